@@ -1,0 +1,80 @@
+// Prelude of every libgpgpu compute shader. The executor puts `#version 450`,
+// the variant's #defines (TYPE_*, OP_*, SUBGROUPS, VULKAN) and then this file
+// in front of the family's .comp file.
+
+#ifdef SUBGROUPS
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_vote : require
+#endif
+
+// Per-dispatch parameters: params[0] is the stage (Kiciak's `stage` uniform),
+// the rest are named by each family. One array keeps the GL side to a single
+// glUniform1uiv and maps one to one onto a Vulkan push-constant block.
+#define PARAM_COUNT 16
+#ifdef VULKAN
+layout(push_constant) uniform Params { uint params[PARAM_COUNT]; };
+#else
+uniform uint params[PARAM_COUNT];
+#endif
+#define STAGE params[0]
+
+// Element type T, its neutral elements, a quiet NaN (T_NAN; 0 for integers,
+// where it is never used) and a NaN test that no fast-math
+// setting may fold away (bit patterns, not isnan()).
+#if defined(TYPE_U32)
+#define T uint
+#define T2 uvec2
+#define T_ZERO 0u
+#define T_HIGHEST 0xffffffffu
+#define T_LOWEST 0u
+#define T_NAN 0u
+bool t_isnan(uint x) { return false; }
+#elif defined(TYPE_I32)
+#define T int
+#define T2 ivec2
+#define T_ZERO 0
+#define T_HIGHEST 0x7fffffff
+#define T_LOWEST (-0x7fffffff - 1)
+#define T_NAN 0
+bool t_isnan(int x) { return false; }
+#elif defined(TYPE_F32)
+#define T float
+#define T2 vec2
+#define T_ZERO 0.0
+#define T_HIGHEST uintBitsToFloat(0x7f800000u)
+#define T_LOWEST uintBitsToFloat(0xff800000u)
+#define T_NAN uintBitsToFloat(0x7fc00000u)
+bool t_isnan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+#elif defined(TYPE_F64)
+#define T double
+#define T2 dvec2
+#define T_ZERO 0.0lf
+#define T_HIGHEST packDouble2x32(uvec2(0u, 0x7ff00000u))
+#define T_LOWEST packDouble2x32(uvec2(0u, 0xfff00000u))
+#define T_NAN packDouble2x32(uvec2(0u, 0x7ff80000u))
+bool t_isnan(double x)
+{
+    uvec2 b = unpackDouble2x32(x);
+    uint hi = b.y & 0x7fffffffu;
+    return hi > 0x7ff00000u || (hi == 0x7ff00000u && b.x != 0u);
+}
+#else
+#error "no TYPE_* defined"
+#endif
+
+// min and max that propagate NaN (any NaN operand gives a NaN), so that the
+// result does not depend on the order in which an algorithm meets elements.
+T t_min(T a, T b) { return t_isnan(a) ? a : (t_isnan(b) || b < a) ? b : a; }
+T t_max(T a, T b) { return t_isnan(a) ? a : (t_isnan(b) || b > a) ? b : a; }
+
+#ifndef WG_SIZE
+#define WG_SIZE 256u
+#endif
+
+// The invocation's index in a dispatch of gx * gy groups: the executor spreads
+// dispatches wider than the implementation's x limit over y.
+uint invocation_index()
+{
+    return gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * WG_SIZE;
+}

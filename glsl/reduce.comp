@@ -1,0 +1,120 @@
+// reduce.comp: the reduction family (sum, min, max, min+max).
+// variants: TYPE=U32,I32,F32,F64 OP=SUM,MIN,MAX,MINMAX
+//
+// Stages (STAGE = params[0]); src is binding 0, dst binding 1, offsets and
+// counts in elements of T. A "V element" is one T, or a (min, max) pair of
+// consecutive T for OP_MINMAX.
+//   0 TILES     fast: group g reduces blocks g, g+G, g+2G, ... of
+//               WG_SIZE*ITEMS source elements and writes V element g of dst.
+//   1 EXPAND    classic: dst V element i = v_from(src[i]), a scratch copy.
+//   2 HALVING   classic GPUSumUp step on dst: a[i] op= a[i + ceil(n/2)].
+//   3 STRIDE    classic GPUAltSumUp step on dst: a[2qt] op= a[2qt + q].
+//   4 PAIRS     classic GPUfindMinMax, first step: comparators on pairs.
+//   5 QUADS     classic GPUfindMinMax, later steps: pairs of pairs.
+#ifndef ITEMS
+#define ITEMS 4u
+#endif
+layout(local_size_x = WG_SIZE) in;
+
+layout(std430, binding = 0) restrict readonly buffer Src { T src[]; };
+layout(std430, binding = 1) restrict buffer Dst { T dst[]; };
+
+#define N         params[1] /* elements (TILES, EXPAND) or V elements left (classic steps) */
+#define SRC_OFF   params[2]
+#define DST_OFF   params[3]
+#define SRC_PAIRS params[4] /* TILES on OP_MINMAX: src already holds (min, max) pairs */
+#define Q         params[5] /* STRIDE: distance between the operands */
+
+V load_src(uint i)
+{
+#ifdef OP_MINMAX
+    if (SRC_PAIRS != 0u)
+        return T2(src[SRC_OFF + 2u * i], src[SRC_OFF + 2u * i + 1u]);
+#endif
+    return v_from(src[SRC_OFF + i]);
+}
+
+#ifdef OP_MINMAX
+V load_dst(uint i) { return T2(dst[DST_OFF + 2u * i], dst[DST_OFF + 2u * i + 1u]); }
+void store_dst(uint i, V v) { dst[DST_OFF + 2u * i] = v.x; dst[DST_OFF + 2u * i + 1u] = v.y; }
+#else
+V load_dst(uint i) { return dst[DST_OFF + i]; }
+void store_dst(uint i, V v) { dst[DST_OFF + i] = v; }
+#endif
+
+void stage_tiles()
+{
+    const uint chunk = WG_SIZE * ITEMS;
+    uint groups = gl_NumWorkGroups.x, g = gl_WorkGroupID.x, lid = gl_LocalInvocationID.x;
+    uint full = N / chunk;
+    V acc = V_IDENTITY;
+    for (uint b = g; b < full; b += groups) {
+        // All ITEMS loads are issued before any is used: memory parallelism.
+        V x[ITEMS];
+        for (uint k = 0u; k < ITEMS; k++)
+            x[k] = load_src(b * chunk + k * WG_SIZE + lid);
+        for (uint k = 0u; k < ITEMS; k++)
+            acc = v_op(acc, x[k]);
+    }
+    if (full % groups == g) { // the last, partial block
+        for (uint k = 0u; k < ITEMS; k++) {
+            uint i = full * chunk + k * WG_SIZE + lid;
+            if (i < N)
+                acc = v_op(acc, load_src(i));
+        }
+    }
+    acc = wg_reduce(acc);
+    if (lid == 0u)
+        store_dst(g, acc);
+}
+
+// GPUfindMinMax works in place on T elements: after PAIRS, dst[2t] <= dst[2t+1];
+// each QUADS step folds pair t + ceil(pairs/2) into pair t.
+// Reads all four operands before writing, since the comparator's pairs overlap.
+void choose(uint lo, uint hi, uint from_lo, uint from_hi)
+{
+    T a = dst[DST_OFF + lo], b = dst[DST_OFF + hi];
+    T c = dst[DST_OFF + from_lo], d = dst[DST_OFF + from_hi];
+    dst[DST_OFF + lo] = t_min(a, c);
+    dst[DST_OFF + hi] = t_max(b, d);
+}
+
+void main()
+{
+    uint iid = invocation_index();
+    switch (STAGE) {
+    case 0u:
+        stage_tiles();
+        return;
+    case 1u:
+        if (iid < N)
+            store_dst(iid, v_from(src[SRC_OFF + iid]));
+        return;
+    case 2u:
+        if (iid < N / 2u)
+            store_dst(iid, v_op(load_dst(iid), load_dst(iid + (N + 1u) / 2u)));
+        return;
+    case 3u: {
+        uint i = 2u * Q * iid;
+        if (iid < N / 2u)
+            store_dst(i, v_op(load_dst(i), load_dst(i + Q)));
+        return;
+    }
+    case 4u: {
+        uint i = 2u * iid;
+        if (i + 1u < N) // the comparator of the pair (i, i+1)
+            choose(i, i + 1u, i + 1u, i);
+        if (iid == 0u && (N & 1u) != 0u) // the element without a pair
+            choose(0u, N > 1u ? 1u : 0u, N - 1u, N - 1u);
+        return;
+    }
+    case 5u: {
+        uint i = 2u * iid, j = i + 2u * ((N + 3u) / 4u);
+        if (j < N)
+            choose(i, i + 1u, j, j + 1u);
+        return;
+    }
+    default:
+        return;
+    }
+}

@@ -1,0 +1,311 @@
+/**
+ * @file gpgpu.h
+ * @brief libgpgpu: GPU compute primitives on OpenGL 4.5 compute shaders.
+ *
+ * One context, buffers that the library owns or that wrap the caller's GL
+ * buffers, and primitives (reduce, scan) that run staged compute shaders on
+ * an element range of a buffer and leave everything outside it untouched.
+ *
+ * Every function that can fail returns a ::gpgpu_status (0 = success). The
+ * context keeps the message of its last failure (gpgpu_last_error()) and
+ * passes each failure to the optional callback of its descriptor.
+ *
+ * Thread safety: a context and everything made from it belong to one thread
+ * at a time (the thread whose GL context is current). Distinct contexts may
+ * be used from distinct threads.
+ */
+#ifndef GPGPU_GPGPU_H
+#define GPGPU_GPGPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(GPGPU_STATIC)
+#define GPGPU_API
+#elif defined(_WIN32)
+#ifdef GPGPU_BUILDING
+#define GPGPU_API __declspec(dllexport)
+#else
+#define GPGPU_API __declspec(dllimport)
+#endif
+#else
+#define GPGPU_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Result of every call that can fail; codes are grouped by kind in hundreds. */
+typedef enum gpgpu_status {
+    GPGPU_SUCCESS = 0,
+
+    /* 1xx: the caller passed something wrong */
+    GPGPU_ERROR_INVALID_ARGUMENT = 100, /**< a value makes no sense (bad enum, flag, size) */
+    GPGPU_ERROR_NULL_POINTER = 101,     /**< a required pointer is NULL */
+    GPGPU_ERROR_OUT_OF_RANGE = 102,     /**< offset + count runs past the end of a buffer */
+    GPGPU_ERROR_UNSUPPORTED_COMBINATION = 103, /**< type, operator and algorithm do not fit together */
+    GPGPU_ERROR_OVERLAP = 104,          /**< input and output ranges overlap without being equal */
+    GPGPU_ERROR_MISALIGNED = 105,       /**< a byte offset is not a multiple of the element size */
+    GPGPU_ERROR_TOO_LARGE = 106,        /**< a count beyond what the shaders index (2^31 - 1 elements) */
+
+    /* 2xx: the platform cannot do it */
+    GPGPU_ERROR_NO_CONTEXT = 200,       /**< no GL context could be made or none is current */
+    GPGPU_ERROR_GL_VERSION = 201,       /**< GL older than 4.3 or without compute shaders */
+    GPGPU_ERROR_UNSUPPORTED_FEATURE = 202, /**< e.g. f64 where shaders have no double */
+    GPGPU_ERROR_BACKEND_UNAVAILABLE = 203, /**< the backend asked for was not built or cannot start */
+
+    /* 3xx: the GPU or driver failed */
+    GPGPU_ERROR_SHADER_COMPILE = 300,   /**< compile or link failure; the message holds the info log */
+    GPGPU_ERROR_OUT_OF_MEMORY = 301,    /**< a buffer could not be allocated */
+    GPGPU_ERROR_BACKEND = 302,          /**< the GL (or Vulkan) implementation reported an error */
+
+    /* 4xx: files */
+    GPGPU_ERROR_IO = 400,               /**< a file could not be opened, read or written */
+    GPGPU_ERROR_PARSE = 401             /**< a file is malformed; the message names the line */
+} gpgpu_status;
+
+/** Element types. */
+typedef enum gpgpu_type {
+    GPGPU_TYPE_U32 = 1,
+    GPGPU_TYPE_I32 = 2,
+    GPGPU_TYPE_F32 = 3,
+    GPGPU_TYPE_F64 = 4
+} gpgpu_type;
+
+/** Reduction operators. NaN propagates through min and max (as through sum). */
+typedef enum gpgpu_op {
+    GPGPU_OP_SUM = 1,
+    GPGPU_OP_MIN = 2,
+    GPGPU_OP_MAX = 3,
+    GPGPU_OP_MINMAX = 4 /**< min and max together; the result holds two elements, min first */
+} gpgpu_op;
+
+/** Algorithms. 0 picks the fast default; the classic ones follow Kiciak's slides. */
+typedef enum gpgpu_algo {
+    GPGPU_ALGO_DEFAULT = 0,
+    GPGPU_ALGO_FAST = 1,             /**< few passes, many elements per thread, shared memory / subgroups */
+    GPGPU_ALGO_CLASSIC_HALVING = 2,  /**< GPUSumUp: a[i] op= a[i + ceil(n/2)]; operator must commute */
+    GPGPU_ALGO_CLASSIC_STRIDE = 3,   /**< GPUAltSumUp: a[i] op= a[i + q], q doubling; keeps operand order */
+    GPGPU_ALGO_CLASSIC_MINMAX = 4,   /**< GPUfindMinMax: comparators on pairs, then pairs of pairs */
+    GPGPU_ALGO_CLASSIC_SCAN = 5      /**< iPrefixSum: ceil(log2 n) in-place steps */
+} gpgpu_algo;
+
+/** Backends. */
+typedef enum gpgpu_backend {
+    GPGPU_BACKEND_DEFAULT = 0, /**< GPGPU_BACKEND env var, else GL */
+    GPGPU_BACKEND_GL = 1
+} gpgpu_backend;
+
+/** How a GL context is obtained. */
+typedef enum gpgpu_gl_platform {
+    GPGPU_GL_PLATFORM_DEFAULT = 0,   /**< GPGPU_GL_PLATFORM env var, else the first that works of the three below */
+    GPGPU_GL_PLATFORM_EGL_DEVICE = 1, /**< EGL_EXT_platform_device: a GPU with no display (NVIDIA, Mesa) */
+    GPGPU_GL_PLATFORM_EGL_SURFACELESS = 2, /**< EGL_MESA_platform_surfaceless */
+    GPGPU_GL_PLATFORM_GLFW = 3,      /**< a hidden GLFW window, where a display exists */
+    GPGPU_GL_PLATFORM_ADOPT = 4      /**< the caller's current context (set gl_get_proc_address) */
+} gpgpu_gl_platform;
+
+typedef struct gpgpu_context gpgpu_context;
+typedef struct gpgpu_buffer gpgpu_buffer;
+
+/** Called on every failure with the status and the full message. */
+typedef void (*gpgpu_error_callback)(gpgpu_status status, const char *message, void *user_data);
+
+/** Looks up a GL function, e.g. glfwGetProcAddress or eglGetProcAddress. */
+typedef void (*(*gpgpu_get_proc_address)(const char *name))(void);
+
+/**
+ * Context descriptor; zero means default for every field.
+ * Fill it with designated initializers: `&(gpgpu_context_desc){ .debug = true }`.
+ */
+typedef struct gpgpu_context_desc {
+    gpgpu_backend backend;
+    gpgpu_gl_platform gl_platform;
+    /** Adopt the caller's current GL context (4.3 or newer). Implies GPGPU_GL_PLATFORM_ADOPT. */
+    gpgpu_get_proc_address gl_get_proc_address;
+    gpgpu_error_callback error_callback;
+    void *user_data;
+    /** Turn on GL debug output (messages go into the last error) and extra checks. */
+    bool debug;
+} gpgpu_context_desc;
+
+/**
+ * Creates a context.
+ *
+ * Headless (no gl_get_proc_address): the library makes and owns a GL 4.5 core
+ * context through EGL (device platform, then surfaceless) or a hidden GLFW
+ * window; `GPGPU_GL_PLATFORM=egl-device|egl-surfaceless|glfw` forces one.
+ * Adopt: the caller's context must be current now and whenever the library
+ * is called. Neither way changes the caller's GL state between calls: see
+ * docs/GUIDE.md for the bindings a call uses and restores.
+ *
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER if out is NULL;
+ *   GPGPU_ERROR_INVALID_ARGUMENT for an unknown enum or env value;
+ *   GPGPU_ERROR_NO_CONTEXT if none could be made (or none is current to adopt);
+ *   GPGPU_ERROR_GL_VERSION if GL is older than 4.3; GPGPU_ERROR_BACKEND_UNAVAILABLE.
+ *   On failure *out is NULL and gpgpu_last_error(NULL) says why.
+ * @pointer_lifetime desc is read during the call only.
+ */
+GPGPU_API gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context **out);
+
+/** Destroys the context and every program it compiled; NULL is accepted. Buffers must be destroyed first. */
+GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
+
+/**
+ * The message of the context's last failure ("" if none). With ctx NULL, the
+ * message of the last failed gpgpu_context_create on this thread.
+ * @pointer_lifetime valid until the next failing call on that context.
+ */
+GPGPU_API const char *gpgpu_last_error(const gpgpu_context *ctx);
+
+/** A constant English name for a status code ("unknown status" for others). */
+GPGPU_API const char *gpgpu_status_string(gpgpu_status status);
+
+/** A constant name for a type ("u32", ...), NULL for an unknown value. */
+GPGPU_API const char *gpgpu_type_name(gpgpu_type type);
+
+/** Size in bytes of one element of a type, 0 for an unknown value. */
+GPGPU_API size_t gpgpu_type_size(gpgpu_type type);
+
+/** What the context runs on. Strings live as long as the context. */
+typedef struct gpgpu_info {
+    const char *backend;      /**< "gl" */
+    const char *platform;     /**< "egl-device", "egl-surfaceless", "glfw", "adopt" */
+    const char *vendor;
+    const char *renderer;
+    const char *version;      /**< the implementation's version string */
+    int version_major, version_minor;
+    bool has_f64;             /**< shaders have double */
+    bool has_subgroups;       /**< GL_KHR_shader_subgroup arithmetic in compute shaders */
+    unsigned subgroup_size;   /**< 0 when unknown */
+    unsigned max_workgroup_invocations;
+    unsigned max_workgroup_count_x;
+    size_t max_shared_memory_bytes;
+    size_t max_storage_block_bytes;
+    size_t storage_offset_alignment;
+} gpgpu_info;
+
+/** Fills *info. @return GPGPU_SUCCESS or GPGPU_ERROR_NULL_POINTER. */
+GPGPU_API gpgpu_status gpgpu_context_info(gpgpu_context *ctx, gpgpu_info *info);
+
+/* ---------------------------------------------------------------- buffers */
+
+/**
+ * Creates a library-owned device buffer of `bytes` bytes (contents undefined).
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT for 0 bytes;
+ *   GPGPU_ERROR_OUT_OF_MEMORY.
+ */
+GPGPU_API gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out);
+
+/**
+ * Wraps `bytes` bytes of the caller's GL buffer object `name` from byte
+ * `offset`, without copying. The library never deletes the GL buffer; the
+ * caller keeps it alive until gpgpu_buffer_destroy. Element ranges passed to
+ * primitives are relative to `offset`, which must be a multiple of 4 (8 for
+ * f64 data).
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if name is not
+ *   a buffer object or bytes is 0; GPGPU_ERROR_MISALIGNED if offset % 4;
+ *   GPGPU_ERROR_OUT_OF_RANGE if offset + bytes exceeds the GL buffer.
+ */
+GPGPU_API gpgpu_status gpgpu_buffer_wrap_gl(gpgpu_context *ctx, unsigned name, size_t offset,
+                                            size_t bytes, gpgpu_buffer **out);
+
+/** Destroys a buffer (a wrapped GL buffer is left alone); NULL is accepted. */
+GPGPU_API void gpgpu_buffer_destroy(gpgpu_buffer *buf);
+
+/** Size in bytes of the buffer (of the wrapped range). */
+GPGPU_API size_t gpgpu_buffer_size(const gpgpu_buffer *buf);
+
+/**
+ * Copies `bytes` bytes from host memory into the buffer at byte `offset`.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_buffer_upload(gpgpu_buffer *buf, size_t offset, const void *data,
+                                           size_t bytes);
+
+/** Copies `bytes` bytes from the buffer at byte `offset` into host memory; errors as upload. */
+GPGPU_API gpgpu_status gpgpu_buffer_download(gpgpu_buffer *buf, size_t offset, void *data,
+                                             size_t bytes);
+
+/* ----------------------------------------------------------------- reduce */
+
+/** What to reduce and how; zero algo means the fast default. */
+typedef struct gpgpu_reduce_desc {
+    gpgpu_type type;
+    gpgpu_op op;
+    gpgpu_algo algo; /**< DEFAULT/FAST, CLASSIC_HALVING, CLASSIC_STRIDE (any op); CLASSIC_MINMAX (op MINMAX only) */
+} gpgpu_reduce_desc;
+
+/**
+ * Reduces elements [offset, offset + count) of `in` (element units) and
+ * writes the result to host memory `result`: one element, or two (min, max)
+ * for GPGPU_OP_MINMAX. `in` is not modified (the classic algorithms work on
+ * a scratch copy). Empty input gives the identity: 0 for sum, the largest
+ * value (+inf for floats) for min, the smallest (-inf) for max. Integer sums
+ * wrap modulo 2^32. Float sums are not bit-reproducible between algorithms
+ * (the order of additions differs); each algorithm's order is fixed, so one
+ * algorithm on one device repeats its result.
+ *
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
+ *   type/op/algo); GPGPU_ERROR_UNSUPPORTED_COMBINATION (CLASSIC_MINMAX with an op other than
+ *   MINMAX, or a scan algorithm); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE;
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles); GPGPU_ERROR_OUT_OF_MEMORY;
+ *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, const gpgpu_reduce_desc *desc,
+                                    gpgpu_buffer *in, size_t offset, size_t count, void *result);
+
+/* ------------------------------------------------------------------- scan */
+
+/** What to scan and how. The operator is +; integers wrap modulo 2^32. */
+typedef struct gpgpu_scan_desc {
+    gpgpu_type type;
+    bool exclusive; /**< out[i] = sum of in[0..i-1] (out[0] = 0) instead of in[0..i] */
+    gpgpu_algo algo; /**< DEFAULT/FAST or CLASSIC_SCAN */
+} gpgpu_scan_desc;
+
+/**
+ * Prefix sums of elements [in_offset, in_offset + count) of `in` into
+ * [out_offset, out_offset + count) of `out`. In place when in == out and the
+ * offsets are equal; other overlaps are refused.
+ *
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT;
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce-only algorithm); GPGPU_ERROR_OUT_OF_RANGE;
+ *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_UNSUPPORTED_FEATURE;
+ *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
+                                  gpgpu_buffer *in, size_t in_offset, gpgpu_buffer *out,
+                                  size_t out_offset, size_t count);
+
+/* ----------------------------------------------------------------- timing */
+
+/**
+ * Starts measuring GPU time of the calls that follow (a GL timer query).
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if a
+ *   measurement is already running.
+ */
+GPGPU_API gpgpu_status gpgpu_timer_begin(gpgpu_context *ctx);
+
+/** Ends the measurement and waits for its result, in nanoseconds of GPU time. */
+GPGPU_API gpgpu_status gpgpu_timer_end(gpgpu_context *ctx, double *gpu_ns);
+
+/** Waits until all submitted GPU work has finished. */
+GPGPU_API gpgpu_status gpgpu_finish(gpgpu_context *ctx);
+
+/**
+ * Copies `bytes` bytes between two buffers on the GPU (the ceiling that the
+ * benchmarks compare with). Offsets in bytes, multiples of 4.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_OUT_OF_RANGE;
+ *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (same buffer, ranges overlap).
+ */
+GPGPU_API gpgpu_status gpgpu_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
+                                         size_t dst_offset, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPGPU_GPGPU_H */

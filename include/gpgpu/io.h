@@ -1,0 +1,52 @@
+/**
+ * @file io.h
+ * @brief MatrixMarket files on the CPU: dense vectors (one column) in and out.
+ *
+ * These functions need no context. On failure they write a one-line message
+ * naming the file and line into `msg` (when msg is not NULL and msg_size > 0).
+ * Thread safety: reentrant.
+ */
+#ifndef GPGPU_IO_H
+#define GPGPU_IO_H
+
+#include "gpgpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Reads a vector from a MatrixMarket file: an `array` file of M rows and one
+ * column (or one row), or a `coordinate` file of shape Mx1 or 1xN whose
+ * missing entries are zero (duplicates are summed). Fields integer, real and
+ * double are read; `pattern` and `complex` are refused. Each value must fit
+ * the type: u32 takes integers 0..2^32-1, i32 takes -2^31..2^31-1 (a
+ * fraction or an exponent is refused for both), f32/f64 take any decimal
+ * (f32 values beyond its range are refused, others round to nearest).
+ *
+ * @param data receives a malloc'ed array of *count elements of `type` (free with free());
+ *   NULL when the count is 0.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type);
+ *   GPGPU_ERROR_IO (cannot open or read); GPGPU_ERROR_PARSE (bad header, size line, value,
+ *   a shape with more than one column and row, a value out of range, too few or too many
+ *   entries); GPGPU_ERROR_OUT_OF_MEMORY.
+ */
+GPGPU_API gpgpu_status gpgpu_mtx_read_vector(const char *path, gpgpu_type type, void **data,
+                                             size_t *count, char *msg, size_t msg_size);
+
+/**
+ * Writes `count` elements as a MatrixMarket `array` file of one column: field
+ * `integer` for u32/i32, `real` for floats printed with enough digits to read
+ * back the same value (%.9g for f32, %.17g for f64). A path of "-" writes to
+ * standard output.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER (path, or data with count > 0);
+ *   GPGPU_ERROR_INVALID_ARGUMENT; GPGPU_ERROR_IO.
+ */
+GPGPU_API gpgpu_status gpgpu_mtx_write_vector(const char *path, gpgpu_type type, const void *data,
+                                              size_t count, char *msg, size_t msg_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPGPU_IO_H */

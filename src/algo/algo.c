@@ -1,0 +1,65 @@
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "algo/algo.h"
+
+gpgpu_status algo_check_type(gpgpu_context *ctx, gpgpu_type type, const char *what)
+{
+    CHECK(gpgpu_type_size(type) != 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT, "%s: unknown type %d",
+          what, (int)type);
+    CHECK(type != GPGPU_TYPE_F64 || ctx->info.has_f64, ctx, GPGPU_ERROR_UNSUPPORTED_FEATURE,
+          "%s: f64 needs shader doubles, which %s does not have", what, ctx->info.renderer);
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status algo_check_range(gpgpu_context *ctx, const gpgpu_buffer *buf, size_t offset,
+                              size_t count, gpgpu_type type, const char *what)
+{
+    CHECK(buf, ctx, GPGPU_ERROR_NULL_POINTER, "%s: buffer is NULL", what);
+    CHECK(buf->ctx == ctx, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "%s: the buffer belongs to another context", what);
+    size_t size = gpgpu_type_size(type);
+    size_t elements = buf->size / size;
+    CHECK(offset <= elements && count <= elements - offset, ctx, GPGPU_ERROR_OUT_OF_RANGE,
+          "%s: elements [%zu, %zu + %zu) of %s run past the buffer's %zu elements", what, offset,
+          offset, count, gpgpu_type_name(type), elements);
+    size_t shift = ctx->exec->binding_shift(buf);
+    CHECK(shift % size == 0, ctx, GPGPU_ERROR_MISALIGNED,
+          "%s: the buffer's offset is not a multiple of %zu bytes (the size of %s)", what, size,
+          gpgpu_type_name(type));
+    CHECK(count <= ALGO_MAX_COUNT && shift / size + offset + count <= 0xffffffffu, ctx,
+          GPGPU_ERROR_TOO_LARGE, "%s: %zu elements at offset %zu: the shaders index at most 2^31 - 1 elements below 2^32",
+          what, count, offset);
+    return GPGPU_SUCCESS;
+}
+
+uint32_t algo_index(const gpgpu_buffer *buf, size_t offset, gpgpu_type type)
+{
+    return (uint32_t)(buf->ctx->exec->binding_shift(buf) / gpgpu_type_size(type) + offset);
+}
+
+/* The identity of min is the largest value, of max the smallest. */
+static void extreme(gpgpu_type type, bool largest, void *out)
+{
+    switch (type) {
+    case GPGPU_TYPE_U32: *(uint32_t *)out = largest ? UINT32_MAX : 0; break;
+    case GPGPU_TYPE_I32: *(int32_t *)out = largest ? INT32_MAX : INT32_MIN; break;
+    case GPGPU_TYPE_F32: *(float *)out = largest ? INFINITY : -INFINITY; break;
+    case GPGPU_TYPE_F64: *(double *)out = largest ? (double)INFINITY : -(double)INFINITY; break;
+    }
+}
+
+void algo_identity(gpgpu_type type, gpgpu_op op, void *out)
+{
+    size_t size = gpgpu_type_size(type);
+    switch (op) {
+    case GPGPU_OP_SUM: memset(out, 0, size); break; /* all-zero bits are 0 and 0.0 */
+    case GPGPU_OP_MIN: extreme(type, true, out); break;
+    case GPGPU_OP_MAX: extreme(type, false, out); break;
+    case GPGPU_OP_MINMAX:
+        extreme(type, true, out);
+        extreme(type, false, (char *)out + size);
+        break;
+    }
+}

@@ -1,0 +1,42 @@
+/* Helpers every algorithm driver shares: argument checks, element indices
+ * for the shaders, one EXECSTAGE. */
+#ifndef GPGPU_ALGO_H
+#define GPGPU_ALGO_H
+
+#include "core/internal.h"
+
+/* Largest element count a primitive takes: shader indices are 32-bit. */
+#define ALGO_MAX_COUNT ((size_t)0x7fffffff)
+
+/* Kiciak's GROUP_SIZE: the classic algorithms run with his work-group size. */
+enum { CLASSIC_WG = 64 };
+
+/* Checks a type (and that the device has it) for a public call. */
+gpgpu_status algo_check_type(gpgpu_context *ctx, gpgpu_type type, const char *what);
+
+/* Checks that elements [offset, offset + count) of `type` lie in buf, that the
+ * buffer belongs to ctx and is aligned for the type, and that the shaders can
+ * index the range. */
+gpgpu_status algo_check_range(gpgpu_context *ctx, const gpgpu_buffer *buf, size_t offset,
+                              size_t count, gpgpu_type type, const char *what);
+
+/* The index, in elements of `type`, that element `offset` of buf has inside
+ * its binding (wrapped buffers may be bound from below their first byte). */
+uint32_t algo_index(const gpgpu_buffer *buf, size_t offset, gpgpu_type type);
+
+/* Writes the identity of op for type (two elements for MINMAX) to out. */
+void algo_identity(gpgpu_type type, gpgpu_op op, void *out);
+
+/* Work-groups of `size` invocations that cover n invocations. */
+static inline uint32_t algo_groups(size_t n, unsigned size)
+{
+    return (uint32_t)((n + size - 1) / size);
+}
+
+/* EXECSTAGE: one dispatch of a stage, then the storage barrier. */
+static inline gpgpu_status algo_stage(gpgpu_context *ctx, const exec_dispatch *d)
+{
+    return ctx->exec->dispatch(ctx, d);
+}
+
+#endif /* GPGPU_ALGO_H */

@@ -1,0 +1,202 @@
+/* Reductions: the fast two-pass default and Kiciak's three classic ones. */
+#include "algo/reduce.h"
+
+enum { STAGE_TILES, STAGE_EXPAND, STAGE_HALVING, STAGE_STRIDE, STAGE_PAIRS, STAGE_QUADS };
+enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_SRC_PAIRS, P_Q };
+
+reduce_plan reduce_plan_for(size_t n)
+{
+    reduce_plan p = {.block = REDUCE_WG * REDUCE_ITEMS};
+    size_t blocks = (n + p.block - 1) / p.block;
+    p.groups = (uint32_t)(blocks == 0 ? 1 : blocks < REDUCE_MAX_GROUPS ? blocks : REDUCE_MAX_GROUPS);
+    return p;
+}
+
+static exec_dispatch fast_stage(gpgpu_type type, gpgpu_op op)
+{
+    return (exec_dispatch){.variant = {"reduce", type, op, REDUCE_WG, REDUCE_ITEMS}};
+}
+
+static exec_dispatch classic_stage(gpgpu_type type, gpgpu_op op, unsigned stage)
+{
+    exec_dispatch d = {.variant = {"reduce", type, op, CLASSIC_WG, 1}};
+    d.params[0] = stage;
+    return d;
+}
+
+gpgpu_status reduce_stage_tiles(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                gpgpu_buffer *src, size_t src_off, size_t n, bool src_pairs,
+                                gpgpu_buffer *dst, size_t dst_off, uint32_t groups)
+{
+    exec_dispatch d = fast_stage(type, op);
+    d.bind[0] = src;
+    d.bind[1] = dst;
+    d.params[0] = STAGE_TILES;
+    d.params[P_N] = (uint32_t)n;
+    d.params[P_SRC_OFF] = algo_index(src, src_off, type);
+    d.params[P_DST_OFF] = algo_index(dst, dst_off, type);
+    d.params[P_SRC_PAIRS] = src_pairs;
+    d.groups = groups;
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status reduce_stage_expand(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                 gpgpu_buffer *src, size_t src_off, size_t n, gpgpu_buffer *dst,
+                                 size_t dst_off)
+{
+    exec_dispatch d = classic_stage(type, op, STAGE_EXPAND);
+    d.bind[0] = src;
+    d.bind[1] = dst;
+    d.params[P_N] = (uint32_t)n;
+    d.params[P_SRC_OFF] = algo_index(src, src_off, type);
+    d.params[P_DST_OFF] = algo_index(dst, dst_off, type);
+    d.groups = algo_groups(n, CLASSIC_WG);
+    return algo_stage(ctx, &d);
+}
+
+/* The in-place classic steps bind the scratch array as dst (binding 1). */
+static gpgpu_status in_place_step(gpgpu_context *ctx, exec_dispatch *d, gpgpu_buffer *buf,
+                                  size_t off, size_t n, size_t invocations)
+{
+    d->bind[0] = buf; /* unused by the step, bound so the program sees a valid source */
+    d->bind[1] = buf;
+    d->params[P_N] = (uint32_t)n;
+    d->params[P_DST_OFF] = algo_index(buf, off, d->variant.type);
+    d->groups = algo_groups(invocations, CLASSIC_WG);
+    return algo_stage(ctx, d);
+}
+
+gpgpu_status reduce_stage_halving(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                  gpgpu_buffer *buf, size_t off, size_t n)
+{
+    exec_dispatch d = classic_stage(type, op, STAGE_HALVING);
+    return in_place_step(ctx, &d, buf, off, n, n / 2);
+}
+
+gpgpu_status reduce_stage_stride(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                 gpgpu_buffer *buf, size_t off, size_t n, size_t q)
+{
+    exec_dispatch d = classic_stage(type, op, STAGE_STRIDE);
+    d.params[P_Q] = (uint32_t)q;
+    return in_place_step(ctx, &d, buf, off, n, n / 2);
+}
+
+gpgpu_status reduce_stage_pairs(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf,
+                                size_t off, size_t n)
+{
+    exec_dispatch d = classic_stage(type, GPGPU_OP_MINMAX, STAGE_PAIRS);
+    return in_place_step(ctx, &d, buf, off, n, n / 2);
+}
+
+gpgpu_status reduce_stage_quads(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf,
+                                size_t off, size_t n)
+{
+    exec_dispatch d = classic_stage(type, GPGPU_OP_MINMAX, STAGE_QUADS);
+    return in_place_step(ctx, &d, buf, off, n, n / 4);
+}
+
+/* ------------------------------------------------------------- drivers */
+
+static gpgpu_status read_result(gpgpu_context *ctx, gpgpu_buffer *buf, size_t index,
+                                gpgpu_type type, size_t count, void *result)
+{
+    size_t size = gpgpu_type_size(type);
+    return ctx->exec->buffer_read(buf, index * size, result, count * size);
+}
+
+/* Pass 1: every group reduces its blocks to one V element; pass 2: one
+ * group reduces those. The input is read once. */
+static gpgpu_status reduce_fast(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                gpgpu_buffer *in, size_t offset, size_t n, void *result)
+{
+    size_t w = reduce_width(op);
+    reduce_plan p = reduce_plan_for(n);
+    gpgpu_buffer *part;
+    TRY(ctx_scratch(ctx, 0, (p.groups + 1) * w * gpgpu_type_size(type), &part));
+    TRY(reduce_stage_tiles(ctx, type, op, in, offset, n, false, part, 0, p.groups));
+    if (p.groups == 1)
+        return read_result(ctx, part, 0, type, w, result);
+    TRY(reduce_stage_tiles(ctx, type, op, part, 0, p.groups, true, part, p.groups * w, 1));
+    return read_result(ctx, part, p.groups * w, type, w, result);
+}
+
+/* GPUSumUp and GPUAltSumUp on a scratch copy, so the input survives. */
+static gpgpu_status reduce_classic(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op, bool stride,
+                                   gpgpu_buffer *in, size_t offset, size_t n, void *result)
+{
+    gpgpu_buffer *a;
+    TRY(ctx_scratch(ctx, 0, n * reduce_width(op) * gpgpu_type_size(type), &a));
+    TRY(reduce_stage_expand(ctx, type, op, in, offset, n, a, 0));
+    for (size_t q = 1, m = n; m > 1; q += q, m = (m + 1) / 2) {
+        if (stride)
+            TRY(reduce_stage_stride(ctx, type, op, a, 0, m, q));
+        else
+            TRY(reduce_stage_halving(ctx, type, op, a, 0, m));
+    }
+    return read_result(ctx, a, 0, type, reduce_width(op), result);
+}
+
+/* GPUfindMinMax on a scratch copy: after it, a[0] is the min, a[1] the max. */
+static gpgpu_status reduce_classic_minmax(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *in,
+                                          size_t offset, size_t n, void *result)
+{
+    size_t size = gpgpu_type_size(type);
+    gpgpu_buffer *a;
+    TRY(ctx_scratch(ctx, 0, n * size, &a));
+    TRY(ctx->exec->buffer_copy(in, offset * size, a, 0, n * size));
+    if (n == 1) {
+        TRY(read_result(ctx, a, 0, type, 1, result));
+        return read_result(ctx, a, 0, type, 1, (char *)result + size);
+    }
+    TRY(reduce_stage_pairs(ctx, type, a, 0, n));
+    for (size_t m = n & ~(size_t)1; m > 2; m = 2 * ((m + 3) / 4))
+        TRY(reduce_stage_quads(ctx, type, a, 0, m));
+    return read_result(ctx, a, 0, type, 2, result);
+}
+
+static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_reduce_desc *desc)
+{
+    CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_reduce: desc is NULL");
+    TRY(algo_check_type(ctx, desc->type, "gpgpu_reduce"));
+    CHECK(desc->op >= GPGPU_OP_SUM && desc->op <= GPGPU_OP_MINMAX, ctx,
+          GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_reduce: unknown operator %d", (int)desc->op);
+    CHECK(desc->algo >= GPGPU_ALGO_DEFAULT && desc->algo <= GPGPU_ALGO_CLASSIC_SCAN, ctx,
+          GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_reduce: unknown algorithm %d", (int)desc->algo);
+    CHECK(desc->algo != GPGPU_ALGO_CLASSIC_SCAN, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_reduce: CLASSIC_SCAN is a scan algorithm");
+    CHECK(desc->algo != GPGPU_ALGO_CLASSIC_MINMAX || desc->op == GPGPU_OP_MINMAX, ctx,
+          GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_reduce: CLASSIC_MINMAX (GPUfindMinMax) computes min and max together: use op MINMAX");
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status run(gpgpu_context *ctx, const gpgpu_reduce_desc *desc, gpgpu_buffer *in,
+                        size_t offset, size_t n, void *result)
+{
+    switch (desc->algo) {
+    case GPGPU_ALGO_CLASSIC_HALVING:
+        return reduce_classic(ctx, desc->type, desc->op, false, in, offset, n, result);
+    case GPGPU_ALGO_CLASSIC_STRIDE:
+        return reduce_classic(ctx, desc->type, desc->op, true, in, offset, n, result);
+    case GPGPU_ALGO_CLASSIC_MINMAX:
+        return reduce_classic_minmax(ctx, desc->type, in, offset, n, result);
+    default:
+        return reduce_fast(ctx, desc->type, desc->op, in, offset, n, result);
+    }
+}
+
+gpgpu_status gpgpu_reduce(gpgpu_context *ctx, const gpgpu_reduce_desc *desc, gpgpu_buffer *in,
+                          size_t offset, size_t count, void *result)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    TRY(check_desc(ctx, desc));
+    CHECK(result, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_reduce: result is NULL");
+    TRY(algo_check_range(ctx, in, offset, count, desc->type, "gpgpu_reduce"));
+    if (count == 0) {
+        algo_identity(desc->type, desc->op, result);
+        return GPGPU_SUCCESS;
+    }
+    TRY(ctx->exec->begin(ctx));
+    return ctx_end(ctx, run(ctx, desc, in, offset, count, result));
+}

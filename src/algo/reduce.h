@@ -1,0 +1,51 @@
+/* The reduction family (glsl/reduce.comp): drivers and their stages, each
+ * stage callable alone so tests can hold it against its CPU twin. Offsets
+ * and counts are in elements of T; a V element is one T, or a (min, max)
+ * pair of two T for GPGPU_OP_MINMAX. */
+#ifndef GPGPU_ALGO_REDUCE_H
+#define GPGPU_ALGO_REDUCE_H
+
+#include "algo/algo.h"
+
+enum {
+    REDUCE_WG = 256,        /* invocations per work-group of the fast stage */
+    REDUCE_ITEMS = 4,       /* loads in flight per invocation per block */
+    REDUCE_MAX_GROUPS = 1024 /* enough groups to fill a large GPU several times */
+};
+
+/* How the fast reduction splits n elements: `groups` work-groups, group g
+ * reading blocks g, g + groups, ... of `block` elements. */
+typedef struct reduce_plan {
+    uint32_t groups;
+    uint32_t block;
+} reduce_plan;
+
+reduce_plan reduce_plan_for(size_t n);
+
+/* Elements per V element: 2 for MINMAX, else 1. */
+static inline size_t reduce_width(gpgpu_op op) { return op == GPGPU_OP_MINMAX ? 2 : 1; }
+
+/* TILES: V element g of dst (from dst_off) = op over what group g reads of
+ * n V elements of src (T elements, or V pairs when src_pairs). */
+gpgpu_status reduce_stage_tiles(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                gpgpu_buffer *src, size_t src_off, size_t n, bool src_pairs,
+                                gpgpu_buffer *dst, size_t dst_off, uint32_t groups);
+/* EXPAND: V element i of dst = src[i] (as a pair for MINMAX), i < n. */
+gpgpu_status reduce_stage_expand(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                 gpgpu_buffer *src, size_t src_off, size_t n, gpgpu_buffer *dst,
+                                 size_t dst_off);
+/* HALVING (GPUSumUp step): a[i] = a[i] op a[i + ceil(n/2)] for i < n/2. */
+gpgpu_status reduce_stage_halving(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                  gpgpu_buffer *buf, size_t off, size_t n);
+/* STRIDE (GPUAltSumUp step): a[2qt] = a[2qt] op a[2qt + q] for t < n/2. */
+gpgpu_status reduce_stage_stride(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                 gpgpu_buffer *buf, size_t off, size_t n, size_t q);
+/* PAIRS (GPUfindMinMax, s = true): comparators on (2t, 2t+1); an odd last
+ * element is folded into pair 0. On T elements. */
+gpgpu_status reduce_stage_pairs(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf,
+                                size_t off, size_t n);
+/* QUADS (GPUfindMinMax, s = false): pair t takes pair t + ceil(n/4) (n even). */
+gpgpu_status reduce_stage_quads(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf,
+                                size_t off, size_t n);
+
+#endif /* GPGPU_ALGO_REDUCE_H */

@@ -1,0 +1,171 @@
+/* Prefix sums: the fast reduce-then-scan default and Kiciak's iPrefixSum.
+ *
+ * Reduce-then-scan reads the input twice and writes it once, in three
+ * stages whose only cross-group communication is through a barrier between
+ * dispatches, so it needs no forward-progress guarantee between work-groups
+ * (a single-pass chained scan would, or a fallback to stay safe). */
+#include "algo/scan.h"
+
+enum { STAGE_REDUCE, STAGE_PARTIALS, STAGE_TILES, STAGE_COPY, STAGE_STEP };
+enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_EXCLUSIVE, P_TILES_PER_GROUP, P_GROUPS };
+enum { P_STEP_K = P_TILES_PER_GROUP };
+
+scan_plan scan_plan_for(size_t n)
+{
+    size_t tiles = n == 0 ? 1 : (n + SCAN_TILE - 1) / SCAN_TILE;
+    size_t per_group = (tiles + SCAN_MAX_GROUPS - 1) / SCAN_MAX_GROUPS;
+    return (scan_plan){.groups = (uint32_t)((tiles + per_group - 1) / per_group),
+                       .tiles_per_group = (uint32_t)per_group};
+}
+
+static exec_dispatch stage(gpgpu_type type, unsigned which, bool classic)
+{
+    exec_dispatch d = {.variant = {"scan", type, GPGPU_OP_SUM, classic ? CLASSIC_WG : SCAN_WG,
+                                   classic ? 1 : SCAN_ITEMS}};
+    d.params[0] = which;
+    return d;
+}
+
+/* Binds src, dst and part, and sets the parameters every fast stage reads. */
+static void bind_fast(exec_dispatch *d, gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
+                      size_t dst_off, size_t n, gpgpu_buffer *part, scan_plan plan)
+{
+    gpgpu_type type = d->variant.type;
+    d->bind[0] = src;
+    d->bind[1] = dst;
+    d->bind[2] = part;
+    d->params[P_N] = (uint32_t)n;
+    d->params[P_SRC_OFF] = algo_index(src, src_off, type);
+    d->params[P_DST_OFF] = dst ? algo_index(dst, dst_off, type) : 0;
+    d->params[P_TILES_PER_GROUP] = plan.tiles_per_group;
+    d->params[P_GROUPS] = plan.groups;
+    d->groups = plan.groups;
+}
+
+gpgpu_status scan_stage_reduce(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *src,
+                               size_t src_off, size_t n, gpgpu_buffer *part, scan_plan plan)
+{
+    exec_dispatch d = stage(type, STAGE_REDUCE, false);
+    bind_fast(&d, src, src_off, NULL, 0, n, part, plan);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status scan_stage_partials(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *part,
+                                 uint32_t groups)
+{
+    exec_dispatch d = stage(type, STAGE_PARTIALS, false);
+    d.bind[2] = part;
+    d.params[P_GROUPS] = groups;
+    d.groups = 1;
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status scan_stage_tiles(gpgpu_context *ctx, gpgpu_type type, bool exclusive,
+                              gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
+                              size_t dst_off, size_t n, gpgpu_buffer *part, scan_plan plan)
+{
+    exec_dispatch d = stage(type, STAGE_TILES, false);
+    bind_fast(&d, src, src_off, dst, dst_off, n, part, plan);
+    d.params[P_EXCLUSIVE] = exclusive;
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status scan_stage_copy(gpgpu_context *ctx, gpgpu_type type, bool exclusive,
+                             gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
+                             size_t dst_off, size_t n)
+{
+    exec_dispatch d = stage(type, STAGE_COPY, true);
+    d.bind[0] = src;
+    d.bind[1] = dst;
+    d.params[P_N] = (uint32_t)n;
+    d.params[P_SRC_OFF] = algo_index(src, src_off, type);
+    d.params[P_DST_OFF] = algo_index(dst, dst_off, type);
+    d.params[P_EXCLUSIVE] = exclusive;
+    d.groups = algo_groups(n, CLASSIC_WG);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status scan_stage_step(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf, size_t off,
+                             size_t n, unsigned k)
+{
+    exec_dispatch d = stage(type, STAGE_STEP, true);
+    d.bind[0] = buf;
+    d.bind[1] = buf;
+    d.params[P_N] = (uint32_t)n;
+    d.params[P_DST_OFF] = algo_index(buf, off, type);
+    d.params[P_STEP_K] = k;
+    d.groups = algo_groups((n + 1) / 2, CLASSIC_WG); /* Kiciak: ceil(n/2) invocations */
+    return algo_stage(ctx, &d);
+}
+
+/* ------------------------------------------------------------- drivers */
+
+static gpgpu_status scan_fast(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_buffer *in,
+                              size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n)
+{
+    scan_plan plan = scan_plan_for(n);
+    gpgpu_buffer *part;
+    TRY(ctx_scratch(ctx, 1, plan.groups * gpgpu_type_size(desc->type), &part));
+    TRY(scan_stage_reduce(ctx, desc->type, in, in_off, n, part, plan));
+    TRY(scan_stage_partials(ctx, desc->type, part, plan.groups));
+    return scan_stage_tiles(ctx, desc->type, desc->exclusive, in, in_off, out, out_off, n, part,
+                            plan);
+}
+
+/* iPrefixSum works in place on the output: copy (shifted for exclusive),
+ * then ceil(log2 n) steps. An exclusive scan in place shifts from a copy. */
+static gpgpu_status scan_classic(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
+                                 gpgpu_buffer *in, size_t in_off, gpgpu_buffer *out,
+                                 size_t out_off, size_t n)
+{
+    size_t size = gpgpu_type_size(desc->type);
+    bool in_place = in == out && in_off == out_off;
+    if (in_place && desc->exclusive) {
+        gpgpu_buffer *copy;
+        TRY(ctx_scratch(ctx, 0, n * size, &copy));
+        TRY(ctx->exec->buffer_copy(in, in_off * size, copy, 0, n * size));
+        in = copy;
+        in_off = 0;
+    }
+    if (!in_place || desc->exclusive)
+        TRY(scan_stage_copy(ctx, desc->type, desc->exclusive, in, in_off, out, out_off, n));
+    unsigned k = 0;
+    for (size_t m = n - 1; m > 0; m >>= 1, k++)
+        TRY(scan_stage_step(ctx, desc->type, out, out_off, n, k));
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_buffer *in,
+                               size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n)
+{
+    CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_scan: desc is NULL");
+    TRY(algo_check_type(ctx, desc->type, "gpgpu_scan"));
+    CHECK(desc->algo >= GPGPU_ALGO_DEFAULT && desc->algo <= GPGPU_ALGO_CLASSIC_SCAN, ctx,
+          GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_scan: unknown algorithm %d", (int)desc->algo);
+    CHECK(desc->algo == GPGPU_ALGO_DEFAULT || desc->algo == GPGPU_ALGO_FAST ||
+              desc->algo == GPGPU_ALGO_CLASSIC_SCAN,
+          ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_scan: algorithm %d is a reduction algorithm (use FAST or CLASSIC_SCAN)",
+          (int)desc->algo);
+    TRY(algo_check_range(ctx, in, in_off, n, desc->type, "gpgpu_scan (input)"));
+    TRY(algo_check_range(ctx, out, out_off, n, desc->type, "gpgpu_scan (output)"));
+    CHECK(in != out || in_off == out_off || in_off + n <= out_off || out_off + n <= in_off, ctx,
+          GPGPU_ERROR_OVERLAP,
+          "gpgpu_scan: input [%zu, %zu) and output [%zu, %zu) overlap without being equal",
+          in_off, in_off + n, out_off, out_off + n);
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_buffer *in,
+                        size_t in_offset, gpgpu_buffer *out, size_t out_offset, size_t count)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    TRY(check_args(ctx, desc, in, in_offset, out, out_offset, count));
+    if (count == 0)
+        return GPGPU_SUCCESS;
+    TRY(ctx->exec->begin(ctx));
+    if (desc->algo == GPGPU_ALGO_CLASSIC_SCAN)
+        return ctx_end(ctx, scan_classic(ctx, desc, in, in_offset, out, out_offset, count));
+    return ctx_end(ctx, scan_fast(ctx, desc, in, in_offset, out, out_offset, count));
+}

@@ -1,0 +1,135 @@
+/* Public buffer calls: argument checks here, storage in the backend. */
+#include <stdlib.h>
+
+#include "core/internal.h"
+#include "gl/gl_backend.h"
+
+gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out)
+{
+    gpgpu_buffer *buf = calloc(1, sizeof *buf);
+    CHECK(buf, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    buf->ctx = ctx;
+    buf->size = bytes;
+    gpgpu_status status = ctx->exec->buffer_create(buf);
+    if (status != GPGPU_SUCCESS) {
+        free(buf);
+        return status;
+    }
+    *out = buf;
+    return GPGPU_SUCCESS;
+}
+
+void buffer_destroy_internal(gpgpu_buffer *buf)
+{
+    if (!buf)
+        return;
+    buf->ctx->exec->buffer_destroy(buf);
+    free(buf);
+}
+
+gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(out, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_buffer_create: out is NULL");
+    *out = NULL;
+    CHECK(bytes > 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_buffer_create: size is 0");
+    TRY(buffer_create_internal(ctx, bytes, out));
+    ctx->live_buffers++;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_buffer_wrap_gl(gpgpu_context *ctx, unsigned name, size_t offset, size_t bytes,
+                                  gpgpu_buffer **out)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(out, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_buffer_wrap_gl: out is NULL");
+    *out = NULL;
+    CHECK(bytes > 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_buffer_wrap_gl: size is 0");
+    CHECK(offset % 4 == 0, ctx, GPGPU_ERROR_MISALIGNED,
+          "gpgpu_buffer_wrap_gl: offset %zu is not a multiple of 4", offset);
+    CHECK(ctx->exec == &gl_exec_backend, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_buffer_wrap_gl: the context's backend is %s, not gl", ctx->exec->name);
+    gpgpu_buffer *buf = calloc(1, sizeof *buf);
+    CHECK(buf, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    buf->ctx = ctx;
+    buf->size = bytes;
+    gpgpu_status status = gl_buffer_wrap(buf, name, offset);
+    if (status != GPGPU_SUCCESS) {
+        free(buf);
+        return status;
+    }
+    ctx->live_buffers++;
+    *out = buf;
+    return GPGPU_SUCCESS;
+}
+
+void gpgpu_buffer_destroy(gpgpu_buffer *buf)
+{
+    if (!buf)
+        return;
+    buf->ctx->live_buffers--;
+    buffer_destroy_internal(buf);
+}
+
+size_t gpgpu_buffer_size(const gpgpu_buffer *buf)
+{
+    return buf ? buf->size : 0;
+}
+
+static gpgpu_status check_bytes(const gpgpu_buffer *buf, size_t offset, size_t bytes,
+                                const char *what)
+{
+    CHECK(offset <= buf->size && bytes <= buf->size - offset, buf->ctx, GPGPU_ERROR_OUT_OF_RANGE,
+          "%s: bytes [%zu, %zu + %zu) run past the buffer's %zu bytes", what, offset, offset,
+          bytes, buf->size);
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_buffer_upload(gpgpu_buffer *buf, size_t offset, const void *data, size_t bytes)
+{
+    if (!buf)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(data || bytes == 0, buf->ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_buffer_upload: data is NULL");
+    TRY(check_bytes(buf, offset, bytes, "gpgpu_buffer_upload"));
+    if (bytes == 0)
+        return GPGPU_SUCCESS;
+    gpgpu_context *ctx = buf->ctx;
+    TRY(ctx->exec->begin(ctx));
+    return ctx_end(ctx, ctx->exec->buffer_write(buf, offset, data, bytes));
+}
+
+gpgpu_status gpgpu_buffer_download(gpgpu_buffer *buf, size_t offset, void *data, size_t bytes)
+{
+    if (!buf)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(data || bytes == 0, buf->ctx, GPGPU_ERROR_NULL_POINTER,
+          "gpgpu_buffer_download: data is NULL");
+    TRY(check_bytes(buf, offset, bytes, "gpgpu_buffer_download"));
+    if (bytes == 0)
+        return GPGPU_SUCCESS;
+    gpgpu_context *ctx = buf->ctx;
+    TRY(ctx->exec->begin(ctx));
+    return ctx_end(ctx, ctx->exec->buffer_read(buf, offset, data, bytes));
+}
+
+gpgpu_status gpgpu_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
+                               size_t dst_offset, size_t bytes)
+{
+    if (!src || !dst)
+        return GPGPU_ERROR_NULL_POINTER;
+    gpgpu_context *ctx = src->ctx;
+    CHECK(dst->ctx == ctx, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_buffer_copy: the buffers belong to different contexts");
+    CHECK(src_offset % 4 == 0 && dst_offset % 4 == 0 && bytes % 4 == 0, ctx, GPGPU_ERROR_MISALIGNED,
+          "gpgpu_buffer_copy: offsets and size must be multiples of 4");
+    TRY(check_bytes(src, src_offset, bytes, "gpgpu_buffer_copy (source)"));
+    TRY(check_bytes(dst, dst_offset, bytes, "gpgpu_buffer_copy (destination)"));
+    CHECK(src != dst || src_offset + bytes <= dst_offset || dst_offset + bytes <= src_offset, ctx,
+          GPGPU_ERROR_OVERLAP, "gpgpu_buffer_copy: source and destination overlap");
+    if (bytes == 0)
+        return GPGPU_SUCCESS;
+    TRY(ctx->exec->begin(ctx));
+    return ctx_end(ctx, ctx->exec->buffer_copy(src, src_offset, dst, dst_offset, bytes));
+}

@@ -1,0 +1,110 @@
+/* Context creation: picks the backend and keeps what every call shares. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "gl/gl_backend.h"
+
+static gpgpu_status pick_backend(const gpgpu_context_desc *desc, gpgpu_backend *out)
+{
+    *out = desc->backend;
+    if (*out == GPGPU_BACKEND_DEFAULT) {
+        const char *env = getenv("GPGPU_BACKEND");
+        if (!env || !*env || strcmp(env, "gl") == 0)
+            *out = GPGPU_BACKEND_GL;
+        else
+            return ctx_fail(NULL, GPGPU_ERROR_INVALID_ARGUMENT,
+                            "GPGPU_BACKEND=%s: this build knows the backend 'gl'", env);
+    }
+    CHECK(*out == GPGPU_BACKEND_GL, NULL, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_context_create: unknown backend %d", (int)*out);
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context **out)
+{
+    static const gpgpu_context_desc defaults;
+    CHECK(out, NULL, GPGPU_ERROR_NULL_POINTER, "gpgpu_context_create: out is NULL");
+    *out = NULL;
+    if (!desc)
+        desc = &defaults;
+    ctx_set_creation_callback(desc->error_callback, desc->user_data);
+    gpgpu_backend backend;
+    TRY(pick_backend(desc, &backend));
+
+    gpgpu_context *ctx = calloc(1, sizeof *ctx);
+    CHECK(ctx, NULL, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_context_create: out of host memory");
+    ctx->debug = desc->debug;
+    gpgpu_status status = gl_backend_create(ctx, desc);
+    if (status != GPGPU_SUCCESS) {
+        /* The backend reported into ctx (no callback set yet); move the
+         * message where the caller can read it, calling the callback once. */
+        ctx_fail(NULL, status, "%s", ctx->message);
+        free(ctx);
+        return status;
+    }
+    ctx->callback = desc->error_callback;
+    ctx->user_data = desc->user_data;
+    *out = ctx;
+    return GPGPU_SUCCESS;
+}
+
+void gpgpu_context_destroy(gpgpu_context *ctx)
+{
+    if (!ctx)
+        return;
+    for (unsigned i = 0; i < CTX_SCRATCH_SLOTS; i++)
+        buffer_destroy_internal(ctx->scratch[i]);
+    ctx->exec->destroy(ctx);
+    free(ctx);
+}
+
+gpgpu_status gpgpu_context_info(gpgpu_context *ctx, gpgpu_info *info)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(info, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_context_info: info is NULL");
+    *info = ctx->info;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_timer_begin(gpgpu_context *ctx)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(!ctx->timing, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_timer_begin: a measurement is already running");
+    TRY(ctx->exec->timer_begin(ctx));
+    ctx->timing = true;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_timer_end(gpgpu_context *ctx, double *gpu_ns)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(gpu_ns, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_timer_end: gpu_ns is NULL");
+    CHECK(ctx->timing, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_timer_end: no measurement is running");
+    ctx->timing = false;
+    return ctx->exec->timer_end(ctx, gpu_ns);
+}
+
+gpgpu_status gpgpu_finish(gpgpu_context *ctx)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    return ctx->exec->finish(ctx);
+}
+
+gpgpu_status ctx_scratch(gpgpu_context *ctx, unsigned slot, size_t bytes, gpgpu_buffer **out)
+{
+    gpgpu_buffer **held = &ctx->scratch[slot];
+    if (!*held || (*held)->size < bytes) {
+        buffer_destroy_internal(*held);
+        *held = NULL;
+        TRY(buffer_create_internal(ctx, bytes < 4096 ? 4096 : bytes, held));
+    }
+    *out = *held;
+    return GPGPU_SUCCESS;
+}

@@ -1,0 +1,70 @@
+/* State behind the public handles, and the error helpers every file uses. */
+#ifndef GPGPU_INTERNAL_H
+#define GPGPU_INTERNAL_H
+
+#include "exec.h"
+#include "gpgpu/gpgpu.h"
+
+enum { CTX_SCRATCH_SLOTS = 4, CTX_MESSAGE_SIZE = 16384 };
+
+struct gpgpu_context {
+    const exec_backend *exec;
+    void *impl; /* the backend's state */
+    gpgpu_info info;
+    gpgpu_error_callback callback;
+    void *user_data;
+    bool debug;
+    bool timing;
+    unsigned live_buffers; /* caller-visible buffers not yet destroyed */
+    /* Library-owned temporaries, grown on demand and kept between calls. */
+    gpgpu_buffer *scratch[CTX_SCRATCH_SLOTS];
+    char message[CTX_MESSAGE_SIZE];
+};
+
+struct gpgpu_buffer {
+    gpgpu_context *ctx;
+    size_t size;
+    void *impl; /* the backend's handle */
+};
+
+/* Records a failure: formats the message into ctx (or the thread's
+ * creation message when ctx is NULL), calls the callback, returns status. */
+gpgpu_status ctx_fail(gpgpu_context *ctx, gpgpu_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Remembers the callback used by ctx_fail(NULL, ...) during context creation. */
+void ctx_set_creation_callback(gpgpu_error_callback callback, void *user_data);
+
+#define CHECK(cond, ctx, code, ...)                          \
+    do {                                                     \
+        if (!(cond))                                         \
+            return ctx_fail((ctx), (code), __VA_ARGS__);     \
+    } while (0)
+
+#define TRY(expr)                                            \
+    do {                                                     \
+        gpgpu_status try_status_ = (expr);                   \
+        if (try_status_ != GPGPU_SUCCESS)                    \
+            return try_status_;                              \
+    } while (0)
+
+/* Closes a public call opened with exec->begin: restores the caller's state
+ * and returns the call's status, or end's if the call itself succeeded. */
+static inline gpgpu_status ctx_end(gpgpu_context *ctx, gpgpu_status status)
+{
+    gpgpu_status end = ctx->exec->end(ctx);
+    return status != GPGPU_SUCCESS ? status : end;
+}
+
+/* A library-owned buffer of at least `bytes` bytes in scratch slot `slot`;
+ * its contents are undefined. */
+gpgpu_status ctx_scratch(gpgpu_context *ctx, unsigned slot, size_t bytes, gpgpu_buffer **out);
+
+/* Creates a buffer without counting it as the caller's (scratch). */
+gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out);
+void buffer_destroy_internal(gpgpu_buffer *buf);
+
+#endif /* GPGPU_INTERNAL_H */

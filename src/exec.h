@@ -1,0 +1,63 @@
+/* The executor interface: everything an algorithm driver may ask of a
+ * backend. Drivers (src/algo) are written once against it; a backend
+ * (src/gl, later src/vk) fills one table of function pointers. This is
+ * Kiciak's EXECSTAGE/EXECSTEP made explicit: set parameters, dispatch one
+ * stage of a program family, storage barrier, loop. */
+#ifndef GPGPU_EXEC_H
+#define GPGPU_EXEC_H
+
+#include "gpgpu/gpgpu.h"
+
+enum {
+    EXEC_MAX_BINDINGS = 4,
+    EXEC_PARAM_COUNT = 16 /* matches PARAM_COUNT in glsl/common.glsl */
+};
+
+/* One compiled program: a family's source (glsl/<family>.comp) with one
+ * element type and operator, and its tuning constants. */
+typedef struct exec_variant {
+    const char *family;   /* "reduce", "scan" */
+    gpgpu_type type;
+    gpgpu_op op;          /* 0 where the family has no operator */
+    unsigned wg_size;     /* invocations per work-group (WG_SIZE) */
+    unsigned items;       /* elements per invocation per step (ITEMS) */
+} exec_variant;
+
+/* One EXECSTAGE: params[0] is the stage; buffers are bound whole to binding
+ * points 0..3 (NULL = unused); groups work-groups are launched, and a
+ * storage barrier follows so the next stage sees every write. */
+typedef struct exec_dispatch {
+    exec_variant variant;
+    gpgpu_buffer *bind[EXEC_MAX_BINDINGS];
+    uint32_t params[EXEC_PARAM_COUNT];
+    uint32_t groups;
+} exec_dispatch;
+
+typedef struct exec_backend {
+    const char *name;
+    void (*destroy)(gpgpu_context *ctx);
+
+    /* buf->ctx and buf->size are set; the backend fills buf->impl. */
+    gpgpu_status (*buffer_create)(gpgpu_buffer *buf);
+    void (*buffer_destroy)(gpgpu_buffer *buf);
+    gpgpu_status (*buffer_write)(gpgpu_buffer *buf, size_t offset, const void *data, size_t bytes);
+    gpgpu_status (*buffer_read)(gpgpu_buffer *buf, size_t offset, void *data, size_t bytes);
+    gpgpu_status (*buffer_copy)(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
+                                size_t dst_offset, size_t bytes);
+    /* Bytes between where a binding of buf starts and buf's first byte (a
+     * wrapped buffer's offset rounded down to the binding alignment). */
+    size_t (*binding_shift)(const gpgpu_buffer *buf);
+
+    /* Around every public call: save and restore what the caller's GL state
+     * needs, make the call's writes visible to the caller's later commands. */
+    gpgpu_status (*begin)(gpgpu_context *ctx);
+    gpgpu_status (*end)(gpgpu_context *ctx);
+
+    gpgpu_status (*dispatch)(gpgpu_context *ctx, const exec_dispatch *d);
+
+    gpgpu_status (*timer_begin)(gpgpu_context *ctx);
+    gpgpu_status (*timer_end)(gpgpu_context *ctx, double *gpu_ns);
+    gpgpu_status (*finish)(gpgpu_context *ctx);
+} exec_backend;
+
+#endif /* GPGPU_EXEC_H */

@@ -1,0 +1,15 @@
+/* The OpenGL backend, as the rest of the library sees it. */
+#ifndef GPGPU_GL_BACKEND_H
+#define GPGPU_GL_BACKEND_H
+
+#include "core/internal.h"
+
+extern const exec_backend gl_exec_backend;
+
+/* Makes or adopts a GL context, fills ctx->impl, ctx->exec and ctx->info. */
+gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *desc);
+
+/* Points buf (ctx and size set) at bytes [offset, offset + size) of GL buffer `name`. */
+gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, unsigned name, size_t offset);
+
+#endif /* GPGPU_GL_BACKEND_H */

@@ -1,0 +1,474 @@
+/* The GL executor: buffers, program cache, one dispatch per stage with a
+ * storage barrier after it (Kiciak's EXECSTEP), timer queries. No algorithm
+ * logic lives here. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gl/gl_internal.h"
+#include "glsl_sources.h"
+
+gpgpu_status gl_check_error(gpgpu_context *ctx, const char *what)
+{
+    GLenum err = gl_of(ctx)->gl.GetError();
+    if (err == GL_NO_ERROR)
+        return GPGPU_SUCCESS;
+    while (gl_of(ctx)->gl.GetError() != GL_NO_ERROR) {
+    }
+    if (err == GL_OUT_OF_MEMORY)
+        return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: GL_OUT_OF_MEMORY", what);
+    return ctx_fail(ctx, GPGPU_ERROR_BACKEND, "%s: GL error 0x%04x", what, err);
+}
+
+/* ------------------------------------------------------------ programs */
+
+static bool same_variant(const exec_variant *a, const exec_variant *b)
+{
+    return strcmp(a->family, b->family) == 0 && a->type == b->type && a->op == b->op &&
+           a->wg_size == b->wg_size && a->items == b->items;
+}
+
+static const char *type_define(gpgpu_type t)
+{
+    switch (t) {
+    case GPGPU_TYPE_U32: return "TYPE_U32";
+    case GPGPU_TYPE_I32: return "TYPE_I32";
+    case GPGPU_TYPE_F32: return "TYPE_F32";
+    case GPGPU_TYPE_F64: return "TYPE_F64";
+    }
+    return "TYPE_UNKNOWN";
+}
+
+static const char *op_define(gpgpu_op op)
+{
+    switch (op) {
+    case GPGPU_OP_SUM: return "OP_SUM";
+    case GPGPU_OP_MIN: return "OP_MIN";
+    case GPGPU_OP_MAX: return "OP_MAX";
+    case GPGPU_OP_MINMAX: return "OP_MINMAX";
+    }
+    return "OP_SUM"; /* families without an operator still include ops.glsl */
+}
+
+/* The #version line and #defines in front of the sources; also names the
+ * variant in error messages. */
+static void variant_header(const gl_state *st, const exec_variant *v, char *out, size_t size)
+{
+    snprintf(out, size,
+             "#version 450 core\n#define %s\n#define %s\n#define WG_SIZE %uu\n#define ITEMS %uu\n%s",
+             type_define(v->type), op_define(v->op), v->wg_size, v->items,
+             st->subgroups ? "#define SUBGROUPS\n" : "");
+}
+
+static gpgpu_status compile(gpgpu_context *ctx, const exec_variant *v, gl_program *out)
+{
+    gl_state *st = gl_of(ctx);
+    const GladGLContext *gl = &st->gl;
+    char family_file[64], header[512];
+    snprintf(family_file, sizeof family_file, "%s.comp", v->family);
+    const char *names[] = {"common.glsl", "ops.glsl", family_file};
+    /* String 0 is the header; "#line 1 N" makes the info log say N for file N. */
+    const char *strings[7];
+    char lines[3][32];
+    variant_header(st, v, header, sizeof header);
+    strings[0] = header;
+    for (int i = 0; i < 3; i++) {
+        const char *text = glsl_source_text(names[i]);
+        CHECK(text, ctx, GPGPU_ERROR_SHADER_COMPILE, "no embedded shader %s", names[i]);
+        snprintf(lines[i], sizeof lines[i], "#line 1 %d\n", i + 1);
+        strings[1 + 2 * i] = lines[i];
+        strings[2 + 2 * i] = text;
+    }
+    GLuint shader = gl->CreateShader(GL_COMPUTE_SHADER);
+    gl->ShaderSource(shader, 7, strings, NULL);
+    gl->CompileShader(shader);
+    GLint ok = 0;
+    gl->GetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    GLuint program = 0;
+    if (ok) {
+        program = gl->CreateProgram();
+        gl->AttachShader(program, shader);
+        gl->LinkProgram(program);
+        gl->GetProgramiv(program, GL_LINK_STATUS, &ok);
+    }
+    if (!ok) {
+        char log[8192] = "";
+        if (program)
+            gl->GetProgramInfoLog(program, sizeof log, NULL, log);
+        else
+            gl->GetShaderInfoLog(shader, sizeof log, NULL, log);
+        gl->DeleteShader(shader);
+        gl->DeleteProgram(program);
+        return ctx_fail(ctx, GPGPU_ERROR_SHADER_COMPILE,
+                        "%s %s of %s.comp failed (source strings: 1 common.glsl, 2 ops.glsl, "
+                        "3 %s.comp; header:\n%s):\n%s",
+                        program ? "linking" : "compiling", type_define(v->type), v->family,
+                        v->family, header, log);
+    }
+    gl->DeleteShader(shader); /* the program keeps what it needs */
+    *out = (gl_program){.key = *v, .program = program,
+                        .params_location = gl->GetUniformLocation(program, "params")};
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status program_for(gpgpu_context *ctx, const exec_variant *v, const gl_program **out)
+{
+    gl_state *st = gl_of(ctx);
+    for (size_t i = 0; i < st->program_count; i++) {
+        if (same_variant(&st->programs[i].key, v)) {
+            *out = &st->programs[i];
+            return GPGPU_SUCCESS;
+        }
+    }
+    if (st->program_count == st->program_capacity) {
+        size_t cap = st->program_capacity ? 2 * st->program_capacity : 16;
+        gl_program *grown = realloc(st->programs, cap * sizeof *grown);
+        CHECK(grown, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+        st->programs = grown;
+        st->program_capacity = cap;
+    }
+    gl_program *p = &st->programs[st->program_count];
+    TRY(compile(ctx, v, p));
+    st->program_count++;
+    *out = p;
+    return GPGPU_SUCCESS;
+}
+
+/* ------------------------------------------------------------- buffers */
+
+static gl_buffer *buf_of(const gpgpu_buffer *buf) { return buf->impl; }
+
+static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
+{
+    gpgpu_context *ctx = buf->ctx;
+    const GladGLContext *gl = &gl_of(ctx)->gl;
+    gl_buffer *b = calloc(1, sizeof *b);
+    CHECK(b, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    gl->CreateBuffers(1, &b->name);
+    gl->NamedBufferStorage(b->name, (GLsizeiptr)buf->size, NULL, GL_DYNAMIC_STORAGE_BIT);
+    gpgpu_status status = gl_check_error(ctx, "creating a buffer");
+    if (status != GPGPU_SUCCESS) {
+        gl->DeleteBuffers(1, &b->name);
+        free(b);
+        return status;
+    }
+    b->owned = true;
+    buf->impl = b;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, unsigned name, size_t offset)
+{
+    gpgpu_context *ctx = buf->ctx;
+    gl_state *st = gl_of(ctx);
+    TRY(gl_platform_make_current(ctx, st));
+    CHECK(st->gl.IsBuffer(name), ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_buffer_wrap_gl: %u is not a GL buffer object", name);
+    GLint64 size = 0;
+    st->gl.GetNamedBufferParameteri64v(name, GL_BUFFER_SIZE, &size);
+    TRY(gl_check_error(ctx, "gpgpu_buffer_wrap_gl"));
+    CHECK(offset <= (size_t)size && buf->size <= (size_t)size - offset, ctx,
+          GPGPU_ERROR_OUT_OF_RANGE,
+          "gpgpu_buffer_wrap_gl: bytes [%zu, %zu) run past GL buffer %u's %lld bytes", offset,
+          offset + buf->size, name, (long long)size);
+    gl_buffer *b = calloc(1, sizeof *b);
+    CHECK(b, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    *b = (gl_buffer){.name = name, .offset = offset, .owned = false};
+    buf->impl = b;
+    return GPGPU_SUCCESS;
+}
+
+static void gl_buffer_destroy(gpgpu_buffer *buf)
+{
+    gl_buffer *b = buf_of(buf);
+    if (b && b->owned && gl_platform_make_current(buf->ctx, gl_of(buf->ctx)) == GPGPU_SUCCESS)
+        gl_of(buf->ctx)->gl.DeleteBuffers(1, &b->name);
+    free(b);
+}
+
+static gpgpu_status gl_buffer_write(gpgpu_buffer *buf, size_t offset, const void *data, size_t bytes)
+{
+    gl_buffer *b = buf_of(buf);
+    gl_of(buf->ctx)->gl.NamedBufferSubData(b->name, (GLintptr)(b->offset + offset),
+                                           (GLsizeiptr)bytes, data);
+    return gl_check_error(buf->ctx, "uploading to a buffer");
+}
+
+static gpgpu_status gl_buffer_read(gpgpu_buffer *buf, size_t offset, void *data, size_t bytes)
+{
+    const GladGLContext *gl = &gl_of(buf->ctx)->gl;
+    gl_buffer *b = buf_of(buf);
+    /* Shader writes must reach the buffer before the client reads it. */
+    gl->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    gl->GetNamedBufferSubData(b->name, (GLintptr)(b->offset + offset), (GLsizeiptr)bytes, data);
+    return gl_check_error(buf->ctx, "downloading from a buffer");
+}
+
+static gpgpu_status gl_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
+                                   size_t dst_offset, size_t bytes)
+{
+    const GladGLContext *gl = &gl_of(src->ctx)->gl;
+    gl->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    gl->CopyNamedBufferSubData(buf_of(src)->name, buf_of(dst)->name,
+                               (GLintptr)(buf_of(src)->offset + src_offset),
+                               (GLintptr)(buf_of(dst)->offset + dst_offset), (GLsizeiptr)bytes);
+    /* Stages that read dst next need the copy to have landed. */
+    gl->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    return gl_check_error(src->ctx, "copying between buffers");
+}
+
+static size_t gl_binding_shift(const gpgpu_buffer *buf)
+{
+    size_t align = gl_of(buf->ctx)->ssbo_alignment;
+    return buf_of(buf)->offset % align;
+}
+
+/* ---------------------------------------------------- calls and stages */
+
+static gpgpu_status gl_begin(gpgpu_context *ctx)
+{
+    gl_state *st = gl_of(ctx);
+    TRY(gl_platform_make_current(ctx, st));
+    const GladGLContext *gl = &st->gl;
+    while (gl->GetError() != GL_NO_ERROR) {
+        /* an error the caller left behind is not ours to report */
+    }
+    if (st->platform != GPGPU_GL_PLATFORM_ADOPT)
+        return GPGPU_SUCCESS;
+    gl->GetIntegerv(GL_CURRENT_PROGRAM, &st->saved_program);
+    gl->GetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &st->saved_generic_ssbo);
+    for (GLuint i = 0; i < EXEC_MAX_BINDINGS; i++) {
+        gl->GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &st->saved_ssbo[i][0]);
+        gl->GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, i, &st->saved_ssbo[i][1]);
+        gl->GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, i, &st->saved_ssbo[i][2]);
+    }
+    /* Whatever the caller wrote before (draws, its own compute) must be
+     * visible to our shaders. */
+    gl->MemoryBarrier(GL_ALL_BARRIER_BITS);
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status gl_end(gpgpu_context *ctx)
+{
+    gl_state *st = gl_of(ctx);
+    const GladGLContext *gl = &st->gl;
+    if (st->platform == GPGPU_GL_PLATFORM_ADOPT) {
+        /* Our writes must be visible to the caller's vertex fetch, draws and copies. */
+        gl->MemoryBarrier(GL_ALL_BARRIER_BITS);
+        gl->UseProgram((GLuint)st->saved_program);
+        for (GLuint i = 0; i < EXEC_MAX_BINDINGS; i++) {
+            GLuint name = (GLuint)st->saved_ssbo[i][0];
+            if (name && st->saved_ssbo[i][2] > 0)
+                gl->BindBufferRange(GL_SHADER_STORAGE_BUFFER, i, name,
+                                    (GLintptr)st->saved_ssbo[i][1],
+                                    (GLsizeiptr)st->saved_ssbo[i][2]);
+            else
+                gl->BindBufferBase(GL_SHADER_STORAGE_BUFFER, i, name);
+        }
+        gl->BindBuffer(GL_SHADER_STORAGE_BUFFER, (GLuint)st->saved_generic_ssbo);
+    }
+    return gl_check_error(ctx, "GL");
+}
+
+static gpgpu_status gl_dispatch(gpgpu_context *ctx, const exec_dispatch *d)
+{
+    gl_state *st = gl_of(ctx);
+    const GladGLContext *gl = &st->gl;
+    if (d->groups == 0)
+        return GPGPU_SUCCESS;
+    const gl_program *p = NULL;
+    TRY(program_for(ctx, &d->variant, &p));
+    gl->UseProgram(p->program);
+    gl->Uniform1uiv(p->params_location, EXEC_PARAM_COUNT, d->params);
+    for (GLuint i = 0; i < EXEC_MAX_BINDINGS; i++) {
+        if (!d->bind[i])
+            continue;
+        const gl_buffer *b = buf_of(d->bind[i]);
+        size_t shift = gl_binding_shift(d->bind[i]);
+        gl->BindBufferRange(GL_SHADER_STORAGE_BUFFER, i, b->name, (GLintptr)(b->offset - shift),
+                            (GLsizeiptr)(d->bind[i]->size + shift));
+    }
+    /* Wider than the x limit: spread over y; shaders use invocation_index(). */
+    GLuint gx = d->groups, gy = 1;
+    if (gx > (GLuint)st->max_groups_x) {
+        gx = 32768;
+        gy = (d->groups + gx - 1) / gx;
+    }
+    gl->DispatchCompute(gx, gy, 1);
+    gl->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    return ctx->debug ? gl_check_error(ctx, d->variant.family) : GPGPU_SUCCESS;
+}
+
+static gpgpu_status gl_timer_begin(gpgpu_context *ctx)
+{
+    gl_state *st = gl_of(ctx);
+    TRY(gl_platform_make_current(ctx, st));
+    st->gl.BeginQuery(GL_TIME_ELAPSED, st->timer_query);
+    return gl_check_error(ctx, "gpgpu_timer_begin");
+}
+
+static gpgpu_status gl_timer_end(gpgpu_context *ctx, double *gpu_ns)
+{
+    gl_state *st = gl_of(ctx);
+    TRY(gl_platform_make_current(ctx, st));
+    st->gl.EndQuery(GL_TIME_ELAPSED);
+    GLuint64 ns = 0;
+    st->gl.GetQueryObjectui64v(st->timer_query, GL_QUERY_RESULT, &ns);
+    *gpu_ns = (double)ns;
+    return gl_check_error(ctx, "gpgpu_timer_end");
+}
+
+static gpgpu_status gl_finish(gpgpu_context *ctx)
+{
+    gl_state *st = gl_of(ctx);
+    TRY(gl_platform_make_current(ctx, st));
+    st->gl.Finish();
+    return gl_check_error(ctx, "gpgpu_finish");
+}
+
+static void gl_destroy(gpgpu_context *ctx)
+{
+    gl_state *st = gl_of(ctx);
+    if (!st)
+        return;
+    if (gl_platform_make_current(ctx, st) == GPGPU_SUCCESS && st->gl.DeleteProgram) {
+        for (size_t i = 0; i < st->program_count; i++)
+            st->gl.DeleteProgram(st->programs[i].program);
+        if (st->timer_query)
+            st->gl.DeleteQueries(1, &st->timer_query);
+    }
+    free(st->programs);
+    gl_platform_close(st);
+    free(st);
+    ctx->impl = NULL;
+}
+
+const exec_backend gl_exec_backend = {
+    .name = "gl",
+    .destroy = gl_destroy,
+    .buffer_create = gl_buffer_create,
+    .buffer_destroy = gl_buffer_destroy,
+    .buffer_write = gl_buffer_write,
+    .buffer_read = gl_buffer_read,
+    .buffer_copy = gl_buffer_copy,
+    .binding_shift = gl_binding_shift,
+    .begin = gl_begin,
+    .end = gl_end,
+    .dispatch = gl_dispatch,
+    .timer_begin = gl_timer_begin,
+    .timer_end = gl_timer_end,
+    .finish = gl_finish,
+};
+
+/* ------------------------------------------------------------ creation */
+
+static void copy_string(const GladGLContext *gl, GLenum name, char *out, size_t size)
+{
+    const GLubyte *s = gl->GetString(name);
+    snprintf(out, size, "%s", s ? (const char *)s : "");
+}
+
+static bool gl_has_extension(const GladGLContext *gl, const char *name)
+{
+    GLint count = 0;
+    gl->GetIntegerv(GL_NUM_EXTENSIONS, &count);
+    for (GLint i = 0; i < count; i++)
+        if (strcmp((const char *)gl->GetStringi(GL_EXTENSIONS, (GLuint)i), name) == 0)
+            return true;
+    return false;
+}
+
+/* Subgroup arithmetic is used only where compute shaders have all of it;
+ * GPGPU_NO_SUBGROUPS=1 forces the shared-memory paths (to test them). */
+static void query_subgroups(gl_state *st, gpgpu_info *info)
+{
+    const GladGLContext *gl = &st->gl;
+    if (!gl_has_extension(gl, "GL_KHR_shader_subgroup"))
+        return;
+    GLint stages = 0, features = 0, size = 0;
+    gl->GetIntegerv(GL_SUBGROUP_SUPPORTED_STAGES_KHR, &stages);
+    gl->GetIntegerv(GL_SUBGROUP_SUPPORTED_FEATURES_KHR, &features);
+    gl->GetIntegerv(GL_SUBGROUP_SIZE_KHR, &size);
+    const GLint needed = GL_SUBGROUP_FEATURE_BASIC_BIT_KHR | GL_SUBGROUP_FEATURE_VOTE_BIT_KHR |
+                         GL_SUBGROUP_FEATURE_ARITHMETIC_BIT_KHR;
+    info->has_subgroups = (stages & GL_COMPUTE_SHADER_BIT) && (features & needed) == needed;
+    info->subgroup_size = (unsigned)size;
+    const char *off = getenv("GPGPU_NO_SUBGROUPS");
+    st->subgroups = info->has_subgroups && !(off && *off && strcmp(off, "0") != 0);
+}
+
+static void query_info(gpgpu_context *ctx, gl_state *st)
+{
+    const GladGLContext *gl = &st->gl;
+    gpgpu_info *info = &ctx->info;
+    copy_string(gl, GL_VENDOR, st->vendor, sizeof st->vendor);
+    copy_string(gl, GL_RENDERER, st->renderer, sizeof st->renderer);
+    copy_string(gl, GL_VERSION, st->version, sizeof st->version);
+    GLint major = 0, minor = 0, invocations = 0, shared = 0, align = 0;
+    GLint64 block = 0;
+    gl->GetIntegerv(GL_MAJOR_VERSION, &major);
+    gl->GetIntegerv(GL_MINOR_VERSION, &minor);
+    gl->GetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &invocations);
+    gl->GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &st->max_groups_x);
+    gl->GetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared);
+    gl->GetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
+    gl->GetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &align);
+    st->ssbo_alignment = align > 0 ? (size_t)align : 256;
+    *info = (gpgpu_info){
+        .backend = "gl",
+        .platform = gl_platform_name(st->platform),
+        .vendor = st->vendor,
+        .renderer = st->renderer,
+        .version = st->version,
+        .version_major = major,
+        .version_minor = minor,
+        .has_f64 = major >= 4, /* double is core GLSL since 4.00 */
+        .max_workgroup_invocations = (unsigned)invocations,
+        .max_workgroup_count_x = (unsigned)st->max_groups_x,
+        .max_shared_memory_bytes = (size_t)shared,
+        .max_storage_block_bytes = (size_t)block,
+        .storage_offset_alignment = st->ssbo_alignment,
+    };
+    query_subgroups(st, info);
+}
+
+static void GLAD_API_PTR debug_message(GLenum source, GLenum type, GLuint id, GLenum severity,
+                                       GLsizei length, const GLchar *message, const void *user)
+{
+    (void)source;
+    (void)id;
+    (void)length;
+    if (type == GL_DEBUG_TYPE_ERROR || severity == GL_DEBUG_SEVERITY_HIGH)
+        ctx_fail((gpgpu_context *)user, GPGPU_ERROR_BACKEND, "GL debug: %s", message);
+}
+
+gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *desc)
+{
+    gl_state *st = calloc(1, sizeof *st);
+    CHECK(st, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    st->display = EGL_NO_DISPLAY;
+    st->egl_context = EGL_NO_CONTEXT;
+    ctx->impl = st;
+    ctx->exec = &gl_exec_backend;
+    gpgpu_status status = gl_platform_open(ctx, st, desc);
+    if (status == GPGPU_SUCCESS) {
+        query_info(ctx, st);
+        if (ctx->info.version_major < 4 ||
+            (ctx->info.version_major == 4 && ctx->info.version_minor < 3))
+            status = ctx_fail(ctx, GPGPU_ERROR_GL_VERSION,
+                              "GL %d.%d (%s) has no compute shaders: 4.3 or newer is needed",
+                              ctx->info.version_major, ctx->info.version_minor, st->version);
+    }
+    if (status != GPGPU_SUCCESS) {
+        gl_platform_close(st);
+        free(st);
+        ctx->impl = NULL;
+        return status;
+    }
+    st->gl.GenQueries(1, &st->timer_query);
+    if (desc->debug) {
+        st->gl.Enable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+        st->gl.DebugMessageCallback(debug_message, ctx);
+    }
+    return gl_check_error(ctx, "creating the context");
+}

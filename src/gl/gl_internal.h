@@ -1,0 +1,56 @@
+/* State shared by the GL context code (gl_context.c) and executor (gl_exec.c). */
+#ifndef GPGPU_GL_INTERNAL_H
+#define GPGPU_GL_INTERNAL_H
+
+#include <EGL/egl.h>
+
+#include "glad_gl.h"
+#include "gl/gl_backend.h"
+
+typedef struct gl_program {
+    exec_variant key;
+    GLuint program;
+    GLint params_location;
+} gl_program;
+
+typedef struct gl_buffer {
+    GLuint name;
+    size_t offset; /* byte offset of the range in the GL buffer */
+    bool owned;    /* created by the library, deleted with it */
+} gl_buffer;
+
+typedef struct gl_state {
+    GladGLContext gl; /* one function table per context: no global GL symbols */
+    gpgpu_gl_platform platform;
+    EGLDisplay display;
+    EGLContext egl_context;
+    void *glfw_window;
+
+    gl_program *programs;
+    size_t program_count, program_capacity;
+
+    GLuint timer_query;
+    size_t ssbo_alignment;
+    GLint max_groups_x;
+    bool subgroups; /* arithmetic subgroup ops in compute shaders, and not turned off */
+
+    /* The caller's state that a call changes, saved by begin, restored by end. */
+    GLint saved_program;
+    GLint saved_generic_ssbo;
+    GLint64 saved_ssbo[EXEC_MAX_BINDINGS][3]; /* name, start, size */
+
+    char vendor[256], renderer[256], version[256];
+} gl_state;
+
+static inline gl_state *gl_of(gpgpu_context *ctx) { return ctx->impl; }
+
+/* gl_context.c: context creation for each platform, and making it current. */
+gpgpu_status gl_platform_open(gpgpu_context *ctx, gl_state *st, const gpgpu_context_desc *desc);
+void gl_platform_close(gl_state *st);
+gpgpu_status gl_platform_make_current(gpgpu_context *ctx, gl_state *st);
+const char *gl_platform_name(gpgpu_gl_platform platform);
+
+/* Turns a pending GL error into a status with `what` in the message. */
+gpgpu_status gl_check_error(gpgpu_context *ctx, const char *what);
+
+#endif /* GPGPU_GL_INTERNAL_H */

@@ -1,0 +1,307 @@
+/*
+ * Tests of gpgpu_mtx_read_vector / gpgpu_mtx_write_vector on small files
+ * under /tmp. Exit status 0 when every check passes, 1 otherwise.
+ * GPGPU_MATRIX_DIR, when set, names a folder holding G51.mtx (a 1000x1000
+ * sparse matrix) that must be refused as a vector.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
+#endif
+
+#include "gpgpu/io.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+
+#define CHECK(cond)                                                                    \
+    do {                                                                               \
+        if (!(cond)) {                                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                                \
+        }                                                                              \
+    } while (0)
+
+typedef struct tmp_file {
+    char path[32];
+} tmp_file;
+
+/* An empty file of our own, so that parallel runs do not collide. */
+static tmp_file make_temp(void)
+{
+    tmp_file t;
+    strcpy(t.path, "/tmp/test_mtx_XXXXXX");
+    int fd = mkstemp(t.path);
+    if (fd < 0) {
+        perror("mkstemp");
+        exit(1);
+    }
+    close(fd);
+    return t;
+}
+
+static tmp_file write_temp(const char *text)
+{
+    tmp_file t = make_temp();
+    FILE *f = fopen(t.path, "w");
+    if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+        perror(t.path);
+        exit(1);
+    }
+    return t;
+}
+
+/* Reads `text` as a vector; *data and *count as the reader left them. */
+static gpgpu_status read_text(const char *text, gpgpu_type type, void **data, size_t *count,
+                              char *msg, size_t msg_size)
+{
+    tmp_file t = write_temp(text);
+    gpgpu_status s = gpgpu_mtx_read_vector(t.path, type, data, count, msg, msg_size);
+    remove(t.path);
+    return s;
+}
+
+/* The status of reading `text`; a failure must leave no data behind. */
+static gpgpu_status read_status(const char *text, gpgpu_type type)
+{
+    void *data = (void *)&data;
+    size_t count = 99;
+    char msg[256];
+    gpgpu_status s = read_text(text, type, &data, &count, msg, sizeof msg);
+    if (s != GPGPU_SUCCESS) {
+        CHECK(data == NULL && count == 0);
+    }
+    free(data);
+    return s;
+}
+
+/* Writes count elements, reads them back and compares the bytes. */
+static void check_round_trip(gpgpu_type type, const void *values, size_t count, size_t size)
+{
+    int before = failures;
+    tmp_file t = make_temp();
+    char msg[256] = "";
+    CHECK(gpgpu_mtx_write_vector(t.path, type, values, count, msg, sizeof msg) == GPGPU_SUCCESS);
+    void *back = NULL;
+    size_t n = 0;
+    CHECK(gpgpu_mtx_read_vector(t.path, type, &back, &n, msg, sizeof msg) == GPGPU_SUCCESS);
+    CHECK(n == count);
+    CHECK(back != NULL && memcmp(back, values, count * size) == 0);
+    if (failures > before && msg[0] != '\0') {
+        fprintf(stderr, "  message: %s\n", msg);
+    }
+    free(back);
+    remove(t.path);
+}
+
+static void test_round_trips(void)
+{
+    const uint32_t u[] = {0, 1, 4294967295u, 2147483648u, 123456789};
+    const int32_t i[] = {0, -1, INT32_MIN, INT32_MAX, -123456};
+    const float f[] = {0.0f,    -0.0f,   1e-30f,    3.4e38f,  FLT_MAX,  -FLT_MIN,
+                       1e-45f /* subnormal */, 0.1f, -1.0f / 3, INFINITY, -INFINITY};
+    const double d[] = {0.0,     -0.0,      0.1,     1.0 / 3, 0.30000000000000004, DBL_MAX,
+                        DBL_MIN, 4.9e-324, -5e-320, 1e-30,   INFINITY,            -INFINITY};
+    check_round_trip(GPGPU_TYPE_U32, u, sizeof u / sizeof *u, sizeof *u);
+    check_round_trip(GPGPU_TYPE_I32, i, sizeof i / sizeof *i, sizeof *i);
+    check_round_trip(GPGPU_TYPE_F32, f, sizeof f / sizeof *f, sizeof *f);
+    check_round_trip(GPGPU_TYPE_F64, d, sizeof d / sizeof *d, sizeof *d);
+}
+
+/* NaN bits need not survive, only NaN-ness ("-nan" is what printf may write). */
+static void test_nan(void)
+{
+    const double d[] = {NAN, -NAN};
+    const float f[] = {NAN, -NAN};
+    tmp_file t = make_temp();
+    double *db = NULL;
+    float *fb = NULL;
+    size_t n = 0;
+    CHECK(gpgpu_mtx_write_vector(t.path, GPGPU_TYPE_F64, d, 2, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(gpgpu_mtx_read_vector(t.path, GPGPU_TYPE_F64, (void **)&db, &n, NULL, 0) ==
+          GPGPU_SUCCESS);
+    CHECK(n == 2 && db != NULL && isnan(db[0]) && isnan(db[1]));
+    CHECK(gpgpu_mtx_write_vector(t.path, GPGPU_TYPE_F32, f, 2, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(gpgpu_mtx_read_vector(t.path, GPGPU_TYPE_F32, (void **)&fb, &n, NULL, 0) ==
+          GPGPU_SUCCESS);
+    CHECK(n == 2 && fb != NULL && isnan(fb[0]) && isnan(fb[1]));
+    free(db);
+    free(fb);
+    remove(t.path);
+}
+
+static void test_empty(void)
+{
+    tmp_file t = make_temp();
+    void *data = (void *)&data;
+    size_t n = 99;
+    CHECK(gpgpu_mtx_write_vector(t.path, GPGPU_TYPE_F64, NULL, 0, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(gpgpu_mtx_read_vector(t.path, GPGPU_TYPE_F64, &data, &n, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(data == NULL && n == 0);
+    remove(t.path);
+}
+
+static void test_array_shapes(void)
+{
+    int32_t *v = NULL;
+    size_t n = 0;
+    /* Case-insensitive keywords, comments and blank lines before the size line. */
+    CHECK(read_text("%%matrixmarket MATRIX Array INTEGER General\n% comment\n\n  \n3 1\n"
+                    "-4\n+5\n6\n\n",
+                    GPGPU_TYPE_I32, (void **)&v, &n, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(n == 3 && v != NULL && v[0] == -4 && v[1] == 5 && v[2] == 6);
+    free(v);
+    v = NULL;
+    CHECK(read_text("%%MatrixMarket matrix array real general\r\n1 4\r\n1\r\n2\r\n3\r\n4\r\n",
+                    GPGPU_TYPE_I32, (void **)&v, &n, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(n == 4 && v != NULL && v[0] == 1 && v[3] == 4);
+    free(v);
+    v = NULL;
+    CHECK(read_text("%%MatrixMarket matrix array integer symmetric\n1 1\n7\n", GPGPU_TYPE_I32,
+                    (void **)&v, &n, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(n == 1 && v != NULL && v[0] == 7);
+    free(v);
+}
+
+static void test_coordinate(void)
+{
+    double *v = NULL;
+    size_t n = 0;
+    /* Rows 1 and 4 are missing; row 2 appears twice. */
+    CHECK(read_text("%%MatrixMarket matrix coordinate real general\n5 1 4\n"
+                    "2 1 1.5\n3 1 -2\n2 1 0.25\n5 1 1e-300\n",
+                    GPGPU_TYPE_F64, (void **)&v, &n, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(n == 5 && v != NULL && v[0] == 0 && v[1] == 1.75 && v[2] == -2 && v[3] == 0 &&
+          v[4] == 1e-300);
+    free(v);
+    uint32_t *u = NULL;
+    CHECK(read_text("%%MatrixMarket matrix coordinate integer general\n1 3 2\n1 3 9\n1 1 4\n",
+                    GPGPU_TYPE_U32, (void **)&u, &n, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(n == 3 && u != NULL && u[0] == 4 && u[1] == 0 && u[2] == 9);
+    free(u);
+}
+
+static void test_parse_errors(void)
+{
+    const gpgpu_type u32 = GPGPU_TYPE_U32, i32 = GPGPU_TYPE_I32, f32 = GPGPU_TYPE_F32;
+    const gpgpu_status parse = GPGPU_ERROR_PARSE;
+    CHECK(read_status("", f32) == parse);
+    CHECK(read_status("MatrixMarket matrix array real general\n1 1\n1\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array real\n1 1\n1\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket vector array real general\n1 1\n1\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix coordinate pattern general\n2 1 1\n1 1\n", f32) ==
+          parse);
+    CHECK(read_status("%%MatrixMarket matrix array complex general\n1 1\n1 0\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array real hermitian\n1 1\n1\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array real general\n2 x\n1\n2\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array real general\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array real general\n3 1\n1\n2\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array real general\n2 1\n1\n2\n3\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array real general\n1 1\nabc\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array real general\n1 1\n0x10\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array integer general\n1 1\n-1\n", u32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array integer general\n1 1\n4294967296\n", u32) ==
+          parse);
+    CHECK(read_status("%%MatrixMarket matrix array integer general\n1 1\n2147483648\n", i32) ==
+          parse);
+    CHECK(read_status("%%MatrixMarket matrix array real general\n1 1\n1.5\n", i32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array real general\n1 1\n1e3\n", i32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array real general\n1 1\n1e39\n", f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix coordinate real general\n3 1 1\n4 1 1\n", f32) ==
+          parse);
+    CHECK(read_status("%%MatrixMarket matrix coordinate real general\n3 1 1\n0 1 1\n", f32) ==
+          parse);
+    CHECK(read_status("%%MatrixMarket matrix coordinate real general\n3 1 2\n1 1 1\n", f32) ==
+          parse);
+    CHECK(read_status("%%MatrixMarket matrix coordinate real general\n3 1 1\n1 1 1\n2 1 1\n",
+                      f32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix coordinate integer general\n1 1 2\n"
+                      "1 1 4294967295\n1 1 1\n",
+                      u32) == parse);
+}
+
+static void test_messages(void)
+{
+    char msg[256] = "";
+    void *data = NULL;
+    size_t n = 0;
+    CHECK(read_text("%%MatrixMarket matrix array real general\n% c\n3 1\n1\nx\n3\n",
+                    GPGPU_TYPE_F64, &data, &n, msg, sizeof msg) == GPGPU_ERROR_PARSE);
+    CHECK(strstr(msg, "/tmp/test_mtx_") == msg && strstr(msg, ":5: ") != NULL);
+    CHECK(read_text("%%MatrixMarket matrix coordinate real general\n3 1 1\n9 1 1\n",
+                    GPGPU_TYPE_F64, &data, &n, msg, sizeof msg) == GPGPU_ERROR_PARSE);
+    CHECK(strstr(msg, ":3: ") != NULL);
+    /* A short buffer gets a truncated, terminated message; none at all is fine. */
+    char tiny[8];
+    CHECK(read_text("%%MatrixMarket matrix array real general\n1 1\nx\n", GPGPU_TYPE_F64, &data,
+                    &n, tiny, sizeof tiny) == GPGPU_ERROR_PARSE);
+    CHECK(strlen(tiny) == sizeof tiny - 1);
+    CHECK(read_text("%%MatrixMarket matrix array real general\n1 1\nx\n", GPGPU_TYPE_F64, &data,
+                    &n, NULL, 0) == GPGPU_ERROR_PARSE);
+    CHECK(data == NULL);
+}
+
+static void test_arguments(void)
+{
+    void *data = NULL;
+    size_t n = 0;
+    const double one = 1.0;
+    CHECK(gpgpu_mtx_read_vector("/tmp/no/such/dir/x.mtx", GPGPU_TYPE_F64, &data, &n, NULL, 0) ==
+          GPGPU_ERROR_IO);
+    CHECK(gpgpu_mtx_read_vector(NULL, GPGPU_TYPE_F64, &data, &n, NULL, 0) ==
+          GPGPU_ERROR_NULL_POINTER);
+    CHECK(gpgpu_mtx_read_vector("x.mtx", GPGPU_TYPE_F64, NULL, &n, NULL, 0) ==
+          GPGPU_ERROR_NULL_POINTER);
+    CHECK(gpgpu_mtx_read_vector("x.mtx", GPGPU_TYPE_F64, &data, NULL, NULL, 0) ==
+          GPGPU_ERROR_NULL_POINTER);
+    CHECK(gpgpu_mtx_read_vector("x.mtx", (gpgpu_type)99, &data, &n, NULL, 0) ==
+          GPGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(gpgpu_mtx_write_vector(NULL, GPGPU_TYPE_F64, &one, 1, NULL, 0) ==
+          GPGPU_ERROR_NULL_POINTER);
+    CHECK(gpgpu_mtx_write_vector("/tmp/x.mtx", GPGPU_TYPE_F64, NULL, 1, NULL, 0) ==
+          GPGPU_ERROR_NULL_POINTER);
+    CHECK(gpgpu_mtx_write_vector("/tmp/x.mtx", (gpgpu_type)99, &one, 1, NULL, 0) ==
+          GPGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(gpgpu_mtx_write_vector("/tmp/no/such/dir/x.mtx", GPGPU_TYPE_F64, &one, 1, NULL, 0) ==
+          GPGPU_ERROR_IO);
+}
+
+/* A real sparse matrix is not a vector; skipped when the folder is not given. */
+static void test_real_matrix(void)
+{
+    const char *dir = getenv("GPGPU_MATRIX_DIR");
+    char path[4096];
+    if (dir == NULL || snprintf(path, sizeof path, "%s/G51.mtx", dir) >= (int)sizeof path ||
+        access(path, R_OK) != 0) {
+        return;
+    }
+    void *data = NULL;
+    size_t n = 0;
+    CHECK(gpgpu_mtx_read_vector(path, GPGPU_TYPE_F64, &data, &n, NULL, 0) == GPGPU_ERROR_PARSE);
+    CHECK(data == NULL);
+}
+
+int main(void)
+{
+    test_round_trips();
+    test_nan();
+    test_empty();
+    test_array_shapes();
+    test_coordinate();
+    test_parse_errors();
+    test_messages();
+    test_arguments();
+    test_real_matrix();
+    if (failures > 0) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    return 0;
+}

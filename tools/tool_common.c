@@ -1,0 +1,299 @@
+#include "tool_common.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *program_name = "gpgpu";
+static const char *program_help = "gpgpu --help";
+
+void tool_set_program(const char *name, const char *help_command)
+{
+    program_name = name;
+    program_help = help_command;
+}
+
+void tool_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", program_name);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry '%s'.\n", program_help);
+    exit(TOOL_EXIT_USAGE);
+}
+
+void tool_message(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", program_name);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int tool_exit_code(gpgpu_status status)
+{
+    switch (status) {
+    case GPGPU_SUCCESS:
+        return TOOL_EXIT_OK;
+    case GPGPU_ERROR_NO_CONTEXT:
+    case GPGPU_ERROR_GL_VERSION:
+    case GPGPU_ERROR_BACKEND_UNAVAILABLE:
+        return TOOL_EXIT_NO_GPU;
+    case GPGPU_ERROR_PARSE:
+        return TOOL_EXIT_USAGE;
+    default:
+        /* 1xx: the request itself was wrong (a bad combination, a count too
+         * large), which is the user's input, not a failure of the machine. */
+        return status >= 100 && status < 200 ? TOOL_EXIT_USAGE : TOOL_EXIT_FAILURE;
+    }
+}
+
+int tool_fail(gpgpu_status status, const char *what, const char *detail)
+{
+    if (detail == NULL || detail[0] == '\0')
+        detail = gpgpu_status_string(status);
+    tool_message("%s: %s", what, detail);
+    return tool_exit_code(status);
+}
+
+const char *tool_option_value(int argc, char **argv, int *i, const char *name)
+{
+    const char *arg = argv[*i];
+    size_t len = strlen(name);
+
+    if (strncmp(arg, name, len) != 0)
+        return NULL;
+    if (arg[len] == '=')
+        return arg + len + 1;
+    if (arg[len] != '\0')
+        return NULL;
+    if (*i + 1 >= argc)
+        tool_usage_error("option %s needs a value", name);
+    ++*i;
+    return argv[*i];
+}
+
+/* Name tables; a new backend or platform is one more line. */
+typedef struct name_value {
+    const char *name;
+    int value;
+} name_value;
+
+static const name_value backend_names[] = {
+    { "gl", GPGPU_BACKEND_GL },
+};
+
+static const name_value platform_names[] = {
+    { "egl-device", GPGPU_GL_PLATFORM_EGL_DEVICE },
+    { "egl-surfaceless", GPGPU_GL_PLATFORM_EGL_SURFACELESS },
+    { "glfw", GPGPU_GL_PLATFORM_GLFW },
+};
+
+static const name_value algo_names[] = {
+    { "fast", GPGPU_ALGO_FAST },
+    { "halving", GPGPU_ALGO_CLASSIC_HALVING },
+    { "stride", GPGPU_ALGO_CLASSIC_STRIDE },
+    { "minmax", GPGPU_ALGO_CLASSIC_MINMAX },
+    { "classic", GPGPU_ALGO_CLASSIC_SCAN },
+};
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The value named `text` in the table; otherwise a usage error that lists
+ * the names. */
+static int lookup_name(const name_value *table, size_t count, const char *option,
+                       const char *text)
+{
+    char choices[256] = "";
+
+    for (size_t k = 0; k < count; k++) {
+        if (strcmp(table[k].name, text) == 0)
+            return table[k].value;
+    }
+    for (size_t k = 0; k < count; k++) {
+        if (k > 0)
+            strncat(choices, ", ", sizeof(choices) - strlen(choices) - 1);
+        strncat(choices, table[k].name, sizeof(choices) - strlen(choices) - 1);
+    }
+    tool_usage_error("%s: unknown value '%s' (expected %s)", option, text, choices);
+}
+
+const char tool_context_options_help[] =
+    "  --backend NAME    gl (default: $GPGPU_BACKEND, else gl)\n"
+    "  --platform NAME   egl-device, egl-surfaceless or glfw (default:\n"
+    "                    $GPGPU_GL_PLATFORM, else the first that works)\n"
+    "  --debug           GL debug output and extra checks in the library\n";
+
+const char tool_help_footer[] =
+    "  -h, --help        this help\n"
+    "\n"
+    "Exit status: 0 success, 1 GPU, driver or I/O failure, 2 bad usage or\n"
+    "input, 77 no GPU context could be made.\n";
+
+bool tool_context_option(int argc, char **argv, int *i, gpgpu_context_desc *desc)
+{
+    const char *value;
+
+    if ((value = tool_option_value(argc, argv, i, "--backend")) != NULL) {
+        desc->backend = (gpgpu_backend)lookup_name(backend_names, COUNT_OF(backend_names),
+                                                   "--backend", value);
+    } else if ((value = tool_option_value(argc, argv, i, "--platform")) != NULL) {
+        desc->gl_platform = (gpgpu_gl_platform)lookup_name(
+            platform_names, COUNT_OF(platform_names), "--platform", value);
+    } else if (strcmp(argv[*i], "--debug") == 0) {
+        desc->debug = true;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+int tool_context_create(const gpgpu_context_desc *desc, gpgpu_context **ctx)
+{
+    gpgpu_status status = gpgpu_context_create(desc, ctx);
+
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot create a context", gpgpu_last_error(NULL));
+    return TOOL_EXIT_OK;
+}
+
+uint64_t tool_parse_uint(const char *option, const char *text, uint64_t min, uint64_t max)
+{
+    char *end;
+    unsigned long long value;
+
+    /* strtoull accepts leading blanks and a minus sign (negating the value),
+     * so insist on a digit first. */
+    if (text[0] < '0' || text[0] > '9')
+        tool_usage_error("%s: '%s' is not a non-negative integer", option, text);
+    errno = 0;
+    value = strtoull(text, &end, 10);
+    if (*end != '\0')
+        tool_usage_error("%s: '%s' is not a non-negative integer", option, text);
+    if (errno == ERANGE || value < min || value > max)
+        tool_usage_error("%s: %s is out of range [%" PRIu64 ", %" PRIu64 "]", option, text, min,
+                         max);
+    return (uint64_t)value;
+}
+
+gpgpu_type tool_parse_type(const char *text)
+{
+    static const gpgpu_type types[] = { GPGPU_TYPE_U32, GPGPU_TYPE_I32, GPGPU_TYPE_F32,
+                                        GPGPU_TYPE_F64 };
+
+    for (size_t k = 0; k < COUNT_OF(types); k++) {
+        if (strcmp(gpgpu_type_name(types[k]), text) == 0)
+            return types[k];
+    }
+    tool_usage_error("--type: unknown type '%s' (expected u32, i32, f32 or f64)", text);
+}
+
+gpgpu_algo tool_parse_algo(const char *text)
+{
+    return (gpgpu_algo)lookup_name(algo_names, COUNT_OF(algo_names), "--algo", text);
+}
+
+const char *tool_algo_name(gpgpu_algo algo)
+{
+    for (size_t k = 0; k < COUNT_OF(algo_names); k++) {
+        if (algo_names[k].value == (int)algo)
+            return algo_names[k].name;
+    }
+    return "default";
+}
+
+/* Element i of the sequence is the (i+1)-th output of splitmix64 seeded with
+ * `seed`; splitmix64's state is a plain counter, so any element can be made
+ * without the ones before it. */
+static uint64_t splitmix64_at(uint64_t seed, uint64_t i)
+{
+    uint64_t z = seed + (i + 1) * UINT64_C(0x9E3779B97F4A7C15);
+
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+void tool_random_fill(gpgpu_type type, uint64_t seed, size_t first, size_t count, void *data)
+{
+    for (size_t k = 0; k < count; k++) {
+        uint64_t r = splitmix64_at(seed, (uint64_t)(first + k));
+        /* Bit 63 is the sign; the mantissa bits come from below it. Taking
+         * 23 (52) bits keeps 0.5 + u exact and below 1.5 in float (double):
+         * with one bit more, the largest values would round up to 1.5. */
+        bool negative = (r >> 63) != 0;
+
+        switch (type) {
+        case GPGPU_TYPE_U32:
+            ((uint32_t *)data)[k] = 1 + (uint32_t)(r % 1000);
+            break;
+        case GPGPU_TYPE_I32: {
+            int32_t v = (int32_t)(r % 2000); /* 0..999 -> -1000..-1, 1000..1999 -> 1..1000 */
+            ((int32_t *)data)[k] = v < 1000 ? v - 1000 : v - 999;
+            break;
+        }
+        case GPGPU_TYPE_F32: {
+            float v = 0.5f + (float)((r >> 40) & 0x7FFFFF) * 0x1p-23f;
+            ((float *)data)[k] = negative ? -v : v;
+            break;
+        }
+        case GPGPU_TYPE_F64: {
+            double v = 0.5 + (double)((r >> 11) & UINT64_C(0xFFFFFFFFFFFFF)) * 0x1p-52;
+            ((double *)data)[k] = negative ? -v : v;
+            break;
+        }
+        }
+    }
+}
+
+int tool_upload_random(gpgpu_context *ctx, gpgpu_buffer *buf, gpgpu_type type, size_t count,
+                       uint64_t seed)
+{
+    const size_t piece = (size_t)1 << 20;
+    size_t size = gpgpu_type_size(type);
+    void *host;
+
+    if (count == 0)
+        return TOOL_EXIT_OK;
+    host = malloc((count < piece ? count : piece) * size);
+    if (host == NULL)
+        return tool_fail(GPGPU_ERROR_OUT_OF_MEMORY, "cannot generate random data",
+                         "out of host memory");
+    for (size_t first = 0; first < count; first += piece) {
+        size_t n = count - first < piece ? count - first : piece;
+        gpgpu_status status;
+
+        tool_random_fill(type, seed, first, n, host);
+        status = gpgpu_buffer_upload(buf, first * size, host, n * size);
+        if (status != GPGPU_SUCCESS) {
+            free(host);
+            return tool_fail(status, "cannot upload", gpgpu_last_error(ctx));
+        }
+    }
+    free(host);
+    return TOOL_EXIT_OK;
+}
+
+void tool_print_value(FILE *out, gpgpu_type type, const void *value)
+{
+    switch (type) {
+    case GPGPU_TYPE_U32:
+        fprintf(out, "%" PRIu32, *(const uint32_t *)value);
+        break;
+    case GPGPU_TYPE_I32:
+        fprintf(out, "%" PRId32, *(const int32_t *)value);
+        break;
+    case GPGPU_TYPE_F32:
+        fprintf(out, "%.17g", (double)*(const float *)value);
+        break;
+    case GPGPU_TYPE_F64:
+        fprintf(out, "%.17g", *(const double *)value);
+        break;
+    }
+}

@@ -1,0 +1,103 @@
+/* Helpers shared by the gpgpu and gpgpu-bench command-line tools. */
+#ifndef GPGPU_TOOL_COMMON_H
+#define GPGPU_TOOL_COMMON_H
+
+#include <gpgpu/gpgpu.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define TOOL_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define TOOL_PRINTF(fmt, args)
+#endif
+
+/* Exit codes. 77 is what meson and automake read as "test skipped", so test
+ * scripts pass on machines without a usable GPU. */
+enum {
+    TOOL_EXIT_OK = 0,
+    TOOL_EXIT_FAILURE = 1, /* GPU, driver or file I/O failure */
+    TOOL_EXIT_USAGE = 2,   /* bad option, value or input file */
+    TOOL_EXIT_NO_GPU = 77  /* no context could be made */
+};
+
+/* Sizes above this get progress lines on stderr: they take seconds. */
+#define TOOL_PROGRESS_THRESHOLD ((size_t)1 << 24)
+
+/* Sets the name that prefixes every message ("gpgpu") and the command that a
+ * usage error suggests ("gpgpu reduce --help"). */
+void tool_set_program(const char *name, const char *help_command);
+
+/* Prints "<program>: <message>" and a --help hint to stderr, then exits with
+ * TOOL_EXIT_USAGE. Only for argument parsing, which runs before anything
+ * needs releasing. */
+_Noreturn void tool_usage_error(const char *fmt, ...) TOOL_PRINTF(1, 2);
+
+/* Prints "<program>: <message>" to stderr. */
+void tool_message(const char *fmt, ...) TOOL_PRINTF(1, 2);
+
+/* The exit code for a failure of the given status. */
+int tool_exit_code(gpgpu_status status);
+
+/* Prints "<program>: <what>: <detail>" (the status name when detail is NULL
+ * or empty) and returns tool_exit_code(status). */
+int tool_fail(gpgpu_status status, const char *what, const char *detail);
+
+/* When argv[*i] is the option `name`, returns its value, given either as the
+ * next argument or after '=', and leaves *i on the last argument used; a
+ * missing value is a usage error. Returns NULL for any other argument. */
+const char *tool_option_value(int argc, char **argv, int *i, const char *name);
+
+/* Handles the context options both tools take (--backend, --platform,
+ * --debug) into *desc. Returns true when argv[*i] was one of them. */
+bool tool_context_option(int argc, char **argv, int *i, gpgpu_context_desc *desc);
+
+/* Help text lines for the options of tool_context_option. */
+extern const char tool_context_options_help[];
+
+/* The end of every help text: --help and the exit codes. */
+extern const char tool_help_footer[];
+
+/* Creates a context; on failure prints why and returns the exit code. */
+int tool_context_create(const gpgpu_context_desc *desc, gpgpu_context **ctx);
+
+/* Parses a decimal integer in [min, max] given to `option`; anything else is a
+ * usage error. */
+uint64_t tool_parse_uint(const char *option, const char *text, uint64_t min, uint64_t max);
+
+/* Parses "u32", "i32", "f32" or "f64"; anything else is a usage error. */
+gpgpu_type tool_parse_type(const char *text);
+
+/* Algorithm names: fast, halving, stride, minmax, classic (the classic scan);
+ * tool_algo_name gives "default" for GPGPU_ALGO_DEFAULT. */
+gpgpu_algo tool_parse_algo(const char *text);
+const char *tool_algo_name(gpgpu_algo algo);
+
+/* Writes elements [first, first + count) of the random sequence of `seed`:
+ * u32 in [1, 1000], i32 in [-1000, 1000] without 0, f32/f64 uniform in
+ * [0.5, 1.5) with a random sign. Element i depends on seed and i only, so
+ * the sequence can be made in pieces and is the same on every machine. */
+void tool_random_fill(gpgpu_type type, uint64_t seed, size_t first, size_t count, void *data);
+
+/* Fills the first `count` elements of buf with the random sequence of
+ * `seed`, a piece at a time so that the host never holds all of it. On
+ * failure prints why and returns the exit code. */
+int tool_upload_random(gpgpu_context *ctx, gpgpu_buffer *buf, gpgpu_type type, size_t count,
+                       uint64_t seed);
+
+/* Room for the result of gpgpu_reduce of any type: two elements (min, max),
+ * aligned for each type. */
+typedef union tool_reduce_result {
+    uint32_t u32[2];
+    int32_t i32[2];
+    float f32[2];
+    double f64[2];
+} tool_reduce_result;
+
+/* Prints one element: integers exactly, floats with %.17g (round-trips). */
+void tool_print_value(FILE *out, gpgpu_type type, const void *value);
+
+#endif /* GPGPU_TOOL_COMMON_H */
