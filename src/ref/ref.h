@@ -1,0 +1,63 @@
+/* The CPU reference: every algorithm, and every stage of it, as the tests'
+ * oracle. Arrays are host memory of the given type; offsets and counts are
+ * in elements (a V element is one element, or a (min, max) pair of two for
+ * GPGPU_OP_MINMAX), as in src/algo/reduce.h and src/algo/scan.h.
+ *
+ * Stages that apply one operation per output element (the classic steps,
+ * copies, min/max) compute in the type's own precision, so the GPU must
+ * match them bit for bit. Stages that sum many floats accumulate in long
+ * double and also return, per output, the sum of absolute values: the tests
+ * turn it into an error bound for the GPU's summation order. */
+#ifndef GPGPU_REF_H
+#define GPGPU_REF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpgpu/gpgpu.h"
+
+/* ---- reduce (glsl/reduce.comp) ---- */
+
+/* TILES: for g < groups, V element g of dst = op over the V elements of src
+ * (n of them; T elements, or pairs when src_pairs) in blocks b with
+ * b % groups == g, blocks of `block` elements. abs_sum[g] (if not NULL)
+ * receives the sum of |x| over those elements (sums of floats only). */
+void ref_reduce_tiles(gpgpu_type type, gpgpu_op op, const void *src, size_t n, bool src_pairs,
+                      uint32_t groups, uint32_t block, void *dst, long double *abs_sum);
+void ref_reduce_expand(gpgpu_type type, gpgpu_op op, const void *src, size_t n, void *dst);
+void ref_reduce_halving(gpgpu_type type, gpgpu_op op, void *a, size_t n);
+void ref_reduce_stride(gpgpu_type type, gpgpu_op op, void *a, size_t n, size_t q);
+void ref_reduce_pairs(gpgpu_type type, void *a, size_t n);
+void ref_reduce_quads(gpgpu_type type, void *a, size_t n);
+
+/* The whole reduction of n elements into result (1 or 2 elements); floats
+ * summed in long double, *abs_sum (if not NULL) = sum of |x|. */
+void ref_reduce(gpgpu_type type, gpgpu_op op, const void *src, size_t n, void *result,
+                long double *abs_sum);
+/* The classic drivers replayed step by step (bit-exact twins). */
+void ref_reduce_classic(gpgpu_type type, gpgpu_op op, gpgpu_algo algo, const void *src, size_t n,
+                        void *result);
+
+/* ---- scan (glsl/scan.comp) ---- */
+
+/* REDUCE: part[g] = sum of src[g * per_group, min(n, (g+1) * per_group)) with
+ * per_group = tiles_per_group * tile; abs_sum[g] as above. */
+void ref_scan_reduce(gpgpu_type type, const void *src, size_t n, uint32_t groups,
+                     uint32_t tiles_per_group, uint32_t tile, void *part, long double *abs_sum);
+/* PARTIALS: part[0..groups) becomes its exclusive prefix sum. */
+void ref_scan_partials(gpgpu_type type, void *part, uint32_t groups, long double *abs_prefix);
+/* TILES: dst[i] = part[g] + (inclusive or exclusive) prefix of src within
+ * group g's run; abs_prefix[i] (if not NULL) = sum of |x| that went into it. */
+void ref_scan_tiles(gpgpu_type type, bool exclusive, const void *src, size_t n, const void *part,
+                    uint32_t tiles_per_group, uint32_t tile, void *dst, long double *abs_prefix);
+void ref_scan_copy(gpgpu_type type, bool exclusive, const void *src, size_t n, void *dst);
+void ref_scan_step(gpgpu_type type, void *a, size_t n, unsigned k);
+
+/* The whole scan (floats in long double), abs_prefix as for TILES. */
+void ref_scan(gpgpu_type type, bool exclusive, const void *src, size_t n, void *dst,
+              long double *abs_prefix);
+/* iPrefixSum replayed step by step (bit-exact twin of the classic scan). */
+void ref_scan_classic(gpgpu_type type, bool exclusive, const void *src, size_t n, void *dst);
+
+#endif /* GPGPU_REF_H */

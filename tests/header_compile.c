@@ -1,0 +1,8 @@
+/* The public headers compile on their own (built as a test target). */
+#include "gpgpu/gpgpu.h"
+#include "gpgpu/io.h"
+
+int main(void)
+{
+    return gpgpu_type_size(GPGPU_TYPE_F32) == 4 ? 0 : 1;
+}
