@@ -143,6 +143,7 @@ typedef struct gpgpu_context_desc {
  *
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER if out is NULL;
  *   GPGPU_ERROR_INVALID_ARGUMENT for an unknown enum or env value;
+ *   GPGPU_ERROR_NULL_POINTER also for gl_platform ADOPT without gl_get_proc_address;
  *   GPGPU_ERROR_NO_CONTEXT if none could be made (or none is current to adopt);
  *   GPGPU_ERROR_GL_VERSION if GL is older than 4.3; GPGPU_ERROR_BACKEND_UNAVAILABLE.
  *   On failure *out is NULL and gpgpu_last_error(NULL) says why.
@@ -251,6 +252,7 @@ typedef struct gpgpu_reduce_desc {
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
  *   type/op/algo); GPGPU_ERROR_UNSUPPORTED_COMBINATION (CLASSIC_MINMAX with an op other than
  *   MINMAX, or a scan algorithm); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE;
+ *   GPGPU_ERROR_MISALIGNED (a wrapped buffer's offset is not a multiple of the element size);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles); GPGPU_ERROR_OUT_OF_MEMORY;
  *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */
@@ -273,7 +275,8 @@ typedef struct gpgpu_scan_desc {
  *
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT;
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce-only algorithm); GPGPU_ERROR_OUT_OF_RANGE;
- *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_UNSUPPORTED_FEATURE;
+ *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED;
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE;
  *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */
 GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc,

@@ -24,11 +24,13 @@ static gpgpu_status pick_backend(const gpgpu_context_desc *desc, gpgpu_backend *
 gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context **out)
 {
     static const gpgpu_context_desc defaults;
-    CHECK(out, NULL, GPGPU_ERROR_NULL_POINTER, "gpgpu_context_create: out is NULL");
-    *out = NULL;
     if (!desc)
         desc = &defaults;
+    /* Before the first check: a failure must reach this call's callback, never
+     * an earlier call's (whose user_data may be gone). */
     ctx_set_creation_callback(desc->error_callback, desc->user_data);
+    CHECK(out, NULL, GPGPU_ERROR_NULL_POINTER, "gpgpu_context_create: out is NULL");
+    *out = NULL;
     gpgpu_backend backend;
     TRY(pick_backend(desc, &backend));
 

@@ -145,7 +145,6 @@ static gpgpu_status open_glfw(gpgpu_context *ctx, gl_state *st, bool debug)
     if (!window) {
         const char *why = "";
         glfwGetError(&why);
-        glfwTerminate();
         return ctx_fail(ctx, GPGPU_ERROR_NO_CONTEXT, "glfw: no GL 4.3 window: %s", why ? why : "");
     }
     st->glfw_window = window;
@@ -234,15 +233,18 @@ void gl_platform_close(gl_state *st)
         eglMakeCurrent(st->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         if (st->egl_context != EGL_NO_CONTEXT)
             eglDestroyContext(st->display, st->egl_context);
-        eglTerminate(st->display);
+        /* No eglTerminate: an EGLDisplay is one per device and process, so
+         * terminating it would destroy every other context on it (another
+         * gpgpu_context's, or the application's own). */
     }
     st->display = EGL_NO_DISPLAY;
     st->egl_context = EGL_NO_CONTEXT;
 #ifdef GPGPU_HAVE_GLFW
-    if (st->glfw_window) {
+    /* No glfwTerminate (here or when a window cannot be made): it would
+     * destroy every GLFW window of the process, other contexts' and the
+     * application's. */
+    if (st->glfw_window)
         glfwDestroyWindow(st->glfw_window);
-        glfwTerminate();
-    }
 #endif
     st->glfw_window = NULL;
 }

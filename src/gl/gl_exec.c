@@ -142,6 +142,9 @@ static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
 {
     gpgpu_context *ctx = buf->ctx;
     const GladGLContext *gl = &gl_of(ctx)->gl;
+    /* GLsizeiptr is signed: a larger size would reach GL as a negative one. */
+    CHECK(buf->size <= (size_t)PTRDIFF_MAX, ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+          "creating a buffer: %zu bytes is more than GL can allocate", buf->size);
     gl_buffer *b = calloc(1, sizeof *b);
     CHECK(b, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     gl->CreateBuffers(1, &b->name);
@@ -217,10 +220,12 @@ static gpgpu_status gl_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_b
     return gl_check_error(src->ctx, "copying between buffers");
 }
 
+/* Bindings start at a multiple of the SSBO offset alignment and of 8, so
+ * that the shift tells whether a wrap's offset suits 8-byte elements too. */
 static size_t gl_binding_shift(const gpgpu_buffer *buf)
 {
     size_t align = gl_of(buf->ctx)->ssbo_alignment;
-    return buf_of(buf)->offset % align;
+    return buf_of(buf)->offset % (align > 8 ? align : 8);
 }
 
 /* ---------------------------------------------------- calls and stages */
@@ -252,9 +257,10 @@ static gpgpu_status gl_end(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
     const GladGLContext *gl = &st->gl;
+    /* Our writes must be visible to whatever reads the buffers next: the
+     * caller's vertex fetch, draws, copies, or its own shaders. */
+    gl->MemoryBarrier(GL_ALL_BARRIER_BITS);
     if (st->platform == GPGPU_GL_PLATFORM_ADOPT) {
-        /* Our writes must be visible to the caller's vertex fetch, draws and copies. */
-        gl->MemoryBarrier(GL_ALL_BARRIER_BITS);
         gl->UseProgram((GLuint)st->saved_program);
         for (GLuint i = 0; i < EXEC_MAX_BINDINGS; i++) {
             GLuint name = (GLuint)st->saved_ssbo[i][0];
@@ -332,6 +338,14 @@ static void gl_destroy(gpgpu_context *ctx)
     if (!st)
         return;
     if (gl_platform_make_current(ctx, st) == GPGPU_SUCCESS && st->gl.DeleteProgram) {
+        if (st->debug_installed && st->platform == GPGPU_GL_PLATFORM_ADOPT) {
+            /* The caller's context outlives ctx: never leave it a callback into freed memory. */
+            GLDEBUGPROC callback;
+            memcpy(&callback, &st->saved_debug_callback, sizeof callback);
+            st->gl.DebugMessageCallback(callback, st->saved_debug_user);
+            if (!st->saved_debug_synchronous)
+                st->gl.Disable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+        }
         for (size_t i = 0; i < st->program_count; i++)
             st->gl.DeleteProgram(st->programs[i].program);
         if (st->timer_query)
@@ -467,6 +481,10 @@ gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *des
     }
     st->gl.GenQueries(1, &st->timer_query);
     if (desc->debug) {
+        st->gl.GetPointerv(GL_DEBUG_CALLBACK_FUNCTION, &st->saved_debug_callback);
+        st->gl.GetPointerv(GL_DEBUG_CALLBACK_USER_PARAM, &st->saved_debug_user);
+        st->saved_debug_synchronous = st->gl.IsEnabled(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+        st->debug_installed = true;
         st->gl.Enable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
         st->gl.DebugMessageCallback(debug_message, ctx);
     }

@@ -39,6 +39,12 @@ typedef struct gl_state {
     GLint saved_generic_ssbo;
     GLint64 saved_ssbo[EXEC_MAX_BINDINGS][3]; /* name, start, size */
 
+    /* Adopt + debug: the caller's debug callback, put back by destroy. */
+    bool debug_installed;
+    void *saved_debug_callback; /* a GLDEBUGPROC, as glGetPointerv gives it */
+    void *saved_debug_user;
+    GLboolean saved_debug_synchronous;
+
     char vendor[256], renderer[256], version[256];
 } gl_state;
 

@@ -1,0 +1,1103 @@
+/* The public API's behaviour apart from numeric results: every documented
+ * error code, the error message and callback, wrapped GL buffers (ranges at
+ * unaligned offsets, nothing outside the written range touched), adopting
+ * the caller's context and restoring its GL state, empty inputs, and several
+ * contexts at once. The test makes its own GL objects through its own glad
+ * table on the library's current (headless) context. */
+#include "testlib.h"
+
+#include <EGL/egl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glad_gl.h"
+
+static GladGLContext gl; /* the test's own GL calls, on the current context */
+
+#define S_OK GPGPU_SUCCESS
+#define E_INVALID GPGPU_ERROR_INVALID_ARGUMENT
+#define E_NULL GPGPU_ERROR_NULL_POINTER
+#define E_RANGE GPGPU_ERROR_OUT_OF_RANGE
+#define E_COMBO GPGPU_ERROR_UNSUPPORTED_COMBINATION
+#define E_OVERLAP GPGPU_ERROR_OVERLAP
+#define E_ALIGN GPGPU_ERROR_MISALIGNED
+#define E_OOM GPGPU_ERROR_OUT_OF_MEMORY
+
+/* After a failure the context's message names the function that failed. */
+#define EXPECT_NAMED(ctx, name)                                                   \
+    EXPECT(strstr(gpgpu_last_error(ctx), name) != NULL,                           \
+           "last error \"%s\" does not name %s", gpgpu_last_error(ctx), name)
+
+/* Handles the library must set to NULL on failure start as this. */
+static int sentinel_target;
+#define SENTINEL ((void *)&sentinel_target)
+
+/* ------------------------------------------------------------ callbacks */
+
+typedef struct cb_record {
+    int calls;
+    gpgpu_status status;
+    char message[1024];
+} cb_record;
+
+static void record_error(gpgpu_status status, const char *message, void *user_data)
+{
+    cb_record *r = user_data;
+    r->calls++;
+    r->status = status;
+    snprintf(r->message, sizeof r->message, "%s", message);
+}
+
+/* ------------------------------------------------- statuses and types */
+
+static const gpgpu_status all_statuses[] = {
+    GPGPU_SUCCESS, GPGPU_ERROR_INVALID_ARGUMENT, GPGPU_ERROR_NULL_POINTER,
+    GPGPU_ERROR_OUT_OF_RANGE, GPGPU_ERROR_UNSUPPORTED_COMBINATION, GPGPU_ERROR_OVERLAP,
+    GPGPU_ERROR_MISALIGNED, GPGPU_ERROR_TOO_LARGE, GPGPU_ERROR_NO_CONTEXT,
+    GPGPU_ERROR_GL_VERSION, GPGPU_ERROR_UNSUPPORTED_FEATURE, GPGPU_ERROR_BACKEND_UNAVAILABLE,
+    GPGPU_ERROR_SHADER_COMPILE, GPGPU_ERROR_OUT_OF_MEMORY, GPGPU_ERROR_BACKEND,
+    GPGPU_ERROR_IO, GPGPU_ERROR_PARSE,
+};
+enum { STATUS_COUNT = sizeof all_statuses / sizeof all_statuses[0] };
+
+static void check_status_strings(void)
+{
+    for (size_t i = 0; i < STATUS_COUNT; i++) {
+        const char *s = gpgpu_status_string(all_statuses[i]);
+        EXPECT(s && *s && strcmp(s, "unknown status") != 0, "status %d has no name",
+               (int)all_statuses[i]);
+        for (size_t j = 0; s && j < i; j++)
+            EXPECT(strcmp(s, gpgpu_status_string(all_statuses[j])) != 0,
+                   "statuses %d and %d share the name \"%s\"", (int)all_statuses[i],
+                   (int)all_statuses[j], s);
+    }
+    const gpgpu_status unknown[] = {(gpgpu_status)1, (gpgpu_status)99, (gpgpu_status)-1,
+                                    (gpgpu_status)999};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+        EXPECT(strcmp(gpgpu_status_string(unknown[i]), "unknown status") == 0,
+               "status %d is named \"%s\"", (int)unknown[i], gpgpu_status_string(unknown[i]));
+}
+
+static void check_type_names(void)
+{
+    static const struct {
+        gpgpu_type type;
+        const char *name;
+        size_t size;
+    } types[] = {
+        {GPGPU_TYPE_U32, "u32", 4}, {GPGPU_TYPE_I32, "i32", 4}, {GPGPU_TYPE_F32, "f32", 4},
+        {GPGPU_TYPE_F64, "f64", 8}, {(gpgpu_type)0, NULL, 0},   {(gpgpu_type)5, NULL, 0},
+        {(gpgpu_type)-1, NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        const char *name = gpgpu_type_name(types[i].type);
+        EXPECT(types[i].name ? name && strcmp(name, types[i].name) == 0 : name == NULL,
+               "gpgpu_type_name(%d) is %s", (int)types[i].type, name ? name : "NULL");
+        EXPECT(gpgpu_type_size(types[i].type) == types[i].size, "gpgpu_type_size(%d) is %zu",
+               (int)types[i].type, gpgpu_type_size(types[i].type));
+    }
+}
+
+/* ---------------------------------------------------- context creation */
+
+/* Sets (or, with value NULL, clears) an environment variable and gives back
+ * what it was, for restore_env. */
+static char *swap_env(const char *name, const char *value)
+{
+    const char *old = getenv(name);
+    char *saved = old ? strdup(old) : NULL;
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+    return saved;
+}
+
+static void restore_env(const char *name, char *saved)
+{
+    if (saved)
+        setenv(name, saved, 1);
+    else
+        unsetenv(name);
+    free(saved);
+}
+
+typedef struct create_case {
+    const char *what;
+    const char *env_name, *env_value; /* set around the call when env_name is set */
+    gpgpu_context_desc desc;
+    gpgpu_status expected;
+    const char *message_has; /* gpgpu_last_error(NULL) contains it */
+} create_case;
+
+/* Run before any context exists: the last case needs nothing current. */
+static const create_case create_cases[] = {
+    {"unknown backend", NULL, NULL, {.backend = (gpgpu_backend)99}, E_INVALID, "backend"},
+    {"unknown GL platform", NULL, NULL, {.gl_platform = (gpgpu_gl_platform)99}, E_INVALID,
+     "platform"},
+    {"GPGPU_GL_PLATFORM=bogus", "GPGPU_GL_PLATFORM", "bogus", {0}, E_INVALID,
+     "GPGPU_GL_PLATFORM=bogus"},
+    {"GPGPU_BACKEND=bogus", "GPGPU_BACKEND", "bogus", {0}, E_INVALID, "GPGPU_BACKEND=bogus"},
+    {"adopt without gl_get_proc_address", NULL, NULL, {.gl_platform = GPGPU_GL_PLATFORM_ADOPT},
+     E_NULL, "gl_get_proc_address"},
+    {"adopt with no current context", NULL, NULL,
+     {.gl_get_proc_address = (gpgpu_get_proc_address)eglGetProcAddress},
+     GPGPU_ERROR_NO_CONTEXT, "current"},
+};
+
+static void run_create_case(const create_case *c)
+{
+    cb_record r = {0};
+    gpgpu_context_desc desc = c->desc;
+    desc.error_callback = record_error;
+    desc.user_data = &r;
+    char *saved = c->env_name ? swap_env(c->env_name, c->env_value) : NULL;
+    gpgpu_context *out = SENTINEL;
+    gpgpu_status s = gpgpu_context_create(&desc, &out);
+    if (c->env_name)
+        restore_env(c->env_name, saved);
+    EXPECT(s == c->expected, "%s: gpgpu_context_create returned %d (%s), expected %d: %s",
+           c->what, (int)s, gpgpu_status_string(s), (int)c->expected, gpgpu_last_error(NULL));
+    EXPECT(out == NULL, "%s: *out is not NULL after a failure", c->what);
+    EXPECT(strstr(gpgpu_last_error(NULL), c->message_has) != NULL,
+           "%s: gpgpu_last_error(NULL) \"%s\" does not name \"%s\"", c->what,
+           gpgpu_last_error(NULL), c->message_has);
+    EXPECT(r.calls == 1 && r.status == c->expected, "%s: callback called %d times, status %d",
+           c->what, r.calls, (int)r.status);
+    EXPECT(strcmp(r.message, gpgpu_last_error(NULL)) == 0,
+           "%s: callback message \"%s\" is not the last error \"%s\"", c->what, r.message,
+           gpgpu_last_error(NULL));
+    if (out && out != SENTINEL)
+        gpgpu_context_destroy(out);
+}
+
+static void check_create_failures(void)
+{
+    for (size_t i = 0; i < sizeof create_cases / sizeof create_cases[0]; i++)
+        run_create_case(&create_cases[i]);
+
+    /* out == NULL: the callback of this call's descriptor hears of it, never
+     * the callback of an earlier call (whose user_data may be gone by now). */
+    static cb_record earlier;
+    gpgpu_context *out = SENTINEL;
+    EXPECT_STATUS(NULL,
+                  gpgpu_context_create(&(gpgpu_context_desc){.backend = (gpgpu_backend)99,
+                                                             .error_callback = record_error,
+                                                             .user_data = &earlier},
+                                       &out),
+                  E_INVALID);
+    cb_record r = {0};
+    EXPECT_STATUS(NULL,
+                  gpgpu_context_create(
+                      &(gpgpu_context_desc){.error_callback = record_error, .user_data = &r},
+                      NULL),
+                  E_NULL);
+    EXPECT(*gpgpu_last_error(NULL) != '\0', "no message for out == NULL");
+    EXPECT(r.calls == 1 && r.status == E_NULL,
+           "out == NULL: the descriptor's callback was called %d times", r.calls);
+    EXPECT_STATUS(NULL, gpgpu_context_create(NULL, NULL), E_NULL);
+    EXPECT(earlier.calls == 1, "an earlier call's callback was called %d times", earlier.calls);
+}
+
+/* -------------------------------------------------------- context calls */
+
+static void check_context_calls(gpgpu_context *ctx)
+{
+    EXPECT(strcmp(gpgpu_last_error(ctx), "") == 0, "a new context's last error is \"%s\"",
+           gpgpu_last_error(ctx));
+    gpgpu_info info;
+    EXPECT_STATUS(NULL, gpgpu_context_info(NULL, &info), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_context_info(ctx, NULL), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_context_info");
+    EXPECT_STATUS(ctx, gpgpu_context_info(ctx, &info), S_OK);
+    EXPECT(strcmp(info.backend, "gl") == 0 && info.storage_offset_alignment > 0 &&
+               info.version_major >= 4,
+           "info: backend %s, alignment %zu, GL %d.%d", info.backend,
+           info.storage_offset_alignment, info.version_major, info.version_minor);
+    EXPECT_STATUS(NULL, gpgpu_finish(NULL), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_finish(ctx), S_OK);
+    gpgpu_context_destroy(NULL);
+    gpgpu_buffer_destroy(NULL);
+    EXPECT(gpgpu_buffer_size(NULL) == 0, "gpgpu_buffer_size(NULL) is not 0");
+}
+
+static void check_timer(gpgpu_context *ctx)
+{
+    double ns = -1;
+    EXPECT_STATUS(NULL, gpgpu_timer_begin(NULL), E_NULL);
+    EXPECT_STATUS(NULL, gpgpu_timer_end(NULL, &ns), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_timer_end(ctx, NULL), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_timer_end");
+    EXPECT_STATUS(ctx, gpgpu_timer_end(ctx, &ns), E_INVALID); /* without begin */
+    EXPECT_NAMED(ctx, "gpgpu_timer_end");
+    EXPECT_STATUS(ctx, gpgpu_timer_begin(ctx), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_timer_begin(ctx), E_INVALID); /* twice */
+    EXPECT_NAMED(ctx, "gpgpu_timer_begin");
+    EXPECT_STATUS(ctx, gpgpu_timer_end(ctx, NULL), E_NULL); /* keeps the measurement */
+    EXPECT_STATUS(ctx, gpgpu_timer_end(ctx, &ns), S_OK);
+    EXPECT(ns >= 0, "gpu time %g ns", ns);
+    EXPECT_STATUS(ctx, gpgpu_timer_end(ctx, &ns), E_INVALID); /* already ended */
+    EXPECT_STATUS(ctx, gpgpu_timer_begin(ctx), S_OK);         /* a new one may start */
+    EXPECT_STATUS(ctx, gpgpu_timer_end(ctx, &ns), S_OK);
+}
+
+/* -------------------------------------------------------------- buffers */
+
+static void check_buffer_create(gpgpu_context *ctx)
+{
+    gpgpu_buffer *b = SENTINEL;
+    EXPECT_STATUS(NULL, gpgpu_buffer_create(NULL, 4, &b), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 4, NULL), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_buffer_create");
+    static const struct {
+        size_t bytes;
+        gpgpu_status expected;
+    } cases[] = {
+        {0, E_INVALID}, {SIZE_MAX, E_OOM}, {(size_t)PTRDIFF_MAX + 1, E_OOM},
+        {1, S_OK},      {5, S_OK},         {4096, S_OK},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        b = SENTINEL;
+        gpgpu_status s = gpgpu_buffer_create(ctx, cases[i].bytes, &b);
+        EXPECT(s == cases[i].expected, "gpgpu_buffer_create(%zu) returned %d (%s), expected %d: %s",
+               cases[i].bytes, (int)s, gpgpu_status_string(s), (int)cases[i].expected,
+               gpgpu_last_error(ctx));
+        if (s == S_OK) {
+            EXPECT(gpgpu_buffer_size(b) == cases[i].bytes, "size %zu", gpgpu_buffer_size(b));
+            gpgpu_buffer_destroy(b);
+        } else {
+            EXPECT(b == NULL, "gpgpu_buffer_create(%zu): *out is not NULL", cases[i].bytes);
+        }
+        if (s == E_INVALID)
+            EXPECT_NAMED(ctx, "gpgpu_buffer_create");
+    }
+}
+
+typedef struct range_case {
+    size_t offset, bytes;
+    gpgpu_status expected;
+} range_case;
+
+/* Against a 64-byte buffer. */
+static const range_case transfer_cases[] = {
+    {0, 64, S_OK},           {60, 4, S_OK},          {1, 3, S_OK},
+    {64, 0, S_OK},           {0, 0, S_OK},           {65, 0, E_RANGE},
+    {0, 65, E_RANGE},        {60, 8, E_RANGE},       {64, 1, E_RANGE},
+    {SIZE_MAX, 1, E_RANGE},  {SIZE_MAX, 0, E_RANGE}, {4, SIZE_MAX, E_RANGE},
+    {SIZE_MAX, SIZE_MAX, E_RANGE}, {64, SIZE_MAX - 63, E_RANGE}, {1, SIZE_MAX, E_RANGE},
+};
+
+static void check_transfers(gpgpu_context *ctx)
+{
+    uint8_t pattern[64], got[64], scratch[64];
+    for (int i = 0; i < 64; i++)
+        pattern[i] = (uint8_t)(i * 37 + 11);
+    gpgpu_buffer *b = test_buffer(ctx, pattern, 64);
+    for (size_t i = 0; i < sizeof transfer_cases / sizeof transfer_cases[0]; i++) {
+        const range_case *c = &transfer_cases[i];
+        /* A successful upload writes what is there already. */
+        const void *src = c->expected == S_OK ? pattern + c->offset : pattern;
+        gpgpu_status s = gpgpu_buffer_upload(b, c->offset, src, c->bytes);
+        EXPECT(s == c->expected, "upload [%zu, +%zu) returned %d (%s), expected %d", c->offset,
+               c->bytes, (int)s, gpgpu_status_string(s), (int)c->expected);
+        if (s != S_OK)
+            EXPECT_NAMED(ctx, "gpgpu_buffer_upload");
+        s = gpgpu_buffer_download(b, c->offset, scratch, c->bytes);
+        EXPECT(s == c->expected, "download [%zu, +%zu) returned %d (%s), expected %d",
+               c->offset, c->bytes, (int)s, gpgpu_status_string(s), (int)c->expected);
+        if (s != S_OK)
+            EXPECT_NAMED(ctx, "gpgpu_buffer_download");
+        else
+            EXPECT(memcmp(scratch, pattern + c->offset, c->bytes) == 0,
+                   "download [%zu, +%zu) differs", c->offset, c->bytes);
+    }
+    EXPECT_STATUS(NULL, gpgpu_buffer_upload(NULL, 0, pattern, 4), E_NULL);
+    EXPECT_STATUS(NULL, gpgpu_buffer_download(NULL, 0, got, 4), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_buffer_upload(b, 0, NULL, 4), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_buffer_upload");
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(b, 0, NULL, 4), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_buffer_download");
+    EXPECT_STATUS(ctx, gpgpu_buffer_upload(b, 0, NULL, 0), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(b, 0, NULL, 0), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(b, 0, got, 64), S_OK);
+    EXPECT(memcmp(got, pattern, 64) == 0, "failed uploads changed the buffer");
+    gpgpu_buffer_destroy(b);
+}
+
+typedef struct copy_case {
+    bool same; /* copy within one buffer */
+    size_t src_off, dst_off, bytes;
+    gpgpu_status expected;
+} copy_case;
+
+/* Between 64-byte buffers. */
+static const copy_case copy_cases[] = {
+    {false, 0, 0, 64, S_OK},       {false, 4, 8, 52, S_OK},        {false, 0, 0, 0, S_OK},
+    {false, 64, 64, 0, S_OK},      {true, 0, 32, 32, S_OK},        {true, 32, 0, 32, S_OK},
+    {true, 8, 8, 0, S_OK},         {false, 2, 0, 4, E_ALIGN},      {false, 0, 2, 4, E_ALIGN},
+    {false, 0, 0, 6, E_ALIGN},     {false, 1, 1, 1, E_ALIGN},      {false, 4, 0, 64, E_RANGE},
+    {false, 0, 4, 64, E_RANGE},    {false, 68, 0, 0, E_RANGE},     {false, 0, 68, 0, E_RANGE},
+    {false, SIZE_MAX - 3, 0, 4, E_RANGE}, {false, 0, SIZE_MAX - 3, 4, E_RANGE},
+    {false, 4, 0, SIZE_MAX - 3, E_RANGE}, {false, 64, 0, SIZE_MAX - 63, E_RANGE},
+    {true, 0, 4, 8, E_OVERLAP},    {true, 4, 0, 8, E_OVERLAP},     {true, 0, 0, 4, E_OVERLAP},
+    {true, 0, 28, 32, E_OVERLAP},  {true, 32, 4, 32, E_OVERLAP},
+};
+
+static void check_copy(gpgpu_context *ctx)
+{
+    uint32_t data[16];
+    test_random(GPGPU_TYPE_U32, data, 16, 1);
+    gpgpu_buffer *a = test_buffer(ctx, data, 64), *b = test_buffer(ctx, NULL, 64);
+    for (size_t i = 0; i < sizeof copy_cases / sizeof copy_cases[0]; i++) {
+        const copy_case *c = &copy_cases[i];
+        gpgpu_status s = gpgpu_buffer_copy(a, c->src_off, c->same ? a : b, c->dst_off, c->bytes);
+        EXPECT(s == c->expected, "copy %s [%zu] -> [%zu] of %zu bytes returned %d (%s), expected %d",
+               c->same ? "within a buffer" : "between buffers", c->src_off, c->dst_off, c->bytes,
+               (int)s, gpgpu_status_string(s), (int)c->expected);
+        if (s != S_OK)
+            EXPECT_NAMED(ctx, "gpgpu_buffer_copy");
+    }
+    /* The successful copies within a moved halves around; between, b got a. */
+    uint32_t got[16];
+    EXPECT_STATUS(ctx, gpgpu_buffer_copy(a, 0, b, 0, 64), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_upload(a, 0, data, 64), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_copy(a, 8, b, 4, 16), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(b, 4, got, 16), S_OK);
+    EXPECT(memcmp(got, data + 2, 16) == 0, "gpgpu_buffer_copy moved the wrong bytes");
+    EXPECT_STATUS(NULL, gpgpu_buffer_copy(NULL, 0, b, 0, 4), E_NULL);
+    EXPECT_STATUS(NULL, gpgpu_buffer_copy(a, 0, NULL, 0, 4), E_NULL);
+    gpgpu_buffer_destroy(a);
+    gpgpu_buffer_destroy(b);
+}
+
+/* --------------------------------------------------------------- reduce */
+
+#define U32 GPGPU_TYPE_U32
+#define F64 GPGPU_TYPE_F64
+#define SUM GPGPU_OP_SUM
+#define MIN GPGPU_OP_MIN
+#define MAX GPGPU_OP_MAX
+#define MINMAX GPGPU_OP_MINMAX
+
+typedef struct reduce_case {
+    gpgpu_reduce_desc desc;
+    size_t offset, count;
+    gpgpu_status expected;
+} reduce_case;
+
+/* Against a 64-byte buffer: 16 u32 or 8 f64. */
+static const reduce_case reduce_cases[] = {
+    {{U32, SUM, GPGPU_ALGO_DEFAULT}, 0, 16, S_OK},
+    {{U32, MINMAX, GPGPU_ALGO_CLASSIC_MINMAX}, 3, 13, S_OK},
+    {{U32, MIN, GPGPU_ALGO_CLASSIC_HALVING}, 0, 16, S_OK},
+    {{U32, MAX, GPGPU_ALGO_CLASSIC_STRIDE}, 0, 16, S_OK},
+    {{F64, SUM, GPGPU_ALGO_FAST}, 0, 8, S_OK},
+    {{(gpgpu_type)0, SUM, 0}, 0, 1, E_INVALID},
+    {{(gpgpu_type)5, SUM, 0}, 0, 1, E_INVALID},
+    {{(gpgpu_type)-1, SUM, 0}, 0, 1, E_INVALID},
+    {{U32, (gpgpu_op)0, 0}, 0, 1, E_INVALID},
+    {{U32, (gpgpu_op)5, 0}, 0, 1, E_INVALID},
+    {{U32, (gpgpu_op)-1, 0}, 0, 1, E_INVALID},
+    {{U32, SUM, (gpgpu_algo)6}, 0, 1, E_INVALID},
+    {{U32, SUM, (gpgpu_algo)-1}, 0, 1, E_INVALID},
+    {{U32, SUM, GPGPU_ALGO_CLASSIC_MINMAX}, 0, 1, E_COMBO},
+    {{U32, MIN, GPGPU_ALGO_CLASSIC_MINMAX}, 0, 1, E_COMBO},
+    {{U32, MAX, GPGPU_ALGO_CLASSIC_MINMAX}, 0, 1, E_COMBO},
+    {{U32, SUM, GPGPU_ALGO_CLASSIC_SCAN}, 0, 1, E_COMBO},
+    {{U32, MINMAX, GPGPU_ALGO_CLASSIC_SCAN}, 0, 1, E_COMBO},
+    {{U32, SUM, 0}, 0, 17, E_RANGE},
+    {{U32, SUM, 0}, 15, 2, E_RANGE},
+    {{U32, SUM, 0}, 17, 0, E_RANGE},
+    {{U32, SUM, 0}, SIZE_MAX, 1, E_RANGE},
+    {{U32, SUM, 0}, SIZE_MAX, 0, E_RANGE},
+    {{U32, SUM, 0}, 1, SIZE_MAX, E_RANGE},
+    {{U32, SUM, 0}, SIZE_MAX, SIZE_MAX, E_RANGE},
+    {{U32, SUM, 0}, 16, SIZE_MAX - 15, E_RANGE}, /* offset + count wraps to 0 */
+    {{U32, MINMAX, GPGPU_ALGO_CLASSIC_MINMAX}, 8, 9, E_RANGE},
+    {{F64, SUM, 0}, 0, 9, E_RANGE},
+    {{F64, SUM, 0}, 4, 5, E_RANGE},
+};
+
+static void check_reduce_errors(gpgpu_context *ctx)
+{
+    gpgpu_buffer *b = test_buffer(ctx, NULL, 64);
+    double result[2];
+    for (size_t i = 0; i < sizeof reduce_cases / sizeof reduce_cases[0]; i++) {
+        const reduce_case *c = &reduce_cases[i];
+        gpgpu_status s = gpgpu_reduce(ctx, &c->desc, b, c->offset, c->count, result);
+        EXPECT(s == c->expected,
+               "reduce case %zu (type %d op %d algo %d, [%zu, +%zu)) returned %d (%s), expected %d: %s",
+               i, (int)c->desc.type, (int)c->desc.op, (int)c->desc.algo, c->offset, c->count,
+               (int)s, gpgpu_status_string(s), (int)c->expected, gpgpu_last_error(ctx));
+        if (s != S_OK)
+            EXPECT_NAMED(ctx, "gpgpu_reduce");
+    }
+    const gpgpu_reduce_desc ok = {U32, SUM, 0};
+    EXPECT_STATUS(NULL, gpgpu_reduce(NULL, &ok, b, 0, 1, result), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_reduce(ctx, NULL, b, 0, 1, result), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_reduce");
+    EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &ok, NULL, 0, 1, result), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_reduce");
+    EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &ok, b, 0, 1, NULL), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_reduce");
+    gpgpu_buffer_destroy(b);
+
+    /* A buffer whose size is no multiple of the element size: 6 bytes hold one u32. */
+    gpgpu_buffer *odd = test_buffer(ctx, NULL, 6);
+    EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &ok, odd, 0, 1, result), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &ok, odd, 0, 2, result), E_RANGE);
+    EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &(gpgpu_reduce_desc){F64, SUM, 0}, odd, 0, 1, result),
+                  E_RANGE);
+    gpgpu_buffer_destroy(odd);
+}
+
+/* ----------------------------------------------------------------- scan */
+
+typedef struct scan_case {
+    gpgpu_scan_desc desc;
+    bool same; /* out is in */
+    size_t in_off, out_off, count;
+    gpgpu_status expected;
+} scan_case;
+
+#define INCL(algo) {U32, false, algo}
+#define EXCL(algo) {U32, true, algo}
+#define FAST GPGPU_ALGO_FAST
+#define CLASSIC GPGPU_ALGO_CLASSIC_SCAN
+
+/* Against 64-byte buffers: 16 u32. */
+static const scan_case scan_cases[] = {
+    {INCL(0), false, 0, 0, 16, S_OK},
+    {EXCL(CLASSIC), false, 3, 5, 11, S_OK},
+    {INCL(FAST), true, 2, 2, 14, S_OK},          /* in place */
+    {EXCL(CLASSIC), true, 0, 0, 16, S_OK},
+    {INCL(FAST), true, 0, 4, 4, S_OK},           /* adjacent ranges */
+    {INCL(CLASSIC), true, 8, 4, 4, S_OK},
+    {INCL(FAST), true, 0, 1, 0, S_OK},           /* empty ranges never overlap */
+    {{(gpgpu_type)0, false, 0}, false, 0, 0, 1, E_INVALID},
+    {{(gpgpu_type)5, false, 0}, false, 0, 0, 1, E_INVALID},
+    {INCL((gpgpu_algo)6), false, 0, 0, 1, E_INVALID},
+    {INCL((gpgpu_algo)-1), false, 0, 0, 1, E_INVALID},
+    {INCL(GPGPU_ALGO_CLASSIC_HALVING), false, 0, 0, 1, E_COMBO},
+    {INCL(GPGPU_ALGO_CLASSIC_STRIDE), false, 0, 0, 1, E_COMBO},
+    {EXCL(GPGPU_ALGO_CLASSIC_MINMAX), false, 0, 0, 1, E_COMBO},
+    {INCL(0), false, 10, 0, 7, E_RANGE},
+    {INCL(0), false, 0, 10, 7, E_RANGE},
+    {INCL(0), false, 17, 0, 0, E_RANGE},
+    {INCL(0), false, 0, 17, 0, E_RANGE},
+    {INCL(0), false, SIZE_MAX, 0, 1, E_RANGE},
+    {INCL(0), false, 0, SIZE_MAX, 1, E_RANGE},
+    {INCL(0), false, 0, 0, SIZE_MAX, E_RANGE},
+    {INCL(0), false, 16, 0, SIZE_MAX - 15, E_RANGE},
+    {INCL(CLASSIC), true, SIZE_MAX, SIZE_MAX, 1, E_RANGE},
+    {INCL(FAST), true, 0, 1, 4, E_OVERLAP},
+    {INCL(FAST), true, 4, 1, 4, E_OVERLAP},
+    {EXCL(FAST), true, 0, 3, 4, E_OVERLAP},
+    {INCL(CLASSIC), true, 0, 1, 4, E_OVERLAP},
+    {EXCL(CLASSIC), true, 1, 0, 15, E_OVERLAP},
+};
+
+static void check_scan_errors(gpgpu_context *ctx)
+{
+    gpgpu_buffer *a = test_buffer(ctx, NULL, 64), *b = test_buffer(ctx, NULL, 64);
+    for (size_t i = 0; i < sizeof scan_cases / sizeof scan_cases[0]; i++) {
+        const scan_case *c = &scan_cases[i];
+        gpgpu_status s = gpgpu_scan(ctx, &c->desc, a, c->in_off, c->same ? a : b, c->out_off,
+                                    c->count);
+        EXPECT(s == c->expected,
+               "scan case %zu (algo %d, %s [%zu] -> [%zu] x %zu) returned %d (%s), expected %d: %s",
+               i, (int)c->desc.algo, c->same ? "same buffer" : "two buffers", c->in_off,
+               c->out_off, c->count, (int)s, gpgpu_status_string(s), (int)c->expected,
+               gpgpu_last_error(ctx));
+        if (s != S_OK)
+            EXPECT_NAMED(ctx, "gpgpu_scan");
+    }
+    const gpgpu_scan_desc ok = INCL(0);
+    EXPECT_STATUS(NULL, gpgpu_scan(NULL, &ok, a, 0, b, 0, 1), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, NULL, a, 0, b, 0, 1), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_scan");
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &ok, NULL, 0, b, 0, 1), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_scan");
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &ok, a, 0, NULL, 0, 1), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_scan");
+    gpgpu_buffer_destroy(a);
+    gpgpu_buffer_destroy(b);
+}
+
+/* ---------------------------------------------------------- empty input */
+
+static void identity(gpgpu_type type, gpgpu_op op, void *out)
+{
+    for (int k = 0; k < (op == MINMAX ? 2 : 1); k++) {
+        bool largest = op == MIN || (op == MINMAX && k == 0);
+        void *p = (char *)out + k * gpgpu_type_size(type);
+        switch (type) {
+        case GPGPU_TYPE_U32: *(uint32_t *)p = op == SUM ? 0 : largest ? UINT32_MAX : 0; break;
+        case GPGPU_TYPE_I32: *(int32_t *)p = op == SUM ? 0 : largest ? INT32_MAX : INT32_MIN; break;
+        case GPGPU_TYPE_F32: *(float *)p = op == SUM ? 0.0f : largest ? INFINITY : -INFINITY; break;
+        case GPGPU_TYPE_F64:
+            *(double *)p = op == SUM ? 0.0 : largest ? (double)INFINITY : -(double)INFINITY;
+            break;
+        }
+    }
+}
+
+static void check_empty_reduce(gpgpu_context *ctx, gpgpu_buffer *b, size_t at_end)
+{
+    static const gpgpu_algo algos[] = {GPGPU_ALGO_DEFAULT, GPGPU_ALGO_FAST,
+                                       GPGPU_ALGO_CLASSIC_HALVING, GPGPU_ALGO_CLASSIC_STRIDE,
+                                       GPGPU_ALGO_CLASSIC_MINMAX};
+    for (gpgpu_type t = U32; t <= F64; t++)
+        for (gpgpu_op op = SUM; op <= MINMAX; op++)
+            for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+                if (algos[a] == GPGPU_ALGO_CLASSIC_MINMAX && op != MINMAX)
+                    continue;
+                uint8_t got[16], want[16];
+                test_poison(got, sizeof got);
+                memcpy(want, got, sizeof want);
+                identity(t, op, want);
+                size_t offset = t == F64 ? at_end / 2 : at_end;
+                EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &(gpgpu_reduce_desc){t, op, algos[a]}, b,
+                                                offset, 0, got),
+                              S_OK);
+                EXPECT(memcmp(got, want, sizeof got) == 0,
+                       "empty reduce of %s, op %d, algo %d is not the identity", gpgpu_type_name(t),
+                       (int)op, (int)algos[a]);
+            }
+}
+
+static void check_empty_scan(gpgpu_context *ctx, gpgpu_buffer *a, gpgpu_buffer *b)
+{
+    static const gpgpu_algo algos[] = {GPGPU_ALGO_DEFAULT, FAST, CLASSIC};
+    for (gpgpu_type t = U32; t <= F64; t++)
+        for (size_t k = 0; k < 3; k++)
+            for (int exclusive = 0; exclusive < 2; exclusive++) {
+                gpgpu_scan_desc d = {t, exclusive, algos[k]};
+                EXPECT_STATUS(ctx, gpgpu_scan(ctx, &d, a, 0, b, 0, 0), S_OK);
+                EXPECT_STATUS(ctx, gpgpu_scan(ctx, &d, a, 3, a, 3, 0), S_OK);
+                EXPECT_STATUS(ctx, gpgpu_scan(ctx, &d, a, 0, a, 1, 0), S_OK);
+                EXPECT_STATUS(ctx, gpgpu_scan(ctx, &d, a, 64 / gpgpu_type_size(t), b, 0, 0), S_OK);
+            }
+}
+
+static void check_empty(gpgpu_context *ctx)
+{
+    uint8_t poison[64], got[64];
+    test_poison(poison, sizeof poison);
+    gpgpu_buffer *a = test_buffer(ctx, NULL, 64), *b = test_buffer(ctx, NULL, 64);
+    check_empty_reduce(ctx, a, 0);
+    check_empty_reduce(ctx, a, 16); /* offset == element count: still in range */
+    check_empty_scan(ctx, a, b);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(a, 0, got, 64), S_OK);
+    EXPECT(memcmp(got, poison, 64) == 0, "an empty scan changed its input buffer");
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(b, 0, got, 64), S_OK);
+    EXPECT(memcmp(got, poison, 64) == 0, "an empty scan changed its output buffer");
+    gpgpu_buffer_destroy(a);
+    gpgpu_buffer_destroy(b);
+}
+
+/* ---------------------------------------------------- wrapped GL buffers */
+
+static GLuint gl_buffer_with(const void *data, size_t bytes)
+{
+    GLuint name = 0;
+    gl.CreateBuffers(1, &name);
+    gl.NamedBufferStorage(name, (GLsizeiptr)bytes, data, GL_DYNAMIC_STORAGE_BIT);
+    return name;
+}
+
+static void gl_read(GLuint name, void *out, size_t bytes)
+{
+    /* The library promises visibility to the caller's GL only when it adopts. */
+    gl.MemoryBarrier(GL_ALL_BARRIER_BITS);
+    gl.GetNamedBufferSubData(name, 0, (GLsizeiptr)bytes, out);
+}
+
+typedef struct wrap_case {
+    size_t offset, bytes;
+    gpgpu_status expected;
+} wrap_case;
+
+static void check_wrap_errors(gpgpu_context *ctx)
+{
+    enum { BYTES = 256 };
+    uint8_t zero[BYTES] = {0};
+    GLuint name = gl_buffer_with(zero, BYTES);
+    static const wrap_case cases[] = {
+        {0, BYTES, S_OK},          {4, BYTES - 4, S_OK},      {BYTES - 4, 4, S_OK},
+        {20, 36, S_OK},            {0, 0, E_INVALID},         {2, 4, E_ALIGN},
+        {6, 8, E_ALIGN},           {BYTES - 2, 4, E_ALIGN},   {0, BYTES + 1, E_RANGE},
+        {4, BYTES, E_RANGE},       {BYTES, 4, E_RANGE},       {BYTES + 4, 4, E_RANGE},
+        {BYTES - 4, 8, E_RANGE},   {4, SIZE_MAX, E_RANGE},    {SIZE_MAX - 3, 4, E_RANGE},
+        {SIZE_MAX - 3, SIZE_MAX, E_RANGE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpgpu_buffer *w = SENTINEL;
+        gpgpu_status s = gpgpu_buffer_wrap_gl(ctx, name, cases[i].offset, cases[i].bytes, &w);
+        EXPECT(s == cases[i].expected, "wrap [%zu, +%zu) of %d bytes returned %d (%s), expected %d: %s",
+               cases[i].offset, cases[i].bytes, BYTES, (int)s, gpgpu_status_string(s),
+               (int)cases[i].expected, gpgpu_last_error(ctx));
+        if (s == S_OK) {
+            EXPECT(gpgpu_buffer_size(w) == cases[i].bytes, "wrapped size %zu", gpgpu_buffer_size(w));
+            gpgpu_buffer_destroy(w);
+        } else {
+            EXPECT(w == NULL, "wrap [%zu, +%zu): *out is not NULL", cases[i].offset, cases[i].bytes);
+            EXPECT_NAMED(ctx, "gpgpu_buffer_wrap_gl");
+        }
+    }
+    /* Names that are no buffer objects: 0, never made, deleted, only reserved. */
+    GLuint deleted = gl_buffer_with(zero, 16), reserved = 0;
+    gl.DeleteBuffers(1, &deleted);
+    gl.GenBuffers(1, &reserved);
+    const GLuint not_buffers[] = {0, 987654321u, deleted, reserved};
+    for (size_t i = 0; i < sizeof not_buffers / sizeof not_buffers[0]; i++) {
+        gpgpu_buffer *w = SENTINEL;
+        EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, not_buffers[i], 0, 4, &w), E_INVALID);
+        EXPECT(w == NULL, "wrap of non-buffer %u: *out is not NULL", not_buffers[i]);
+        EXPECT_NAMED(ctx, "gpgpu_buffer_wrap_gl");
+    }
+    gl.DeleteBuffers(1, &reserved);
+    /* A buffer object without storage has 0 bytes. */
+    GLuint empty = 0;
+    gl.CreateBuffers(1, &empty);
+    gpgpu_buffer *w = NULL;
+    EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, empty, 0, 4, &w), E_RANGE);
+    gl.DeleteBuffers(1, &empty);
+    EXPECT_STATUS(NULL, gpgpu_buffer_wrap_gl(NULL, name, 0, 4, &w), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, name, 0, 4, NULL), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_buffer_wrap_gl");
+    EXPECT(gl.IsBuffer(name), "failed wraps deleted the GL buffer");
+    gl.DeleteBuffers(1, &name);
+}
+
+/* The GL buffer: a byte pattern, with N u32 values at element IN_OFF of the
+ * wrapped range [offset, offset + WRAP_BYTES). Scans write at OUT_OFF. */
+enum {
+    WRAP_BYTES = 40960, /* 10240 elements: several work-groups for both primitives */
+    GL_BYTES = WRAP_BYTES + 128,
+    IN_OFF = 5,
+    OUT_OFF = 4600,
+    N = 4500
+};
+
+static uint8_t image[GL_BYTES], got_image[GL_BYTES], want_image[GL_BYTES];
+
+static void make_image(size_t wrap_offset)
+{
+    for (size_t i = 0; i < GL_BYTES; i++)
+        image[i] = (uint8_t)(i * 131 + 7);
+    uint32_t values[N];
+    test_random(U32, values, N, wrap_offset);
+    memcpy(image + wrap_offset + 4 * IN_OFF, values, sizeof values);
+}
+
+static uint32_t image_u32(const uint8_t *img, size_t wrap_offset, size_t index)
+{
+    uint32_t v;
+    memcpy(&v, img + wrap_offset + 4 * index, 4);
+    return v;
+}
+
+static void cpu_reduce(size_t wrap_offset, gpgpu_op op, uint32_t out[2])
+{
+    uint32_t sum = 0, lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < N; i++) {
+        uint32_t v = image_u32(image, wrap_offset, IN_OFF + i);
+        sum += v;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    out[0] = op == SUM ? sum : op == MAX ? hi : lo;
+    out[1] = hi;
+}
+
+/* want_image: image with the scan of the input range written at dst_off. */
+static void cpu_scan(size_t wrap_offset, bool exclusive, size_t dst_off)
+{
+    memcpy(want_image, image, GL_BYTES);
+    uint32_t acc = 0;
+    for (size_t i = 0; i < N; i++) {
+        uint32_t v = image_u32(image, wrap_offset, IN_OFF + i);
+        uint32_t out = exclusive ? acc : acc + v;
+        acc += v;
+        memcpy(want_image + wrap_offset + 4 * (dst_off + i), &out, 4);
+    }
+}
+
+/* Every byte of the GL buffer is what it should be. */
+static void expect_image(GLuint name, const uint8_t *want, size_t wrap_offset, const char *what)
+{
+    gl_read(name, got_image, GL_BYTES);
+    for (size_t i = 0; i < GL_BYTES; i++) {
+        if (got_image[i] != want[i]) {
+            bool inside = i >= wrap_offset && i < wrap_offset + WRAP_BYTES;
+            EXPECT(false, "%s (wrap at byte %zu): byte %zu (%s the wrap, element %lld of it) is 0x%02x, expected 0x%02x",
+                   what, wrap_offset, i, inside ? "inside" : "outside",
+                   ((long long)i - (long long)wrap_offset) / 4, got_image[i], want[i]);
+            return;
+        }
+    }
+    EXPECT(true, "%s", what);
+}
+
+static void check_wrapped_reduce(gpgpu_context *ctx, gpgpu_buffer *w, GLuint name, size_t offset)
+{
+    static const gpgpu_algo algos[] = {GPGPU_ALGO_DEFAULT, GPGPU_ALGO_CLASSIC_HALVING,
+                                       GPGPU_ALGO_CLASSIC_STRIDE, GPGPU_ALGO_CLASSIC_MINMAX};
+    for (gpgpu_op op = SUM; op <= MINMAX; op++)
+        for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+            if (algos[a] == GPGPU_ALGO_CLASSIC_MINMAX && op != MINMAX)
+                continue;
+            uint32_t got[2] = {0xdeadbeef, 0xdeadbeef}, want[2];
+            cpu_reduce(offset, op, want);
+            EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &(gpgpu_reduce_desc){U32, op, algos[a]}, w,
+                                            IN_OFF, N, got),
+                          S_OK);
+            EXPECT(got[0] == want[0] && (op != MINMAX || got[1] == want[1]),
+                   "wrap at %zu: reduce op %d algo %d gives %u %u, expected %u %u", offset,
+                   (int)op, (int)algos[a], got[0], got[1], want[0], want[1]);
+        }
+    expect_image(name, image, offset, "after the reductions");
+}
+
+static void check_wrapped_scan(gpgpu_context *ctx, gpgpu_buffer *w, GLuint name, size_t offset)
+{
+    static const gpgpu_algo algos[] = {FAST, CLASSIC};
+    for (size_t a = 0; a < 2; a++)
+        for (int exclusive = 0; exclusive < 2; exclusive++)
+            for (int in_place = 0; in_place < 2; in_place++) {
+                size_t dst = in_place ? IN_OFF : OUT_OFF;
+                gl.NamedBufferSubData(name, 0, GL_BYTES, image);
+                cpu_scan(offset, exclusive, dst);
+                EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){U32, exclusive, algos[a]},
+                                              w, IN_OFF, w, dst, N),
+                              S_OK);
+                char what[128];
+                snprintf(what, sizeof what, "%s %s scan %s", algos[a] == FAST ? "fast" : "classic",
+                         exclusive ? "exclusive" : "inclusive",
+                         in_place ? "in place" : "out of place");
+                expect_image(name, want_image, offset, what);
+            }
+    gl.NamedBufferSubData(name, 0, GL_BYTES, image);
+}
+
+/* Element ranges of a wrap are relative to its offset, for transfers too. */
+static void check_wrapped_transfers(gpgpu_context *ctx, gpgpu_buffer *w, GLuint name,
+                                    size_t offset)
+{
+    static uint8_t got[WRAP_BYTES];
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(w, 0, got, WRAP_BYTES), S_OK);
+    EXPECT(memcmp(got, image + offset, WRAP_BYTES) == 0, "wrap at %zu: download differs", offset);
+    const uint32_t marks[2] = {0x01020304u, 0x05060708u};
+    EXPECT_STATUS(ctx, gpgpu_buffer_upload(w, 8, marks, sizeof marks), S_OK);
+    memcpy(want_image, image, GL_BYTES);
+    memcpy(want_image + offset + 8, marks, sizeof marks);
+    expect_image(name, want_image, offset, "after an upload through the wrap");
+    gl.NamedBufferSubData(name, 0, GL_BYTES, image);
+    uint32_t r[2];
+    EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &(gpgpu_reduce_desc){U32, SUM, 0}, w, 1, WRAP_BYTES / 4, r),
+                  E_RANGE); /* past the wrap, though not past the GL buffer */
+}
+
+static void check_wrapped_at(gpgpu_context *ctx, size_t offset)
+{
+    make_image(offset);
+    GLuint name = gl_buffer_with(image, GL_BYTES);
+    gpgpu_buffer *w = NULL;
+    EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, name, offset, WRAP_BYTES, &w), S_OK);
+    if (w) {
+        check_wrapped_reduce(ctx, w, name, offset);
+        check_wrapped_scan(ctx, w, name, offset);
+        check_wrapped_transfers(ctx, w, name, offset);
+        gpgpu_buffer_destroy(w);
+    }
+    EXPECT(gl.IsBuffer(name), "destroying the wrap deleted GL buffer %u", name);
+    gl.DeleteBuffers(1, &name);
+}
+
+/* f64 needs a wrap offset that is a multiple of 8. */
+static void check_wrapped_f64(gpgpu_context *ctx)
+{
+    double values[256];
+    for (int i = 0; i < 256; i++)
+        values[i] = i + 1; /* sum 32896, exact */
+    static uint8_t bytes[8192];
+    memcpy(bytes + 24, values, sizeof values);
+    memcpy(bytes + 4100, values, sizeof values);
+    GLuint name = gl_buffer_with(bytes, sizeof bytes);
+    static const struct {
+        size_t offset;
+        gpgpu_status expected;
+    } cases[] = {{24, S_OK}, {4100, E_ALIGN}, {20, E_ALIGN}, {36, E_ALIGN}, {4, E_ALIGN}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpgpu_buffer *w = NULL;
+        EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, name, cases[i].offset, sizeof values, &w),
+                      S_OK); /* the wrap itself only needs 4 */
+        if (!w)
+            continue;
+        double sum = 0;
+        EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &(gpgpu_reduce_desc){F64, SUM, 0}, w, 0, 256, &sum),
+                      cases[i].expected);
+        if (cases[i].expected == S_OK)
+            EXPECT(sum == 32896.0, "f64 sum through a wrap at 24 is %.17g", sum);
+        else
+            EXPECT_NAMED(ctx, "gpgpu_reduce");
+        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){F64, false, 0}, w, 0, w, 0, 256),
+                      cases[i].expected);
+        /* u32 data at the same offset is fine. */
+        uint32_t r;
+        EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &(gpgpu_reduce_desc){U32, SUM, 0}, w, 0, 512, &r),
+                      S_OK);
+        gpgpu_buffer_destroy(w);
+    }
+    gl.DeleteBuffers(1, &name);
+}
+
+static void check_wrapped(gpgpu_context *ctx)
+{
+    static const size_t offsets[] = {20, 36, 64, 4};
+    for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++)
+        check_wrapped_at(ctx, offsets[i]);
+    check_wrapped_f64(ctx);
+}
+
+/* ---------------------------------------------------------------- adopt */
+
+/* The caller's state that the library documents as restored. */
+typedef struct gl_snapshot {
+    GLint program, generic;
+    GLint64 ssbo[4][3]; /* name, start, size */
+} gl_snapshot;
+
+static void snapshot(gl_snapshot *s)
+{
+    gl.GetIntegerv(GL_CURRENT_PROGRAM, &s->program);
+    gl.GetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &s->generic);
+    for (GLuint i = 0; i < 4; i++) {
+        gl.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &s->ssbo[i][0]);
+        gl.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, i, &s->ssbo[i][1]);
+        gl.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, i, &s->ssbo[i][2]);
+    }
+}
+
+static void expect_restored(const gl_snapshot *want, const char *after)
+{
+    gl_snapshot got;
+    snapshot(&got);
+    EXPECT(got.program == want->program, "after %s: current program %d, was %d", after,
+           got.program, want->program);
+    EXPECT(got.generic == want->generic, "after %s: generic SSBO binding %d, was %d", after,
+           got.generic, want->generic);
+    for (int i = 0; i < 4; i++)
+        EXPECT(memcmp(got.ssbo[i], want->ssbo[i], sizeof got.ssbo[i]) == 0,
+               "after %s: SSBO binding %d is (%lld, %lld, %lld), was (%lld, %lld, %lld)", after, i,
+               (long long)got.ssbo[i][0], (long long)got.ssbo[i][1], (long long)got.ssbo[i][2],
+               (long long)want->ssbo[i][0], (long long)want->ssbo[i][1],
+               (long long)want->ssbo[i][2]);
+    EXPECT(gl.GetError() == GL_NO_ERROR, "after %s: a GL error is pending", after);
+}
+
+static GLuint tiny_program(void)
+{
+    const char *src = "#version 430 core\nlayout(local_size_x = 1) in;\nvoid main() {}\n";
+    GLuint shader = gl.CreateShader(GL_COMPUTE_SHADER), program = gl.CreateProgram();
+    gl.ShaderSource(shader, 1, &src, NULL);
+    gl.CompileShader(shader);
+    gl.AttachShader(program, shader);
+    gl.LinkProgram(program);
+    gl.DeleteShader(shader);
+    GLint ok = 0;
+    gl.GetProgramiv(program, GL_LINK_STATUS, &ok);
+    EXPECT(ok, "the test's own compute program does not link");
+    return program;
+}
+
+/* Binds the caller's state: ranges at 0 and 1, a whole buffer at 2, nothing at 3. */
+static void bind_callers_state(GLuint program, GLuint own0, GLuint own1)
+{
+    gl.UseProgram(program);
+    gl.BindBufferRange(GL_SHADER_STORAGE_BUFFER, 0, own0, 256, 512);
+    gl.BindBufferRange(GL_SHADER_STORAGE_BUFFER, 1, own0, 1024, 1024);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, own1);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, 0);
+    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, own1);
+}
+
+/* Every kind of call through the adopted context, each leaving the state as it was. */
+static void adopted_calls(gpgpu_context *actx, GLuint name, const gl_snapshot *want)
+{
+    enum { OFFSET = 20 };
+    gpgpu_buffer *w = NULL, *own = NULL;
+    EXPECT_STATUS(actx, gpgpu_buffer_wrap_gl(actx, name, OFFSET, WRAP_BYTES, &w), S_OK);
+    EXPECT_STATUS(actx, gpgpu_buffer_create(actx, 4096, &own), S_OK);
+    if (!w || !own)
+        return;
+    uint32_t got[2], want_sum[2];
+    cpu_reduce(OFFSET, SUM, want_sum);
+    EXPECT_STATUS(actx, gpgpu_reduce(actx, &(gpgpu_reduce_desc){U32, SUM, 0}, w, IN_OFF, N, got),
+                  S_OK);
+    EXPECT(got[0] == want_sum[0], "adopted reduce gives %u, expected %u", got[0], want_sum[0]);
+    expect_restored(want, "a fast reduce");
+    EXPECT_STATUS(actx, gpgpu_reduce(actx, &(gpgpu_reduce_desc){U32, MINMAX, GPGPU_ALGO_CLASSIC_MINMAX},
+                                     w, IN_OFF, N, got),
+                  S_OK);
+    expect_restored(want, "a classic reduce");
+    cpu_scan(OFFSET, true, OUT_OFF);
+    EXPECT_STATUS(actx, gpgpu_scan(actx, &(gpgpu_scan_desc){U32, true, FAST}, w, IN_OFF, w, OUT_OFF, N),
+                  S_OK);
+    expect_restored(want, "a fast scan");
+    expect_image(name, want_image, OFFSET, "adopted fast exclusive scan");
+    EXPECT_STATUS(actx, gpgpu_scan(actx, &(gpgpu_scan_desc){U32, false, CLASSIC}, w, IN_OFF, w, IN_OFF, N),
+                  S_OK);
+    expect_restored(want, "a classic scan");
+    EXPECT_STATUS(actx, gpgpu_buffer_copy(w, 0, own, 0, 4096), S_OK);
+    expect_restored(want, "a copy");
+    EXPECT_STATUS(actx, gpgpu_buffer_upload(own, 0, image, 64), S_OK);
+    EXPECT_STATUS(actx, gpgpu_buffer_download(own, 0, got, 8), S_OK);
+    expect_restored(want, "an upload and a download");
+    double ns;
+    EXPECT_STATUS(actx, gpgpu_timer_begin(actx), S_OK);
+    EXPECT_STATUS(actx, gpgpu_finish(actx), S_OK);
+    EXPECT_STATUS(actx, gpgpu_timer_end(actx, &ns), S_OK);
+    expect_restored(want, "a timer and finish");
+    EXPECT_STATUS(actx, gpgpu_reduce(actx, &(gpgpu_reduce_desc){U32, SUM, 0}, w, IN_OFF, 1u << 20, got),
+                  E_RANGE);
+    expect_restored(want, "a failed reduce");
+    gpgpu_buffer_destroy(own);
+    gpgpu_buffer_destroy(w);
+    gl.NamedBufferSubData(name, 0, GL_BYTES, image);
+}
+
+/* The headless context is current: a second gpgpu context adopts it. */
+static void check_adopt(gpgpu_context *ctx)
+{
+    EXPECT_STATUS(ctx, gpgpu_finish(ctx), S_OK); /* makes ctx's GL context current */
+    gpgpu_context *actx = NULL;
+    EXPECT_STATUS(NULL, gpgpu_context_create(&(gpgpu_context_desc){
+                      .gl_get_proc_address = (gpgpu_get_proc_address)eglGetProcAddress}, &actx),
+                  S_OK);
+    if (!actx)
+        return;
+    gpgpu_info info;
+    EXPECT_STATUS(actx, gpgpu_context_info(actx, &info), S_OK);
+    EXPECT(strcmp(info.platform, "adopt") == 0, "adopted context's platform is %s", info.platform);
+    make_image(20);
+    GLuint name = gl_buffer_with(image, GL_BYTES);
+    uint8_t zero[2048] = {0};
+    GLuint own0 = gl_buffer_with(zero, 2048), own1 = gl_buffer_with(zero, 1024);
+    GLuint program = tiny_program();
+    const GLuint programs[] = {0, program};
+    for (int i = 0; i < 2; i++) {
+        bind_callers_state(programs[i], own0, own1);
+        gl_snapshot want;
+        snapshot(&want);
+        EXPECT(want.ssbo[0][1] == 256 && want.ssbo[2][0] == (GLint64)own1 &&
+                   want.program == (GLint)programs[i],
+               "the test could not set up its own GL state");
+        adopted_calls(actx, name, &want);
+    }
+    gl.UseProgram(0);
+    gl.DeleteProgram(program);
+    gpgpu_context_destroy(actx);
+    /* The adopted context is the caller's: destroying actx leaves it and its buffers. */
+    EXPECT(gl.IsBuffer(name) && gl.IsBuffer(own0), "destroying the adopted context deleted buffers");
+    GLuint names[3] = {name, own0, own1};
+    gl.DeleteBuffers(3, names);
+}
+
+/* With debug, an adopted context installs a GL debug callback; destroying it
+ * must give the caller back its own (here, the headless context's). */
+static void check_adopt_debug(gpgpu_context *ctx)
+{
+    EXPECT_STATUS(ctx, gpgpu_finish(ctx), S_OK);
+    void *fn_before = NULL, *user_before = NULL, *fn_after = NULL, *user_after = NULL;
+    gl.GetPointerv(GL_DEBUG_CALLBACK_FUNCTION, &fn_before);
+    gl.GetPointerv(GL_DEBUG_CALLBACK_USER_PARAM, &user_before);
+    gpgpu_context *actx = NULL;
+    EXPECT_STATUS(NULL, gpgpu_context_create(&(gpgpu_context_desc){
+                      .gl_get_proc_address = (gpgpu_get_proc_address)eglGetProcAddress,
+                      .debug = true}, &actx),
+                  S_OK);
+    gpgpu_context_destroy(actx);
+    gl.GetPointerv(GL_DEBUG_CALLBACK_FUNCTION, &fn_after);
+    gl.GetPointerv(GL_DEBUG_CALLBACK_USER_PARAM, &user_after);
+    EXPECT(fn_after == fn_before && user_after == user_before,
+           "the destroyed adopted context left its GL debug callback (user %p, was %p)", user_after,
+           user_before);
+}
+
+/* ------------------------------------------------------ several contexts */
+
+static void check_second_context(gpgpu_context *ctx)
+{
+    uint32_t data[16];
+    test_random(U32, data, 16, 7);
+    uint32_t want = 0, got = 0;
+    for (int i = 0; i < 16; i++)
+        want += data[i];
+    gpgpu_buffer *mine = test_buffer(ctx, data, 64);
+
+    cb_record r = {0};
+    gpgpu_context *c2 = NULL;
+    EXPECT_STATUS(NULL, gpgpu_context_create(&(gpgpu_context_desc){.error_callback = record_error,
+                                                                    .user_data = &r},
+                                             &c2),
+                  S_OK);
+    if (!c2)
+        return;
+    gpgpu_buffer *theirs = test_buffer(c2, data, 64);
+    const gpgpu_reduce_desc sum = {U32, SUM, 0};
+    EXPECT(r.calls == 0, "the callback was called %d times without a failure", r.calls);
+    EXPECT_STATUS(c2, gpgpu_reduce(c2, &sum, mine, 0, 16, &got), E_INVALID);
+    EXPECT(r.calls == 1 && r.status == E_INVALID && strcmp(r.message, gpgpu_last_error(c2)) == 0,
+           "callback: %d calls, status %d, message \"%s\"", r.calls, (int)r.status, r.message);
+    EXPECT_NAMED(c2, "gpgpu_reduce");
+    EXPECT_STATUS(c2, gpgpu_scan(c2, &(gpgpu_scan_desc){U32, false, 0}, theirs, 0, mine, 0, 16),
+                  E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_buffer_copy(theirs, 0, mine, 0, 16), E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_timer_end(c2, &(double){0}), E_INVALID);
+    EXPECT(r.calls == 4 && r.status == E_INVALID, "callback: %d calls", r.calls);
+    EXPECT_STATUS(c2, gpgpu_reduce(c2, &sum, theirs, 0, 16, &got), S_OK);
+    EXPECT(got == want && r.calls == 4, "second context: sum %u (expected %u), %d callbacks", got,
+           want, r.calls);
+    EXPECT(strcmp(gpgpu_last_error(ctx), gpgpu_last_error(c2)) != 0 ||
+               strcmp(gpgpu_last_error(ctx), "") == 0,
+           "the contexts share their last error");
+    gpgpu_buffer_destroy(theirs);
+    gpgpu_context_destroy(c2);
+
+    /* Destroying one headless context leaves the other working. */
+    got = 0;
+    EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &sum, mine, 0, 16, &got), S_OK);
+    EXPECT(got == want, "after destroying a second context: sum %u, expected %u", got, want);
+    gpgpu_buffer_destroy(mine);
+}
+
+int main(void)
+{
+    check_status_strings();
+    check_type_names();
+    check_create_failures(); /* first: nothing may be current for the adopt case */
+
+    gpgpu_context *ctx = test_context();
+    if (!gladLoadGLContext(&gl, (GLADloadfunc)eglGetProcAddress)) {
+        fprintf(stderr, "the test cannot load GL functions for its own buffers\n");
+        return 1;
+    }
+    check_context_calls(ctx);
+    check_timer(ctx);
+    check_buffer_create(ctx);
+    check_transfers(ctx);
+    check_copy(ctx);
+    check_reduce_errors(ctx);
+    check_scan_errors(ctx);
+    check_empty(ctx);
+    check_wrap_errors(ctx);
+    check_wrapped(ctx);
+    check_adopt(ctx);
+    check_adopt_debug(ctx);
+    check_second_context(ctx); /* last: it switches the current context */
+    gpgpu_context_destroy(ctx);
+    return test_finish();
+}
