@@ -68,8 +68,18 @@ bool t_isnan(double x)
 T t_min(T a, T b) { return t_isnan(a) ? a : (t_isnan(b) || b < a) ? b : a; }
 T t_max(T a, T b) { return t_isnan(a) ? a : (t_isnan(b) || b > a) ? b : a; }
 
-#ifndef WG_SIZE
-#define WG_SIZE 256u
+// Work-group size and elements per invocation: #defines from the GL
+// executor, specialization constants under Vulkan (one SPIR-V module serves
+// every tuning), so that the C drivers alone choose them.
+#ifdef VULKAN
+layout(constant_id = 0) const uint WG_SIZE = 256u;
+layout(constant_id = 1) const uint ITEMS = 1u;
+layout(local_size_x_id = 0) in;
+#else
+#if !defined(WG_SIZE) || !defined(ITEMS)
+#error "the executor defines WG_SIZE and ITEMS"
+#endif
+layout(local_size_x = WG_SIZE) in;
 #endif
 
 // The invocation's index in a dispatch of gx * gy groups: the executor spreads

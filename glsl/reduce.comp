@@ -11,10 +11,6 @@
 //   3 STRIDE    classic GPUAltSumUp step on dst: a[2qt] op= a[2qt + q].
 //   4 PAIRS     classic GPUfindMinMax, first step: comparators on pairs.
 //   5 QUADS     classic GPUfindMinMax, later steps: pairs of pairs.
-#ifndef ITEMS
-#define ITEMS 4u
-#endif
-layout(local_size_x = WG_SIZE) in;
 
 layout(std430, binding = 0) restrict readonly buffer Src { T src[]; };
 layout(std430, binding = 1) restrict buffer Dst { T dst[]; };

@@ -10,10 +10,6 @@
 //   3 COPY      classic: dst = src (inclusive) or src shifted right by one (exclusive).
 //   4 STEP      classic iPrefixSum step k on dst: a[ib] += a[ia].
 // The executor defines OP_SUM for this family (ops.glsl needs it first).
-#ifndef ITEMS
-#define ITEMS 8u
-#endif
-layout(local_size_x = WG_SIZE) in;
 
 // No `restrict`: an in-place scan binds src and dst to the same memory.
 layout(std430, binding = 0) readonly buffer Src { T src[]; };
