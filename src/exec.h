@@ -55,6 +55,10 @@ typedef struct exec_backend {
 
     gpgpu_status (*dispatch)(gpgpu_context *ctx, const exec_dispatch *d);
 
+    /* True while work is recorded into a caller's command buffer (Vulkan):
+     * nothing can be read back to the host until the caller submits it. */
+    bool (*recording_for_caller)(gpgpu_context *ctx);
+
     gpgpu_status (*timer_begin)(gpgpu_context *ctx);
     gpgpu_status (*timer_end)(gpgpu_context *ctx, double *gpu_ns);
     gpgpu_status (*finish)(gpgpu_context *ctx);

@@ -94,8 +94,9 @@ typedef enum gpgpu_algo {
 
 /** Backends. */
 typedef enum gpgpu_backend {
-    GPGPU_BACKEND_DEFAULT = 0, /**< GPGPU_BACKEND env var, else GL */
-    GPGPU_BACKEND_GL = 1
+    GPGPU_BACKEND_DEFAULT = 0, /**< GPGPU_BACKEND env var (gl or vulkan), else GL */
+    GPGPU_BACKEND_GL = 1,
+    GPGPU_BACKEND_VULKAN = 2   /**< needs a build with Vulkan (-Dvulkan); see gpgpu/vulkan.h */
 } gpgpu_backend;
 
 /** How a GL context is obtained. */
@@ -109,6 +110,7 @@ typedef enum gpgpu_gl_platform {
 
 typedef struct gpgpu_context gpgpu_context;
 typedef struct gpgpu_buffer gpgpu_buffer;
+typedef struct gpgpu_vk_adopt gpgpu_vk_adopt; /* defined in gpgpu/vulkan.h */
 
 /** Called on every failure with the status and the full message. */
 typedef void (*gpgpu_error_callback)(gpgpu_status status, const char *message, void *user_data);
@@ -127,8 +129,11 @@ typedef struct gpgpu_context_desc {
     gpgpu_get_proc_address gl_get_proc_address;
     gpgpu_error_callback error_callback;
     void *user_data;
-    /** Turn on GL debug output (messages go into the last error) and extra checks. */
+    /** Turn on GL debug output (messages go into the last error), Vulkan validation layers
+     *  where installed, and a check of the GL error state after every dispatch. */
     bool debug;
+    /** Vulkan: use the caller's instance, device and queue instead of making them. */
+    const gpgpu_vk_adopt *vk_adopt;
 } gpgpu_context_desc;
 
 /**
@@ -172,8 +177,9 @@ GPGPU_API size_t gpgpu_type_size(gpgpu_type type);
 
 /** What the context runs on. Strings live as long as the context. */
 typedef struct gpgpu_info {
-    const char *backend;      /**< "gl" */
-    const char *platform;     /**< "egl-device", "egl-surfaceless", "glfw", "adopt" */
+    const char *backend;      /**< "gl" or "vulkan" */
+    const char *platform;     /**< GL: "egl-device", "egl-surfaceless", "glfw", "adopt";
+                                   Vulkan: "vulkan" (own device) or "vulkan-adopt" */
     const char *vendor;
     const char *renderer;
     const char *version;      /**< the implementation's version string */
@@ -186,6 +192,7 @@ typedef struct gpgpu_info {
     size_t max_shared_memory_bytes;
     size_t max_storage_block_bytes;
     size_t storage_offset_alignment;
+    size_t max_storage_range_bytes; /**< largest range one binding can hold */
 } gpgpu_info;
 
 /** Fills *info. @return GPGPU_SUCCESS or GPGPU_ERROR_NULL_POINTER. */
@@ -258,6 +265,17 @@ typedef struct gpgpu_reduce_desc {
  */
 GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, const gpgpu_reduce_desc *desc,
                                     gpgpu_buffer *in, size_t offset, size_t count, void *result);
+
+/**
+ * Like gpgpu_reduce, but writes the result (one element, or min and max) into
+ * element `out_offset` of the device buffer `out` instead of host memory:
+ * nothing is read back, so the call does not wait for the GPU, and it can be
+ * recorded into a caller's Vulkan command buffer.
+ * @return as gpgpu_reduce, and GPGPU_ERROR_OUT_OF_RANGE / GPGPU_ERROR_MISALIGNED for `out`.
+ */
+GPGPU_API gpgpu_status gpgpu_reduce_to_buffer(gpgpu_context *ctx, const gpgpu_reduce_desc *desc,
+                                              gpgpu_buffer *in, size_t offset, size_t count,
+                                              gpgpu_buffer *out, size_t out_offset);
 
 /* ------------------------------------------------------------------- scan */
 

@@ -97,32 +97,36 @@ gpgpu_status reduce_stage_quads(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffe
 
 /* ------------------------------------------------------------- drivers */
 
-static gpgpu_status read_result(gpgpu_context *ctx, gpgpu_buffer *buf, size_t index,
-                                gpgpu_type type, size_t count, void *result)
-{
-    size_t size = gpgpu_type_size(type);
-    return ctx->exec->buffer_read(buf, index * size, result, count * size);
-}
+/* Every driver leaves its result (one V element) at element out_off of out. */
 
 /* Pass 1: every group reduces its blocks to one V element; pass 2: one
- * group reduces those. The input is read once. */
+ * group reduces those into out. The input is read once. */
 static gpgpu_status reduce_fast(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
-                                gpgpu_buffer *in, size_t offset, size_t n, void *result)
+                                gpgpu_buffer *in, size_t offset, size_t n, gpgpu_buffer *out,
+                                size_t out_off)
 {
     size_t w = reduce_width(op);
     reduce_plan p = reduce_plan_for(n);
-    gpgpu_buffer *part;
-    TRY(ctx_scratch(ctx, 0, (p.groups + 1) * w * gpgpu_type_size(type), &part));
-    TRY(reduce_stage_tiles(ctx, type, op, in, offset, n, false, part, 0, p.groups));
     if (p.groups == 1)
-        return read_result(ctx, part, 0, type, w, result);
-    TRY(reduce_stage_tiles(ctx, type, op, part, 0, p.groups, true, part, p.groups * w, 1));
-    return read_result(ctx, part, p.groups * w, type, w, result);
+        return reduce_stage_tiles(ctx, type, op, in, offset, n, false, out, out_off, 1);
+    gpgpu_buffer *part;
+    TRY(ctx_scratch(ctx, 0, p.groups * w * gpgpu_type_size(type), &part));
+    TRY(reduce_stage_tiles(ctx, type, op, in, offset, n, false, part, 0, p.groups));
+    return reduce_stage_tiles(ctx, type, op, part, 0, p.groups, true, out, out_off, 1);
+}
+
+/* Copies `elements` elements from the start of scratch a to out. */
+static gpgpu_status copy_out(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *a, size_t from,
+                             size_t elements, gpgpu_buffer *out, size_t out_off)
+{
+    size_t size = gpgpu_type_size(type);
+    return ctx->exec->buffer_copy(a, from * size, out, out_off * size, elements * size);
 }
 
 /* GPUSumUp and GPUAltSumUp on a scratch copy, so the input survives. */
 static gpgpu_status reduce_classic(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op, bool stride,
-                                   gpgpu_buffer *in, size_t offset, size_t n, void *result)
+                                   gpgpu_buffer *in, size_t offset, size_t n, gpgpu_buffer *out,
+                                   size_t out_off)
 {
     gpgpu_buffer *a;
     TRY(ctx_scratch(ctx, 0, n * reduce_width(op) * gpgpu_type_size(type), &a));
@@ -133,25 +137,26 @@ static gpgpu_status reduce_classic(gpgpu_context *ctx, gpgpu_type type, gpgpu_op
         else
             TRY(reduce_stage_halving(ctx, type, op, a, 0, m));
     }
-    return read_result(ctx, a, 0, type, reduce_width(op), result);
+    return copy_out(ctx, type, a, 0, reduce_width(op), out, out_off);
 }
 
 /* GPUfindMinMax on a scratch copy: after it, a[0] is the min, a[1] the max. */
 static gpgpu_status reduce_classic_minmax(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *in,
-                                          size_t offset, size_t n, void *result)
+                                          size_t offset, size_t n, gpgpu_buffer *out,
+                                          size_t out_off)
 {
     size_t size = gpgpu_type_size(type);
     gpgpu_buffer *a;
     TRY(ctx_scratch(ctx, 0, n * size, &a));
     TRY(ctx->exec->buffer_copy(in, offset * size, a, 0, n * size));
     if (n == 1) {
-        TRY(read_result(ctx, a, 0, type, 1, result));
-        return read_result(ctx, a, 0, type, 1, (char *)result + size);
+        TRY(copy_out(ctx, type, a, 0, 1, out, out_off));
+        return copy_out(ctx, type, a, 0, 1, out, out_off + 1);
     }
     TRY(reduce_stage_pairs(ctx, type, a, 0, n));
     for (size_t m = n & ~(size_t)1; m > 2; m = 2 * ((m + 3) / 4))
         TRY(reduce_stage_quads(ctx, type, a, 0, m));
-    return read_result(ctx, a, 0, type, 2, result);
+    return copy_out(ctx, type, a, 0, 2, out, out_off);
 }
 
 static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_reduce_desc *desc)
@@ -171,18 +176,29 @@ static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_reduce_desc *desc
 }
 
 static gpgpu_status run(gpgpu_context *ctx, const gpgpu_reduce_desc *desc, gpgpu_buffer *in,
-                        size_t offset, size_t n, void *result)
+                        size_t offset, size_t n, gpgpu_buffer *out, size_t out_off)
 {
     switch (desc->algo) {
     case GPGPU_ALGO_CLASSIC_HALVING:
-        return reduce_classic(ctx, desc->type, desc->op, false, in, offset, n, result);
+        return reduce_classic(ctx, desc->type, desc->op, false, in, offset, n, out, out_off);
     case GPGPU_ALGO_CLASSIC_STRIDE:
-        return reduce_classic(ctx, desc->type, desc->op, true, in, offset, n, result);
+        return reduce_classic(ctx, desc->type, desc->op, true, in, offset, n, out, out_off);
     case GPGPU_ALGO_CLASSIC_MINMAX:
-        return reduce_classic_minmax(ctx, desc->type, in, offset, n, result);
+        return reduce_classic_minmax(ctx, desc->type, in, offset, n, out, out_off);
     default:
-        return reduce_fast(ctx, desc->type, desc->op, in, offset, n, result);
+        return reduce_fast(ctx, desc->type, desc->op, in, offset, n, out, out_off);
     }
+}
+
+/* The result lands in a scratch buffer of its own, then comes back. */
+static gpgpu_status run_to_host(gpgpu_context *ctx, const gpgpu_reduce_desc *desc,
+                                gpgpu_buffer *in, size_t offset, size_t n, void *result)
+{
+    size_t bytes = reduce_width(desc->op) * gpgpu_type_size(desc->type);
+    gpgpu_buffer *out;
+    TRY(ctx_scratch(ctx, 2, bytes, &out));
+    TRY(run(ctx, desc, in, offset, n, out, 0));
+    return ctx->exec->buffer_read(out, 0, result, bytes);
 }
 
 gpgpu_status gpgpu_reduce(gpgpu_context *ctx, const gpgpu_reduce_desc *desc, gpgpu_buffer *in,
@@ -193,10 +209,32 @@ gpgpu_status gpgpu_reduce(gpgpu_context *ctx, const gpgpu_reduce_desc *desc, gpg
     TRY(check_desc(ctx, desc));
     CHECK(result, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_reduce: result is NULL");
     TRY(algo_check_range(ctx, in, offset, count, desc->type, "gpgpu_reduce"));
+    CHECK(!ctx->exec->recording_for_caller(ctx), ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_reduce: work is recorded into the caller's command buffer, so no result can "
+          "come back; use gpgpu_reduce_to_buffer");
     if (count == 0) {
         algo_identity(desc->type, desc->op, result);
         return GPGPU_SUCCESS;
     }
     TRY(ctx->exec->begin(ctx));
-    return ctx_end(ctx, run(ctx, desc, in, offset, count, result));
+    return ctx_end(ctx, run_to_host(ctx, desc, in, offset, count, result));
+}
+
+gpgpu_status gpgpu_reduce_to_buffer(gpgpu_context *ctx, const gpgpu_reduce_desc *desc,
+                                    gpgpu_buffer *in, size_t offset, size_t count,
+                                    gpgpu_buffer *out, size_t out_offset)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    TRY(check_desc(ctx, desc));
+    TRY(algo_check_range(ctx, in, offset, count, desc->type, "gpgpu_reduce_to_buffer (input)"));
+    TRY(algo_check_range(ctx, out, out_offset, reduce_width(desc->op), desc->type,
+                         "gpgpu_reduce_to_buffer (output)"));
+    TRY(ctx->exec->begin(ctx));
+    if (count == 0) {
+        /* The identity, written by the shader's own empty reduction. */
+        return ctx_end(ctx, reduce_stage_tiles(ctx, desc->type, desc->op, in, offset, 0, false,
+                                               out, out_offset, 1));
+    }
+    return ctx_end(ctx, run(ctx, desc, in, offset, count, out, out_offset));
 }

@@ -87,12 +87,22 @@ static gpgpu_status check_bytes(const gpgpu_buffer *buf, size_t offset, size_t b
     return GPGPU_SUCCESS;
 }
 
+/* Host transfers must wait for the GPU, which recorded work cannot. */
+static gpgpu_status check_host_transfer(gpgpu_context *ctx, const char *what)
+{
+    CHECK(!ctx->exec->recording_for_caller(ctx), ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "%s: work is recorded into the caller's command buffer; call gpgpu_vk_record_into "
+          "with VK_NULL_HANDLE first", what);
+    return GPGPU_SUCCESS;
+}
+
 gpgpu_status gpgpu_buffer_upload(gpgpu_buffer *buf, size_t offset, const void *data, size_t bytes)
 {
     if (!buf)
         return GPGPU_ERROR_NULL_POINTER;
     CHECK(data || bytes == 0, buf->ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_buffer_upload: data is NULL");
     TRY(check_bytes(buf, offset, bytes, "gpgpu_buffer_upload"));
+    TRY(check_host_transfer(buf->ctx, "gpgpu_buffer_upload"));
     if (bytes == 0)
         return GPGPU_SUCCESS;
     gpgpu_context *ctx = buf->ctx;
@@ -107,6 +117,7 @@ gpgpu_status gpgpu_buffer_download(gpgpu_buffer *buf, size_t offset, void *data,
     CHECK(data || bytes == 0, buf->ctx, GPGPU_ERROR_NULL_POINTER,
           "gpgpu_buffer_download: data is NULL");
     TRY(check_bytes(buf, offset, bytes, "gpgpu_buffer_download"));
+    TRY(check_host_transfer(buf->ctx, "gpgpu_buffer_download"));
     if (bytes == 0)
         return GPGPU_SUCCESS;
     gpgpu_context *ctx = buf->ctx;

@@ -305,6 +305,12 @@ static gpgpu_status gl_dispatch(gpgpu_context *ctx, const exec_dispatch *d)
     return ctx->debug ? gl_check_error(ctx, d->variant.family) : GPGPU_SUCCESS;
 }
 
+static bool gl_recording_for_caller(gpgpu_context *ctx)
+{
+    (void)ctx;
+    return false; /* GL executes as it goes */
+}
+
 static gpgpu_status gl_timer_begin(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
@@ -369,6 +375,7 @@ const exec_backend gl_exec_backend = {
     .begin = gl_begin,
     .end = gl_end,
     .dispatch = gl_dispatch,
+    .recording_for_caller = gl_recording_for_caller,
     .timer_begin = gl_timer_begin,
     .timer_end = gl_timer_end,
     .finish = gl_finish,
