@@ -4,21 +4,41 @@
 
 #include "core/internal.h"
 #include "gl/gl_backend.h"
+#ifdef GPGPU_HAVE_VULKAN
+#include "vk/vk_backend.h"
+#endif
 
 static gpgpu_status pick_backend(const gpgpu_context_desc *desc, gpgpu_backend *out)
 {
     *out = desc->backend;
+    if (*out == GPGPU_BACKEND_DEFAULT && desc->vk_adopt)
+        *out = GPGPU_BACKEND_VULKAN;
     if (*out == GPGPU_BACKEND_DEFAULT) {
         const char *env = getenv("GPGPU_BACKEND");
         if (!env || !*env || strcmp(env, "gl") == 0)
             *out = GPGPU_BACKEND_GL;
+        else if (strcmp(env, "vulkan") == 0)
+            *out = GPGPU_BACKEND_VULKAN;
         else
             return ctx_fail(NULL, GPGPU_ERROR_INVALID_ARGUMENT,
-                            "GPGPU_BACKEND=%s: this build knows the backend 'gl'", env);
+                            "GPGPU_BACKEND=%s: expected gl or vulkan", env);
     }
-    CHECK(*out == GPGPU_BACKEND_GL, NULL, GPGPU_ERROR_INVALID_ARGUMENT,
-          "gpgpu_context_create: unknown backend %d", (int)*out);
+    CHECK(*out == GPGPU_BACKEND_GL || *out == GPGPU_BACKEND_VULKAN, NULL,
+          GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_context_create: unknown backend %d", (int)*out);
     return GPGPU_SUCCESS;
+}
+
+static gpgpu_status create_backend(gpgpu_context *ctx, const gpgpu_context_desc *desc,
+                                   gpgpu_backend backend)
+{
+    if (backend == GPGPU_BACKEND_GL)
+        return gl_backend_create(ctx, desc);
+#ifdef GPGPU_HAVE_VULKAN
+    return vk_backend_create(ctx, desc);
+#else
+    return ctx_fail(ctx, GPGPU_ERROR_BACKEND_UNAVAILABLE,
+                    "vulkan: this build of libgpgpu has no Vulkan backend (meson -Dvulkan)");
+#endif
 }
 
 gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context **out)
@@ -37,7 +57,7 @@ gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context 
     gpgpu_context *ctx = calloc(1, sizeof *ctx);
     CHECK(ctx, NULL, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_context_create: out of host memory");
     ctx->debug = desc->debug;
-    gpgpu_status status = gl_backend_create(ctx, desc);
+    gpgpu_status status = create_backend(ctx, desc, backend);
     if (status != GPGPU_SUCCESS) {
         /* The backend reported into ctx (no callback set yet); move the
          * message where the caller can read it, calling the callback once. */

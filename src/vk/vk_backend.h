@@ -1,0 +1,10 @@
+/* The Vulkan backend, as the rest of the library sees it. */
+#ifndef GPGPU_VK_BACKEND_H
+#define GPGPU_VK_BACKEND_H
+
+#include "core/internal.h"
+
+/* Makes or adopts a Vulkan device, fills ctx->impl, ctx->exec and ctx->info. */
+gpgpu_status vk_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *desc);
+
+#endif /* GPGPU_VK_BACKEND_H */

@@ -1,0 +1,214 @@
+/* Where the Vulkan device comes from: the library's own instance and device
+ * (a device with a compute queue; GPGPU_VK_DEVICE=<index> picks one), or
+ * the caller's (gpgpu_context_desc.vk_adopt). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk/vk_internal.h"
+
+gpgpu_status vk_check(gpgpu_context *ctx, VkResult result, const char *what)
+{
+    if (result == VK_SUCCESS)
+        return GPGPU_SUCCESS;
+    if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
+        return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: out of memory (VkResult %d)", what,
+                        (int)result);
+    return ctx_fail(ctx, GPGPU_ERROR_BACKEND, "%s failed (VkResult %d)", what, (int)result);
+}
+
+static bool env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static bool has_layer(const char *name)
+{
+    uint32_t count = 0;
+    vkEnumerateInstanceLayerProperties(&count, NULL);
+    VkLayerProperties *layers = calloc(count ? count : 1, sizeof *layers);
+    bool found = false;
+    if (layers && vkEnumerateInstanceLayerProperties(&count, layers) == VK_SUCCESS)
+        for (uint32_t i = 0; i < count && !found; i++)
+            found = strcmp(layers[i].layerName, name) == 0;
+    free(layers);
+    return found;
+}
+
+static gpgpu_status create_instance(gpgpu_context *ctx, vk_state *st, bool validation)
+{
+    static const char *const layer = "VK_LAYER_KHRONOS_validation";
+    bool with_layer = validation && has_layer(layer);
+    VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "libgpgpu",
+        .pEngineName = "libgpgpu",
+        .apiVersion = VK_API_VERSION_1_1, /* subgroups are core from 1.1 */
+    };
+    VkInstanceCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pApplicationInfo = &app,
+        .enabledLayerCount = with_layer ? 1 : 0,
+        .ppEnabledLayerNames = with_layer ? &layer : NULL,
+    };
+    VkResult r = vkCreateInstance(&info, NULL, &st->instance);
+    CHECK(r == VK_SUCCESS, ctx, GPGPU_ERROR_BACKEND_UNAVAILABLE,
+          "vulkan: vkCreateInstance failed (VkResult %d): no Vulkan driver?", (int)r);
+    return GPGPU_SUCCESS;
+}
+
+/* A queue family with compute, or UINT32_MAX. */
+static uint32_t compute_family(VkPhysicalDevice device)
+{
+    uint32_t count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(device, &count, NULL);
+    VkQueueFamilyProperties families[32];
+    if (count > 32)
+        count = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families);
+    for (uint32_t i = 0; i < count; i++)
+        if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && families[i].timestampValidBits)
+            return i;
+    return UINT32_MAX;
+}
+
+/* GPGPU_VK_DEVICE, else the first discrete GPU with compute, else the first with compute. */
+static gpgpu_status pick_device(gpgpu_context *ctx, vk_state *st)
+{
+    uint32_t count = 0;
+    vkEnumeratePhysicalDevices(st->instance, &count, NULL);
+    CHECK(count > 0, ctx, GPGPU_ERROR_BACKEND_UNAVAILABLE, "vulkan: no physical device");
+    VkPhysicalDevice devices[16];
+    if (count > 16)
+        count = 16;
+    vkEnumeratePhysicalDevices(st->instance, &count, devices);
+    const char *pick = getenv("GPGPU_VK_DEVICE");
+    if (pick && *pick) {
+        int i = atoi(pick);
+        CHECK(i >= 0 && (uint32_t)i < count && compute_family(devices[i]) != UINT32_MAX, ctx,
+              GPGPU_ERROR_INVALID_ARGUMENT,
+              "GPGPU_VK_DEVICE=%s: there are %u devices, or that one has no compute queue", pick,
+              count);
+        st->physical = devices[i];
+        return GPGPU_SUCCESS;
+    }
+    for (int pass = 0; pass < 2 && !st->physical; pass++) {
+        for (uint32_t i = 0; i < count && !st->physical; i++) {
+            VkPhysicalDeviceProperties p;
+            vkGetPhysicalDeviceProperties(devices[i], &p);
+            bool wanted = pass == 1 || p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+            if (wanted && compute_family(devices[i]) != UINT32_MAX)
+                st->physical = devices[i];
+        }
+    }
+    CHECK(st->physical, ctx, GPGPU_ERROR_BACKEND_UNAVAILABLE,
+          "vulkan: no device has a compute queue with timestamps");
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status create_device(gpgpu_context *ctx, vk_state *st)
+{
+    st->queue_family = compute_family(st->physical);
+    VkPhysicalDeviceFeatures have;
+    vkGetPhysicalDeviceFeatures(st->physical, &have);
+    VkPhysicalDeviceFeatures want = {.shaderFloat64 = have.shaderFloat64};
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = st->queue_family,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    VkDeviceCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &queue,
+        .pEnabledFeatures = &want,
+    };
+    TRY(vk_check(ctx, vkCreateDevice(st->physical, &info, NULL, &st->device), "vkCreateDevice"));
+    vkGetDeviceQueue(st->device, st->queue_family, 0, &st->queue);
+    return GPGPU_SUCCESS;
+}
+
+static void query_info(gpgpu_context *ctx, vk_state *st, bool adopted)
+{
+    vkGetPhysicalDeviceProperties(st->physical, &st->props);
+    vkGetPhysicalDeviceMemoryProperties(st->physical, &st->memory);
+    VkPhysicalDeviceSubgroupProperties sub = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceDriverProperties driver = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, .pNext = &sub};
+    VkPhysicalDeviceProperties2 props2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                          .pNext = &driver};
+    vkGetPhysicalDeviceProperties2(st->physical, &props2);
+    VkPhysicalDeviceFeatures features;
+    vkGetPhysicalDeviceFeatures(st->physical, &features);
+
+    const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                          VK_SUBGROUP_FEATURE_VOTE_BIT |
+                                          VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    bool has_subgroups = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                         (sub.supportedOperations & needed) == needed;
+    st->subgroups = has_subgroups && !env_on("GPGPU_NO_SUBGROUPS");
+    snprintf(st->device_name, sizeof st->device_name, "%s", st->props.deviceName);
+    uint32_t v = st->props.apiVersion;
+    snprintf(st->version, sizeof st->version, "Vulkan %u.%u.%u", VK_API_VERSION_MAJOR(v),
+             VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+    snprintf(st->driver, sizeof st->driver, "%.200s %.100s", driver.driverName, driver.driverInfo);
+    const VkPhysicalDeviceLimits *lim = &st->props.limits;
+    ctx->info = (gpgpu_info){
+        .backend = "vulkan",
+        .platform = adopted ? "vulkan-adopt" : "vulkan",
+        .vendor = st->driver,
+        .renderer = st->device_name,
+        .version = st->version,
+        .version_major = (int)VK_API_VERSION_MAJOR(v),
+        .version_minor = (int)VK_API_VERSION_MINOR(v),
+        /* An adopted device says nothing of what it enabled: trust the support. */
+        .has_f64 = features.shaderFloat64,
+        .has_subgroups = has_subgroups,
+        .subgroup_size = sub.subgroupSize,
+        .max_workgroup_invocations = lim->maxComputeWorkGroupInvocations,
+        .max_workgroup_count_x = lim->maxComputeWorkGroupCount[0],
+        .max_shared_memory_bytes = lim->maxComputeSharedMemorySize,
+        .max_storage_block_bytes = lim->maxStorageBufferRange,
+        .storage_offset_alignment = (size_t)lim->minStorageBufferOffsetAlignment,
+        .max_storage_range_bytes = lim->maxStorageBufferRange,
+    };
+}
+
+gpgpu_status vk_device_open(gpgpu_context *ctx, vk_state *st, const gpgpu_context_desc *desc)
+{
+    const gpgpu_vk_adopt *adopt = desc->vk_adopt;
+    if (adopt) {
+        CHECK(adopt->instance && adopt->physical_device && adopt->device && adopt->queue, ctx,
+              GPGPU_ERROR_NULL_POINTER, "vulkan adopt: instance, physical device, device and "
+              "queue must all be given");
+        st->instance = adopt->instance;
+        st->physical = adopt->physical_device;
+        st->device = adopt->device;
+        st->queue = adopt->queue;
+        st->queue_family = adopt->queue_family_index;
+    } else {
+        st->owns_device = true;
+        TRY(create_instance(ctx, st, desc->debug || env_on("GPGPU_VK_VALIDATION")));
+        TRY(pick_device(ctx, st));
+        TRY(create_device(ctx, st));
+    }
+    query_info(ctx, st, adopt != NULL);
+    CHECK(st->props.apiVersion >= VK_API_VERSION_1_1, ctx, GPGPU_ERROR_BACKEND_UNAVAILABLE,
+          "vulkan: %s offers Vulkan %u.%u; 1.1 or newer is needed", st->device_name,
+          VK_API_VERSION_MAJOR(st->props.apiVersion), VK_API_VERSION_MINOR(st->props.apiVersion));
+    return GPGPU_SUCCESS;
+}
+
+void vk_device_close(vk_state *st)
+{
+    if (!st->owns_device)
+        return;
+    if (st->device)
+        vkDestroyDevice(st->device, NULL);
+    if (st->instance)
+        vkDestroyInstance(st->instance, NULL);
+}

@@ -1,0 +1,651 @@
+/* The Vulkan executor: device buffers with a staging buffer for transfers,
+ * one compute pipeline per variant (SPIR-V built from glsl/ at build time,
+ * work-group size and ITEMS as specialization constants), and one command
+ * buffer per public call: every stage is recorded with its pipeline barrier
+ * and the whole sequence is submitted once, at a readback or at the end. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spirv_blobs.h"
+#include "vk/vk_internal.h"
+
+/* ------------------------------------------------------------- memory */
+
+static gpgpu_status memory_type(gpgpu_context *ctx, uint32_t bits, VkMemoryPropertyFlags want,
+                                uint32_t *out)
+{
+    const VkPhysicalDeviceMemoryProperties *m = &vk_of(ctx)->memory;
+    for (uint32_t i = 0; i < m->memoryTypeCount; i++) {
+        if ((bits & (1u << i)) && (m->memoryTypes[i].propertyFlags & want) == want) {
+            *out = i;
+            return GPGPU_SUCCESS;
+        }
+    }
+    return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "vulkan: no memory type with flags 0x%x",
+                    (unsigned)want);
+}
+
+static void free_buffer(VkDevice device, vk_buffer *b)
+{
+    if (b->memory) { /* owned */
+        vkDestroyBuffer(device, b->buffer, NULL);
+        vkFreeMemory(device, b->memory, NULL);
+    }
+    *b = (vk_buffer){0};
+}
+
+static gpgpu_status make_buffer(gpgpu_context *ctx, VkDeviceSize size, VkMemoryPropertyFlags want,
+                                vk_buffer *out)
+{
+    vk_state *st = vk_of(ctx);
+    VkBufferCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    TRY(vk_check(ctx, vkCreateBuffer(st->device, &info, NULL, &out->buffer), "vkCreateBuffer"));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(st->device, out->buffer, &req);
+    VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                  .allocationSize = req.size};
+    gpgpu_status s = memory_type(ctx, req.memoryTypeBits, want, &alloc.memoryTypeIndex);
+    if (s == GPGPU_SUCCESS)
+        s = vk_check(ctx, vkAllocateMemory(st->device, &alloc, NULL, &out->memory),
+                     "vkAllocateMemory");
+    if (s == GPGPU_SUCCESS)
+        s = vk_check(ctx, vkBindBufferMemory(st->device, out->buffer, out->memory, 0),
+                     "vkBindBufferMemory");
+    if (s != GPGPU_SUCCESS) {
+        vkDestroyBuffer(st->device, out->buffer, NULL);
+        if (out->memory)
+            vkFreeMemory(st->device, out->memory, NULL);
+        *out = (vk_buffer){0};
+    }
+    return s;
+}
+
+/* ------------------------------------------------------ command buffers */
+
+/* The command buffer that work goes into, begun if need be. */
+static gpgpu_status recording(gpgpu_context *ctx, VkCommandBuffer *out)
+{
+    vk_state *st = vk_of(ctx);
+    if (!st->recording) {
+        VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                          .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+        TRY(vk_check(ctx, vkBeginCommandBuffer(st->cmd, &begin), "vkBeginCommandBuffer"));
+        st->recording = st->cmd;
+        if (st->timing) {
+            vkCmdResetQueryPool(st->cmd, st->timestamps, 0, VK_TIMESTAMPS);
+            vkCmdWriteTimestamp(st->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, st->timestamps, 0);
+        }
+    }
+    *out = st->recording;
+    return GPGPU_SUCCESS;
+}
+
+/* Everything written before it (shaders, copies) is visible to everything
+ * after it: one global barrier, as glMemoryBarrier would be. */
+static void barrier(VkCommandBuffer cmd)
+{
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                         VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+                         VK_ACCESS_HOST_READ_BIT,
+    };
+    VkPipelineStageFlags stages =
+        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    vkCmdPipelineBarrier(cmd, stages, stages | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0,
+                         NULL);
+}
+
+/* Submits what the library recorded and waits for it: the only wait there is. */
+static gpgpu_status flush(gpgpu_context *ctx)
+{
+    vk_state *st = vk_of(ctx);
+    if (!st->recording || st->caller_cmd)
+        return GPGPU_SUCCESS;
+    if (st->timing)
+        vkCmdWriteTimestamp(st->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, st->timestamps, 1);
+    st->recording = VK_NULL_HANDLE;
+    TRY(vk_check(ctx, vkEndCommandBuffer(st->cmd), "vkEndCommandBuffer"));
+    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                           .commandBufferCount = 1,
+                           .pCommandBuffers = &st->cmd};
+    TRY(vk_check(ctx, vkQueueSubmit(st->queue, 1, &submit, st->fence), "vkQueueSubmit"));
+    TRY(vk_check(ctx, vkWaitForFences(st->device, 1, &st->fence, VK_TRUE, UINT64_MAX),
+                 "vkWaitForFences"));
+    vkResetFences(st->device, 1, &st->fence);
+    vkResetCommandBuffer(st->cmd, 0);
+    vkResetDescriptorPool(st->device, st->descriptor_pool, 0);
+    st->sets_used = 0;
+    if (st->timing) {
+        uint64_t t[VK_TIMESTAMPS];
+        TRY(vk_check(ctx, vkGetQueryPoolResults(st->device, st->timestamps, 0, VK_TIMESTAMPS,
+                                                sizeof t, t, sizeof t[0],
+                                                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+                     "vkGetQueryPoolResults"));
+        st->timed_ns += (double)(t[1] - t[0]) * st->props.limits.timestampPeriod;
+    }
+    return GPGPU_SUCCESS;
+}
+
+/* ------------------------------------------------------------ buffers */
+
+static vk_buffer *buf_of(const gpgpu_buffer *buf) { return buf->impl; }
+
+static gpgpu_status vk_buffer_create(gpgpu_buffer *buf)
+{
+    vk_buffer *b = calloc(1, sizeof *b);
+    CHECK(b, buf->ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    gpgpu_status s = make_buffer(buf->ctx, buf->size, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, b);
+    if (s != GPGPU_SUCCESS) {
+        free(b);
+        return s;
+    }
+    buf->impl = b;
+    return GPGPU_SUCCESS;
+}
+
+static void vk_buffer_destroy(gpgpu_buffer *buf)
+{
+    vk_state *st = vk_of(buf->ctx);
+    vk_buffer *b = buf_of(buf);
+    if (!b)
+        return;
+    /* Work recorded for the caller may still use it: keep it until destroy. */
+    if (st->caller_cmd && b->memory) {
+        if (st->retired_count == st->retired_capacity) {
+            size_t cap = st->retired_capacity ? 2 * st->retired_capacity : 8;
+            vk_buffer *grown = realloc(st->retired, cap * sizeof *grown);
+            if (grown) {
+                st->retired = grown;
+                st->retired_capacity = cap;
+            }
+        }
+        if (st->retired_count < st->retired_capacity) {
+            st->retired[st->retired_count++] = *b;
+            free(b);
+            return;
+        }
+        vkDeviceWaitIdle(st->device); /* no room to keep it: make sure it is unused */
+    }
+    free_buffer(st->device, b);
+    free(b);
+}
+
+static gpgpu_status ensure_staging(gpgpu_context *ctx, VkDeviceSize bytes)
+{
+    vk_state *st = vk_of(ctx);
+    if (st->staging_size >= bytes)
+        return GPGPU_SUCCESS;
+    if (st->staging.buffer) {
+        vkUnmapMemory(st->device, st->staging.memory);
+        free_buffer(st->device, &st->staging);
+    }
+    st->staging_size = 0;
+    TRY(make_buffer(ctx, bytes,
+                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                    &st->staging));
+    TRY(vk_check(ctx, vkMapMemory(st->device, st->staging.memory, 0, bytes, 0, &st->staging_map),
+                 "vkMapMemory"));
+    st->staging_size = bytes;
+    return GPGPU_SUCCESS;
+}
+
+static void record_copy(VkCommandBuffer cmd, VkBuffer src, VkDeviceSize src_offset, VkBuffer dst,
+                        VkDeviceSize dst_offset, VkDeviceSize bytes)
+{
+    VkBufferCopy region = {.srcOffset = src_offset, .dstOffset = dst_offset, .size = bytes};
+    vkCmdCopyBuffer(cmd, src, dst, 1, &region);
+    barrier(cmd);
+}
+
+/* Transfers go through the staging buffer in pieces of at most this size. */
+#define STAGING_PIECE ((VkDeviceSize)64 << 20)
+
+static gpgpu_status vk_buffer_write(gpgpu_buffer *buf, size_t offset, const void *data,
+                                    size_t bytes)
+{
+    gpgpu_context *ctx = buf->ctx;
+    vk_state *st = vk_of(ctx);
+    vk_buffer *b = buf_of(buf);
+    for (size_t done = 0; done < bytes;) {
+        VkDeviceSize piece = bytes - done < STAGING_PIECE ? bytes - done : STAGING_PIECE;
+        TRY(ensure_staging(ctx, piece));
+        memcpy(st->staging_map, (const char *)data + done, piece);
+        VkCommandBuffer cmd;
+        TRY(recording(ctx, &cmd));
+        record_copy(cmd, st->staging.buffer, 0, b->buffer, b->offset + offset + done, piece);
+        TRY(flush(ctx)); /* the staging buffer is reused by the next piece */
+        done += piece;
+    }
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status vk_buffer_read(gpgpu_buffer *buf, size_t offset, void *data, size_t bytes)
+{
+    gpgpu_context *ctx = buf->ctx;
+    vk_state *st = vk_of(ctx);
+    vk_buffer *b = buf_of(buf);
+    for (size_t done = 0; done < bytes;) {
+        VkDeviceSize piece = bytes - done < STAGING_PIECE ? bytes - done : STAGING_PIECE;
+        TRY(ensure_staging(ctx, piece));
+        VkCommandBuffer cmd;
+        TRY(recording(ctx, &cmd));
+        record_copy(cmd, b->buffer, b->offset + offset + done, st->staging.buffer, 0, piece);
+        TRY(flush(ctx));
+        memcpy((char *)data + done, st->staging_map, piece);
+        done += piece;
+    }
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status vk_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
+                                   size_t dst_offset, size_t bytes)
+{
+    VkCommandBuffer cmd;
+    TRY(recording(src->ctx, &cmd));
+    record_copy(cmd, buf_of(src)->buffer, buf_of(src)->offset + src_offset, buf_of(dst)->buffer,
+                buf_of(dst)->offset + dst_offset, bytes);
+    return GPGPU_SUCCESS;
+}
+
+/* Bindings start at a multiple of the device's storage offset alignment and
+ * of 8, so that the shift tells whether a wrap suits 8-byte elements too. */
+static size_t vk_binding_shift(const gpgpu_buffer *buf)
+{
+    size_t align = (size_t)vk_of(buf->ctx)->props.limits.minStorageBufferOffsetAlignment;
+    return (size_t)buf_of(buf)->offset % (align > 8 ? align : 8);
+}
+
+/* ------------------------------------------------------------ pipelines */
+
+static const char *type_tag(gpgpu_type t)
+{
+    static const char *const tags[] = {"", "U32", "I32", "F32", "F64"};
+    return t >= GPGPU_TYPE_U32 && t <= GPGPU_TYPE_F64 ? tags[t] : "?";
+}
+
+static const char *op_tag(gpgpu_op op)
+{
+    static const char *const tags[] = {"SUM", "SUM", "MIN", "MAX", "MINMAX"};
+    return op >= GPGPU_OP_SUM && op <= GPGPU_OP_MINMAX ? tags[op] : "SUM";
+}
+
+static gpgpu_status module_for(gpgpu_context *ctx, const exec_variant *v, VkShaderModule *out)
+{
+    vk_state *st = vk_of(ctx);
+    char name[96];
+    snprintf(name, sizeof name, "%s.%s.%s%s", v->family, type_tag(v->type), op_tag(v->op),
+             st->subgroups ? ".sg" : "");
+    for (size_t i = 0; i < spirv_blob_count; i++) {
+        if (strcmp(spirv_blobs[i].name, name) != 0)
+            continue;
+        if (!st->modules[i]) {
+            VkShaderModuleCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                             .codeSize = spirv_blobs[i].size_bytes,
+                                             .pCode = spirv_blobs[i].words};
+            TRY(vk_check(ctx, vkCreateShaderModule(st->device, &info, NULL, &st->modules[i]),
+                         "vkCreateShaderModule"));
+        }
+        *out = st->modules[i];
+        return GPGPU_SUCCESS;
+    }
+    return ctx_fail(ctx, GPGPU_ERROR_SHADER_COMPILE, "vulkan: no SPIR-V built for %s", name);
+}
+
+static bool same_variant(const exec_variant *a, const exec_variant *b)
+{
+    return strcmp(a->family, b->family) == 0 && a->type == b->type && a->op == b->op &&
+           a->wg_size == b->wg_size && a->items == b->items;
+}
+
+static gpgpu_status pipeline_for(gpgpu_context *ctx, const exec_variant *v, VkPipeline *out)
+{
+    vk_state *st = vk_of(ctx);
+    for (size_t i = 0; i < st->pipeline_count; i++) {
+        if (same_variant(&st->pipelines[i].key, v)) {
+            *out = st->pipelines[i].pipeline;
+            return GPGPU_SUCCESS;
+        }
+    }
+    if (st->pipeline_count == st->pipeline_capacity) {
+        size_t cap = st->pipeline_capacity ? 2 * st->pipeline_capacity : 16;
+        vk_pipeline *grown = realloc(st->pipelines, cap * sizeof *grown);
+        CHECK(grown, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+        st->pipelines = grown;
+        st->pipeline_capacity = cap;
+    }
+    VkShaderModule module = VK_NULL_HANDLE;
+    TRY(module_for(ctx, v, &module));
+    const uint32_t constants[2] = {v->wg_size, v->items}; /* WG_SIZE, ITEMS in common.glsl */
+    const VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {1, 4, 4}};
+    VkSpecializationInfo spec = {.mapEntryCount = 2, .pMapEntries = entries,
+                                 .dataSize = sizeof constants, .pData = constants};
+    VkComputePipelineCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = module,
+                  .pName = "main",
+                  .pSpecializationInfo = &spec},
+        .layout = st->pipeline_layout,
+    };
+    vk_pipeline *p = &st->pipelines[st->pipeline_count];
+    TRY(vk_check(ctx, vkCreateComputePipelines(st->device, VK_NULL_HANDLE, 1, &info, NULL,
+                                               &p->pipeline),
+                 "vkCreateComputePipelines"));
+    p->key = *v;
+    st->pipeline_count++;
+    *out = p->pipeline;
+    return GPGPU_SUCCESS;
+}
+
+/* ------------------------------------------------------- calls and stages */
+
+static gpgpu_status create_descriptor_pool(gpgpu_context *ctx, VkDescriptorPool *out)
+{
+    VkDescriptorPoolSize sizes = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  VK_SETS_PER_POOL * EXEC_MAX_BINDINGS};
+    VkDescriptorPoolCreateInfo dp = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                     .maxSets = VK_SETS_PER_POOL,
+                                     .poolSizeCount = 1,
+                                     .pPoolSizes = &sizes};
+    return vk_check(ctx, vkCreateDescriptorPool(vk_of(ctx)->device, &dp, NULL, out),
+                    "vkCreateDescriptorPool");
+}
+
+/* Sets in a caller's command buffer live as long as it may be pending: their
+ * pool is kept until destroy, and a new one takes over. */
+static gpgpu_status retire_descriptor_pool(gpgpu_context *ctx)
+{
+    vk_state *st = vk_of(ctx);
+    if (st->retired_pool_count == st->retired_pool_capacity) {
+        size_t cap = st->retired_pool_capacity ? 2 * st->retired_pool_capacity : 4;
+        VkDescriptorPool *grown = realloc(st->retired_pools, cap * sizeof *grown);
+        CHECK(grown, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+        st->retired_pools = grown;
+        st->retired_pool_capacity = cap;
+    }
+    st->retired_pools[st->retired_pool_count++] = st->descriptor_pool;
+    st->descriptor_pool = VK_NULL_HANDLE;
+    st->sets_used = 0;
+    return create_descriptor_pool(ctx, &st->descriptor_pool);
+}
+
+static gpgpu_status descriptor_set(gpgpu_context *ctx, const exec_dispatch *d, VkDescriptorSet *out)
+{
+    vk_state *st = vk_of(ctx);
+    if (st->sets_used == VK_SETS_PER_POOL) {
+        if (st->caller_cmd) {
+            TRY(retire_descriptor_pool(ctx));
+        } else {
+            /* A long classic run: submit what is recorded so the pool can be reset. */
+            TRY(flush(ctx));
+        }
+    }
+    VkDescriptorSetAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                         .descriptorPool = st->descriptor_pool,
+                                         .descriptorSetCount = 1,
+                                         .pSetLayouts = &st->set_layout};
+    TRY(vk_check(ctx, vkAllocateDescriptorSets(st->device, &alloc, out), "vkAllocateDescriptorSets"));
+    st->sets_used++;
+    VkDescriptorBufferInfo infos[EXEC_MAX_BINDINGS];
+    VkWriteDescriptorSet writes[EXEC_MAX_BINDINGS];
+    for (uint32_t i = 0; i < EXEC_MAX_BINDINGS; i++) {
+        const gpgpu_buffer *buf = d->bind[i];
+        if (buf) {
+            size_t shift = vk_binding_shift(buf);
+            CHECK(buf->size + shift <= st->props.limits.maxStorageBufferRange, ctx,
+                  GPGPU_ERROR_TOO_LARGE,
+                  "vulkan: a buffer of %zu bytes is larger than this device binds (%u bytes)",
+                  buf->size, st->props.limits.maxStorageBufferRange);
+            infos[i] = (VkDescriptorBufferInfo){buf_of(buf)->buffer, buf_of(buf)->offset - shift,
+                                                buf->size + shift};
+        } else {
+            infos[i] = (VkDescriptorBufferInfo){st->dummy.buffer, 0, VK_WHOLE_SIZE};
+        }
+        writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                           .dstSet = *out,
+                                           .dstBinding = i,
+                                           .descriptorCount = 1,
+                                           .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                           .pBufferInfo = &infos[i]};
+    }
+    vkUpdateDescriptorSets(st->device, EXEC_MAX_BINDINGS, writes, 0, NULL);
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status vk_dispatch(gpgpu_context *ctx, const exec_dispatch *d)
+{
+    vk_state *st = vk_of(ctx);
+    if (d->groups == 0)
+        return GPGPU_SUCCESS;
+    VkPipeline pipeline;
+    TRY(pipeline_for(ctx, &d->variant, &pipeline));
+    VkDescriptorSet set;
+    TRY(descriptor_set(ctx, d, &set));
+    VkCommandBuffer cmd;
+    TRY(recording(ctx, &cmd));
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, st->pipeline_layout, 0, 1, &set,
+                            0, NULL);
+    vkCmdPushConstants(cmd, st->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                       sizeof d->params, d->params);
+    /* Wider than the x limit: spread over y; shaders use invocation_index(). */
+    uint32_t gx = d->groups, gy = 1;
+    if (gx > st->props.limits.maxComputeWorkGroupCount[0]) {
+        gx = 32768;
+        gy = (d->groups + gx - 1) / gx;
+    }
+    vkCmdDispatch(cmd, gx, gy, 1);
+    barrier(cmd);
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status vk_begin(gpgpu_context *ctx)
+{
+    (void)ctx;
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status vk_end(gpgpu_context *ctx)
+{
+    return flush(ctx);
+}
+
+static bool vk_recording_for_caller(gpgpu_context *ctx)
+{
+    return vk_of(ctx)->caller_cmd;
+}
+
+static gpgpu_status vk_timer_begin(gpgpu_context *ctx)
+{
+    vk_state *st = vk_of(ctx);
+    TRY(flush(ctx)); /* earlier work stays out of the measurement */
+    st->timing = true;
+    st->timed_ns = 0;
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status vk_timer_end(gpgpu_context *ctx, double *gpu_ns)
+{
+    vk_state *st = vk_of(ctx);
+    gpgpu_status s = flush(ctx);
+    st->timing = false;
+    *gpu_ns = st->timed_ns;
+    return s;
+}
+
+static gpgpu_status vk_finish(gpgpu_context *ctx)
+{
+    TRY(flush(ctx));
+    return vk_check(ctx, vkQueueWaitIdle(vk_of(ctx)->queue), "vkQueueWaitIdle");
+}
+
+static void vk_destroy(gpgpu_context *ctx)
+{
+    vk_state *st = vk_of(ctx);
+    if (!st)
+        return;
+    if (st->device) {
+        vkDeviceWaitIdle(st->device);
+        for (size_t i = 0; i < st->retired_count; i++)
+            free_buffer(st->device, &st->retired[i]);
+        for (size_t i = 0; i < st->pipeline_count; i++)
+            vkDestroyPipeline(st->device, st->pipelines[i].pipeline, NULL);
+        for (size_t i = 0; st->modules && i < spirv_blob_count; i++)
+            if (st->modules[i])
+                vkDestroyShaderModule(st->device, st->modules[i], NULL);
+        if (st->staging.buffer)
+            vkUnmapMemory(st->device, st->staging.memory);
+        free_buffer(st->device, &st->staging);
+        free_buffer(st->device, &st->dummy);
+        vkDestroyQueryPool(st->device, st->timestamps, NULL);
+        vkDestroyDescriptorPool(st->device, st->descriptor_pool, NULL);
+        for (size_t i = 0; i < st->retired_pool_count; i++)
+            vkDestroyDescriptorPool(st->device, st->retired_pools[i], NULL);
+        vkDestroyPipelineLayout(st->device, st->pipeline_layout, NULL);
+        vkDestroyDescriptorSetLayout(st->device, st->set_layout, NULL);
+        vkDestroyFence(st->device, st->fence, NULL);
+        vkDestroyCommandPool(st->device, st->command_pool, NULL);
+    }
+    vk_device_close(st);
+    free(st->retired);
+    free(st->retired_pools);
+    free(st->pipelines);
+    free(st->modules);
+    free(st);
+    ctx->impl = NULL;
+}
+
+const exec_backend vk_exec_backend = {
+    .name = "vulkan",
+    .destroy = vk_destroy,
+    .buffer_create = vk_buffer_create,
+    .buffer_destroy = vk_buffer_destroy,
+    .buffer_write = vk_buffer_write,
+    .buffer_read = vk_buffer_read,
+    .buffer_copy = vk_buffer_copy,
+    .binding_shift = vk_binding_shift,
+    .begin = vk_begin,
+    .end = vk_end,
+    .dispatch = vk_dispatch,
+    .recording_for_caller = vk_recording_for_caller,
+    .timer_begin = vk_timer_begin,
+    .timer_end = vk_timer_end,
+    .finish = vk_finish,
+};
+
+/* ------------------------------------------------------------ creation */
+
+gpgpu_status vk_exec_init(gpgpu_context *ctx, vk_state *st)
+{
+    VkDevice dev = st->device;
+    VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                    .queueFamilyIndex = st->queue_family};
+    TRY(vk_check(ctx, vkCreateCommandPool(dev, &pool, NULL, &st->command_pool), "vkCreateCommandPool"));
+    VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                         .commandPool = st->command_pool,
+                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                         .commandBufferCount = 1};
+    TRY(vk_check(ctx, vkAllocateCommandBuffers(dev, &alloc, &st->cmd), "vkAllocateCommandBuffers"));
+    VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    TRY(vk_check(ctx, vkCreateFence(dev, &fence, NULL, &st->fence), "vkCreateFence"));
+
+    VkDescriptorSetLayoutBinding bindings[EXEC_MAX_BINDINGS];
+    for (uint32_t i = 0; i < EXEC_MAX_BINDINGS; i++)
+        bindings[i] = (VkDescriptorSetLayoutBinding){
+            .binding = i,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutCreateInfo layout = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = EXEC_MAX_BINDINGS,
+        .pBindings = bindings};
+    TRY(vk_check(ctx, vkCreateDescriptorSetLayout(dev, &layout, NULL, &st->set_layout),
+                 "vkCreateDescriptorSetLayout"));
+    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                EXEC_PARAM_COUNT * sizeof(uint32_t)};
+    VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                     .setLayoutCount = 1,
+                                     .pSetLayouts = &st->set_layout,
+                                     .pushConstantRangeCount = 1,
+                                     .pPushConstantRanges = &push};
+    TRY(vk_check(ctx, vkCreatePipelineLayout(dev, &pl, NULL, &st->pipeline_layout),
+                 "vkCreatePipelineLayout"));
+    TRY(create_descriptor_pool(ctx, &st->descriptor_pool));
+    VkQueryPoolCreateInfo qp = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                .queryCount = VK_TIMESTAMPS};
+    TRY(vk_check(ctx, vkCreateQueryPool(dev, &qp, NULL, &st->timestamps), "vkCreateQueryPool"));
+    st->modules = calloc(spirv_blob_count, sizeof *st->modules);
+    CHECK(st->modules, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    return make_buffer(ctx, 256, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &st->dummy);
+}
+
+gpgpu_status vk_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *desc)
+{
+    vk_state *st = calloc(1, sizeof *st);
+    CHECK(st, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    ctx->impl = st;
+    ctx->exec = &vk_exec_backend;
+    gpgpu_status s = vk_device_open(ctx, st, desc);
+    if (s == GPGPU_SUCCESS)
+        s = vk_exec_init(ctx, st);
+    if (s != GPGPU_SUCCESS)
+        vk_destroy(ctx);
+    return s;
+}
+
+/* ------------------------------------------------------------ public API */
+
+gpgpu_status gpgpu_buffer_wrap_vk(gpgpu_context *ctx, VkBuffer buffer, size_t offset, size_t bytes,
+                                  gpgpu_buffer **out)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(out, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_buffer_wrap_vk: out is NULL");
+    *out = NULL;
+    CHECK(ctx->exec == &vk_exec_backend, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_buffer_wrap_vk: the context's backend is %s, not vulkan", ctx->exec->name);
+    CHECK(buffer != VK_NULL_HANDLE && bytes > 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_buffer_wrap_vk: no buffer, or 0 bytes");
+    CHECK(offset % 4 == 0, ctx, GPGPU_ERROR_MISALIGNED,
+          "gpgpu_buffer_wrap_vk: offset %zu is not a multiple of 4", offset);
+    gpgpu_buffer *buf = calloc(1, sizeof *buf);
+    vk_buffer *b = calloc(1, sizeof *b);
+    if (!buf || !b) {
+        free(buf);
+        free(b);
+        return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    *b = (vk_buffer){.buffer = buffer, .offset = offset};
+    *buf = (gpgpu_buffer){.ctx = ctx, .size = bytes, .impl = b};
+    ctx->live_buffers++;
+    *out = buf;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_vk_record_into(gpgpu_context *ctx, VkCommandBuffer cmd)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(ctx->exec == &vk_exec_backend, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_vk_record_into: the context's backend is %s, not vulkan", ctx->exec->name);
+    vk_state *st = vk_of(ctx);
+    TRY(flush(ctx));
+    if (st->caller_cmd && st->sets_used > 0)
+        TRY(retire_descriptor_pool(ctx));
+    st->recording = cmd;
+    st->caller_cmd = cmd != VK_NULL_HANDLE;
+    return GPGPU_SUCCESS;
+}

@@ -1,0 +1,82 @@
+/* State shared by the Vulkan device code (vk_context.c) and executor (vk_exec.c). */
+#ifndef GPGPU_VK_INTERNAL_H
+#define GPGPU_VK_INTERNAL_H
+
+#include <vulkan/vulkan.h>
+
+#include "gpgpu/vulkan.h"
+#include "vk/vk_backend.h"
+
+extern const exec_backend vk_exec_backend;
+
+typedef struct vk_pipeline {
+    exec_variant key;
+    VkPipeline pipeline;
+} vk_pipeline;
+
+typedef struct vk_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory; /* VK_NULL_HANDLE for a wrapped buffer */
+    VkDeviceSize offset;   /* byte offset of the range in `buffer` */
+} vk_buffer;
+
+enum { VK_SETS_PER_POOL = 256, VK_TIMESTAMPS = 2 };
+
+typedef struct vk_state {
+    VkInstance instance;
+    VkPhysicalDevice physical;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    bool owns_device; /* false when adopted */
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties memory;
+    bool subgroups;
+
+    VkCommandPool command_pool;
+    VkCommandBuffer cmd;      /* the library's own */
+    VkCommandBuffer recording; /* where work goes now: cmd, the caller's, or NULL */
+    bool caller_cmd;           /* recording is the caller's command buffer */
+    VkFence fence;
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout pipeline_layout;
+    VkDescriptorPool descriptor_pool;
+    uint32_t sets_used;
+    vk_buffer dummy; /* bound where a stage names no buffer */
+
+    vk_pipeline *pipelines;
+    size_t pipeline_count, pipeline_capacity;
+    VkShaderModule *modules; /* one per embedded SPIR-V blob, made on first use */
+
+    vk_buffer staging; /* host-visible, persistently mapped */
+    VkDeviceSize staging_size;
+    void *staging_map;
+
+    /* What work recorded for the caller may still use: freed at destroy. */
+    vk_buffer *retired;
+    size_t retired_count, retired_capacity;
+    VkDescriptorPool *retired_pools;
+    size_t retired_pool_count, retired_pool_capacity;
+
+    VkQueryPool timestamps;
+    bool timing;       /* a gpgpu_timer measurement is running */
+    double timed_ns;   /* GPU time of the submissions so far in it */
+
+    char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+    char version[64];
+    char driver[320];
+} vk_state;
+
+static inline vk_state *vk_of(gpgpu_context *ctx) { return ctx->impl; }
+
+/* Turns a VkResult into a status with `what` in the message. */
+gpgpu_status vk_check(gpgpu_context *ctx, VkResult result, const char *what);
+
+/* vk_context.c */
+gpgpu_status vk_device_open(gpgpu_context *ctx, vk_state *st, const gpgpu_context_desc *desc);
+void vk_device_close(vk_state *st);
+
+/* vk_exec.c: the objects every dispatch needs, made once per context. */
+gpgpu_status vk_exec_init(gpgpu_context *ctx, vk_state *st);
+
+#endif /* GPGPU_VK_INTERNAL_H */
