@@ -19,8 +19,8 @@ def main():
     lines = [f"device: {device}; CUB device: {next(iter(cub.values()))['device'] if cub else '?'}",
              f"copy ceiling: GL {max(r['copy_gbps'] for r in ours):.0f} GB/s, CUDA {cub_copy:.0f} GB/s",
              "",
-             "| case | algo | n | ours us | ours GB/s | CUB us | CUB GB/s | vs CUB |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+             "| case | algo | n | ours us | ours wall us | ours GB/s | CUB us | CUB GB/s | vs CUB |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in ours:
         if r["case"].startswith("copy"):
             continue
@@ -29,7 +29,8 @@ def main():
         cub_gbps = f"{peer['gbps']:.0f}" if peer else "-"
         ratio = f"{peer['median_us'] / r['median_us']:.2f}x" if peer and r["median_us"] > 0 else "-"
         lines.append(f"| {r['case']} | {r['algo']} | 2^{r['n'].bit_length() - 1} | "
-                     f"{r['median_us']:.1f} | {r['gbps']:.0f} | {cub_us} | {cub_gbps} | {ratio} |")
+                     f"{r['median_us']:.1f} | {r.get('wall_us', 0):.1f} | {r['gbps']:.0f} | {cub_us} | "
+                     f"{cub_gbps} | {ratio} |")
     text = "\n".join(lines)
     print(text)
     if len(sys.argv) > 3:

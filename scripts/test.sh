@@ -6,4 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d build ] || meson setup build
 meson compile -C build
-meson test -C build --print-errorlogs --num-processes 2
+# The demo needs a display: give it a virtual one where none exists.
+run=()
+if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null; then
+    run=(xvfb-run -a)
+fi
+"${run[@]}" meson test -C build --print-errorlogs --num-processes 2

@@ -40,8 +40,8 @@ gpgpu_context *test_context(void);
  * +-[1, 1000] (i32), floats of magnitude in [0.5, 1.5) with random sign. */
 void test_random(gpgpu_type type, void *out, size_t n, uint64_t seed);
 
-/* Fills bytes with a pattern no algorithm writes (0xA5...: a NaN for
- * f64/f32 halves, a huge integer), so unwritten elements show. */
+/* Fills bytes with a pattern no algorithm writes here (0xA5 bytes: a large
+ * integer, a small negative float), so unwritten elements show; compare bits. */
 void test_poison(void *p, size_t bytes);
 
 /* A buffer of `bytes` bytes holding `data` (poisoned when data is NULL). */

@@ -29,6 +29,7 @@ static const char bench_help[] =
     "  --classic-max-log2 K  run the classic algorithms (dozens of passes) up\n"
     "                        to 2^K only (default 24)\n"
     "  --only WHAT           reduce or scan cases only\n"
+    "  --case TEXT           only cases whose name contains TEXT (e.g. reduce_sum_f32)\n"
     "  --json FILE           also write the results as a JSON array\n";
 
 /* One benchmark case: an operation, a type and an algorithm. */
@@ -72,6 +73,7 @@ static const gpgpu_type input_types[] = { GPGPU_TYPE_U32, GPGPU_TYPE_F32, GPGPU_
 
 typedef struct bench_options {
     int min_log2, max_log2, step, runs, warmup, classic_max_log2;
+    const char *case_filter; /* only cases whose name contains it, or NULL */
     bool max_log2_given;
     bool reduce, scan;
     const char *json_path;
@@ -132,6 +134,8 @@ static void parse_options(int argc, char **argv, bench_options *o)
             o->warmup = (int)tool_parse_uint(arg, value, 0, 1000000);
         } else if ((value = tool_option_value(argc, argv, &i, "--classic-max-log2")) != NULL) {
             o->classic_max_log2 = (int)tool_parse_uint(arg, value, 0, 30);
+        } else if ((value = tool_option_value(argc, argv, &i, "--case")) != NULL) {
+            o->case_filter = value;
         } else if ((value = tool_option_value(argc, argv, &i, "--only")) != NULL) {
             o->reduce = strcmp(value, "reduce") == 0;
             o->scan = strcmp(value, "scan") == 0;
@@ -318,6 +322,8 @@ static bool case_enabled(const bench *b, const bench_case *c, int log2n)
         return false;
     if (c->algo != GPGPU_ALGO_FAST && log2n > o->classic_max_log2)
         return false;
+    if (o->case_filter && !strstr(c->name, o->case_filter))
+        return false;
     if (c->type == GPGPU_TYPE_F64 && !b->info.has_f64)
         return false;
     return ((size_t)1 << log2n) * gpgpu_type_size(c->type) <= b->cap_bytes;
@@ -358,6 +364,21 @@ static int run_case(bench *b, const bench_case *c, gpgpu_buffer *in, gpgpu_buffe
     return TOOL_EXIT_OK;
 }
 
+/* A buffer-to-buffer copy of `bytes` bytes, reported as case copy_u32. */
+static int run_copy(bench *b, gpgpu_buffer *in, gpgpu_buffer *out, size_t bytes)
+{
+    bench_job job = { .c = NULL, .in = in, .out = out, .n = bytes };
+    timing t;
+
+    snprintf(b->step, sizeof(b->step), "copy_u32 of %zu bytes", bytes);
+    tool_message("%s", b->step);
+    int rc = check(b, time_job(b, &job, &t));
+    if (rc == TOOL_EXIT_OK && !b->stopped)
+        report(b, "copy_u32", "copy", bytes / 4, t,
+               2.0 * (double)bytes / (b->wall_clock ? t.wall_ns : t.median_ns));
+    return rc;
+}
+
 /* Runs the enabled cases of one type at one size on one random input. */
 static int run_type(bench *b, gpgpu_type type, int log2n)
 {
@@ -387,6 +408,9 @@ static int run_type(bench *b, gpgpu_type type, int log2n)
         if (cases[c].type == type && case_enabled(b, &cases[c], log2n))
             rc = run_case(b, &cases[c], in, out, log2n);
     }
+    /* The copy of the same bytes, in the same API, is each size's ceiling. */
+    if (rc == TOOL_EXIT_OK && !b->stopped && out && type == GPGPU_TYPE_U32)
+        rc = run_copy(b, in, out, bytes);
     gpgpu_buffer_destroy(out);
     gpgpu_buffer_destroy(in);
     return rc;

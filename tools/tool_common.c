@@ -87,6 +87,7 @@ typedef struct name_value {
 
 static const name_value backend_names[] = {
     { "gl", GPGPU_BACKEND_GL },
+    { "vulkan", GPGPU_BACKEND_VULKAN },
 };
 
 static const name_value platform_names[] = {
@@ -125,7 +126,7 @@ static int lookup_name(const name_value *table, size_t count, const char *option
 }
 
 const char tool_context_options_help[] =
-    "  --backend NAME    gl (default: $GPGPU_BACKEND, else gl)\n"
+    "  --backend NAME    gl or vulkan (default: $GPGPU_BACKEND, else gl)\n"
     "  --platform NAME   egl-device, egl-surfaceless or glfw (default:\n"
     "                    $GPGPU_GL_PLATFORM, else the first that works)\n"
     "  --debug           GL debug output and extra checks in the library\n";

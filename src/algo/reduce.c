@@ -1,20 +1,25 @@
 /* Reductions: the fast two-pass default and Kiciak's three classic ones. */
 #include "algo/reduce.h"
+#include "algo/tuning.h"
 
 enum { STAGE_TILES, STAGE_EXPAND, STAGE_HALVING, STAGE_STRIDE, STAGE_PAIRS, STAGE_QUADS };
 enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_SRC_PAIRS, P_Q };
 
 reduce_plan reduce_plan_for(size_t n)
 {
-    reduce_plan p = {.block = REDUCE_WG * REDUCE_ITEMS};
+    const algo_tuning *t = algo_tuning_get();
+    reduce_plan p = {.block = REDUCE_WG * t->reduce_items};
     size_t blocks = (n + p.block - 1) / p.block;
-    p.groups = (uint32_t)(blocks == 0 ? 1 : blocks < REDUCE_MAX_GROUPS ? blocks : REDUCE_MAX_GROUPS);
+    p.groups = (uint32_t)(blocks == 0                    ? 1
+                          : blocks < t->reduce_max_groups ? blocks
+                                                          : t->reduce_max_groups);
     return p;
 }
 
 static exec_dispatch fast_stage(gpgpu_type type, gpgpu_op op)
 {
-    return (exec_dispatch){.variant = {"reduce", type, op, REDUCE_WG, REDUCE_ITEMS}};
+    return (exec_dispatch){.variant = {"reduce", type, op, REDUCE_WG,
+                                       algo_tuning_get()->reduce_items}};
 }
 
 static exec_dispatch classic_stage(gpgpu_type type, gpgpu_op op, unsigned stage)

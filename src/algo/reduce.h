@@ -9,8 +9,11 @@
 
 enum {
     REDUCE_WG = 256,        /* invocations per work-group of the fast stage */
-    REDUCE_ITEMS = 4,       /* loads in flight per invocation per block */
-    REDUCE_MAX_GROUPS = 1024 /* enough groups to fill a large GPU several times */
+    REDUCE_ITEMS = 4,        /* default loads in flight per invocation per block */
+    /* Default cap on the first pass's groups: 4096 (some 31 per SM of an H100)
+     * reached 0.97x CUB at 2^28 floats where 1024 reached 0.52x (Vulkan,
+     * docs/PERFORMANCE.md); algo_tuning_get() has the value in use. */
+    REDUCE_MAX_GROUPS = 4096
 };
 
 /* How the fast reduction splits n elements: `groups` work-groups, group g

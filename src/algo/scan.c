@@ -5,6 +5,7 @@
  * dispatches, so it needs no forward-progress guarantee between work-groups
  * (a single-pass chained scan would, or a fallback to stay safe). */
 #include "algo/scan.h"
+#include "algo/tuning.h"
 
 enum { STAGE_REDUCE, STAGE_PARTIALS, STAGE_TILES, STAGE_COPY, STAGE_STEP };
 enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_EXCLUSIVE, P_TILES_PER_GROUP, P_GROUPS };
@@ -12,16 +13,19 @@ enum { P_STEP_K = P_TILES_PER_GROUP };
 
 scan_plan scan_plan_for(size_t n)
 {
-    size_t tiles = n == 0 ? 1 : (n + SCAN_TILE - 1) / SCAN_TILE;
-    size_t per_group = (tiles + SCAN_MAX_GROUPS - 1) / SCAN_MAX_GROUPS;
+    const algo_tuning *t = algo_tuning_get();
+    size_t tile = (size_t)SCAN_WG * t->scan_items;
+    size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
+    size_t per_group = (tiles + t->scan_max_groups - 1) / t->scan_max_groups;
     return (scan_plan){.groups = (uint32_t)((tiles + per_group - 1) / per_group),
-                       .tiles_per_group = (uint32_t)per_group};
+                       .tiles_per_group = (uint32_t)per_group,
+                       .items = t->scan_items};
 }
 
 static exec_dispatch stage(gpgpu_type type, unsigned which, bool classic)
 {
     exec_dispatch d = {.variant = {"scan", type, GPGPU_OP_SUM, classic ? CLASSIC_WG : SCAN_WG,
-                                   classic ? 1 : SCAN_ITEMS}};
+                                   classic ? 1 : algo_tuning_get()->scan_items}};
     d.params[0] = which;
     return d;
 }

@@ -7,16 +7,16 @@
 
 enum {
     SCAN_WG = 256,
-    SCAN_ITEMS = 8,
-    SCAN_TILE = SCAN_WG * SCAN_ITEMS,
-    SCAN_MAX_GROUPS = 1024
+    SCAN_ITEMS = 8,        /* default; algo_tuning_get() has the value in use */
+    SCAN_MAX_GROUPS = 1024 /* default, likewise */
 };
 
 /* How the fast scan splits n elements: group g owns the contiguous run of
- * tiles [g * tiles_per_group, (g + 1) * tiles_per_group) of SCAN_TILE elements. */
+ * tiles [g * tiles_per_group, (g + 1) * tiles_per_group) of SCAN_WG * items elements. */
 typedef struct scan_plan {
     uint32_t groups;
     uint32_t tiles_per_group;
+    uint32_t items; /* elements per invocation per tile: tiles hold SCAN_WG * items */
 } scan_plan;
 
 scan_plan scan_plan_for(size_t n);

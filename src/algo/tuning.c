@@ -1,0 +1,66 @@
+#include "algo/tuning.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+#include "algo/reduce.h"
+#include "algo/scan.h"
+
+static algo_tuning tuning = {
+    .reduce_items = REDUCE_ITEMS,
+    .reduce_max_groups = REDUCE_MAX_GROUPS,
+    .scan_items = SCAN_ITEMS,
+    .scan_max_groups = SCAN_MAX_GROUPS,
+};
+static once_flag tuning_once = ONCE_FLAG_INIT;
+
+/* Powers of two keep the shaders' index arithmetic and shared arrays simple. */
+static void set(unsigned *field, const char *value)
+{
+    unsigned long v = strtoul(value, NULL, 10);
+    if (v >= 1 && v <= 65536 && (v & (v - 1)) == 0)
+        *field = (unsigned)v;
+    else
+        fprintf(stderr, "libgpgpu: GPGPU_TUNE: %s is not a power of two in 1..65536, ignored\n",
+                value);
+}
+
+static void read_env(void)
+{
+    static const struct {
+        const char *name;
+        unsigned *field;
+    } knobs[] = {
+        {"reduce_items", &tuning.reduce_items},
+        {"reduce_groups", &tuning.reduce_max_groups},
+        {"scan_items", &tuning.scan_items},
+        {"scan_groups", &tuning.scan_max_groups},
+    };
+    const char *env = getenv("GPGPU_TUNE");
+    char copy[256];
+    if (!env || strlen(env) >= sizeof copy)
+        return;
+    strcpy(copy, env);
+    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        bool known = false;
+        for (size_t i = 0; eq && i < sizeof knobs / sizeof knobs[0]; i++) {
+            if (strncmp(item, knobs[i].name, (size_t)(eq - item)) == 0 &&
+                knobs[i].name[eq - item] == '\0') {
+                set(knobs[i].field, eq + 1);
+                known = true;
+            }
+        }
+        if (!known)
+            fprintf(stderr, "libgpgpu: GPGPU_TUNE: unknown knob '%s', ignored\n", item);
+    }
+}
+
+const algo_tuning *algo_tuning_get(void)
+{
+    call_once(&tuning_once, read_env);
+    return &tuning;
+}

@@ -1,0 +1,17 @@
+/* Tuning knobs of the fast algorithms: compiled-in defaults, overridable
+ * for experiments with GPGPU_TUNE="reduce_items=8,reduce_groups=2048,..."
+ * (as the tunable SpMV kernel of the references sets its work-group shape
+ * at compile time). Read once per process. */
+#ifndef GPGPU_ALGO_TUNING_H
+#define GPGPU_ALGO_TUNING_H
+
+typedef struct algo_tuning {
+    unsigned reduce_items;      /* loads in flight per invocation per block */
+    unsigned reduce_max_groups; /* work-groups of the first reduce pass, at most */
+    unsigned scan_items;        /* elements per invocation per tile */
+    unsigned scan_max_groups;   /* work-groups (and partial sums) of the scan, at most */
+} algo_tuning;
+
+const algo_tuning *algo_tuning_get(void);
+
+#endif /* GPGPU_ALGO_TUNING_H */

@@ -1,0 +1,497 @@
+/* The reduction family against the CPU reference (src/ref): each stage of
+ * glsl/reduce.comp alone, then gpgpu_reduce for every type, operator,
+ * algorithm and size, then edge cases (n = 0, NaN, wrapping, infinities).
+ *
+ * Every stage runs on poisoned buffers, and the WHOLE buffer is downloaded
+ * and held against a host image to which the reference applied the same
+ * stage: elements the stage writes must match, all others keep their poison
+ * (or, for in-place steps, their old value). Integers and single-operation
+ * stages match bit for bit; float sums within the bound of tolerance(). */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/reduce.h"
+#include "ref/ref.h"
+#include "testlib.h"
+
+/* ------------- helpers shared with test_scan.c (candidates for testlib) */
+
+static gpgpu_context *ctx;
+static unsigned wg_depth; /* depth of a work-group combine, see below */
+static uint64_t seed = 1;
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of host memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* How many roundings lie, at most, between one input of wg_reduce or
+ * wg_exclusive_scan (glsl/ops.glsl, glsl/scan.comp) and their results.
+ * Shared memory: a tree of log2(WG_SIZE) levels (wg_reduce halves s each
+ * level; Hillis-Steele adds one term per level), so log2(256) = 8.
+ * Subgroups of S lanes: the subgroup operation's order is the driver's, and
+ * any tree over at most S values has depth <= S - 1; the subgroup results
+ * are then folded in strides (a chain of ceil(WG/S) additions, `run +=` in
+ * the scan) and reduced (or scanned) by a second subgroup operation
+ * (<= S - 1), and the scan adds `run + e` and `s_scan + in_sg` (2 more):
+ * 2 (S - 1) + ceil(WG / S) + 2, with S = WG when the driver does not say. */
+static unsigned depth_of_wg(unsigned wg)
+{
+    gpgpu_info info;
+    gpgpu_context_info(ctx, &info);
+    if (!info.has_subgroups) {
+        unsigned d = 0;
+        while ((1u << d) < wg)
+            d++;
+        return d;
+    }
+    unsigned s = info.subgroup_size ? info.subgroup_size : wg;
+    return 2 * (s - 1) + (wg + s - 1) / s + 2;
+}
+
+/* |gpu - ref| allowed for a float sum whose GPU summation tree puts every
+ * input at depth <= d: Higham's bound for any summation tree of depth d,
+ * gamma(d) * sum|x| with gamma(d) = d u / (1 - d u); one more u for rounding
+ * the reference's long double result to T, one more for the reference's own
+ * error (compensated long double: about 2^-63 sum|x|), so gamma(d + 2); and
+ * the smallest normal of T against underflow. */
+static double tolerance(gpgpu_type t, size_t d, long double abs)
+{
+    long double u = t == GPGPU_TYPE_F32 ? 0x1p-24L : 0x1p-53L;
+    long double du = (long double)(d + 2) * u;
+    return (double)(du / (1 - du) * abs) + (t == GPGPU_TYPE_F32 ? FLT_MIN : DBL_MIN);
+}
+
+static bool is_float(gpgpu_type t) { return t == GPGPU_TYPE_F32 || t == GPGPU_TYPE_F64; }
+
+/* Element i of p as text (floats with their bits). */
+static const char *show(gpgpu_type t, const void *p, size_t i, char *out, size_t size)
+{
+    const char *e = (const char *)p + i * gpgpu_type_size(t);
+    uint32_t u;
+    uint64_t b;
+    float f;
+    double d;
+    switch (t) {
+    case GPGPU_TYPE_U32: memcpy(&u, e, 4); snprintf(out, size, "%" PRIu32, u); break;
+    case GPGPU_TYPE_I32: memcpy(&u, e, 4); snprintf(out, size, "%" PRId32, (int32_t)u); break;
+    case GPGPU_TYPE_F32:
+        memcpy(&f, e, 4), memcpy(&u, e, 4);
+        snprintf(out, size, "%.9g (0x%08" PRIx32 ")", f, u);
+        break;
+    default:
+        memcpy(&d, e, 8), memcpy(&b, e, 8);
+        snprintf(out, size, "%.17g (0x%016" PRIx64 ")", d, b);
+        break;
+    }
+    return out;
+}
+
+/* Element i matches: bit for bit where tol < 0 (any NaN matches any NaN),
+ * else within tol (an expected inf exactly, an expected NaN as a NaN). */
+static bool matches(gpgpu_type t, const void *got, const void *want, size_t i, double tol)
+{
+    size_t size = gpgpu_type_size(t);
+    const char *g = (const char *)got + i * size, *w = (const char *)want + i * size;
+    if (!is_float(t))
+        return memcmp(g, w, size) == 0;
+    double gv, wv;
+    if (t == GPGPU_TYPE_F32) {
+        float a, b;
+        memcpy(&a, g, 4), memcpy(&b, w, 4), gv = a, wv = b;
+    } else {
+        memcpy(&gv, g, 8), memcpy(&wv, w, 8);
+    }
+    if (isnan(gv) || isnan(wv))
+        return isnan(gv) && isnan(wv);
+    if (tol < 0 || isinf(wv))
+        return memcmp(g, w, size) == 0;
+    return fabs(gv - wv) <= tol;
+}
+
+/* One check: n elements of got against want (tol NULL: all bit-exact);
+ * prints the first few differences. */
+static void check_elems(const char *what, gpgpu_type t, const void *got, const void *want,
+                        size_t n, const double *tol)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (matches(t, got, want, i, tol ? tol[i] : -1))
+            continue;
+        if (++bad <= 5) {
+            char a[64], b[64], c[40] = "bit-exact";
+            if (tol && tol[i] >= 0)
+                snprintf(c, sizeof c, "tolerance %g", tol[i]);
+            fprintf(stderr, "  %s: element %zu: got %s, expected %s (%s)\n", what, i,
+                    show(t, got, i, a, sizeof a), show(t, want, i, b, sizeof b), c);
+        }
+    }
+    EXPECT(bad == 0, "%s: %zu of %zu elements differ", what, bad, n);
+}
+
+/* A GPU buffer and its expected image on the host: `pre` poisoned
+ * elements, n elements of data (random nonzero when NULL), `post` poisoned. */
+typedef struct slab {
+    gpgpu_type t;
+    size_t len;
+    void *host;
+    gpgpu_buffer *buf;
+} slab;
+
+static slab slab_make(gpgpu_type t, size_t pre, size_t n, size_t post, const void *data)
+{
+    size_t size = gpgpu_type_size(t);
+    slab s = {t, pre + n + post, xmalloc((pre + n + post) * size), NULL};
+    test_poison(s.host, s.len * size);
+    if (data)
+        memcpy((char *)s.host + pre * size, data, n * size);
+    else
+        test_random(t, (char *)s.host + pre * size, n, seed++);
+    s.buf = test_buffer(ctx, s.host, s.len * size);
+    return s;
+}
+
+static void *slab_at(const slab *s, size_t i)
+{
+    return (char *)s->host + i * gpgpu_type_size(s->t);
+}
+
+/* Downloads the whole buffer and checks it against the host image. */
+static void slab_check(const slab *s, const double *tol, const char *what)
+{
+    size_t bytes = s->len * gpgpu_type_size(s->t);
+    void *got = xmalloc(bytes);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(s->buf, 0, got, bytes), GPGPU_SUCCESS);
+    check_elems(what, s->t, got, s->host, s->len, tol);
+    free(got);
+}
+
+static void slab_free(slab *s)
+{
+    gpgpu_buffer_destroy(s->buf);
+    free(s->host);
+}
+
+/* n tolerances of -1: bit-exact everywhere until a range is filled in. */
+static double *exact(size_t n)
+{
+    double *tol = xmalloc(n * sizeof *tol);
+    for (size_t i = 0; i < n; i++)
+        tol[i] = -1;
+    return tol;
+}
+
+/* ------------------------------------------------------------ reduce */
+
+static const gpgpu_type types[] = {GPGPU_TYPE_U32, GPGPU_TYPE_I32, GPGPU_TYPE_F32, GPGPU_TYPE_F64};
+static const gpgpu_op ops[] = {GPGPU_OP_SUM, GPGPU_OP_MIN, GPGPU_OP_MAX, GPGPU_OP_MINMAX};
+static const char *const op_names[] = {"?", "sum", "min", "max", "minmax"};
+static const char *const algo_names[] = {"DEFAULT", "FAST", "CLASSIC_HALVING", "CLASSIC_STRIDE",
+                                         "CLASSIC_MINMAX", "CLASSIC_SCAN"};
+enum { CLASSIC_LIMIT = 1 << 20 };
+
+/* TILES' block (REDUCE_WG * items per invocation), from the plan so that the
+ * test follows whatever the driver uses. */
+static size_t block_size(void) { return reduce_plan_for(1).block; }
+
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* Depth of TILES' summation tree with `groups` groups over n elements: each
+ * invocation adds block / REDUCE_WG elements per block serially into one
+ * accumulator, over the ceil(blocks / groups) blocks of its group (the
+ * first addition, to the identity 0, is exact but counted), then the
+ * work-group combine. */
+static size_t tiles_depth(size_t n, size_t groups)
+{
+    return block_size() / REDUCE_WG * ceil_div(ceil_div(n, block_size()), groups) + wg_depth;
+}
+
+/* The fast driver: TILES over the plan, then (groups > 1) TILES over the
+ * groups' results in one group; the depths add. */
+static size_t fast_depth(size_t n)
+{
+    reduce_plan p = reduce_plan_for(n);
+    return tiles_depth(n, p.groups) + (p.groups > 1 ? tiles_depth(p.groups, 1) : 0);
+}
+
+static bool float_sum(gpgpu_type t, gpgpu_op op) { return op == GPGPU_OP_SUM && is_float(t); }
+
+#define LABEL(buf, t, op, fmt, ...)                                                      \
+    snprintf(buf, sizeof buf, "%s %s " fmt, gpgpu_type_name(t), op_names[op], __VA_ARGS__)
+
+/* TILES from element 3 of a source into V elements from element 1 of dst. */
+static void stage_tiles(gpgpu_type t, gpgpu_op op, size_t n, uint32_t groups, bool pairs)
+{
+    size_t w = reduce_width(op), ns = pairs && op == GPGPU_OP_MINMAX ? 2 * n : n;
+    char what[160];
+    LABEL(what, t, op, "TILES n=%zu groups=%u pairs=%d", n, groups, pairs);
+    slab src = slab_make(t, 3, ns, 2, NULL), dst = slab_make(t, 1 + groups * w + 2, 0, 0, NULL);
+    EXPECT_STATUS(ctx, reduce_stage_tiles(ctx, t, op, src.buf, 3, n, pairs, dst.buf, 1, groups),
+                  GPGPU_SUCCESS);
+    long double *abs = xmalloc(groups * sizeof *abs);
+    ref_reduce_tiles(t, op, slab_at(&src, 3), n, pairs, groups, (uint32_t)block_size(),
+                     slab_at(&dst, 1), abs);
+    double *tol = exact(dst.len);
+    for (uint32_t g = 0; float_sum(t, op) && g < groups; g++)
+        tol[1 + g] = tolerance(t, tiles_depth(n, groups), abs[g]);
+    slab_check(&dst, tol, what);
+    slab_check(&src, NULL, what); /* the source is read only */
+    free(tol);
+    free(abs);
+    slab_free(&src);
+    slab_free(&dst);
+}
+
+/* The classic steps, each once on fresh random data; bit-exact. */
+static void stage_classic(gpgpu_type t, gpgpu_op op, size_t n)
+{
+    size_t w = reduce_width(op);
+    char what[160];
+
+    LABEL(what, t, op, "EXPAND n=%zu", n);
+    slab src = slab_make(t, 3, n, 2, NULL), dst = slab_make(t, 1 + n * w + 2, 0, 0, NULL);
+    EXPECT_STATUS(ctx, reduce_stage_expand(ctx, t, op, src.buf, 3, n, dst.buf, 1), GPGPU_SUCCESS);
+    ref_reduce_expand(t, op, slab_at(&src, 3), n, slab_at(&dst, 1));
+    slab_check(&dst, NULL, what);
+    slab_check(&src, NULL, what);
+    slab_free(&src);
+    slab_free(&dst);
+
+    /* HALVING on all n, STRIDE as the driver's first, a middle and its last step. */
+    size_t last_q = 1;
+    while (2 * last_q < n)
+        last_q *= 2;
+    size_t qs[] = {0, 1, 4, last_q};
+    for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
+        size_t q = qs[k], m = q ? ceil_div(n, q) : n;
+        if (q > 1 && q >= n)
+            continue;
+        if (q)
+            LABEL(what, t, op, "STRIDE n=%zu m=%zu q=%zu", n, m, q);
+        else
+            LABEL(what, t, op, "HALVING n=%zu", n);
+        slab a = slab_make(t, 2, n * w, 3, NULL);
+        EXPECT_STATUS(ctx,
+                      q ? reduce_stage_stride(ctx, t, op, a.buf, 2, m, q)
+                        : reduce_stage_halving(ctx, t, op, a.buf, 2, n),
+                      GPGPU_SUCCESS);
+        if (q)
+            ref_reduce_stride(t, op, slab_at(&a, 2), m, q);
+        else
+            ref_reduce_halving(t, op, slab_at(&a, 2), n);
+        slab_check(&a, NULL, what);
+        slab_free(&a);
+    }
+
+    if (op != GPGPU_OP_MINMAX)
+        return;
+    for (int quads = 0; quads < 2; quads++) { /* PAIRS on n, QUADS on n rounded down to even */
+        size_t m = quads ? n & ~(size_t)1 : n;
+        LABEL(what, t, op, "%s n=%zu", quads ? "QUADS" : "PAIRS", m);
+        slab a = slab_make(t, 2, m, 3, NULL);
+        EXPECT_STATUS(ctx,
+                      quads ? reduce_stage_quads(ctx, t, a.buf, 2, m)
+                            : reduce_stage_pairs(ctx, t, a.buf, 2, m),
+                      GPGPU_SUCCESS);
+        (quads ? ref_reduce_quads : ref_reduce_pairs)(t, slab_at(&a, 2), m);
+        slab_check(&a, NULL, what);
+        slab_free(&a);
+    }
+}
+
+/* gpgpu_reduce of n elements at `off` (data, or random when NULL) against
+ * the reference; checks that the input is unchanged; leaves the result in
+ * `result` (two elements) for the caller's own checks. */
+static void call(gpgpu_type t, gpgpu_op op, gpgpu_algo algo, size_t n, size_t off,
+                 const void *data, void *result)
+{
+    char what[160];
+    LABEL(what, t, op, "%s n=%zu offset=%zu", algo_names[algo], n, off);
+    slab in = slab_make(t, off, n, 2, data);
+    unsigned char want[16];
+    long double abs = 0;
+    double tol[2] = {-1, -1};
+    test_poison(result, 16);
+    EXPECT_STATUS(ctx,
+                  gpgpu_reduce(ctx, &(gpgpu_reduce_desc){t, op, algo}, in.buf, off, n, result),
+                  GPGPU_SUCCESS);
+    if (algo == GPGPU_ALGO_FAST) {
+        ref_reduce(t, op, slab_at(&in, off), n, want, &abs);
+        if (float_sum(t, op))
+            tol[0] = tolerance(t, fast_depth(n), abs);
+    } else {
+        ref_reduce_classic(t, op, algo, slab_at(&in, off), n, want);
+    }
+    check_elems(what, t, result, want, reduce_width(op), tol);
+    char in_what[200];
+    snprintf(in_what, sizeof in_what, "%s: input unchanged", what);
+    slab_check(&in, NULL, in_what);
+    slab_free(&in);
+}
+
+static size_t algos_of(gpgpu_op op, gpgpu_algo *out)
+{
+    size_t k = 0;
+    out[k++] = GPGPU_ALGO_FAST;
+    out[k++] = GPGPU_ALGO_CLASSIC_HALVING;
+    out[k++] = GPGPU_ALGO_CLASSIC_STRIDE;
+    if (op == GPGPU_OP_MINMAX)
+        out[k++] = GPGPU_ALGO_CLASSIC_MINMAX;
+    return k;
+}
+
+/* ------------------------------------------------------- edge cases */
+
+static bool elem_isnan(gpgpu_type t, const void *p, size_t i)
+{
+    if (t == GPGPU_TYPE_F32)
+        return isnan(((const float *)p)[i]);
+    return t == GPGPU_TYPE_F64 && isnan(((const double *)p)[i]);
+}
+
+/* x as an element of t (exact for the values used here). */
+static void put(gpgpu_type t, void *p, size_t i, double x)
+{
+    switch (t) {
+    case GPGPU_TYPE_U32: ((uint32_t *)p)[i] = (uint32_t)x; break;
+    case GPGPU_TYPE_I32: ((int32_t *)p)[i] = (int32_t)x; break;
+    case GPGPU_TYPE_F32: ((float *)p)[i] = (float)x; break;
+    default: ((double *)p)[i] = x; break;
+    }
+}
+
+/* The identities the header promises, written out independently. */
+static void check_identity(gpgpu_type t, gpgpu_op op, gpgpu_algo algo, const void *got)
+{
+    double lo = op == GPGPU_OP_MAX ? -INFINITY : op == GPGPU_OP_SUM ? 0 : INFINITY;
+    double hi = -INFINITY;
+    unsigned char want[16];
+    for (int k = 0; k < 2; k++) {
+        double x = k ? hi : lo;
+        if (t == GPGPU_TYPE_U32)
+            ((uint32_t *)want)[k] = x > 0 ? UINT32_MAX : 0;
+        else if (t == GPGPU_TYPE_I32)
+            ((int32_t *)want)[k] = x > 0 ? INT32_MAX : x < 0 ? INT32_MIN : 0;
+        else
+            put(t, want, k, x);
+    }
+    char what[160];
+    LABEL(what, t, op, "%s n=0: identity", algo_names[algo]);
+    check_elems(what, t, got, want, reduce_width(op), NULL);
+}
+
+static void edge_cases(gpgpu_type t)
+{
+    size_t size = gpgpu_type_size(t);
+    unsigned char res[16];
+    char what[160];
+    void *data = xmalloc(65537 * size);
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+        gpgpu_op op = ops[o];
+        gpgpu_algo algos[4];
+        size_t na = algos_of(op, algos);
+        for (size_t a = 0; a < na; a++) {
+            call(t, op, algos[a], 0, 1, NULL, res);
+            check_identity(t, op, algos[a], res);
+            if (!is_float(t))
+                continue;
+            /* A NaN anywhere makes every result element NaN. */
+            static const size_t nan_cases[][2] = {
+                {1, 0}, {2, 1}, {33, 32}, {1000, 517}, {65537, 0}};
+            for (size_t c = 0; c < sizeof nan_cases / sizeof *nan_cases; c++) {
+                size_t n = nan_cases[c][0], at = nan_cases[c][1];
+                test_random(t, data, n, seed++);
+                put(t, data, at, NAN);
+                call(t, op, algos[a], n, 3, data, res);
+                LABEL(what, t, op, "%s n=%zu NaN at %zu", algo_names[algos[a]], n, at);
+                EXPECT(elem_isnan(t, res, 0) && (op != GPGPU_OP_MINMAX || elem_isnan(t, res, 1)),
+                       "%s: result is not NaN", what);
+            }
+            /* Infinities: +inf alone (sum and max +inf), then with -inf too
+             * (sum NaN, min -inf, max +inf); call() also held them against ref. */
+            for (int both = 0; both < 2; both++) {
+                test_random(t, data, 1000, seed++);
+                put(t, data, 10, INFINITY);
+                if (both)
+                    put(t, data, 990, -INFINITY);
+                call(t, op, algos[a], 1000, 0, data, res);
+                LABEL(what, t, op, "%s n=1000 %s", algo_names[algos[a]],
+                      both ? "+inf and -inf" : "+inf");
+                unsigned char want[16];
+                put(t, want, 0, op == GPGPU_OP_SUM ? (both ? NAN : INFINITY)
+                                : op == GPGPU_OP_MAX ? INFINITY : -INFINITY);
+                put(t, want, 1, INFINITY);
+                size_t first = (op == GPGPU_OP_MIN || op == GPGPU_OP_MINMAX) && !both ? 1 : 0;
+                check_elems(what, t, res + first * size, want + first * size,
+                            reduce_width(op) - first, NULL);
+            }
+        }
+    }
+    if (!is_float(t)) {
+        /* Integer sums wrap: values near 2^32 (u32) or near INT32_MAX (i32). */
+        for (size_t n = 1000; n <= 65537; n += 64537) {
+            test_random(t, data, n, seed++);
+            for (size_t i = 0; i < n; i++)
+                ((uint32_t *)data)[i] += t == GPGPU_TYPE_U32 ? 0xFFFFF000u : 0x7FFFF000u;
+            gpgpu_algo algos[4];
+            size_t na = algos_of(GPGPU_OP_SUM, algos);
+            for (size_t a = 0; a < na; a++)
+                call(t, GPGPU_OP_SUM, algos[a], n, 3, data, res);
+        }
+        /* And one written out: 0xFFFFFFFF + 2 = 1; INT32_MAX + 1 = INT32_MIN. */
+        uint32_t pair[2] = {t == GPGPU_TYPE_U32 ? 0xFFFFFFFFu : 0x7FFFFFFFu,
+                            t == GPGPU_TYPE_U32 ? 2u : 1u};
+        uint32_t want = t == GPGPU_TYPE_U32 ? 1u : 0x80000000u;
+        for (gpgpu_algo a = GPGPU_ALGO_FAST; a <= GPGPU_ALGO_CLASSIC_STRIDE; a++) {
+            call(t, GPGPU_OP_SUM, a, 2, 0, pair, res);
+            LABEL(what, t, GPGPU_OP_SUM, "%s wrap", algo_names[a]);
+            check_elems(what, t, res, &want, 1, NULL);
+        }
+    }
+    free(data);
+}
+
+int main(void)
+{
+    ctx = test_context();
+    wg_depth = depth_of_wg(REDUCE_WG);
+    unsigned char res[16];
+    for (size_t s = 0; test_sizes[s] != SIZE_MAX; s++) {
+        size_t n = test_sizes[s];
+        bool largest = n > CLASSIC_LIMIT;
+        for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+            gpgpu_type t = types[ti];
+            for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+                gpgpu_op op = ops[o];
+                reduce_plan p = reduce_plan_for(n);
+                stage_tiles(t, op, n, p.groups, false);
+                stage_tiles(t, op, n, 7, false); /* several blocks per group */
+                stage_tiles(t, op, n, 3, true);  /* pass 2's shape: pairs (MINMAX) */
+                /* The classic stages alone: single dispatches, so at the
+                 * largest sizes too for MINMAX (its EXPAND of 2^22 elements
+                 * needs 65536 groups, more than llvmpipe's x limit: the
+                 * executor's spread over y). */
+                if (!largest || op == GPGPU_OP_MINMAX)
+                    stage_classic(t, op, n);
+                gpgpu_algo algos[4];
+                size_t na = algos_of(op, algos); /* algos[0] is FAST */
+                if (largest)
+                    na = 1;
+                for (size_t a = 0; a < na; a++)
+                    call(t, op, algos[a], n, s % 2 ? 3 : 0, NULL, res);
+            }
+        }
+    }
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++)
+        edge_cases(types[ti]);
+    gpgpu_context_destroy(ctx);
+    return test_finish();
+}

@@ -1,0 +1,485 @@
+/* The prefix-sum family against the CPU reference (src/ref): each stage of
+ * glsl/scan.comp alone, then gpgpu_scan for every type, algorithm, inclusive
+ * and exclusive, in place and out of place, and size, then edge cases
+ * (n = 0, NaN, wrapping, infinities).
+ *
+ * Every stage runs on poisoned buffers, and the WHOLE buffer is downloaded
+ * and held against a host image to which the reference applied the same
+ * stage: elements the stage writes must match, all others keep their poison
+ * (or, for in-place steps, their old value). Integers and the classic
+ * stages match bit for bit; fast float sums within tolerance(). */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/scan.h"
+#include "ref/ref.h"
+#include "testlib.h"
+
+/* ------------- helpers shared with test_reduce.c (candidates for testlib) */
+
+static gpgpu_context *ctx;
+static unsigned wg_depth; /* depth of a work-group combine, see below */
+static uint64_t seed = 1;
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of host memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* How many roundings lie, at most, between one input of wg_reduce or
+ * wg_exclusive_scan (glsl/ops.glsl, glsl/scan.comp) and their results.
+ * Shared memory: a tree of log2(WG_SIZE) levels (wg_reduce halves s each
+ * level; Hillis-Steele adds one term per level), so log2(256) = 8.
+ * Subgroups of S lanes: the subgroup operation's order is the driver's, and
+ * any tree over at most S values has depth <= S - 1; the subgroup results
+ * are then folded in strides (a chain of ceil(WG/S) additions, `run +=` in
+ * the scan) and reduced (or scanned) by a second subgroup operation
+ * (<= S - 1), and the scan adds `run + e` and `s_scan + in_sg` (2 more):
+ * 2 (S - 1) + ceil(WG / S) + 2, with S = WG when the driver does not say. */
+static unsigned depth_of_wg(unsigned wg)
+{
+    gpgpu_info info;
+    gpgpu_context_info(ctx, &info);
+    if (!info.has_subgroups) {
+        unsigned d = 0;
+        while ((1u << d) < wg)
+            d++;
+        return d;
+    }
+    unsigned s = info.subgroup_size ? info.subgroup_size : wg;
+    return 2 * (s - 1) + (wg + s - 1) / s + 2;
+}
+
+/* |gpu - ref| allowed for a float sum whose GPU summation tree puts every
+ * input at depth <= d: Higham's bound for any summation tree of depth d,
+ * gamma(d) * sum|x| with gamma(d) = d u / (1 - d u); one more u for rounding
+ * the reference's long double result to T, one more for the reference's own
+ * error (compensated long double: about 2^-63 sum|x|), so gamma(d + 2); and
+ * the smallest normal of T against underflow. */
+static double tolerance(gpgpu_type t, size_t d, long double abs)
+{
+    long double u = t == GPGPU_TYPE_F32 ? 0x1p-24L : 0x1p-53L;
+    long double du = (long double)(d + 2) * u;
+    return (double)(du / (1 - du) * abs) + (t == GPGPU_TYPE_F32 ? FLT_MIN : DBL_MIN);
+}
+
+static bool is_float(gpgpu_type t) { return t == GPGPU_TYPE_F32 || t == GPGPU_TYPE_F64; }
+
+/* Element i of p as text (floats with their bits). */
+static const char *show(gpgpu_type t, const void *p, size_t i, char *out, size_t size)
+{
+    const char *e = (const char *)p + i * gpgpu_type_size(t);
+    uint32_t u;
+    uint64_t b;
+    float f;
+    double d;
+    switch (t) {
+    case GPGPU_TYPE_U32: memcpy(&u, e, 4); snprintf(out, size, "%" PRIu32, u); break;
+    case GPGPU_TYPE_I32: memcpy(&u, e, 4); snprintf(out, size, "%" PRId32, (int32_t)u); break;
+    case GPGPU_TYPE_F32:
+        memcpy(&f, e, 4), memcpy(&u, e, 4);
+        snprintf(out, size, "%.9g (0x%08" PRIx32 ")", f, u);
+        break;
+    default:
+        memcpy(&d, e, 8), memcpy(&b, e, 8);
+        snprintf(out, size, "%.17g (0x%016" PRIx64 ")", d, b);
+        break;
+    }
+    return out;
+}
+
+/* Element i matches: bit for bit where tol < 0 (any NaN matches any NaN),
+ * else within tol (an expected inf exactly, an expected NaN as a NaN). */
+static bool matches(gpgpu_type t, const void *got, const void *want, size_t i, double tol)
+{
+    size_t size = gpgpu_type_size(t);
+    const char *g = (const char *)got + i * size, *w = (const char *)want + i * size;
+    if (!is_float(t))
+        return memcmp(g, w, size) == 0;
+    double gv, wv;
+    if (t == GPGPU_TYPE_F32) {
+        float a, b;
+        memcpy(&a, g, 4), memcpy(&b, w, 4), gv = a, wv = b;
+    } else {
+        memcpy(&gv, g, 8), memcpy(&wv, w, 8);
+    }
+    if (isnan(gv) || isnan(wv))
+        return isnan(gv) && isnan(wv);
+    if (tol < 0 || isinf(wv))
+        return memcmp(g, w, size) == 0;
+    return fabs(gv - wv) <= tol;
+}
+
+/* One check: n elements of got against want (tol NULL: all bit-exact);
+ * prints the first few differences. */
+static void check_elems(const char *what, gpgpu_type t, const void *got, const void *want,
+                        size_t n, const double *tol)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (matches(t, got, want, i, tol ? tol[i] : -1))
+            continue;
+        if (++bad <= 5) {
+            char a[64], b[64], c[40] = "bit-exact";
+            if (tol && tol[i] >= 0)
+                snprintf(c, sizeof c, "tolerance %g", tol[i]);
+            fprintf(stderr, "  %s: element %zu: got %s, expected %s (%s)\n", what, i,
+                    show(t, got, i, a, sizeof a), show(t, want, i, b, sizeof b), c);
+        }
+    }
+    EXPECT(bad == 0, "%s: %zu of %zu elements differ", what, bad, n);
+}
+
+/* A GPU buffer and its expected image on the host: `pre` poisoned
+ * elements, n elements of data (random nonzero when NULL), `post` poisoned. */
+typedef struct slab {
+    gpgpu_type t;
+    size_t len;
+    void *host;
+    gpgpu_buffer *buf;
+} slab;
+
+static slab slab_make(gpgpu_type t, size_t pre, size_t n, size_t post, const void *data)
+{
+    size_t size = gpgpu_type_size(t);
+    slab s = {t, pre + n + post, xmalloc((pre + n + post) * size), NULL};
+    test_poison(s.host, s.len * size);
+    if (data)
+        memcpy((char *)s.host + pre * size, data, n * size);
+    else
+        test_random(t, (char *)s.host + pre * size, n, seed++);
+    s.buf = test_buffer(ctx, s.host, s.len * size);
+    return s;
+}
+
+static void *slab_at(const slab *s, size_t i)
+{
+    return (char *)s->host + i * gpgpu_type_size(s->t);
+}
+
+/* Downloads the whole buffer and checks it against the host image. */
+static void slab_check(const slab *s, const double *tol, const char *what)
+{
+    size_t bytes = s->len * gpgpu_type_size(s->t);
+    void *got = xmalloc(bytes);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(s->buf, 0, got, bytes), GPGPU_SUCCESS);
+    check_elems(what, s->t, got, s->host, s->len, tol);
+    free(got);
+}
+
+static void slab_free(slab *s)
+{
+    gpgpu_buffer_destroy(s->buf);
+    free(s->host);
+}
+
+/* n tolerances of -1: bit-exact everywhere until a range is filled in. */
+static double *exact(size_t n)
+{
+    double *tol = xmalloc(n * sizeof *tol);
+    for (size_t i = 0; i < n; i++)
+        tol[i] = -1;
+    return tol;
+}
+
+/* -------------------------------------------------------------- scan */
+
+static const gpgpu_type types[] = {GPGPU_TYPE_U32, GPGPU_TYPE_I32, GPGPU_TYPE_F32, GPGPU_TYPE_F64};
+enum { CLASSIC_LIMIT = 1 << 20 };
+
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* Depths of the fast stages' summation trees (see depth_of_wg for wg_depth):
+ * REDUCE: each invocation adds its tiles_per_group * SCAN_ITEMS elements of
+ * the group's run serially, then the work-group combine. */
+static size_t reduce_depth(scan_plan p)
+{
+    return (size_t)p.tiles_per_group * p.items + wg_depth;
+}
+
+/* PARTIALS: part[i] = carry + e, e from a work-group scan of the chunk of
+ * SCAN_WG values; carry is a chain over the ceil(G / SCAN_WG) chunks' totals
+ * (each a work-group combine). */
+static size_t partials_depth(size_t groups) { return wg_depth + ceil_div(groups, SCAN_WG) + 1; }
+
+/* TILES: an element of tile j of a group is carry_j + E + (up to SCAN_ITEMS
+ * serial additions of the invocation's own elements), E the work-group scan
+ * of the invocations' serial sums of SCAN_ITEMS elements each, carry_j =
+ * part[g] + the totals of tiles 0..j-1 (a chain of <= tiles_per_group).
+ * part[g]: tiles_per_group + 1 + SCAN_ITEMS; an element of an earlier tile:
+ * SCAN_ITEMS + wg_depth + tiles_per_group + 1 + SCAN_ITEMS; of its own tile
+ * less. */
+static size_t tiles_depth(scan_plan p) { return 2 * p.items + wg_depth + p.tiles_per_group + 1; }
+
+/* The fast driver: an input of an earlier group goes through REDUCE, then
+ * PARTIALS, then TILES as part[g]; the depths add (a safe upper bound). */
+static size_t fast_depth(size_t n)
+{
+    scan_plan p = scan_plan_for(n);
+    return reduce_depth(p) + partials_depth(p.groups) + tiles_depth(p);
+}
+
+/* Tolerances for a range of float sums, bit-exact for integers. */
+static void fill_tol(gpgpu_type t, double *tol, const long double *abs, size_t n, size_t depth)
+{
+    for (size_t i = 0; is_float(t) && i < n; i++)
+        tol[i] = tolerance(t, depth, abs[i]);
+}
+
+static const char *kind(bool exclusive) { return exclusive ? "exclusive" : "inclusive"; }
+
+/* The fast stages on the driver's plan for n, from element 3 of the source
+ * into element 5 of the destination. */
+static void stage_fast(gpgpu_type t, size_t n)
+{
+    scan_plan p = scan_plan_for(n);
+    const char *tn = gpgpu_type_name(t);
+    char what[160];
+    long double *abs = xmalloc((n + p.groups) * sizeof *abs);
+
+    snprintf(what, sizeof what, "%s REDUCE n=%zu groups=%u", tn, n, p.groups);
+    slab src = slab_make(t, 3, n, 2, NULL), part = slab_make(t, p.groups + 2, 0, 0, NULL);
+    EXPECT_STATUS(ctx, scan_stage_reduce(ctx, t, src.buf, 3, n, part.buf, p), GPGPU_SUCCESS);
+    ref_scan_reduce(t, slab_at(&src, 3), n, p.groups, p.tiles_per_group, SCAN_WG * p.items, part.host, abs);
+    double *tol = exact(part.len);
+    fill_tol(t, tol, abs, p.groups, reduce_depth(p));
+    slab_check(&part, tol, what);
+    slab_check(&src, NULL, what);
+    free(tol);
+    slab_free(&part);
+
+    /* TILES with random partial sums: inclusive and exclusive. */
+    slab parts = slab_make(t, 0, p.groups, 1, NULL);
+    for (int ex = 0; ex < 2; ex++) {
+        snprintf(what, sizeof what, "%s TILES %s n=%zu groups=%u tiles/group=%u", tn, kind(ex), n,
+                 p.groups, p.tiles_per_group);
+        slab dst = slab_make(t, 5 + n + 2, 0, 0, NULL);
+        EXPECT_STATUS(ctx, scan_stage_tiles(ctx, t, ex, src.buf, 3, dst.buf, 5, n, parts.buf, p),
+                      GPGPU_SUCCESS);
+        ref_scan_tiles(t, ex, slab_at(&src, 3), n, parts.host, p.tiles_per_group, SCAN_WG * p.items,
+                       slab_at(&dst, 5), abs);
+        tol = exact(dst.len);
+        fill_tol(t, tol + 5, abs, n, tiles_depth(p));
+        slab_check(&dst, tol, what);
+        slab_check(&src, NULL, what);
+        slab_check(&parts, NULL, what);
+        free(tol);
+        slab_free(&dst);
+    }
+    slab_free(&parts);
+    slab_free(&src);
+    free(abs);
+}
+
+/* PARTIALS on `groups` random values (it takes any count, more than one
+ * work-group's worth too). */
+static void stage_partials(gpgpu_type t, uint32_t groups)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s PARTIALS groups=%u", gpgpu_type_name(t), groups);
+    slab part = slab_make(t, 0, groups, 2, NULL);
+    long double *abs = xmalloc(groups * sizeof *abs);
+    EXPECT_STATUS(ctx, scan_stage_partials(ctx, t, part.buf, groups), GPGPU_SUCCESS);
+    ref_scan_partials(t, part.host, groups, abs);
+    double *tol = exact(part.len);
+    fill_tol(t, tol, abs, groups, partials_depth(groups));
+    slab_check(&part, tol, what);
+    free(tol);
+    free(abs);
+    slab_free(&part);
+}
+
+/* COPY both ways, and STEP for its first, a middle and its last k; bit-exact. */
+static void stage_classic(gpgpu_type t, size_t n)
+{
+    const char *tn = gpgpu_type_name(t);
+    char what[160];
+    slab src = slab_make(t, 3, n, 2, NULL);
+    for (int ex = 0; ex < 2; ex++) {
+        snprintf(what, sizeof what, "%s COPY %s n=%zu", tn, kind(ex), n);
+        slab dst = slab_make(t, 1 + n + 2, 0, 0, NULL);
+        EXPECT_STATUS(ctx, scan_stage_copy(ctx, t, ex, src.buf, 3, dst.buf, 1, n), GPGPU_SUCCESS);
+        ref_scan_copy(t, ex, slab_at(&src, 3), n, slab_at(&dst, 1));
+        slab_check(&dst, NULL, what);
+        slab_check(&src, NULL, what);
+        slab_free(&dst);
+    }
+    slab_free(&src);
+
+    unsigned steps = 0; /* the driver's ceil(log2 n) */
+    while (n > 1 && ((size_t)1 << steps) < n)
+        steps++;
+    unsigned ks[] = {0, steps / 2, steps ? steps - 1 : 0};
+    slab a = slab_make(t, 2, n, 3, NULL);
+    for (size_t i = 0; i < 3; i++) {
+        if (i && ks[i] == ks[i - 1])
+            continue;
+        snprintf(what, sizeof what, "%s STEP n=%zu k=%u", tn, n, ks[i]);
+        EXPECT_STATUS(ctx, scan_stage_step(ctx, t, a.buf, 2, n, ks[i]), GPGPU_SUCCESS);
+        ref_scan_step(t, slab_at(&a, 2), n, ks[i]);
+        slab_check(&a, NULL, what);
+    }
+    slab_free(&a);
+}
+
+/* gpgpu_scan of n elements (data, or random when NULL) at in_off into
+ * out_off of another buffer, or in place; checks the whole output buffer
+ * (poison outside the range) and that the input is unchanged. Leaves the
+ * output's n elements in `result` when it is not NULL. */
+static void call(gpgpu_type t, gpgpu_algo algo, bool ex, bool in_place, size_t n, size_t in_off,
+                 size_t out_off, const void *data, void *result)
+{
+    char what[200];
+    snprintf(what, sizeof what, "%s %s %s %s n=%zu in_offset=%zu out_offset=%zu",
+             gpgpu_type_name(t), algo == GPGPU_ALGO_FAST ? "FAST" : "CLASSIC_SCAN", kind(ex),
+             in_place ? "in place" : "out of place", n, in_off, in_place ? in_off : out_off);
+    slab in = slab_make(t, in_off, n, 2, data), out = in;
+    if (in_place)
+        out_off = in_off;
+    else
+        out = slab_make(t, out_off + n + 3, 0, 0, NULL);
+    EXPECT_STATUS(ctx,
+                  gpgpu_scan(ctx, &(gpgpu_scan_desc){t, ex, algo}, in.buf, in_off, out.buf,
+                             out_off, n),
+                  GPGPU_SUCCESS);
+    double *tol = exact(out.len);
+    if (algo == GPGPU_ALGO_FAST) {
+        long double *abs = xmalloc(n * sizeof *abs);
+        ref_scan(t, ex, slab_at(&in, in_off), n, slab_at(&out, out_off), abs);
+        fill_tol(t, tol + out_off, abs, n, fast_depth(n));
+        free(abs);
+    } else {
+        ref_scan_classic(t, ex, slab_at(&in, in_off), n, slab_at(&out, out_off));
+    }
+    slab_check(&out, tol, what);
+    if (result)
+        memcpy(result, slab_at(&out, out_off), n * gpgpu_type_size(t));
+    if (!in_place) {
+        char in_what[240];
+        snprintf(in_what, sizeof in_what, "%s: input unchanged", what);
+        slab_check(&in, NULL, in_what);
+        slab_free(&out);
+    }
+    free(tol);
+    slab_free(&in);
+}
+
+/* Every algorithm, both kinds, in place and not, for one input. */
+static void call_all(gpgpu_type t, size_t n, size_t in_off, size_t out_off, const void *data,
+                     bool classic)
+{
+    for (int c = 0; c < (classic ? 2 : 1); c++)
+        for (int ex = 0; ex < 2; ex++)
+            for (int ip = 0; ip < 2; ip++)
+                call(t, c ? GPGPU_ALGO_CLASSIC_SCAN : GPGPU_ALGO_FAST, ex, ip, n, in_off, out_off,
+                     data, NULL);
+}
+
+/* ------------------------------------------------------- edge cases */
+
+static void put(gpgpu_type t, void *p, size_t i, double x)
+{
+    if (t == GPGPU_TYPE_F32)
+        ((float *)p)[i] = (float)x;
+    else
+        ((double *)p)[i] = x;
+}
+
+static double get(gpgpu_type t, const void *p, size_t i)
+{
+    return t == GPGPU_TYPE_F32 ? ((const float *)p)[i] : ((const double *)p)[i];
+}
+
+static void edge_cases(gpgpu_type t)
+{
+    size_t size = gpgpu_type_size(t);
+    const char *tn = gpgpu_type_name(t);
+    void *data = xmalloc(65537 * size), *res = xmalloc(65537 * size);
+    /* n = 0 writes nothing: call() checks the poisoned output and the input. */
+    call_all(t, 0, 2, 1, NULL, true);
+    if (is_float(t)) {
+        /* A NaN at `at`: outputs before it finite, from it on NaN (ref agrees). */
+        static const size_t nan_cases[][2] = {{1, 0}, {33, 5}, {5000, 4097}, {65537, 30000}};
+        for (size_t c = 0; c < sizeof nan_cases / sizeof *nan_cases; c++) {
+            size_t n = nan_cases[c][0], at = nan_cases[c][1];
+            test_random(t, data, n, seed++);
+            put(t, data, at, NAN);
+            for (int algo = 0; algo < 2; algo++)
+                for (int ex = 0; ex < 2; ex++) {
+                    gpgpu_algo a = algo ? GPGPU_ALGO_CLASSIC_SCAN : GPGPU_ALGO_FAST;
+                    call(t, a, ex, false, n, 1, 0, data, res);
+                    size_t first_nan = at + (ex ? 1 : 0);
+                    EXPECT((first_nan >= n || isnan(get(t, res, n - 1))) &&
+                               (first_nan == 0 || !isnan(get(t, res, first_nan - 1))),
+                           "%s %s %s n=%zu NaN at %zu: the NaN did not propagate from there", tn,
+                           algo ? "CLASSIC_SCAN" : "FAST", kind(ex), n, at);
+                }
+        }
+        /* +inf at 100, -inf at 900: +inf from there, NaN from 900 (inclusive). */
+        test_random(t, data, 1000, seed++);
+        put(t, data, 100, INFINITY);
+        put(t, data, 900, -INFINITY);
+        for (int algo = 0; algo < 2; algo++) {
+            call(t, algo ? GPGPU_ALGO_CLASSIC_SCAN : GPGPU_ALGO_FAST, false, false, 1000, 0, 0,
+                 data, res);
+            EXPECT(get(t, res, 99) < INFINITY && get(t, res, 100) == INFINITY &&
+                       get(t, res, 899) == INFINITY && isnan(get(t, res, 900)),
+                   "%s %s inclusive n=1000 with +inf at 100, -inf at 900: got %g %g %g %g", tn,
+                   algo ? "CLASSIC_SCAN" : "FAST", get(t, res, 99), get(t, res, 100),
+                   get(t, res, 899), get(t, res, 900));
+        }
+    } else {
+        /* Integer sums wrap: values near 2^32 (u32) or INT32_MAX (i32). */
+        for (size_t n = 1000; n <= 65537; n += 64537) {
+            test_random(t, data, n, seed++);
+            for (size_t i = 0; i < n; i++)
+                ((uint32_t *)data)[i] += t == GPGPU_TYPE_U32 ? 0xFFFFF000u : 0x7FFFF000u;
+            call_all(t, n, 3, 1, data, true);
+        }
+        /* And written out: {0xFFFFFFFF, 1, 5} -> {0xFFFFFFFF, 0, 5}; i32 {MAX, 1, 5}. */
+        uint32_t in[3] = {t == GPGPU_TYPE_U32 ? 0xFFFFFFFFu : 0x7FFFFFFFu, 1, 5};
+        uint32_t want[3] = {in[0], in[0] + 1u, in[0] + 6u};
+        for (int algo = 0; algo < 2; algo++) {
+            call(t, algo ? GPGPU_ALGO_CLASSIC_SCAN : GPGPU_ALGO_FAST, false, false, 3, 0, 0, in,
+                 res);
+            char what[80];
+            snprintf(what, sizeof what, "%s %s wrap", tn, algo ? "CLASSIC_SCAN" : "FAST");
+            check_elems(what, t, res, want, 3, NULL);
+        }
+    }
+    free(data);
+    free(res);
+}
+
+int main(void)
+{
+    ctx = test_context();
+    wg_depth = depth_of_wg(SCAN_WG);
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+        gpgpu_type t = types[ti];
+        static const uint32_t group_counts[] = {1, 2, 255, 256, 257, 1000, 1024, 1500, 4096};
+        for (size_t g = 0; g < sizeof group_counts / sizeof *group_counts; g++)
+            stage_partials(t, group_counts[g]);
+        for (size_t s = 0; test_sizes[s] != SIZE_MAX; s++) {
+            size_t n = test_sizes[s];
+            stage_fast(t, n);
+            stage_partials(t, scan_plan_for(n).groups);
+            /* The classic stages are single dispatches: every size (COPY of
+             * 2^22 elements spreads its 65536 groups over y on llvmpipe);
+             * the classic algorithm only up to CLASSIC_LIMIT. */
+            stage_classic(t, n);
+            call_all(t, n, s % 2 ? 3 : 0, s % 3, NULL, n <= CLASSIC_LIMIT);
+        }
+        edge_cases(t);
+    }
+    gpgpu_context_destroy(ctx);
+    return test_finish();
+}
