@@ -416,59 +416,83 @@ static int run_type(bench *b, gpgpu_type type, int log2n)
     return rc;
 }
 
-/* Measures the copy ceiling: the largest input benchmarked, at least
- * COPY_MIN_BYTES, halved while the two buffers do not fit. */
-static int measure_copy(bench *b)
+/* Times a copy of `bytes` bytes (halved while two buffers of it do not fit)
+ * on ctx, the bench's context or one that copies with the driver's copy
+ * command; *t and *bytes receive what was measured. */
+static gpgpu_status time_big_copy(bench *b, gpgpu_context *ctx, size_t *bytes, timing *t)
 {
-    size_t bytes = largest_input_bytes(b);
     gpgpu_buffer *src = NULL, *dst = NULL;
     gpgpu_status status;
-    bench_job job;
-    timing t;
-    int rc;
 
-    if (bytes < COPY_MIN_BYTES)
-        bytes = COPY_MIN_BYTES;
     for (;;) {
-        status = gpgpu_buffer_create(b->ctx, bytes, &src);
+        status = gpgpu_buffer_create(ctx, *bytes, &src);
         if (status == GPGPU_SUCCESS) {
-            status = gpgpu_buffer_create(b->ctx, bytes, &dst);
+            status = gpgpu_buffer_create(ctx, *bytes, &dst);
             if (status != GPGPU_SUCCESS) {
                 gpgpu_buffer_destroy(src);
                 src = NULL;
             }
         }
-        if (status != GPGPU_ERROR_OUT_OF_MEMORY || bytes / 2 < COPY_SMALLEST_BYTES)
+        if (status != GPGPU_ERROR_OUT_OF_MEMORY || *bytes / 2 < COPY_SMALLEST_BYTES)
             break;
-        bytes /= 2;
+        *bytes /= 2;
     }
-    snprintf(b->step, sizeof(b->step), "copy_d2d_u32 of %zu bytes", bytes);
-    if (status != GPGPU_SUCCESS)
-        return tool_fail(status, b->step, gpgpu_last_error(b->ctx));
-
-    /* Contents do not matter to a copy, so the buffers are not filled. */
-    tool_message("%s", b->step);
-    job = (bench_job){ .c = NULL, .in = src, .out = dst, .n = bytes };
-    status = time_job(b, &job, &t);
     if (status == GPGPU_SUCCESS) {
-        /* Some drivers' timer queries do not cover compute work or copies
-         * (llvmpipe reports about 1 ns); a copy this large cannot be a
-         * thousand times faster on the GPU than by the wall clock. Then
-         * every GB/s figure is taken from the wall clock instead. */
-        b->wall_clock = t.median_ns * 1000 < t.wall_ns;
-        if (b->wall_clock)
-            tool_message("note: the GPU timer reports %.0f ns for a copy that took %.0f ns"
-                         " by the wall clock: this driver's timer queries miss the work,"
-                         " so GB/s below come from wall_us", t.median_ns, t.wall_ns);
-        b->copy_gbps = 2.0 * (double)bytes / (b->wall_clock ? t.wall_ns : t.median_ns);
-        report(b, "copy_d2d_u32", "copy", bytes / 4, t, b->copy_gbps);
-        rc = TOOL_EXIT_OK;
-    } else {
-        rc = tool_fail(status, b->step, gpgpu_last_error(b->ctx));
+        /* Contents do not matter to a copy, so the buffers are not filled. */
+        gpgpu_context *bench_ctx = b->ctx;
+        b->ctx = ctx;
+        status = time_job(b, &(bench_job){ .c = NULL, .in = src, .out = dst, .n = *bytes }, t);
+        b->ctx = bench_ctx;
     }
     gpgpu_buffer_destroy(dst);
     gpgpu_buffer_destroy(src);
-    return rc;
+    return status;
+}
+
+/* Measures the copy ceiling, by compute shader (gpgpu_buffer_copy): the
+ * largest input benchmarked, at least COPY_MIN_BYTES. Beside it, the same
+ * copy by the driver's copy command (glCopyNamedBufferSubData or
+ * vkCmdCopyBuffer, a context made with transfer_copies), which some drivers
+ * run on DMA engines at a fraction of the bandwidth. */
+static int measure_copy(bench *b)
+{
+    size_t bytes = largest_input_bytes(b);
+    timing t;
+
+    if (bytes < COPY_MIN_BYTES)
+        bytes = COPY_MIN_BYTES;
+    snprintf(b->step, sizeof(b->step), "copy of %zu bytes", bytes);
+    tool_message("%s", b->step);
+    gpgpu_status status = time_big_copy(b, b->ctx, &bytes, &t);
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, b->step, gpgpu_last_error(b->ctx));
+    /* Some drivers' timer queries do not cover compute work or copies
+     * (llvmpipe reports about 1 ns); a copy this large cannot be a thousand
+     * times faster on the GPU than by the wall clock. Then every GB/s figure
+     * is taken from the wall clock instead. */
+    b->wall_clock = t.median_ns * 1000 < t.wall_ns;
+    if (b->wall_clock)
+        tool_message("note: the GPU timer reports %.0f ns for a copy that took %.0f ns"
+                     " by the wall clock: this driver's timer queries miss the work,"
+                     " so GB/s below come from wall_us", t.median_ns, t.wall_ns);
+    b->copy_gbps = 2.0 * (double)bytes / (b->wall_clock ? t.wall_ns : t.median_ns);
+    report(b, "copy_d2d_u32", "copy", bytes / 4, t, b->copy_gbps);
+
+    gpgpu_context_desc desc = b->opt->desc;
+    desc.transfer_copies = true;
+    gpgpu_context *transfer = NULL;
+    snprintf(b->step, sizeof(b->step), "driver copy command of %zu bytes", bytes);
+    tool_message("%s", b->step);
+    status = gpgpu_context_create(&desc, &transfer);
+    if (status == GPGPU_SUCCESS)
+        status = time_big_copy(b, transfer, &bytes, &t);
+    if (status == GPGPU_SUCCESS)
+        report(b, "copy_d2d_u32", "transfer", bytes / 4, t,
+               2.0 * (double)bytes / (b->wall_clock ? t.wall_ns : t.median_ns));
+    else
+        tool_message("%s: %s", b->step, gpgpu_last_error(transfer));
+    gpgpu_context_destroy(transfer);
+    return TOOL_EXIT_OK;
 }
 
 /* Prints the device and what is left out on it. */

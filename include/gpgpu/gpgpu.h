@@ -134,6 +134,11 @@ typedef struct gpgpu_context_desc {
     bool debug;
     /** Vulkan: use the caller's instance, device and queue instead of making them. */
     const gpgpu_vk_adopt *vk_adopt;
+    /** gpgpu_buffer_copy uses the driver's copy command (glCopyNamedBufferSubData,
+     *  vkCmdCopyBuffer) instead of a compute shader. Drivers may run those on DMA
+     *  engines: slower (an H100: 177 GB/s in GL, 850 in Vulkan, against 3 TB/s by
+     *  shader) but able to overlap with compute. */
+    bool transfer_copies;
 } gpgpu_context_desc;
 
 /**
@@ -317,8 +322,10 @@ GPGPU_API gpgpu_status gpgpu_timer_end(gpgpu_context *ctx, double *gpu_ns);
 GPGPU_API gpgpu_status gpgpu_finish(gpgpu_context *ctx);
 
 /**
- * Copies `bytes` bytes between two buffers on the GPU (the ceiling that the
- * benchmarks compare with). Offsets in bytes, multiples of 4.
+ * Copies `bytes` bytes between two buffers on the GPU with a compute shader
+ * (the ceiling that the benchmarks compare with), or with the driver's copy
+ * command when the context was made with transfer_copies. Offsets in bytes,
+ * multiples of 4.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_OUT_OF_RANGE;
  *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (same buffer, ranges overlap).
  */

@@ -1,4 +1,5 @@
 /* Reductions: the fast two-pass default and Kiciak's three classic ones. */
+#include "algo/copy.h"
 #include "algo/reduce.h"
 #include "algo/tuning.h"
 
@@ -125,7 +126,7 @@ static gpgpu_status copy_out(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *
                              size_t elements, gpgpu_buffer *out, size_t out_off)
 {
     size_t size = gpgpu_type_size(type);
-    return ctx->exec->buffer_copy(a, from * size, out, out_off * size, elements * size);
+    return copy_stage(ctx, a, from * size, out, out_off * size, elements * size);
 }
 
 /* GPUSumUp and GPUAltSumUp on a scratch copy, so the input survives. */
@@ -153,7 +154,7 @@ static gpgpu_status reduce_classic_minmax(gpgpu_context *ctx, gpgpu_type type, g
     size_t size = gpgpu_type_size(type);
     gpgpu_buffer *a;
     TRY(ctx_scratch(ctx, 0, n * size, &a));
-    TRY(ctx->exec->buffer_copy(in, offset * size, a, 0, n * size));
+    TRY(copy_stage(ctx, in, offset * size, a, 0, n * size));
     if (n == 1) {
         TRY(copy_out(ctx, type, a, 0, 1, out, out_off));
         return copy_out(ctx, type, a, 0, 1, out, out_off + 1);

@@ -4,6 +4,7 @@
  * stages whose only cross-group communication is through a barrier between
  * dispatches, so it needs no forward-progress guarantee between work-groups
  * (a single-pass chained scan would, or a fallback to stay safe). */
+#include "algo/copy.h"
 #include "algo/scan.h"
 #include "algo/tuning.h"
 
@@ -127,7 +128,7 @@ static gpgpu_status scan_classic(gpgpu_context *ctx, const gpgpu_scan_desc *desc
     if (in_place && desc->exclusive) {
         gpgpu_buffer *copy;
         TRY(ctx_scratch(ctx, 0, n * size, &copy));
-        TRY(ctx->exec->buffer_copy(in, in_off * size, copy, 0, n * size));
+        TRY(copy_stage(ctx, in, in_off * size, copy, 0, n * size));
         in = copy;
         in_off = 0;
     }

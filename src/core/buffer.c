@@ -124,23 +124,3 @@ gpgpu_status gpgpu_buffer_download(gpgpu_buffer *buf, size_t offset, void *data,
     TRY(ctx->exec->begin(ctx));
     return ctx_end(ctx, ctx->exec->buffer_read(buf, offset, data, bytes));
 }
-
-gpgpu_status gpgpu_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
-                               size_t dst_offset, size_t bytes)
-{
-    if (!src || !dst)
-        return GPGPU_ERROR_NULL_POINTER;
-    gpgpu_context *ctx = src->ctx;
-    CHECK(dst->ctx == ctx, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-          "gpgpu_buffer_copy: the buffers belong to different contexts");
-    CHECK(src_offset % 4 == 0 && dst_offset % 4 == 0 && bytes % 4 == 0, ctx, GPGPU_ERROR_MISALIGNED,
-          "gpgpu_buffer_copy: offsets and size must be multiples of 4");
-    TRY(check_bytes(src, src_offset, bytes, "gpgpu_buffer_copy (source)"));
-    TRY(check_bytes(dst, dst_offset, bytes, "gpgpu_buffer_copy (destination)"));
-    CHECK(src != dst || src_offset + bytes <= dst_offset || dst_offset + bytes <= src_offset, ctx,
-          GPGPU_ERROR_OVERLAP, "gpgpu_buffer_copy: source and destination overlap");
-    if (bytes == 0)
-        return GPGPU_SUCCESS;
-    TRY(ctx->exec->begin(ctx));
-    return ctx_end(ctx, ctx->exec->buffer_copy(src, src_offset, dst, dst_offset, bytes));
-}

@@ -57,6 +57,7 @@ gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context 
     gpgpu_context *ctx = calloc(1, sizeof *ctx);
     CHECK(ctx, NULL, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_context_create: out of host memory");
     ctx->debug = desc->debug;
+    ctx->transfer_copies = desc->transfer_copies;
     gpgpu_status status = create_backend(ctx, desc, backend);
     if (status != GPGPU_SUCCESS) {
         /* The backend reported into ctx (no callback set yet); move the

@@ -14,6 +14,7 @@ struct gpgpu_context {
     gpgpu_error_callback callback;
     void *user_data;
     bool debug;
+    bool transfer_copies; /* gpgpu_buffer_copy through exec->buffer_copy */
     bool timing;
     unsigned live_buffers; /* caller-visible buffers not yet destroyed */
     /* Library-owned temporaries, grown on demand and kept between calls. */

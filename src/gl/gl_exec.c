@@ -145,6 +145,8 @@ static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
     /* GLsizeiptr is signed: a larger size would reach GL as a negative one. */
     CHECK(buf->size <= (size_t)PTRDIFF_MAX, ctx, GPGPU_ERROR_OUT_OF_MEMORY,
           "creating a buffer: %zu bytes is more than GL can allocate", buf->size);
+    /* Another context (the caller's, another gpgpu_context's) may be current. */
+    TRY(gl_platform_make_current(ctx, gl_of(ctx)));
     gl_buffer *b = calloc(1, sizeof *b);
     CHECK(b, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     gl->CreateBuffers(1, &b->name);

@@ -1,0 +1,40 @@
+/* Copies between buffers by compute shader; gpgpu_buffer_copy. */
+#include "algo/copy.h"
+
+gpgpu_status copy_stage(gpgpu_context *ctx, gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
+                        size_t dst_off, size_t bytes)
+{
+    size_t words = bytes / 4, blocks = (words + COPY_WG * COPY_ITEMS - 1) / (COPY_WG * COPY_ITEMS);
+    exec_dispatch d = {.variant = {"copy", GPGPU_TYPE_U32, GPGPU_OP_SUM, COPY_WG, COPY_ITEMS}};
+    d.bind[0] = src;
+    d.bind[1] = dst;
+    d.params[1] = (uint32_t)words;
+    d.params[2] = algo_index(src, src_off / 4, GPGPU_TYPE_U32);
+    d.params[3] = algo_index(dst, dst_off / 4, GPGPU_TYPE_U32);
+    d.groups = (uint32_t)(blocks < COPY_MAX_GROUPS ? blocks : COPY_MAX_GROUPS);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status gpgpu_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
+                               size_t dst_offset, size_t bytes)
+{
+    if (!src || !dst)
+        return GPGPU_ERROR_NULL_POINTER;
+    gpgpu_context *ctx = src->ctx;
+    CHECK(dst->ctx == ctx, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_buffer_copy: the buffers belong to different contexts");
+    CHECK(src_offset % 4 == 0 && dst_offset % 4 == 0 && bytes % 4 == 0, ctx, GPGPU_ERROR_MISALIGNED,
+          "gpgpu_buffer_copy: offsets and size must be multiples of 4");
+    TRY(algo_check_range(ctx, src, src_offset / 4, bytes / 4, GPGPU_TYPE_U32,
+                         "gpgpu_buffer_copy (source)"));
+    TRY(algo_check_range(ctx, dst, dst_offset / 4, bytes / 4, GPGPU_TYPE_U32,
+                         "gpgpu_buffer_copy (destination)"));
+    CHECK(src != dst || src_offset + bytes <= dst_offset || dst_offset + bytes <= src_offset, ctx,
+          GPGPU_ERROR_OVERLAP, "gpgpu_buffer_copy: source and destination overlap");
+    if (bytes == 0)
+        return GPGPU_SUCCESS;
+    TRY(ctx->exec->begin(ctx));
+    if (ctx->transfer_copies)
+        return ctx_end(ctx, ctx->exec->buffer_copy(src, src_offset, dst, dst_offset, bytes));
+    return ctx_end(ctx, copy_stage(ctx, src, src_offset, dst, dst_offset, bytes));
+}
