@@ -116,14 +116,28 @@ void stage_partials()
     }
 }
 
-// Scans `count` elements from `first`, adding `carry`; returns the new carry.
-T scan_tile(uint first, uint count, T carry)
+// Loads tile elements [first, first + count) into registers, coalesced:
+// invocation lid holds elements k * WG_SIZE + lid.
+void load_tile(uint first, uint count, out T x[ITEMS])
 {
     uint lid = gl_LocalInvocationID.x;
-    for (uint k = 0u; k < ITEMS; k++) { // coalesced load
+    for (uint k = 0u; k < ITEMS; k++) {
         uint i = k * WG_SIZE + lid;
-        s_tile[PAD(i)] = i < count ? src[SRC_OFF + first + i] : T_ZERO;
+        x[k] = i < count ? src[SRC_OFF + first + i] : T_ZERO;
     }
+}
+
+// Scans the tile held in x (count elements from `first`), adding `carry`,
+// while the loads of the next tile (from `next`, next_count elements) are
+// issued into x: they are in flight during this tile's barriers. Returns the
+// new carry.
+T scan_tile(inout T x[ITEMS], uint first, uint count, uint next, uint next_count, T carry)
+{
+    uint lid = gl_LocalInvocationID.x;
+    for (uint k = 0u; k < ITEMS; k++)
+        s_tile[PAD(k * WG_SIZE + lid)] = x[k];
+    if (next_count > 0u)
+        load_tile(next, next_count, x);
     SYNC();
     T sum = T_ZERO; // each invocation owns ITEMS consecutive elements
     for (uint k = 0u; k < ITEMS; k++)
@@ -132,12 +146,12 @@ T scan_tile(uint first, uint count, T carry)
     T run = carry + wg_exclusive_scan(sum, total);
     for (uint k = 0u; k < ITEMS; k++) {
         uint i = PAD(lid * ITEMS + k);
-        T x = s_tile[i];
+        T v = s_tile[i];
         if (EXCLUSIVE != 0u) {
             s_tile[i] = run;
-            run += x;
+            run += v;
         } else {
-            run += x;
+            run += v;
             s_tile[i] = run;
         }
     }
@@ -157,8 +171,14 @@ void stage_tiles()
     uint begin = g * TILES_PER_GROUP * TILE;
     uint end = min(N, begin + TILES_PER_GROUP * TILE);
     T carry = part[g];
-    for (uint first = begin; first < end; first += TILE)
-        carry = scan_tile(first, min(TILE, end - first), carry);
+    T x[ITEMS];
+    if (begin < end)
+        load_tile(begin, min(TILE, end - begin), x);
+    for (uint first = begin; first < end; first += TILE) {
+        uint next = first + TILE;
+        uint next_count = next < end ? min(TILE, end - next) : 0u;
+        carry = scan_tile(x, first, min(TILE, end - first), next, next_count, carry);
+    }
 }
 
 void main()

@@ -86,6 +86,11 @@ typedef struct bench {
     gpgpu_info info;
     char device[512];
     size_t cap_bytes; /* the largest input buffer a case may use */
+    /* One input and one output buffer of the largest size, made once and
+     * reused by every case and size: on an H100, buffers made late in a run
+     * of many allocations read at half the bandwidth of early ones. */
+    gpgpu_buffer *in, *out;
+    size_t buffer_bytes;
     double copy_gbps;
     double *samples;  /* opt->runs GPU times in ns */
     double *walls;    /* opt->runs wall-clock times in ns, call to result */
@@ -383,36 +388,25 @@ static int run_copy(bench *b, gpgpu_buffer *in, gpgpu_buffer *out, size_t bytes)
 static int run_type(bench *b, gpgpu_type type, int log2n)
 {
     size_t n = (size_t)1 << log2n, bytes = n * gpgpu_type_size(type);
-    bool any = false, any_scan = false;
-    gpgpu_buffer *in = NULL, *out = NULL;
+    bool any = false;
     int rc;
 
-    for (size_t c = 0; c < CASE_COUNT; c++) {
-        if (cases[c].type == type && case_enabled(b, &cases[c], log2n)) {
-            any = true;
-            any_scan = any_scan || cases[c].scan;
-        }
-    }
+    for (size_t c = 0; c < CASE_COUNT; c++)
+        any = any || (cases[c].type == type && case_enabled(b, &cases[c], log2n));
     if (!any)
         return TOOL_EXIT_OK;
 
     snprintf(b->step, sizeof(b->step), "%s input n=2^%d", gpgpu_type_name(type), log2n);
-    rc = check(b, gpgpu_buffer_create(b->ctx, bytes, &in));
-    /* Scans write to a second buffer: in place, repeated runs would sum the
-     * sums, and floats would end up as infinities. */
-    if (rc == TOOL_EXIT_OK && !b->stopped && any_scan)
-        rc = check(b, gpgpu_buffer_create(b->ctx, bytes, &out));
-    if (rc == TOOL_EXIT_OK && !b->stopped)
-        rc = tool_upload_random(b->ctx, in, type, n, SEED);
+    /* Scans write to the second buffer: in place, repeated runs would sum
+     * the sums, and floats would end up as infinities. */
+    rc = tool_upload_random(b->ctx, b->in, type, n, SEED);
     for (size_t c = 0; c < CASE_COUNT && rc == TOOL_EXIT_OK && !b->stopped; c++) {
         if (cases[c].type == type && case_enabled(b, &cases[c], log2n))
-            rc = run_case(b, &cases[c], in, out, log2n);
+            rc = run_case(b, &cases[c], b->in, b->out, log2n);
     }
-    /* The copy of the same bytes, in the same API, is each size's ceiling. */
-    if (rc == TOOL_EXIT_OK && !b->stopped && out && type == GPGPU_TYPE_U32)
-        rc = run_copy(b, in, out, bytes);
-    gpgpu_buffer_destroy(out);
-    gpgpu_buffer_destroy(in);
+    /* The copy of the same bytes is each size's own ceiling. */
+    if (rc == TOOL_EXIT_OK && !b->stopped && type == GPGPU_TYPE_U32)
+        rc = run_copy(b, b->in, b->out, bytes);
     return rc;
 }
 
@@ -449,6 +443,20 @@ static gpgpu_status time_big_copy(bench *b, gpgpu_context *ctx, size_t *bytes, t
     return status;
 }
 
+/* The shared input and output buffers: the largest input, at least
+ * `at_least` bytes (what the copy ceiling moved, which fitted). */
+static gpgpu_status make_buffers(bench *b, size_t at_least)
+{
+    size_t bytes = largest_input_bytes(b);
+    if (bytes < at_least)
+        bytes = at_least;
+    gpgpu_status status = gpgpu_buffer_create(b->ctx, bytes, &b->in);
+    if (status == GPGPU_SUCCESS)
+        status = gpgpu_buffer_create(b->ctx, bytes, &b->out);
+    b->buffer_bytes = bytes;
+    return status;
+}
+
 /* Measures the copy ceiling, by compute shader (gpgpu_buffer_copy): the
  * largest input benchmarked, at least COPY_MIN_BYTES. Beside it, the same
  * copy by the driver's copy command (glCopyNamedBufferSubData or
@@ -461,9 +469,13 @@ static int measure_copy(bench *b)
 
     if (bytes < COPY_MIN_BYTES)
         bytes = COPY_MIN_BYTES;
+    if (bytes > b->info.max_storage_range_bytes) /* what one binding holds */
+        bytes = b->info.max_storage_range_bytes / 4 * 4;
     snprintf(b->step, sizeof(b->step), "copy of %zu bytes", bytes);
     tool_message("%s", b->step);
     gpgpu_status status = time_big_copy(b, b->ctx, &bytes, &t);
+    if (status == GPGPU_SUCCESS)
+        status = make_buffers(b, bytes);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, b->step, gpgpu_last_error(b->ctx));
     /* Some drivers' timer queries do not cover compute work or copies
@@ -561,8 +573,12 @@ int main(int argc, char **argv)
             b.cap_bytes = opt.max_log2_given || b.info.max_storage_block_bytes == 0
                               ? SIZE_MAX
                               : b.info.max_storage_block_bytes / 4;
+            if (b.cap_bytes > b.info.max_storage_range_bytes)
+                b.cap_bytes = b.info.max_storage_range_bytes; /* what one binding holds */
             rc = run(&b);
         }
+        gpgpu_buffer_destroy(b.out);
+        gpgpu_buffer_destroy(b.in);
         gpgpu_context_destroy(b.ctx);
     }
 

@@ -28,6 +28,11 @@ gpgpu_status algo_check_range(gpgpu_context *ctx, const gpgpu_buffer *buf, size_
     CHECK(shift % size == 0, ctx, GPGPU_ERROR_MISALIGNED,
           "%s: the buffer's offset is not a multiple of %zu bytes (the size of %s)", what, size,
           gpgpu_type_name(type));
+    /* Stages bind the whole buffer: it must fit in one storage binding. */
+    CHECK(buf->size + shift <= ctx->info.max_storage_range_bytes, ctx, GPGPU_ERROR_TOO_LARGE,
+          "%s: a buffer of %zu bytes is larger than one storage binding of %s can hold (%zu "
+          "bytes); split the data into several buffers",
+          what, buf->size, ctx->info.renderer, ctx->info.max_storage_range_bytes);
     CHECK(count <= ALGO_MAX_COUNT && shift / size + offset + count <= 0xffffffffu, ctx,
           GPGPU_ERROR_TOO_LARGE, "%s: %zu elements at offset %zu: the shaders index at most 2^31 - 1 elements below 2^32",
           what, count, offset);

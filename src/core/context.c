@@ -122,6 +122,10 @@ gpgpu_status gpgpu_finish(gpgpu_context *ctx)
 
 gpgpu_status ctx_scratch(gpgpu_context *ctx, unsigned slot, size_t bytes, gpgpu_buffer **out)
 {
+    CHECK(bytes <= ctx->info.max_storage_range_bytes, ctx, GPGPU_ERROR_TOO_LARGE,
+          "this algorithm needs a scratch buffer of %zu bytes, more than one storage binding "
+          "of %s holds (%zu); use the fast algorithm or less data",
+          bytes, ctx->info.renderer, ctx->info.max_storage_range_bytes);
     gpgpu_buffer **held = &ctx->scratch[slot];
     if (!*held || (*held)->size < bytes) {
         buffer_destroy_internal(*held);

@@ -450,6 +450,7 @@ static void query_info(gpgpu_context *ctx, gl_state *st)
         .max_workgroup_count_x = (unsigned)st->max_groups_x,
         .max_shared_memory_bytes = (size_t)shared,
         .max_storage_block_bytes = (size_t)block,
+        .max_storage_range_bytes = (size_t)block, /* a bound range is one block */
         .storage_offset_alignment = st->ssbo_alignment,
     };
     query_subgroups(st, info);

@@ -401,11 +401,7 @@ static gpgpu_status descriptor_set(gpgpu_context *ctx, const exec_dispatch *d, V
     for (uint32_t i = 0; i < EXEC_MAX_BINDINGS; i++) {
         const gpgpu_buffer *buf = d->bind[i];
         if (buf) {
-            size_t shift = vk_binding_shift(buf);
-            CHECK(buf->size + shift <= st->props.limits.maxStorageBufferRange, ctx,
-                  GPGPU_ERROR_TOO_LARGE,
-                  "vulkan: a buffer of %zu bytes is larger than this device binds (%u bytes)",
-                  buf->size, st->props.limits.maxStorageBufferRange);
+            size_t shift = vk_binding_shift(buf); /* algo_check_range checked the range */
             infos[i] = (VkDescriptorBufferInfo){buf_of(buf)->buffer, buf_of(buf)->offset - shift,
                                                 buf->size + shift};
         } else {
