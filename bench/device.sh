@@ -46,10 +46,22 @@ fi
 [ "${RUN_BENCH:-1}" = 1 ] &&
     { $B/cub_peer "${range[@]}" --json "$OUT/cub.json" >"$OUT/cub.txt" 2>"$OUT/cub.err" ||
           tail -5 "$OUT/cub.err"; }
+# One process per size and element type, with buffers of exactly that size:
+# on the H100 a 1 GiB range read 2x slower inside a 2 GiB buffer, or in a
+# buffer made after many others, than in a fresh exact one (PERFORMANCE.md).
 for be in $BACKENDS; do
     [ "${RUN_BENCH:-1}" = 1 ] || break
-    GPGPU_BACKEND=$be $B/tools/gpgpu-bench "${range[@]}" --json "$OUT/bench_$be.json" \
-        >"$OUT/bench_$be.txt" 2>"$OUT/bench_$be.err" || tail -5 "$OUT/bench_$be.err"
+    : >"$OUT/bench_$be.txt"
+    for k in $(seq "${MIN_LOG2:-10}" "${STEP:-2}" "${MAX_LOG2:-28}"); do
+        for t in u32 f32 f64; do
+            GPGPU_BACKEND=$be $B/tools/gpgpu-bench --min-log2 "$k" --max-log2 "$k" --case "_$t" \
+                --json "$OUT/bench_${be}_${k}_$t.json" >>"$OUT/bench_$be.txt" \
+                2>>"$OUT/bench_$be.err" || tail -3 "$OUT/bench_$be.err"
+        done
+    done
+    python3 -c 'import json,sys; print(json.dumps([r for f in sys.argv[1:] for r in json.load(open(f))], indent=1))' \
+        "$OUT"/bench_"${be}"_*.json >"$OUT/bench_$be.json"
+    rm -f "$OUT"/bench_"${be}"_*.json
     echo "== gpgpu-bench $be vs CUB"
     python3 bench/compare.py "$OUT/bench_$be.json" "$OUT/cub.json" "$OUT/table_$be.md"
 done

@@ -443,17 +443,30 @@ static gpgpu_status time_big_copy(bench *b, gpgpu_context *ctx, size_t *bytes, t
     return status;
 }
 
-/* The shared input and output buffers: the largest input, at least
- * `at_least` bytes (what the copy ceiling moved, which fitted). */
-static gpgpu_status make_buffers(bench *b, size_t at_least)
+/* The shared input and output buffers, made before anything else: the
+ * largest input, at least *copy_bytes (the copy ceiling's size, halved
+ * while two buffers of it do not fit; *copy_bytes follows). */
+static gpgpu_status make_buffers(bench *b, size_t *copy_bytes)
 {
     size_t bytes = largest_input_bytes(b);
-    if (bytes < at_least)
-        bytes = at_least;
-    gpgpu_status status = gpgpu_buffer_create(b->ctx, bytes, &b->in);
-    if (status == GPGPU_SUCCESS)
-        status = gpgpu_buffer_create(b->ctx, bytes, &b->out);
+    gpgpu_status status;
+    if (bytes < *copy_bytes)
+        bytes = *copy_bytes;
+    for (;;) {
+        status = gpgpu_buffer_create(b->ctx, bytes, &b->in);
+        if (status == GPGPU_SUCCESS)
+            status = gpgpu_buffer_create(b->ctx, bytes, &b->out);
+        if (status != GPGPU_ERROR_OUT_OF_MEMORY || bytes / 2 < COPY_SMALLEST_BYTES)
+            break;
+        gpgpu_buffer_destroy(b->in);
+        b->in = NULL;
+        bytes /= 2;
+    }
     b->buffer_bytes = bytes;
+    if (*copy_bytes > bytes)
+        *copy_bytes = bytes;
+    if (bytes < largest_input_bytes(b))
+        b->cap_bytes = bytes; /* the largest sizes do not fit */
     return status;
 }
 
@@ -473,9 +486,10 @@ static int measure_copy(bench *b)
         bytes = b->info.max_storage_range_bytes / 4 * 4;
     snprintf(b->step, sizeof(b->step), "copy of %zu bytes", bytes);
     tool_message("%s", b->step);
-    gpgpu_status status = time_big_copy(b, b->ctx, &bytes, &t);
+    gpgpu_status status = make_buffers(b, &bytes);
     if (status == GPGPU_SUCCESS)
-        status = make_buffers(b, bytes);
+        status = time_job(b, &(bench_job){ .c = NULL, .in = b->in, .out = b->out, .n = bytes },
+                          &t);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, b->step, gpgpu_last_error(b->ctx));
     /* Some drivers' timer queries do not cover compute work or copies

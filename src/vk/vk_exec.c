@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "spirv_blobs.h"
 #include "vk/vk_internal.h"
@@ -104,6 +105,28 @@ static void barrier(VkCommandBuffer cmd)
                          NULL);
 }
 
+/* Polls the fence for a short while before sleeping on it: a blocking wait
+ * wakes tens of microseconds after small work has ended, which would be most
+ * of a small call's latency. */
+static gpgpu_status wait_fence(gpgpu_context *ctx)
+{
+    vk_state *st = vk_of(ctx);
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        VkResult r = vkGetFenceStatus(st->device, st->fence);
+        if (r == VK_SUCCESS)
+            return GPGPU_SUCCESS;
+        if (r != VK_NOT_READY)
+            return vk_check(ctx, r, "vkGetFenceStatus");
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) > 200000L)
+            break; /* 200 us: long work, sleep instead */
+    }
+    return vk_check(ctx, vkWaitForFences(st->device, 1, &st->fence, VK_TRUE, UINT64_MAX),
+                    "vkWaitForFences");
+}
+
 /* Submits what the library recorded and waits for it: the only wait there is. */
 static gpgpu_status flush(gpgpu_context *ctx)
 {
@@ -118,8 +141,7 @@ static gpgpu_status flush(gpgpu_context *ctx)
                            .commandBufferCount = 1,
                            .pCommandBuffers = &st->cmd};
     TRY(vk_check(ctx, vkQueueSubmit(st->queue, 1, &submit, st->fence), "vkQueueSubmit"));
-    TRY(vk_check(ctx, vkWaitForFences(st->device, 1, &st->fence, VK_TRUE, UINT64_MAX),
-                 "vkWaitForFences"));
+    TRY(wait_fence(ctx));
     vkResetFences(st->device, 1, &st->fence);
     vkResetCommandBuffer(st->cmd, 0);
     vkResetDescriptorPool(st->device, st->descriptor_pool, 0);
