@@ -1,9 +1,12 @@
 /* The public API's behaviour apart from numeric results: every documented
- * error code, the error message and callback, wrapped GL buffers (ranges at
- * unaligned offsets, nothing outside the written range touched), adopting
- * the caller's context and restoring its GL state, empty inputs, and several
- * contexts at once. The test makes its own GL objects through its own glad
- * table on the library's current (headless) context. */
+ * error code, the error message and callback, empty inputs, and several
+ * contexts at once, on the backend that GPGPU_BACKEND names (meson runs it
+ * once per backend). On GL also: the GL platform choices, wrapped GL buffers
+ * (ranges at unaligned offsets, nothing outside the written range touched),
+ * adopting the caller's context and restoring its GL state; the test makes
+ * its own GL objects through its own glad table on the library's current
+ * (headless) context. On Vulkan, gpgpu_buffer_wrap_gl is refused (the
+ * Vulkan side of wrapping and adopting is test_vulkan.c's). */
 #include "testlib.h"
 
 #include <EGL/egl.h>
@@ -124,6 +127,7 @@ static void restore_env(const char *name, char *saved)
 }
 
 typedef struct create_case {
+    bool gl_only; /* about GL platforms: run on the GL backend only */
     const char *what;
     const char *env_name, *env_value; /* set around the call when env_name is set */
     gpgpu_context_desc desc;
@@ -131,17 +135,18 @@ typedef struct create_case {
     const char *message_has; /* gpgpu_last_error(NULL) contains it */
 } create_case;
 
-/* Run before any context exists: the last case needs nothing current. */
+/* Run while no context exists: the last case needs nothing current. */
 static const create_case create_cases[] = {
-    {"unknown backend", NULL, NULL, {.backend = (gpgpu_backend)99}, E_INVALID, "backend"},
-    {"unknown GL platform", NULL, NULL, {.gl_platform = (gpgpu_gl_platform)99}, E_INVALID,
+    {false, "unknown backend", NULL, NULL, {.backend = (gpgpu_backend)99}, E_INVALID, "backend"},
+    {true, "unknown GL platform", NULL, NULL, {.gl_platform = (gpgpu_gl_platform)99}, E_INVALID,
      "platform"},
-    {"GPGPU_GL_PLATFORM=bogus", "GPGPU_GL_PLATFORM", "bogus", {0}, E_INVALID,
+    {true, "GPGPU_GL_PLATFORM=bogus", "GPGPU_GL_PLATFORM", "bogus", {0}, E_INVALID,
      "GPGPU_GL_PLATFORM=bogus"},
-    {"GPGPU_BACKEND=bogus", "GPGPU_BACKEND", "bogus", {0}, E_INVALID, "GPGPU_BACKEND=bogus"},
-    {"adopt without gl_get_proc_address", NULL, NULL, {.gl_platform = GPGPU_GL_PLATFORM_ADOPT},
-     E_NULL, "gl_get_proc_address"},
-    {"adopt with no current context", NULL, NULL,
+    {false, "GPGPU_BACKEND=bogus", "GPGPU_BACKEND", "bogus", {0}, E_INVALID,
+     "GPGPU_BACKEND=bogus"},
+    {true, "adopt without gl_get_proc_address", NULL, NULL,
+     {.gl_platform = GPGPU_GL_PLATFORM_ADOPT}, E_NULL, "gl_get_proc_address"},
+    {true, "adopt with no current context", NULL, NULL,
      {.gl_get_proc_address = (gpgpu_get_proc_address)eglGetProcAddress},
      GPGPU_ERROR_NO_CONTEXT, "current"},
 };
@@ -172,10 +177,11 @@ static void run_create_case(const create_case *c)
         gpgpu_context_destroy(out);
 }
 
-static void check_create_failures(void)
+static void check_create_failures(bool gl)
 {
     for (size_t i = 0; i < sizeof create_cases / sizeof create_cases[0]; i++)
-        run_create_case(&create_cases[i]);
+        if (gl || !create_cases[i].gl_only)
+            run_create_case(&create_cases[i]);
 
     /* out == NULL: the callback of this call's descriptor hears of it, never
      * the callback of an earlier call (whose user_data may be gone by now). */
@@ -202,6 +208,13 @@ static void check_create_failures(void)
 
 /* -------------------------------------------------------- context calls */
 
+/* The backend GPGPU_BACKEND asks for, as gpgpu_info names it. */
+static const char *backend_asked(void)
+{
+    const char *env = getenv("GPGPU_BACKEND");
+    return env && strcmp(env, "vulkan") == 0 ? "vulkan" : "gl";
+}
+
 static void check_context_calls(gpgpu_context *ctx)
 {
     EXPECT(strcmp(gpgpu_last_error(ctx), "") == 0, "a new context's last error is \"%s\"",
@@ -211,10 +224,25 @@ static void check_context_calls(gpgpu_context *ctx)
     EXPECT_STATUS(ctx, gpgpu_context_info(ctx, NULL), E_NULL);
     EXPECT_NAMED(ctx, "gpgpu_context_info");
     EXPECT_STATUS(ctx, gpgpu_context_info(ctx, &info), S_OK);
-    EXPECT(strcmp(info.backend, "gl") == 0 && info.storage_offset_alignment > 0 &&
-               info.version_major >= 4,
-           "info: backend %s, alignment %zu, GL %d.%d", info.backend,
-           info.storage_offset_alignment, info.version_major, info.version_minor);
+    bool vk = strcmp(info.backend, "vulkan") == 0;
+    EXPECT(strcmp(info.backend, backend_asked()) == 0, "info: backend %s, GPGPU_BACKEND asks for %s",
+           info.backend, backend_asked());
+    EXPECT(info.storage_offset_alignment > 0 && info.max_storage_block_bytes > 0 &&
+               info.max_storage_range_bytes > 0 &&
+               info.max_workgroup_invocations >= 256 && info.platform && info.renderer &&
+               info.vendor && info.version,
+           "info: alignment %zu, storage block %zu, storage range %zu, work-group invocations %u",
+           info.storage_offset_alignment, info.max_storage_block_bytes,
+           info.max_storage_range_bytes, info.max_workgroup_invocations);
+    EXPECT(vk ? info.version_major > 1 || (info.version_major == 1 && info.version_minor >= 1)
+              : info.version_major >= 4,
+           "info: %s %d.%d (%s)", info.backend, info.version_major, info.version_minor,
+           info.version);
+    EXPECT(vk ? strcmp(info.platform, "vulkan") == 0
+              : strcmp(info.platform, "egl-device") == 0 ||
+                    strcmp(info.platform, "egl-surfaceless") == 0 ||
+                    strcmp(info.platform, "glfw") == 0,
+           "info: platform %s of a headless %s context", info.platform, info.backend);
     EXPECT_STATUS(NULL, gpgpu_finish(NULL), E_NULL);
     EXPECT_STATUS(ctx, gpgpu_finish(ctx), S_OK);
     gpgpu_context_destroy(NULL);
@@ -598,6 +626,22 @@ static void check_empty(gpgpu_context *ctx)
 }
 
 /* ---------------------------------------------------- wrapped GL buffers */
+
+/* A Vulkan context has no GL buffers to wrap; the argument checks come first. */
+static void check_wrap_gl_elsewhere(gpgpu_context *ctx)
+{
+    gpgpu_buffer *w = SENTINEL;
+    EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, 1, 0, 16, &w), E_INVALID);
+    EXPECT(w == NULL, "wrap_gl on a %s context: *out is not NULL", backend_asked());
+    EXPECT_NAMED(ctx, "gpgpu_buffer_wrap_gl");
+    w = SENTINEL;
+    EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, 1, 4, 4096, &w), E_INVALID);
+    EXPECT(w == NULL, "wrap_gl on a %s context: *out is not NULL", backend_asked());
+    EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, 1, 0, 0, &w), E_INVALID);
+    EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, 1, 2, 4, &w), E_ALIGN);
+    EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, 1, 0, 4, NULL), E_NULL);
+    EXPECT_STATUS(NULL, gpgpu_buffer_wrap_gl(NULL, 1, 0, 4, &w), E_NULL);
+}
 
 static GLuint gl_buffer_with(const void *data, size_t bytes)
 {
@@ -1078,10 +1122,18 @@ int main(void)
 {
     check_status_strings();
     check_type_names();
-    check_create_failures(); /* first: nothing may be current for the adopt case */
 
+    /* Which backend this run is on, from a first context (or skip); none is
+     * current once it is gone, as the adopt case below needs. */
     gpgpu_context *ctx = test_context();
-    if (!gladLoadGLContext(&gl, (GLADloadfunc)eglGetProcAddress)) {
+    gpgpu_info info;
+    EXPECT_STATUS(ctx, gpgpu_context_info(ctx, &info), S_OK);
+    bool is_gl = strcmp(info.backend, "gl") == 0;
+    gpgpu_context_destroy(ctx);
+    check_create_failures(is_gl);
+
+    ctx = test_context();
+    if (is_gl && !gladLoadGLContext(&gl, (GLADloadfunc)eglGetProcAddress)) {
         fprintf(stderr, "the test cannot load GL functions for its own buffers\n");
         return 1;
     }
@@ -1093,11 +1145,15 @@ int main(void)
     check_reduce_errors(ctx);
     check_scan_errors(ctx);
     check_empty(ctx);
-    check_wrap_errors(ctx);
-    check_wrapped(ctx);
-    check_adopt(ctx);
-    check_adopt_debug(ctx);
-    check_second_context(ctx); /* last: it switches the current context */
+    if (is_gl) {
+        check_wrap_errors(ctx);
+        check_wrapped(ctx);
+        check_adopt(ctx);
+        check_adopt_debug(ctx);
+    } else {
+        check_wrap_gl_elsewhere(ctx);
+    }
+    check_second_context(ctx); /* last: it switches the current GL context */
     gpgpu_context_destroy(ctx);
     return test_finish();
 }

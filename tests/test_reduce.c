@@ -7,8 +7,6 @@
  * stage: elements the stage writes must match, all others keep their poison
  * (or, for in-place steps, their old value). Integers and single-operation
  * stages match bit for bit; float sums within the bound of tolerance(). */
-#include <float.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,181 +15,11 @@
 #include "ref/ref.h"
 #include "testlib.h"
 
-/* ------------- helpers shared with test_scan.c (candidates for testlib) */
-
 static gpgpu_context *ctx;
-static unsigned wg_depth; /* depth of a work-group combine, see below */
-static uint64_t seed = 1;
-
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
-    return p;
-}
-
-/* How many roundings lie, at most, between one input of wg_reduce or
- * wg_exclusive_scan (glsl/ops.glsl, glsl/scan.comp) and their results.
- * Shared memory: a tree of log2(WG_SIZE) levels (wg_reduce halves s each
- * level; Hillis-Steele adds one term per level), so log2(256) = 8.
- * Subgroups of S lanes: the subgroup operation's order is the driver's, and
- * any tree over at most S values has depth <= S - 1; the subgroup results
- * are then folded in strides (a chain of ceil(WG/S) additions, `run +=` in
- * the scan) and reduced (or scanned) by a second subgroup operation
- * (<= S - 1), and the scan adds `run + e` and `s_scan + in_sg` (2 more):
- * 2 (S - 1) + ceil(WG / S) + 2, with S = WG when the driver does not say. */
-static unsigned depth_of_wg(unsigned wg)
-{
-    gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
-    if (!info.has_subgroups) {
-        unsigned d = 0;
-        while ((1u << d) < wg)
-            d++;
-        return d;
-    }
-    unsigned s = info.subgroup_size ? info.subgroup_size : wg;
-    return 2 * (s - 1) + (wg + s - 1) / s + 2;
-}
-
-/* |gpu - ref| allowed for a float sum whose GPU summation tree puts every
- * input at depth <= d: Higham's bound for any summation tree of depth d,
- * gamma(d) * sum|x| with gamma(d) = d u / (1 - d u); one more u for rounding
- * the reference's long double result to T, one more for the reference's own
- * error (compensated long double: about 2^-63 sum|x|), so gamma(d + 2); and
- * the smallest normal of T against underflow. */
-static double tolerance(gpgpu_type t, size_t d, long double abs)
-{
-    long double u = t == GPGPU_TYPE_F32 ? 0x1p-24L : 0x1p-53L;
-    long double du = (long double)(d + 2) * u;
-    return (double)(du / (1 - du) * abs) + (t == GPGPU_TYPE_F32 ? FLT_MIN : DBL_MIN);
-}
-
-static bool is_float(gpgpu_type t) { return t == GPGPU_TYPE_F32 || t == GPGPU_TYPE_F64; }
-
-/* Element i of p as text (floats with their bits). */
-static const char *show(gpgpu_type t, const void *p, size_t i, char *out, size_t size)
-{
-    const char *e = (const char *)p + i * gpgpu_type_size(t);
-    uint32_t u;
-    uint64_t b;
-    float f;
-    double d;
-    switch (t) {
-    case GPGPU_TYPE_U32: memcpy(&u, e, 4); snprintf(out, size, "%" PRIu32, u); break;
-    case GPGPU_TYPE_I32: memcpy(&u, e, 4); snprintf(out, size, "%" PRId32, (int32_t)u); break;
-    case GPGPU_TYPE_F32:
-        memcpy(&f, e, 4), memcpy(&u, e, 4);
-        snprintf(out, size, "%.9g (0x%08" PRIx32 ")", f, u);
-        break;
-    default:
-        memcpy(&d, e, 8), memcpy(&b, e, 8);
-        snprintf(out, size, "%.17g (0x%016" PRIx64 ")", d, b);
-        break;
-    }
-    return out;
-}
-
-/* Element i matches: bit for bit where tol < 0 (any NaN matches any NaN),
- * else within tol (an expected inf exactly, an expected NaN as a NaN). */
-static bool matches(gpgpu_type t, const void *got, const void *want, size_t i, double tol)
-{
-    size_t size = gpgpu_type_size(t);
-    const char *g = (const char *)got + i * size, *w = (const char *)want + i * size;
-    if (!is_float(t))
-        return memcmp(g, w, size) == 0;
-    double gv, wv;
-    if (t == GPGPU_TYPE_F32) {
-        float a, b;
-        memcpy(&a, g, 4), memcpy(&b, w, 4), gv = a, wv = b;
-    } else {
-        memcpy(&gv, g, 8), memcpy(&wv, w, 8);
-    }
-    if (isnan(gv) || isnan(wv))
-        return isnan(gv) && isnan(wv);
-    if (tol < 0 || isinf(wv))
-        return memcmp(g, w, size) == 0;
-    return fabs(gv - wv) <= tol;
-}
-
-/* One check: n elements of got against want (tol NULL: all bit-exact);
- * prints the first few differences. */
-static void check_elems(const char *what, gpgpu_type t, const void *got, const void *want,
-                        size_t n, const double *tol)
-{
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (matches(t, got, want, i, tol ? tol[i] : -1))
-            continue;
-        if (++bad <= 5) {
-            char a[64], b[64], c[40] = "bit-exact";
-            if (tol && tol[i] >= 0)
-                snprintf(c, sizeof c, "tolerance %g", tol[i]);
-            fprintf(stderr, "  %s: element %zu: got %s, expected %s (%s)\n", what, i,
-                    show(t, got, i, a, sizeof a), show(t, want, i, b, sizeof b), c);
-        }
-    }
-    EXPECT(bad == 0, "%s: %zu of %zu elements differ", what, bad, n);
-}
-
-/* A GPU buffer and its expected image on the host: `pre` poisoned
- * elements, n elements of data (random nonzero when NULL), `post` poisoned. */
-typedef struct slab {
-    gpgpu_type t;
-    size_t len;
-    void *host;
-    gpgpu_buffer *buf;
-} slab;
-
-static slab slab_make(gpgpu_type t, size_t pre, size_t n, size_t post, const void *data)
-{
-    size_t size = gpgpu_type_size(t);
-    slab s = {t, pre + n + post, xmalloc((pre + n + post) * size), NULL};
-    test_poison(s.host, s.len * size);
-    if (data)
-        memcpy((char *)s.host + pre * size, data, n * size);
-    else
-        test_random(t, (char *)s.host + pre * size, n, seed++);
-    s.buf = test_buffer(ctx, s.host, s.len * size);
-    return s;
-}
-
-static void *slab_at(const slab *s, size_t i)
-{
-    return (char *)s->host + i * gpgpu_type_size(s->t);
-}
-
-/* Downloads the whole buffer and checks it against the host image. */
-static void slab_check(const slab *s, const double *tol, const char *what)
-{
-    size_t bytes = s->len * gpgpu_type_size(s->t);
-    void *got = xmalloc(bytes);
-    EXPECT_STATUS(ctx, gpgpu_buffer_download(s->buf, 0, got, bytes), GPGPU_SUCCESS);
-    check_elems(what, s->t, got, s->host, s->len, tol);
-    free(got);
-}
-
-static void slab_free(slab *s)
-{
-    gpgpu_buffer_destroy(s->buf);
-    free(s->host);
-}
-
-/* n tolerances of -1: bit-exact everywhere until a range is filled in. */
-static double *exact(size_t n)
-{
-    double *tol = xmalloc(n * sizeof *tol);
-    for (size_t i = 0; i < n; i++)
-        tol[i] = -1;
-    return tol;
-}
+static unsigned wg_depth; /* depth of a work-group combine, see depth_of_wg in testlib.c */
 
 /* ------------------------------------------------------------ reduce */
 
-static const gpgpu_type types[] = {GPGPU_TYPE_U32, GPGPU_TYPE_I32, GPGPU_TYPE_F32, GPGPU_TYPE_F64};
 static const gpgpu_op ops[] = {GPGPU_OP_SUM, GPGPU_OP_MIN, GPGPU_OP_MAX, GPGPU_OP_MINMAX};
 static const char *const op_names[] = {"?", "sum", "min", "max", "minmax"};
 static const char *const algo_names[] = {"DEFAULT", "FAST", "CLASSIC_HALVING", "CLASSIC_STRIDE",
@@ -201,8 +29,6 @@ enum { CLASSIC_LIMIT = 1 << 20 };
 /* TILES' block (REDUCE_WG * items per invocation), from the plan so that the
  * test follows whatever the driver uses. */
 static size_t block_size(void) { return reduce_plan_for(1).block; }
-
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 /* Depth of TILES' summation tree with `groups` groups over n elements: each
  * invocation adds block / REDUCE_WG elements per block serially into one
@@ -233,7 +59,7 @@ static void stage_tiles(gpgpu_type t, gpgpu_op op, size_t n, uint32_t groups, bo
     size_t w = reduce_width(op), ns = pairs && op == GPGPU_OP_MINMAX ? 2 * n : n;
     char what[160];
     LABEL(what, t, op, "TILES n=%zu groups=%u pairs=%d", n, groups, pairs);
-    slab src = slab_make(t, 3, ns, 2, NULL), dst = slab_make(t, 1 + groups * w + 2, 0, 0, NULL);
+    slab src = slab_make(ctx, t, 3, ns, 2, NULL), dst = slab_make(ctx, t, 1 + groups * w + 2, 0, 0, NULL);
     EXPECT_STATUS(ctx, reduce_stage_tiles(ctx, t, op, src.buf, 3, n, pairs, dst.buf, 1, groups),
                   GPGPU_SUCCESS);
     long double *abs = xmalloc(groups * sizeof *abs);
@@ -257,7 +83,7 @@ static void stage_classic(gpgpu_type t, gpgpu_op op, size_t n)
     char what[160];
 
     LABEL(what, t, op, "EXPAND n=%zu", n);
-    slab src = slab_make(t, 3, n, 2, NULL), dst = slab_make(t, 1 + n * w + 2, 0, 0, NULL);
+    slab src = slab_make(ctx, t, 3, n, 2, NULL), dst = slab_make(ctx, t, 1 + n * w + 2, 0, 0, NULL);
     EXPECT_STATUS(ctx, reduce_stage_expand(ctx, t, op, src.buf, 3, n, dst.buf, 1), GPGPU_SUCCESS);
     ref_reduce_expand(t, op, slab_at(&src, 3), n, slab_at(&dst, 1));
     slab_check(&dst, NULL, what);
@@ -278,7 +104,7 @@ static void stage_classic(gpgpu_type t, gpgpu_op op, size_t n)
             LABEL(what, t, op, "STRIDE n=%zu m=%zu q=%zu", n, m, q);
         else
             LABEL(what, t, op, "HALVING n=%zu", n);
-        slab a = slab_make(t, 2, n * w, 3, NULL);
+        slab a = slab_make(ctx, t, 2, n * w, 3, NULL);
         EXPECT_STATUS(ctx,
                       q ? reduce_stage_stride(ctx, t, op, a.buf, 2, m, q)
                         : reduce_stage_halving(ctx, t, op, a.buf, 2, n),
@@ -296,7 +122,7 @@ static void stage_classic(gpgpu_type t, gpgpu_op op, size_t n)
     for (int quads = 0; quads < 2; quads++) { /* PAIRS on n, QUADS on n rounded down to even */
         size_t m = quads ? n & ~(size_t)1 : n;
         LABEL(what, t, op, "%s n=%zu", quads ? "QUADS" : "PAIRS", m);
-        slab a = slab_make(t, 2, m, 3, NULL);
+        slab a = slab_make(ctx, t, 2, m, 3, NULL);
         EXPECT_STATUS(ctx,
                       quads ? reduce_stage_quads(ctx, t, a.buf, 2, m)
                             : reduce_stage_pairs(ctx, t, a.buf, 2, m),
@@ -315,7 +141,7 @@ static void call(gpgpu_type t, gpgpu_op op, gpgpu_algo algo, size_t n, size_t of
 {
     char what[160];
     LABEL(what, t, op, "%s n=%zu offset=%zu", algo_names[algo], n, off);
-    slab in = slab_make(t, off, n, 2, data);
+    slab in = slab_make(ctx, t, off, n, 2, data);
     unsigned char want[16];
     long double abs = 0;
     double tol[2] = {-1, -1};
@@ -408,7 +234,7 @@ static void edge_cases(gpgpu_type t)
                 {1, 0}, {2, 1}, {33, 32}, {1000, 517}, {65537, 0}};
             for (size_t c = 0; c < sizeof nan_cases / sizeof *nan_cases; c++) {
                 size_t n = nan_cases[c][0], at = nan_cases[c][1];
-                test_random(t, data, n, seed++);
+                test_random(t, data, n, test_seed++);
                 put(t, data, at, NAN);
                 call(t, op, algos[a], n, 3, data, res);
                 LABEL(what, t, op, "%s n=%zu NaN at %zu", algo_names[algos[a]], n, at);
@@ -418,7 +244,7 @@ static void edge_cases(gpgpu_type t)
             /* Infinities: +inf alone (sum and max +inf), then with -inf too
              * (sum NaN, min -inf, max +inf); call() also held them against ref. */
             for (int both = 0; both < 2; both++) {
-                test_random(t, data, 1000, seed++);
+                test_random(t, data, 1000, test_seed++);
                 put(t, data, 10, INFINITY);
                 if (both)
                     put(t, data, 990, -INFINITY);
@@ -438,7 +264,7 @@ static void edge_cases(gpgpu_type t)
     if (!is_float(t)) {
         /* Integer sums wrap: values near 2^32 (u32) or near INT32_MAX (i32). */
         for (size_t n = 1000; n <= 65537; n += 64537) {
-            test_random(t, data, n, seed++);
+            test_random(t, data, n, test_seed++);
             for (size_t i = 0; i < n; i++)
                 ((uint32_t *)data)[i] += t == GPGPU_TYPE_U32 ? 0xFFFFF000u : 0x7FFFF000u;
             gpgpu_algo algos[4];
@@ -462,13 +288,13 @@ static void edge_cases(gpgpu_type t)
 int main(void)
 {
     ctx = test_context();
-    wg_depth = depth_of_wg(REDUCE_WG);
+    wg_depth = depth_of_wg(ctx, REDUCE_WG);
     unsigned char res[16];
     for (size_t s = 0; test_sizes[s] != SIZE_MAX; s++) {
         size_t n = test_sizes[s];
         bool largest = n > CLASSIC_LIMIT;
-        for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
-            gpgpu_type t = types[ti];
+        for (size_t ti = 0; ti < sizeof test_types / sizeof *test_types; ti++) {
+            gpgpu_type t = test_types[ti];
             for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
                 gpgpu_op op = ops[o];
                 reduce_plan p = reduce_plan_for(n);
@@ -490,8 +316,8 @@ int main(void)
             }
         }
     }
-    for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++)
-        edge_cases(types[ti]);
+    for (size_t ti = 0; ti < sizeof test_types / sizeof *test_types; ti++)
+        edge_cases(test_types[ti]);
     gpgpu_context_destroy(ctx);
     return test_finish();
 }

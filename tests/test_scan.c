@@ -8,8 +8,6 @@
  * stage: elements the stage writes must match, all others keep their poison
  * (or, for in-place steps, their old value). Integers and the classic
  * stages match bit for bit; fast float sums within tolerance(). */
-#include <float.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,184 +16,12 @@
 #include "ref/ref.h"
 #include "testlib.h"
 
-/* ------------- helpers shared with test_reduce.c (candidates for testlib) */
-
 static gpgpu_context *ctx;
-static unsigned wg_depth; /* depth of a work-group combine, see below */
-static uint64_t seed = 1;
-
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
-    return p;
-}
-
-/* How many roundings lie, at most, between one input of wg_reduce or
- * wg_exclusive_scan (glsl/ops.glsl, glsl/scan.comp) and their results.
- * Shared memory: a tree of log2(WG_SIZE) levels (wg_reduce halves s each
- * level; Hillis-Steele adds one term per level), so log2(256) = 8.
- * Subgroups of S lanes: the subgroup operation's order is the driver's, and
- * any tree over at most S values has depth <= S - 1; the subgroup results
- * are then folded in strides (a chain of ceil(WG/S) additions, `run +=` in
- * the scan) and reduced (or scanned) by a second subgroup operation
- * (<= S - 1), and the scan adds `run + e` and `s_scan + in_sg` (2 more):
- * 2 (S - 1) + ceil(WG / S) + 2, with S = WG when the driver does not say. */
-static unsigned depth_of_wg(unsigned wg)
-{
-    gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
-    if (!info.has_subgroups) {
-        unsigned d = 0;
-        while ((1u << d) < wg)
-            d++;
-        return d;
-    }
-    unsigned s = info.subgroup_size ? info.subgroup_size : wg;
-    return 2 * (s - 1) + (wg + s - 1) / s + 2;
-}
-
-/* |gpu - ref| allowed for a float sum whose GPU summation tree puts every
- * input at depth <= d: Higham's bound for any summation tree of depth d,
- * gamma(d) * sum|x| with gamma(d) = d u / (1 - d u); one more u for rounding
- * the reference's long double result to T, one more for the reference's own
- * error (compensated long double: about 2^-63 sum|x|), so gamma(d + 2); and
- * the smallest normal of T against underflow. */
-static double tolerance(gpgpu_type t, size_t d, long double abs)
-{
-    long double u = t == GPGPU_TYPE_F32 ? 0x1p-24L : 0x1p-53L;
-    long double du = (long double)(d + 2) * u;
-    return (double)(du / (1 - du) * abs) + (t == GPGPU_TYPE_F32 ? FLT_MIN : DBL_MIN);
-}
-
-static bool is_float(gpgpu_type t) { return t == GPGPU_TYPE_F32 || t == GPGPU_TYPE_F64; }
-
-/* Element i of p as text (floats with their bits). */
-static const char *show(gpgpu_type t, const void *p, size_t i, char *out, size_t size)
-{
-    const char *e = (const char *)p + i * gpgpu_type_size(t);
-    uint32_t u;
-    uint64_t b;
-    float f;
-    double d;
-    switch (t) {
-    case GPGPU_TYPE_U32: memcpy(&u, e, 4); snprintf(out, size, "%" PRIu32, u); break;
-    case GPGPU_TYPE_I32: memcpy(&u, e, 4); snprintf(out, size, "%" PRId32, (int32_t)u); break;
-    case GPGPU_TYPE_F32:
-        memcpy(&f, e, 4), memcpy(&u, e, 4);
-        snprintf(out, size, "%.9g (0x%08" PRIx32 ")", f, u);
-        break;
-    default:
-        memcpy(&d, e, 8), memcpy(&b, e, 8);
-        snprintf(out, size, "%.17g (0x%016" PRIx64 ")", d, b);
-        break;
-    }
-    return out;
-}
-
-/* Element i matches: bit for bit where tol < 0 (any NaN matches any NaN),
- * else within tol (an expected inf exactly, an expected NaN as a NaN). */
-static bool matches(gpgpu_type t, const void *got, const void *want, size_t i, double tol)
-{
-    size_t size = gpgpu_type_size(t);
-    const char *g = (const char *)got + i * size, *w = (const char *)want + i * size;
-    if (!is_float(t))
-        return memcmp(g, w, size) == 0;
-    double gv, wv;
-    if (t == GPGPU_TYPE_F32) {
-        float a, b;
-        memcpy(&a, g, 4), memcpy(&b, w, 4), gv = a, wv = b;
-    } else {
-        memcpy(&gv, g, 8), memcpy(&wv, w, 8);
-    }
-    if (isnan(gv) || isnan(wv))
-        return isnan(gv) && isnan(wv);
-    if (tol < 0 || isinf(wv))
-        return memcmp(g, w, size) == 0;
-    return fabs(gv - wv) <= tol;
-}
-
-/* One check: n elements of got against want (tol NULL: all bit-exact);
- * prints the first few differences. */
-static void check_elems(const char *what, gpgpu_type t, const void *got, const void *want,
-                        size_t n, const double *tol)
-{
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (matches(t, got, want, i, tol ? tol[i] : -1))
-            continue;
-        if (++bad <= 5) {
-            char a[64], b[64], c[40] = "bit-exact";
-            if (tol && tol[i] >= 0)
-                snprintf(c, sizeof c, "tolerance %g", tol[i]);
-            fprintf(stderr, "  %s: element %zu: got %s, expected %s (%s)\n", what, i,
-                    show(t, got, i, a, sizeof a), show(t, want, i, b, sizeof b), c);
-        }
-    }
-    EXPECT(bad == 0, "%s: %zu of %zu elements differ", what, bad, n);
-}
-
-/* A GPU buffer and its expected image on the host: `pre` poisoned
- * elements, n elements of data (random nonzero when NULL), `post` poisoned. */
-typedef struct slab {
-    gpgpu_type t;
-    size_t len;
-    void *host;
-    gpgpu_buffer *buf;
-} slab;
-
-static slab slab_make(gpgpu_type t, size_t pre, size_t n, size_t post, const void *data)
-{
-    size_t size = gpgpu_type_size(t);
-    slab s = {t, pre + n + post, xmalloc((pre + n + post) * size), NULL};
-    test_poison(s.host, s.len * size);
-    if (data)
-        memcpy((char *)s.host + pre * size, data, n * size);
-    else
-        test_random(t, (char *)s.host + pre * size, n, seed++);
-    s.buf = test_buffer(ctx, s.host, s.len * size);
-    return s;
-}
-
-static void *slab_at(const slab *s, size_t i)
-{
-    return (char *)s->host + i * gpgpu_type_size(s->t);
-}
-
-/* Downloads the whole buffer and checks it against the host image. */
-static void slab_check(const slab *s, const double *tol, const char *what)
-{
-    size_t bytes = s->len * gpgpu_type_size(s->t);
-    void *got = xmalloc(bytes);
-    EXPECT_STATUS(ctx, gpgpu_buffer_download(s->buf, 0, got, bytes), GPGPU_SUCCESS);
-    check_elems(what, s->t, got, s->host, s->len, tol);
-    free(got);
-}
-
-static void slab_free(slab *s)
-{
-    gpgpu_buffer_destroy(s->buf);
-    free(s->host);
-}
-
-/* n tolerances of -1: bit-exact everywhere until a range is filled in. */
-static double *exact(size_t n)
-{
-    double *tol = xmalloc(n * sizeof *tol);
-    for (size_t i = 0; i < n; i++)
-        tol[i] = -1;
-    return tol;
-}
+static unsigned wg_depth; /* depth of a work-group combine, see depth_of_wg in testlib.c */
 
 /* -------------------------------------------------------------- scan */
 
-static const gpgpu_type types[] = {GPGPU_TYPE_U32, GPGPU_TYPE_I32, GPGPU_TYPE_F32, GPGPU_TYPE_F64};
 enum { CLASSIC_LIMIT = 1 << 20 };
-
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 /* Depths of the fast stages' summation trees (see depth_of_wg for wg_depth):
  * REDUCE: each invocation adds its tiles_per_group * SCAN_ITEMS elements of
@@ -246,7 +72,7 @@ static void stage_fast(gpgpu_type t, size_t n)
     long double *abs = xmalloc((n + p.groups) * sizeof *abs);
 
     snprintf(what, sizeof what, "%s REDUCE n=%zu groups=%u", tn, n, p.groups);
-    slab src = slab_make(t, 3, n, 2, NULL), part = slab_make(t, p.groups + 2, 0, 0, NULL);
+    slab src = slab_make(ctx, t, 3, n, 2, NULL), part = slab_make(ctx, t, p.groups + 2, 0, 0, NULL);
     EXPECT_STATUS(ctx, scan_stage_reduce(ctx, t, src.buf, 3, n, part.buf, p), GPGPU_SUCCESS);
     ref_scan_reduce(t, slab_at(&src, 3), n, p.groups, p.tiles_per_group, SCAN_WG * p.items, part.host, abs);
     double *tol = exact(part.len);
@@ -257,11 +83,11 @@ static void stage_fast(gpgpu_type t, size_t n)
     slab_free(&part);
 
     /* TILES with random partial sums: inclusive and exclusive. */
-    slab parts = slab_make(t, 0, p.groups, 1, NULL);
+    slab parts = slab_make(ctx, t, 0, p.groups, 1, NULL);
     for (int ex = 0; ex < 2; ex++) {
         snprintf(what, sizeof what, "%s TILES %s n=%zu groups=%u tiles/group=%u", tn, kind(ex), n,
                  p.groups, p.tiles_per_group);
-        slab dst = slab_make(t, 5 + n + 2, 0, 0, NULL);
+        slab dst = slab_make(ctx, t, 5 + n + 2, 0, 0, NULL);
         EXPECT_STATUS(ctx, scan_stage_tiles(ctx, t, ex, src.buf, 3, dst.buf, 5, n, parts.buf, p),
                       GPGPU_SUCCESS);
         ref_scan_tiles(t, ex, slab_at(&src, 3), n, parts.host, p.tiles_per_group, SCAN_WG * p.items,
@@ -285,7 +111,7 @@ static void stage_partials(gpgpu_type t, uint32_t groups)
 {
     char what[160];
     snprintf(what, sizeof what, "%s PARTIALS groups=%u", gpgpu_type_name(t), groups);
-    slab part = slab_make(t, 0, groups, 2, NULL);
+    slab part = slab_make(ctx, t, 0, groups, 2, NULL);
     long double *abs = xmalloc(groups * sizeof *abs);
     EXPECT_STATUS(ctx, scan_stage_partials(ctx, t, part.buf, groups), GPGPU_SUCCESS);
     ref_scan_partials(t, part.host, groups, abs);
@@ -302,10 +128,10 @@ static void stage_classic(gpgpu_type t, size_t n)
 {
     const char *tn = gpgpu_type_name(t);
     char what[160];
-    slab src = slab_make(t, 3, n, 2, NULL);
+    slab src = slab_make(ctx, t, 3, n, 2, NULL);
     for (int ex = 0; ex < 2; ex++) {
         snprintf(what, sizeof what, "%s COPY %s n=%zu", tn, kind(ex), n);
-        slab dst = slab_make(t, 1 + n + 2, 0, 0, NULL);
+        slab dst = slab_make(ctx, t, 1 + n + 2, 0, 0, NULL);
         EXPECT_STATUS(ctx, scan_stage_copy(ctx, t, ex, src.buf, 3, dst.buf, 1, n), GPGPU_SUCCESS);
         ref_scan_copy(t, ex, slab_at(&src, 3), n, slab_at(&dst, 1));
         slab_check(&dst, NULL, what);
@@ -318,7 +144,7 @@ static void stage_classic(gpgpu_type t, size_t n)
     while (n > 1 && ((size_t)1 << steps) < n)
         steps++;
     unsigned ks[] = {0, steps / 2, steps ? steps - 1 : 0};
-    slab a = slab_make(t, 2, n, 3, NULL);
+    slab a = slab_make(ctx, t, 2, n, 3, NULL);
     for (size_t i = 0; i < 3; i++) {
         if (i && ks[i] == ks[i - 1])
             continue;
@@ -341,11 +167,11 @@ static void call(gpgpu_type t, gpgpu_algo algo, bool ex, bool in_place, size_t n
     snprintf(what, sizeof what, "%s %s %s %s n=%zu in_offset=%zu out_offset=%zu",
              gpgpu_type_name(t), algo == GPGPU_ALGO_FAST ? "FAST" : "CLASSIC_SCAN", kind(ex),
              in_place ? "in place" : "out of place", n, in_off, in_place ? in_off : out_off);
-    slab in = slab_make(t, in_off, n, 2, data), out = in;
+    slab in = slab_make(ctx, t, in_off, n, 2, data), out = in;
     if (in_place)
         out_off = in_off;
     else
-        out = slab_make(t, out_off + n + 3, 0, 0, NULL);
+        out = slab_make(ctx, t, out_off + n + 3, 0, 0, NULL);
     EXPECT_STATUS(ctx,
                   gpgpu_scan(ctx, &(gpgpu_scan_desc){t, ex, algo}, in.buf, in_off, out.buf,
                              out_off, n),
@@ -410,7 +236,7 @@ static void edge_cases(gpgpu_type t)
         static const size_t nan_cases[][2] = {{1, 0}, {33, 5}, {5000, 4097}, {65537, 30000}};
         for (size_t c = 0; c < sizeof nan_cases / sizeof *nan_cases; c++) {
             size_t n = nan_cases[c][0], at = nan_cases[c][1];
-            test_random(t, data, n, seed++);
+            test_random(t, data, n, test_seed++);
             put(t, data, at, NAN);
             for (int algo = 0; algo < 2; algo++)
                 for (int ex = 0; ex < 2; ex++) {
@@ -424,7 +250,7 @@ static void edge_cases(gpgpu_type t)
                 }
         }
         /* +inf at 100, -inf at 900: +inf from there, NaN from 900 (inclusive). */
-        test_random(t, data, 1000, seed++);
+        test_random(t, data, 1000, test_seed++);
         put(t, data, 100, INFINITY);
         put(t, data, 900, -INFINITY);
         for (int algo = 0; algo < 2; algo++) {
@@ -439,7 +265,7 @@ static void edge_cases(gpgpu_type t)
     } else {
         /* Integer sums wrap: values near 2^32 (u32) or INT32_MAX (i32). */
         for (size_t n = 1000; n <= 65537; n += 64537) {
-            test_random(t, data, n, seed++);
+            test_random(t, data, n, test_seed++);
             for (size_t i = 0; i < n; i++)
                 ((uint32_t *)data)[i] += t == GPGPU_TYPE_U32 ? 0xFFFFF000u : 0x7FFFF000u;
             call_all(t, n, 3, 1, data, true);
@@ -462,9 +288,9 @@ static void edge_cases(gpgpu_type t)
 int main(void)
 {
     ctx = test_context();
-    wg_depth = depth_of_wg(SCAN_WG);
-    for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
-        gpgpu_type t = types[ti];
+    wg_depth = depth_of_wg(ctx, SCAN_WG);
+    for (size_t ti = 0; ti < sizeof test_types / sizeof *test_types; ti++) {
+        gpgpu_type t = test_types[ti];
         static const uint32_t group_counts[] = {1, 2, 255, 256, 257, 1000, 1024, 1500, 4096};
         for (size_t g = 0; g < sizeof group_counts / sizeof *group_counts; g++)
             stage_partials(t, group_counts[g]);

@@ -1,5 +1,8 @@
 #include "testlib.h"
 
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,4 +91,159 @@ int test_finish(void)
 {
     printf("%d passed, %d failed\n", test_checks - test_failures, test_failures);
     return test_failures ? 1 : 0;
+}
+
+/* ------------------------------------------- helpers of the numeric tests */
+
+const gpgpu_type test_types[4] = {GPGPU_TYPE_U32, GPGPU_TYPE_I32, GPGPU_TYPE_F32,
+                                  GPGPU_TYPE_F64};
+
+uint64_t test_seed = 1;
+
+void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of host memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* How many roundings lie, at most, between one input of wg_reduce or
+ * wg_exclusive_scan (glsl/ops.glsl, glsl/scan.comp) and their results.
+ * Shared memory: a tree of log2(WG_SIZE) levels (wg_reduce halves s each
+ * level; Hillis-Steele adds one term per level), so log2(256) = 8.
+ * Subgroups of S lanes: the subgroup operation's order is the driver's, and
+ * any tree over at most S values has depth <= S - 1; the subgroup results
+ * are then folded in strides (a chain of ceil(WG/S) additions, `run +=` in
+ * the scan) and reduced (or scanned) by a second subgroup operation
+ * (<= S - 1), and the scan adds `run + e` and `s_scan + in_sg` (2 more):
+ * 2 (S - 1) + ceil(WG / S) + 2, with S = WG when the driver does not say. */
+unsigned depth_of_wg(gpgpu_context *ctx, unsigned wg)
+{
+    gpgpu_info info;
+    gpgpu_context_info(ctx, &info);
+    if (!info.has_subgroups) {
+        unsigned d = 0;
+        while ((1u << d) < wg)
+            d++;
+        return d;
+    }
+    unsigned s = info.subgroup_size ? info.subgroup_size : wg;
+    return 2 * (s - 1) + (wg + s - 1) / s + 2;
+}
+
+/* Higham's bound for any summation tree of depth d, gamma(d) * sum|x| with
+ * gamma(d) = d u / (1 - d u); one more u for rounding the reference's long
+ * double result to T, one more for the reference's own error (compensated
+ * long double: about 2^-63 sum|x|), so gamma(d + 2); and the smallest
+ * normal of T against underflow. */
+double tolerance(gpgpu_type t, size_t d, long double abs)
+{
+    long double u = t == GPGPU_TYPE_F32 ? 0x1p-24L : 0x1p-53L;
+    long double du = (long double)(d + 2) * u;
+    return (double)(du / (1 - du) * abs) + (t == GPGPU_TYPE_F32 ? FLT_MIN : DBL_MIN);
+}
+
+const char *show(gpgpu_type t, const void *p, size_t i, char *out, size_t size)
+{
+    const char *e = (const char *)p + i * gpgpu_type_size(t);
+    uint32_t u;
+    uint64_t b;
+    float f;
+    double d;
+    switch (t) {
+    case GPGPU_TYPE_U32: memcpy(&u, e, 4); snprintf(out, size, "%" PRIu32, u); break;
+    case GPGPU_TYPE_I32: memcpy(&u, e, 4); snprintf(out, size, "%" PRId32, (int32_t)u); break;
+    case GPGPU_TYPE_F32:
+        memcpy(&f, e, 4), memcpy(&u, e, 4);
+        snprintf(out, size, "%.9g (0x%08" PRIx32 ")", f, u);
+        break;
+    default:
+        memcpy(&d, e, 8), memcpy(&b, e, 8);
+        snprintf(out, size, "%.17g (0x%016" PRIx64 ")", d, b);
+        break;
+    }
+    return out;
+}
+
+bool matches(gpgpu_type t, const void *got, const void *want, size_t i, double tol)
+{
+    size_t size = gpgpu_type_size(t);
+    const char *g = (const char *)got + i * size, *w = (const char *)want + i * size;
+    if (!is_float(t))
+        return memcmp(g, w, size) == 0;
+    double gv, wv;
+    if (t == GPGPU_TYPE_F32) {
+        float a, b;
+        memcpy(&a, g, 4), memcpy(&b, w, 4), gv = a, wv = b;
+    } else {
+        memcpy(&gv, g, 8), memcpy(&wv, w, 8);
+    }
+    if (isnan(gv) || isnan(wv))
+        return isnan(gv) && isnan(wv);
+    if (tol < 0 || isinf(wv))
+        return memcmp(g, w, size) == 0;
+    return fabs(gv - wv) <= tol;
+}
+
+void check_elems(const char *what, gpgpu_type t, const void *got, const void *want, size_t n,
+                 const double *tol)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (matches(t, got, want, i, tol ? tol[i] : -1))
+            continue;
+        if (++bad <= 5) {
+            char a[64], b[64], c[40] = "bit-exact";
+            if (tol && tol[i] >= 0)
+                snprintf(c, sizeof c, "tolerance %g", tol[i]);
+            fprintf(stderr, "  %s: element %zu: got %s, expected %s (%s)\n", what, i,
+                    show(t, got, i, a, sizeof a), show(t, want, i, b, sizeof b), c);
+        }
+    }
+    EXPECT(bad == 0, "%s: %zu of %zu elements differ", what, bad, n);
+}
+
+double *exact(size_t n)
+{
+    double *tol = xmalloc(n * sizeof *tol);
+    for (size_t i = 0; i < n; i++)
+        tol[i] = -1;
+    return tol;
+}
+
+slab slab_make(gpgpu_context *ctx, gpgpu_type t, size_t pre, size_t n, size_t post,
+               const void *data)
+{
+    size_t size = gpgpu_type_size(t);
+    slab s = {ctx, t, pre + n + post, xmalloc((pre + n + post) * size), NULL};
+    test_poison(s.host, s.len * size);
+    if (data)
+        memcpy((char *)s.host + pre * size, data, n * size);
+    else
+        test_random(t, (char *)s.host + pre * size, n, test_seed++);
+    s.buf = test_buffer(ctx, s.host, s.len * size);
+    return s;
+}
+
+void *slab_at(const slab *s, size_t i)
+{
+    return (char *)s->host + i * gpgpu_type_size(s->t);
+}
+
+void slab_check(const slab *s, const double *tol, const char *what)
+{
+    size_t bytes = s->len * gpgpu_type_size(s->t);
+    void *got = xmalloc(bytes);
+    EXPECT_STATUS(s->ctx, gpgpu_buffer_download(s->buf, 0, got, bytes), GPGPU_SUCCESS);
+    check_elems(what, s->t, got, s->host, s->len, tol);
+    free(got);
+}
+
+void slab_free(slab *s)
+{
+    gpgpu_buffer_destroy(s->buf);
+    free(s->host);
 }

@@ -3,6 +3,8 @@
 #ifndef GPGPU_TESTLIB_H
 #define GPGPU_TESTLIB_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -53,5 +55,65 @@ extern const size_t test_sizes[];
 
 /* Prints "N passed, M failed" and returns the exit code. */
 int test_finish(void);
+
+/* ------------------------------------------- helpers of the numeric tests */
+
+/* The four element types, in enum order. */
+extern const gpgpu_type test_types[4];
+
+/* The seed of the next random input (test_random); each use takes one. */
+extern uint64_t test_seed;
+
+/* malloc that exits on failure (0 bytes gives a valid pointer). */
+void *xmalloc(size_t bytes);
+
+static inline size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+static inline bool is_float(gpgpu_type t) { return t == GPGPU_TYPE_F32 || t == GPGPU_TYPE_F64; }
+
+/* How many roundings lie, at most, between one input of a work-group
+ * combine of `wg` invocations on ctx's device and its result (see testlib.c). */
+unsigned depth_of_wg(gpgpu_context *ctx, unsigned wg);
+
+/* |gpu - ref| allowed for a float sum whose GPU summation tree puts every
+ * input at depth <= d, given the sum of absolute values `abs`. */
+double tolerance(gpgpu_type t, size_t d, long double abs);
+
+/* Element i of p as text (floats with their bits); returns out. */
+const char *show(gpgpu_type t, const void *p, size_t i, char *out, size_t size);
+
+/* Element i matches: bit for bit where tol < 0 (any NaN matches any NaN),
+ * else within tol (an expected inf exactly, an expected NaN as a NaN). */
+bool matches(gpgpu_type t, const void *got, const void *want, size_t i, double tol);
+
+/* One check: n elements of got against want (tol NULL: all bit-exact);
+ * prints the first few differences. */
+void check_elems(const char *what, gpgpu_type t, const void *got, const void *want, size_t n,
+                 const double *tol);
+
+/* n tolerances of -1: bit-exact everywhere until a range is filled in. */
+double *exact(size_t n);
+
+/* A GPU buffer and its expected image on the host. */
+typedef struct slab {
+    gpgpu_context *ctx;
+    gpgpu_type t;
+    size_t len; /* elements */
+    void *host;
+    gpgpu_buffer *buf;
+} slab;
+
+/* `pre` poisoned elements, n elements of data (random nonzero from
+ * test_seed when NULL), `post` poisoned; the buffer holds the same. */
+slab slab_make(gpgpu_context *ctx, gpgpu_type t, size_t pre, size_t n, size_t post,
+               const void *data);
+
+/* The host image's element i. */
+void *slab_at(const slab *s, size_t i);
+
+/* Downloads the whole buffer and checks it against the host image. */
+void slab_check(const slab *s, const double *tol, const char *what);
+
+void slab_free(slab *s);
 
 #endif /* GPGPU_TESTLIB_H */

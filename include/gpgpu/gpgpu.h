@@ -154,6 +154,8 @@ typedef struct gpgpu_context_desc {
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER if out is NULL;
  *   GPGPU_ERROR_INVALID_ARGUMENT for an unknown enum or env value;
  *   GPGPU_ERROR_NULL_POINTER also for gl_platform ADOPT without gl_get_proc_address;
+ *   GPGPU_ERROR_INVALID_ARGUMENT also when both a GL context and a Vulkan device are adopted
+ *   (adopting either one picks its backend);
  *   GPGPU_ERROR_NO_CONTEXT if none could be made (or none is current to adopt);
  *   GPGPU_ERROR_GL_VERSION if GL is older than 4.3; GPGPU_ERROR_BACKEND_UNAVAILABLE.
  *   On failure *out is NULL and gpgpu_last_error(NULL) says why.
@@ -219,7 +221,8 @@ GPGPU_API gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpg
  * primitives are relative to `offset`, which must be a multiple of 4 (8 for
  * f64 data).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if name is not
- *   a buffer object or bytes is 0; GPGPU_ERROR_MISALIGNED if offset % 4;
+ *   a buffer object, bytes is 0, or the context is not a GL one; GPGPU_ERROR_MISALIGNED if
+ *   offset % 4;
  *   GPGPU_ERROR_OUT_OF_RANGE if offset + bytes exceeds the GL buffer.
  */
 GPGPU_API gpgpu_status gpgpu_buffer_wrap_gl(gpgpu_context *ctx, unsigned name, size_t offset,

@@ -39,23 +39,25 @@ gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpgpu_buffer 
     return GPGPU_SUCCESS;
 }
 
-gpgpu_status gpgpu_buffer_wrap_gl(gpgpu_context *ctx, unsigned name, size_t offset, size_t bytes,
-                                  gpgpu_buffer **out)
+gpgpu_status buffer_wrap(gpgpu_context *ctx, const exec_backend *backend, size_t offset,
+                         size_t bytes, gpgpu_buffer **out, const char *what,
+                         gpgpu_status (*attach)(gpgpu_buffer *buf, const void *handle,
+                                                size_t offset),
+                         const void *handle)
 {
     if (!ctx)
         return GPGPU_ERROR_NULL_POINTER;
-    CHECK(out, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_buffer_wrap_gl: out is NULL");
+    CHECK(out, ctx, GPGPU_ERROR_NULL_POINTER, "%s: out is NULL", what);
     *out = NULL;
-    CHECK(bytes > 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_buffer_wrap_gl: size is 0");
-    CHECK(offset % 4 == 0, ctx, GPGPU_ERROR_MISALIGNED,
-          "gpgpu_buffer_wrap_gl: offset %zu is not a multiple of 4", offset);
-    CHECK(ctx->exec == &gl_exec_backend, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
-          "gpgpu_buffer_wrap_gl: the context's backend is %s, not gl", ctx->exec->name);
+    CHECK(bytes > 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT, "%s: size is 0", what);
+    CHECK(offset % 4 == 0, ctx, GPGPU_ERROR_MISALIGNED, "%s: offset %zu is not a multiple of 4",
+          what, offset);
+    CHECK(ctx->exec == backend, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "%s: the context's backend is %s, not %s", what, ctx->exec->name, backend->name);
     gpgpu_buffer *buf = calloc(1, sizeof *buf);
     CHECK(buf, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-    buf->ctx = ctx;
-    buf->size = bytes;
-    gpgpu_status status = gl_buffer_wrap(buf, name, offset);
+    *buf = (gpgpu_buffer){.ctx = ctx, .size = bytes};
+    gpgpu_status status = attach(buf, handle, offset);
     if (status != GPGPU_SUCCESS) {
         free(buf);
         return status;
@@ -63,6 +65,13 @@ gpgpu_status gpgpu_buffer_wrap_gl(gpgpu_context *ctx, unsigned name, size_t offs
     ctx->live_buffers++;
     *out = buf;
     return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_buffer_wrap_gl(gpgpu_context *ctx, unsigned name, size_t offset, size_t bytes,
+                                  gpgpu_buffer **out)
+{
+    return buffer_wrap(ctx, &gl_exec_backend, offset, bytes, out, "gpgpu_buffer_wrap_gl",
+                       gl_buffer_wrap, &name);
 }
 
 void gpgpu_buffer_destroy(gpgpu_buffer *buf)

@@ -11,8 +11,18 @@
 static gpgpu_status pick_backend(const gpgpu_context_desc *desc, gpgpu_backend *out)
 {
     *out = desc->backend;
+    CHECK(desc->gl_platform >= GPGPU_GL_PLATFORM_DEFAULT &&
+              desc->gl_platform <= GPGPU_GL_PLATFORM_ADOPT,
+          NULL, GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_context_create: unknown GL platform %d",
+          (int)desc->gl_platform);
+    /* What is adopted names the backend. */
+    bool adopt_gl = desc->gl_get_proc_address || desc->gl_platform == GPGPU_GL_PLATFORM_ADOPT;
+    CHECK(!(adopt_gl && desc->vk_adopt), NULL, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_context_create: a GL context and a Vulkan device cannot both be adopted");
     if (*out == GPGPU_BACKEND_DEFAULT && desc->vk_adopt)
         *out = GPGPU_BACKEND_VULKAN;
+    if (*out == GPGPU_BACKEND_DEFAULT && adopt_gl)
+        *out = GPGPU_BACKEND_GL;
     if (*out == GPGPU_BACKEND_DEFAULT) {
         const char *env = getenv("GPGPU_BACKEND");
         if (!env || !*env || strcmp(env, "gl") == 0)

@@ -64,6 +64,16 @@ static inline gpgpu_status ctx_end(gpgpu_context *ctx, gpgpu_status status)
  * its contents are undefined. */
 gpgpu_status ctx_scratch(gpgpu_context *ctx, unsigned slot, size_t bytes, gpgpu_buffer **out);
 
+/* What every wrap of a caller's buffer shares: argument checks (the context
+ * must be of `backend`), the handle, the count of live buffers; `attach`
+ * points buf (ctx and size set) at the caller's object `handle` from byte
+ * `offset`. */
+gpgpu_status buffer_wrap(gpgpu_context *ctx, const exec_backend *backend, size_t offset,
+                         size_t bytes, gpgpu_buffer **out, const char *what,
+                         gpgpu_status (*attach)(gpgpu_buffer *buf, const void *handle,
+                                                size_t offset),
+                         const void *handle);
+
 /* Creates a buffer without counting it as the caller's (scratch). */
 gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out);
 void buffer_destroy_internal(gpgpu_buffer *buf);

@@ -9,7 +9,8 @@ extern const exec_backend gl_exec_backend;
 /* Makes or adopts a GL context, fills ctx->impl, ctx->exec and ctx->info. */
 gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *desc);
 
-/* Points buf (ctx and size set) at bytes [offset, offset + size) of GL buffer `name`. */
-gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, unsigned name, size_t offset);
+/* Points buf (ctx and size set) at bytes [offset, offset + size) of the GL
+ * buffer whose name (a GLuint) `name` points to. */
+gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, const void *name, size_t offset);
 
 #endif /* GPGPU_GL_BACKEND_H */

@@ -22,12 +22,6 @@ gpgpu_status gl_check_error(gpgpu_context *ctx, const char *what)
 
 /* ------------------------------------------------------------ programs */
 
-static bool same_variant(const exec_variant *a, const exec_variant *b)
-{
-    return strcmp(a->family, b->family) == 0 && a->type == b->type && a->op == b->op &&
-           a->wg_size == b->wg_size && a->items == b->items;
-}
-
 static const char *type_define(gpgpu_type t)
 {
     switch (t) {
@@ -60,7 +54,7 @@ static void variant_header(const gl_state *st, const exec_variant *v, char *out,
              st->subgroups ? "#define SUBGROUPS\n" : "");
 }
 
-static gpgpu_status compile(gpgpu_context *ctx, const exec_variant *v, gl_program *out)
+static gpgpu_status compile(gpgpu_context *ctx, const exec_variant *v, variant_entry *out)
 {
     gl_state *st = gl_of(ctx);
     const GladGLContext *gl = &st->gl;
@@ -106,31 +100,25 @@ static gpgpu_status compile(gpgpu_context *ctx, const exec_variant *v, gl_progra
                         v->family, header, log);
     }
     gl->DeleteShader(shader); /* the program keeps what it needs */
-    *out = (gl_program){.key = *v, .program = program,
-                        .params_location = gl->GetUniformLocation(program, "params")};
+    *out = (variant_entry){.key = *v, .handle = program,
+                           .extra = gl->GetUniformLocation(program, "params")};
     return GPGPU_SUCCESS;
 }
 
-static gpgpu_status program_for(gpgpu_context *ctx, const exec_variant *v, const gl_program **out)
+static gpgpu_status program_for(gpgpu_context *ctx, const exec_variant *v,
+                                const variant_entry **out)
 {
-    gl_state *st = gl_of(ctx);
-    for (size_t i = 0; i < st->program_count; i++) {
-        if (same_variant(&st->programs[i].key, v)) {
-            *out = &st->programs[i];
-            return GPGPU_SUCCESS;
-        }
+    variant_cache *programs = &gl_of(ctx)->programs;
+    if ((*out = variant_cache_find(programs, v)))
+        return GPGPU_SUCCESS;
+    variant_entry compiled;
+    TRY(compile(ctx, v, &compiled));
+    gpgpu_status s = variant_cache_add(ctx, programs, compiled);
+    if (s != GPGPU_SUCCESS) {
+        gl_of(ctx)->gl.DeleteProgram((GLuint)compiled.handle);
+        return s;
     }
-    if (st->program_count == st->program_capacity) {
-        size_t cap = st->program_capacity ? 2 * st->program_capacity : 16;
-        gl_program *grown = realloc(st->programs, cap * sizeof *grown);
-        CHECK(grown, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-        st->programs = grown;
-        st->program_capacity = cap;
-    }
-    gl_program *p = &st->programs[st->program_count];
-    TRY(compile(ctx, v, p));
-    st->program_count++;
-    *out = p;
+    *out = &programs->entries[programs->count - 1];
     return GPGPU_SUCCESS;
 }
 
@@ -162,8 +150,9 @@ static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
     return GPGPU_SUCCESS;
 }
 
-gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, unsigned name, size_t offset)
+gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, const void *handle, size_t offset)
 {
+    unsigned name = *(const unsigned *)handle;
     gpgpu_context *ctx = buf->ctx;
     gl_state *st = gl_of(ctx);
     TRY(gl_platform_make_current(ctx, st));
@@ -284,10 +273,10 @@ static gpgpu_status gl_dispatch(gpgpu_context *ctx, const exec_dispatch *d)
     const GladGLContext *gl = &st->gl;
     if (d->groups == 0)
         return GPGPU_SUCCESS;
-    const gl_program *p = NULL;
+    const variant_entry *p = NULL;
     TRY(program_for(ctx, &d->variant, &p));
-    gl->UseProgram(p->program);
-    gl->Uniform1uiv(p->params_location, EXEC_PARAM_COUNT, d->params);
+    gl->UseProgram((GLuint)p->handle);
+    gl->Uniform1uiv((GLint)p->extra, EXEC_PARAM_COUNT, d->params);
     for (GLuint i = 0; i < EXEC_MAX_BINDINGS; i++) {
         if (!d->bind[i])
             continue;
@@ -354,12 +343,12 @@ static void gl_destroy(gpgpu_context *ctx)
             if (!st->saved_debug_synchronous)
                 st->gl.Disable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
         }
-        for (size_t i = 0; i < st->program_count; i++)
-            st->gl.DeleteProgram(st->programs[i].program);
+        for (size_t i = 0; i < st->programs.count; i++)
+            st->gl.DeleteProgram((GLuint)st->programs.entries[i].handle);
         if (st->timer_query)
             st->gl.DeleteQueries(1, &st->timer_query);
     }
-    free(st->programs);
+    variant_cache_free(&st->programs);
     gl_platform_close(st);
     free(st);
     ctx->impl = NULL;

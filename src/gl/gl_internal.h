@@ -4,14 +4,9 @@
 
 #include <EGL/egl.h>
 
+#include "core/variant_cache.h"
 #include "glad_gl.h"
 #include "gl/gl_backend.h"
-
-typedef struct gl_program {
-    exec_variant key;
-    GLuint program;
-    GLint params_location;
-} gl_program;
 
 typedef struct gl_buffer {
     GLuint name;
@@ -26,8 +21,7 @@ typedef struct gl_state {
     EGLContext egl_context;
     void *glfw_window;
 
-    gl_program *programs;
-    size_t program_count, program_capacity;
+    variant_cache programs; /* handle: program name, extra: location of params */
 
     GLuint timer_query;
     size_t ssbo_alignment;

@@ -181,7 +181,7 @@ static void vk_buffer_destroy(gpgpu_buffer *buf)
     if (!b)
         return;
     /* Work recorded for the caller may still use it: keep it until destroy. */
-    if (st->caller_cmd && b->memory) {
+    if (b->memory && (st->caller_cmd || b->caller_used)) {
         if (st->retired_count == st->retired_capacity) {
             size_t cap = st->retired_capacity ? 2 * st->retired_capacity : 8;
             vk_buffer *grown = realloc(st->retired, cap * sizeof *grown);
@@ -273,6 +273,9 @@ static gpgpu_status vk_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_b
 {
     VkCommandBuffer cmd;
     TRY(recording(src->ctx, &cmd));
+    bool for_caller = vk_of(src->ctx)->caller_cmd;
+    buf_of(src)->caller_used |= for_caller;
+    buf_of(dst)->caller_used |= for_caller;
     record_copy(cmd, buf_of(src)->buffer, buf_of(src)->offset + src_offset, buf_of(dst)->buffer,
                 buf_of(dst)->offset + dst_offset, bytes);
     return GPGPU_SUCCESS;
@@ -322,27 +325,13 @@ static gpgpu_status module_for(gpgpu_context *ctx, const exec_variant *v, VkShad
     return ctx_fail(ctx, GPGPU_ERROR_SHADER_COMPILE, "vulkan: no SPIR-V built for %s", name);
 }
 
-static bool same_variant(const exec_variant *a, const exec_variant *b)
-{
-    return strcmp(a->family, b->family) == 0 && a->type == b->type && a->op == b->op &&
-           a->wg_size == b->wg_size && a->items == b->items;
-}
-
 static gpgpu_status pipeline_for(gpgpu_context *ctx, const exec_variant *v, VkPipeline *out)
 {
     vk_state *st = vk_of(ctx);
-    for (size_t i = 0; i < st->pipeline_count; i++) {
-        if (same_variant(&st->pipelines[i].key, v)) {
-            *out = st->pipelines[i].pipeline;
-            return GPGPU_SUCCESS;
-        }
-    }
-    if (st->pipeline_count == st->pipeline_capacity) {
-        size_t cap = st->pipeline_capacity ? 2 * st->pipeline_capacity : 16;
-        vk_pipeline *grown = realloc(st->pipelines, cap * sizeof *grown);
-        CHECK(grown, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-        st->pipelines = grown;
-        st->pipeline_capacity = cap;
+    const variant_entry *known = variant_cache_find(&st->pipelines, v);
+    if (known) {
+        *out = (VkPipeline)(uintptr_t)known->handle;
+        return GPGPU_SUCCESS;
     }
     VkShaderModule module = VK_NULL_HANDLE;
     TRY(module_for(ctx, v, &module));
@@ -359,14 +348,13 @@ static gpgpu_status pipeline_for(gpgpu_context *ctx, const exec_variant *v, VkPi
                   .pSpecializationInfo = &spec},
         .layout = st->pipeline_layout,
     };
-    vk_pipeline *p = &st->pipelines[st->pipeline_count];
-    TRY(vk_check(ctx, vkCreateComputePipelines(st->device, VK_NULL_HANDLE, 1, &info, NULL,
-                                               &p->pipeline),
+    TRY(vk_check(ctx, vkCreateComputePipelines(st->device, VK_NULL_HANDLE, 1, &info, NULL, out),
                  "vkCreateComputePipelines"));
-    p->key = *v;
-    st->pipeline_count++;
-    *out = p->pipeline;
-    return GPGPU_SUCCESS;
+    gpgpu_status s = variant_cache_add(ctx, &st->pipelines,
+                                       (variant_entry){.key = *v, .handle = (uintptr_t)*out});
+    if (s != GPGPU_SUCCESS)
+        vkDestroyPipeline(st->device, *out, NULL);
+    return s;
 }
 
 /* ------------------------------------------------------- calls and stages */
@@ -426,6 +414,7 @@ static gpgpu_status descriptor_set(gpgpu_context *ctx, const exec_dispatch *d, V
             size_t shift = vk_binding_shift(buf); /* algo_check_range checked the range */
             infos[i] = (VkDescriptorBufferInfo){buf_of(buf)->buffer, buf_of(buf)->offset - shift,
                                                 buf->size + shift};
+            buf_of(buf)->caller_used |= st->caller_cmd;
         } else {
             infos[i] = (VkDescriptorBufferInfo){st->dummy.buffer, 0, VK_WHOLE_SIZE};
         }
@@ -516,8 +505,9 @@ static void vk_destroy(gpgpu_context *ctx)
         vkDeviceWaitIdle(st->device);
         for (size_t i = 0; i < st->retired_count; i++)
             free_buffer(st->device, &st->retired[i]);
-        for (size_t i = 0; i < st->pipeline_count; i++)
-            vkDestroyPipeline(st->device, st->pipelines[i].pipeline, NULL);
+        for (size_t i = 0; i < st->pipelines.count; i++)
+            vkDestroyPipeline(st->device, (VkPipeline)(uintptr_t)st->pipelines.entries[i].handle,
+                              NULL);
         for (size_t i = 0; st->modules && i < spirv_blob_count; i++)
             if (st->modules[i])
                 vkDestroyShaderModule(st->device, st->modules[i], NULL);
@@ -537,7 +527,7 @@ static void vk_destroy(gpgpu_context *ctx)
     vk_device_close(st);
     free(st->retired);
     free(st->retired_pools);
-    free(st->pipelines);
+    variant_cache_free(&st->pipelines);
     free(st->modules);
     free(st);
     ctx->impl = NULL;
@@ -626,31 +616,23 @@ gpgpu_status vk_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *des
 
 /* ------------------------------------------------------------ public API */
 
+static gpgpu_status attach_vk(gpgpu_buffer *buf, const void *handle, size_t offset)
+{
+    VkBuffer buffer = *(const VkBuffer *)handle;
+    CHECK(buffer != VK_NULL_HANDLE, buf->ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_buffer_wrap_vk: the buffer is VK_NULL_HANDLE");
+    vk_buffer *b = calloc(1, sizeof *b);
+    CHECK(b, buf->ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    *b = (vk_buffer){.buffer = buffer, .offset = offset};
+    buf->impl = b;
+    return GPGPU_SUCCESS;
+}
+
 gpgpu_status gpgpu_buffer_wrap_vk(gpgpu_context *ctx, VkBuffer buffer, size_t offset, size_t bytes,
                                   gpgpu_buffer **out)
 {
-    if (!ctx)
-        return GPGPU_ERROR_NULL_POINTER;
-    CHECK(out, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_buffer_wrap_vk: out is NULL");
-    *out = NULL;
-    CHECK(ctx->exec == &vk_exec_backend, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-          "gpgpu_buffer_wrap_vk: the context's backend is %s, not vulkan", ctx->exec->name);
-    CHECK(buffer != VK_NULL_HANDLE && bytes > 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-          "gpgpu_buffer_wrap_vk: no buffer, or 0 bytes");
-    CHECK(offset % 4 == 0, ctx, GPGPU_ERROR_MISALIGNED,
-          "gpgpu_buffer_wrap_vk: offset %zu is not a multiple of 4", offset);
-    gpgpu_buffer *buf = calloc(1, sizeof *buf);
-    vk_buffer *b = calloc(1, sizeof *b);
-    if (!buf || !b) {
-        free(buf);
-        free(b);
-        return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-    }
-    *b = (vk_buffer){.buffer = buffer, .offset = offset};
-    *buf = (gpgpu_buffer){.ctx = ctx, .size = bytes, .impl = b};
-    ctx->live_buffers++;
-    *out = buf;
-    return GPGPU_SUCCESS;
+    return buffer_wrap(ctx, &vk_exec_backend, offset, bytes, out, "gpgpu_buffer_wrap_vk",
+                       attach_vk, &buffer);
 }
 
 gpgpu_status gpgpu_vk_record_into(gpgpu_context *ctx, VkCommandBuffer cmd)

@@ -4,20 +4,17 @@
 
 #include <vulkan/vulkan.h>
 
+#include "core/variant_cache.h"
 #include "gpgpu/vulkan.h"
 #include "vk/vk_backend.h"
 
 extern const exec_backend vk_exec_backend;
 
-typedef struct vk_pipeline {
-    exec_variant key;
-    VkPipeline pipeline;
-} vk_pipeline;
-
 typedef struct vk_buffer {
     VkBuffer buffer;
     VkDeviceMemory memory; /* VK_NULL_HANDLE for a wrapped buffer */
     VkDeviceSize offset;   /* byte offset of the range in `buffer` */
+    bool caller_used;      /* named by work recorded into a caller's command buffer */
 } vk_buffer;
 
 enum { VK_SETS_PER_POOL = 256, VK_TIMESTAMPS = 2 };
@@ -44,8 +41,7 @@ typedef struct vk_state {
     uint32_t sets_used;
     vk_buffer dummy; /* bound where a stage names no buffer */
 
-    vk_pipeline *pipelines;
-    size_t pipeline_count, pipeline_capacity;
+    variant_cache pipelines; /* handle: the VkPipeline */
     VkShaderModule *modules; /* one per embedded SPIR-V blob, made on first use */
 
     vk_buffer staging; /* host-visible, persistently mapped */

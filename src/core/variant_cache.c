@@ -1,0 +1,38 @@
+#include "core/variant_cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool same_variant(const exec_variant *a, const exec_variant *b)
+{
+    return strcmp(a->family, b->family) == 0 && a->type == b->type && a->op == b->op &&
+           a->wg_size == b->wg_size && a->items == b->items;
+}
+
+/* A linear search: a context compiles a few dozen variants at most. */
+const variant_entry *variant_cache_find(const variant_cache *cache, const exec_variant *v)
+{
+    for (size_t i = 0; i < cache->count; i++)
+        if (same_variant(&cache->entries[i].key, v))
+            return &cache->entries[i];
+    return NULL;
+}
+
+gpgpu_status variant_cache_add(gpgpu_context *ctx, variant_cache *cache, variant_entry entry)
+{
+    if (cache->count == cache->capacity) {
+        size_t cap = cache->capacity ? 2 * cache->capacity : 16;
+        variant_entry *grown = realloc(cache->entries, cap * sizeof *grown);
+        CHECK(grown, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+        cache->entries = grown;
+        cache->capacity = cap;
+    }
+    cache->entries[cache->count++] = entry;
+    return GPGPU_SUCCESS;
+}
+
+void variant_cache_free(variant_cache *cache)
+{
+    free(cache->entries);
+    *cache = (variant_cache){0};
+}
