@@ -145,3 +145,18 @@ gpgpu_status ctx_scratch(gpgpu_context *ctx, unsigned slot, size_t bytes, gpgpu_
     *out = *held;
     return GPGPU_SUCCESS;
 }
+
+gpgpu_status ctx_reserve(gpgpu_context *ctx, void **array, size_t *capacity, size_t needed,
+                         size_t size)
+{
+    if (needed <= *capacity)
+        return GPGPU_SUCCESS;
+    size_t cap = *capacity ? *capacity : 8;
+    while (cap < needed)
+        cap *= 2;
+    void *grown = realloc(*array, cap * size);
+    CHECK(grown, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    *array = grown;
+    *capacity = cap;
+    return GPGPU_SUCCESS;
+}

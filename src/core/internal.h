@@ -52,6 +52,11 @@ void ctx_set_creation_callback(gpgpu_error_callback callback, void *user_data);
             return try_status_;                              \
     } while (0)
 
+/* Makes room for at least `needed` elements of `size` bytes in *array
+ * (capacity in *capacity), doubling; the one growth rule of every list. */
+gpgpu_status ctx_reserve(gpgpu_context *ctx, void **array, size_t *capacity, size_t needed,
+                         size_t size);
+
 /* Closes a public call opened with exec->begin: restores the caller's state
  * and returns the call's status, or end's if the call itself succeeded. */
 static inline gpgpu_status ctx_end(gpgpu_context *ctx, gpgpu_status status)

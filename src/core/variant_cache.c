@@ -20,13 +20,8 @@ const variant_entry *variant_cache_find(const variant_cache *cache, const exec_v
 
 gpgpu_status variant_cache_add(gpgpu_context *ctx, variant_cache *cache, variant_entry entry)
 {
-    if (cache->count == cache->capacity) {
-        size_t cap = cache->capacity ? 2 * cache->capacity : 16;
-        variant_entry *grown = realloc(cache->entries, cap * sizeof *grown);
-        CHECK(grown, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-        cache->entries = grown;
-        cache->capacity = cap;
-    }
+    TRY(ctx_reserve(ctx, (void **)&cache->entries, &cache->capacity, cache->count + 1,
+                    sizeof entry));
     cache->entries[cache->count++] = entry;
     return GPGPU_SUCCESS;
 }

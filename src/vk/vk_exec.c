@@ -182,15 +182,8 @@ static void vk_buffer_destroy(gpgpu_buffer *buf)
         return;
     /* Work recorded for the caller may still use it: keep it until destroy. */
     if (b->memory && (st->caller_cmd || b->caller_used)) {
-        if (st->retired_count == st->retired_capacity) {
-            size_t cap = st->retired_capacity ? 2 * st->retired_capacity : 8;
-            vk_buffer *grown = realloc(st->retired, cap * sizeof *grown);
-            if (grown) {
-                st->retired = grown;
-                st->retired_capacity = cap;
-            }
-        }
-        if (st->retired_count < st->retired_capacity) {
+        if (ctx_reserve(buf->ctx, (void **)&st->retired, &st->retired_capacity,
+                        st->retired_count + 1, sizeof *st->retired) == GPGPU_SUCCESS) {
             st->retired[st->retired_count++] = *b;
             free(b);
             return;
@@ -231,41 +224,44 @@ static void record_copy(VkCommandBuffer cmd, VkBuffer src, VkDeviceSize src_offs
 /* Transfers go through the staging buffer in pieces of at most this size. */
 #define STAGING_PIECE ((VkDeviceSize)64 << 20)
 
-static gpgpu_status vk_buffer_write(gpgpu_buffer *buf, size_t offset, const void *data,
-                                    size_t bytes)
+/* Moves `bytes` bytes between host memory and buf through the staging
+ * buffer, a piece at a time: each piece is one submission, since the staging
+ * buffer is reused by the next. */
+static gpgpu_status staged_transfer(gpgpu_buffer *buf, size_t offset, void *host, size_t bytes,
+                                    bool to_device)
 {
     gpgpu_context *ctx = buf->ctx;
     vk_state *st = vk_of(ctx);
     vk_buffer *b = buf_of(buf);
     for (size_t done = 0; done < bytes;) {
         VkDeviceSize piece = bytes - done < STAGING_PIECE ? bytes - done : STAGING_PIECE;
+        VkDeviceSize at = b->offset + offset + done;
         TRY(ensure_staging(ctx, piece));
-        memcpy(st->staging_map, (const char *)data + done, piece);
+        if (to_device)
+            memcpy(st->staging_map, (char *)host + done, piece);
         VkCommandBuffer cmd;
         TRY(recording(ctx, &cmd));
-        record_copy(cmd, st->staging.buffer, 0, b->buffer, b->offset + offset + done, piece);
-        TRY(flush(ctx)); /* the staging buffer is reused by the next piece */
+        if (to_device)
+            record_copy(cmd, st->staging.buffer, 0, b->buffer, at, piece);
+        else
+            record_copy(cmd, b->buffer, at, st->staging.buffer, 0, piece);
+        TRY(flush(ctx));
+        if (!to_device)
+            memcpy((char *)host + done, st->staging_map, piece);
         done += piece;
     }
     return GPGPU_SUCCESS;
 }
 
+static gpgpu_status vk_buffer_write(gpgpu_buffer *buf, size_t offset, const void *data,
+                                    size_t bytes)
+{
+    return staged_transfer(buf, offset, (void *)data, bytes, true); /* only read from */
+}
+
 static gpgpu_status vk_buffer_read(gpgpu_buffer *buf, size_t offset, void *data, size_t bytes)
 {
-    gpgpu_context *ctx = buf->ctx;
-    vk_state *st = vk_of(ctx);
-    vk_buffer *b = buf_of(buf);
-    for (size_t done = 0; done < bytes;) {
-        VkDeviceSize piece = bytes - done < STAGING_PIECE ? bytes - done : STAGING_PIECE;
-        TRY(ensure_staging(ctx, piece));
-        VkCommandBuffer cmd;
-        TRY(recording(ctx, &cmd));
-        record_copy(cmd, b->buffer, b->offset + offset + done, st->staging.buffer, 0, piece);
-        TRY(flush(ctx));
-        memcpy((char *)data + done, st->staging_map, piece);
-        done += piece;
-    }
-    return GPGPU_SUCCESS;
+    return staged_transfer(buf, offset, data, bytes, false);
 }
 
 static gpgpu_status vk_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
@@ -376,13 +372,8 @@ static gpgpu_status create_descriptor_pool(gpgpu_context *ctx, VkDescriptorPool 
 static gpgpu_status retire_descriptor_pool(gpgpu_context *ctx)
 {
     vk_state *st = vk_of(ctx);
-    if (st->retired_pool_count == st->retired_pool_capacity) {
-        size_t cap = st->retired_pool_capacity ? 2 * st->retired_pool_capacity : 4;
-        VkDescriptorPool *grown = realloc(st->retired_pools, cap * sizeof *grown);
-        CHECK(grown, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-        st->retired_pools = grown;
-        st->retired_pool_capacity = cap;
-    }
+    TRY(ctx_reserve(ctx, (void **)&st->retired_pools, &st->retired_pool_capacity,
+                    st->retired_pool_count + 1, sizeof *st->retired_pools));
     st->retired_pools[st->retired_pool_count++] = st->descriptor_pool;
     st->descriptor_pool = VK_NULL_HANDLE;
     st->sets_used = 0;
