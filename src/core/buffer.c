@@ -34,9 +34,7 @@ gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpgpu_buffer 
     CHECK(out, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_buffer_create: out is NULL");
     *out = NULL;
     CHECK(bytes > 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_buffer_create: size is 0");
-    TRY(buffer_create_internal(ctx, bytes, out));
-    ctx->live_buffers++;
-    return GPGPU_SUCCESS;
+    return buffer_create_internal(ctx, bytes, out);
 }
 
 gpgpu_status buffer_wrap(gpgpu_context *ctx, const exec_backend *backend, size_t offset,
@@ -62,7 +60,6 @@ gpgpu_status buffer_wrap(gpgpu_context *ctx, const exec_backend *backend, size_t
         free(buf);
         return status;
     }
-    ctx->live_buffers++;
     *out = buf;
     return GPGPU_SUCCESS;
 }
@@ -76,9 +73,6 @@ gpgpu_status gpgpu_buffer_wrap_gl(gpgpu_context *ctx, unsigned name, size_t offs
 
 void gpgpu_buffer_destroy(gpgpu_buffer *buf)
 {
-    if (!buf)
-        return;
-    buf->ctx->live_buffers--;
     buffer_destroy_internal(buf);
 }
 

@@ -16,7 +16,6 @@ struct gpgpu_context {
     bool debug;
     bool transfer_copies; /* gpgpu_buffer_copy through exec->buffer_copy */
     bool timing;
-    unsigned live_buffers; /* caller-visible buffers not yet destroyed */
     /* Library-owned temporaries, grown on demand and kept between calls. */
     gpgpu_buffer *scratch[CTX_SCRATCH_SLOTS];
     char message[CTX_MESSAGE_SIZE];
@@ -70,7 +69,7 @@ static inline gpgpu_status ctx_end(gpgpu_context *ctx, gpgpu_status status)
 gpgpu_status ctx_scratch(gpgpu_context *ctx, unsigned slot, size_t bytes, gpgpu_buffer **out);
 
 /* What every wrap of a caller's buffer shares: argument checks (the context
- * must be of `backend`), the handle, the count of live buffers; `attach`
+ * must be of `backend`) and the handle; `attach`
  * points buf (ctx and size set) at the caller's object `handle` from byte
  * `offset`. */
 gpgpu_status buffer_wrap(gpgpu_context *ctx, const exec_backend *backend, size_t offset,
@@ -79,7 +78,7 @@ gpgpu_status buffer_wrap(gpgpu_context *ctx, const exec_backend *backend, size_t
                                                 size_t offset),
                          const void *handle);
 
-/* Creates a buffer without counting it as the caller's (scratch). */
+/* Creates and destroys library buffers (the public calls and scratch). */
 gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out);
 void buffer_destroy_internal(gpgpu_buffer *buf);
 
