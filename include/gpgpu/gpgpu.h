@@ -1,18 +1,20 @@
 /**
  * @file gpgpu.h
- * @brief libgpgpu: GPU compute primitives on OpenGL 4.5 compute shaders.
+ * @brief libgpgpu: GPU compute primitives on OpenGL 4.5 compute shaders, with
+ * Vulkan as a second backend (see gpgpu/vulkan.h).
  *
  * One context, buffers that the library owns or that wrap the caller's GL
- * buffers, and primitives (reduce, scan) that run staged compute shaders on
- * an element range of a buffer and leave everything outside it untouched.
+ * (or Vulkan) buffers, and primitives (reduce, scan) that run staged compute
+ * shaders on an element range of a buffer and leave everything outside it
+ * untouched.
  *
  * Every function that can fail returns a ::gpgpu_status (0 = success). The
  * context keeps the message of its last failure (gpgpu_last_error()) and
  * passes each failure to the optional callback of its descriptor.
  *
  * Thread safety: a context and everything made from it belong to one thread
- * at a time (the thread whose GL context is current). Distinct contexts may
- * be used from distinct threads.
+ * at a time (for GL, the thread whose GL context is current). Distinct
+ * contexts may be used from distinct threads.
  */
 #ifndef GPGPU_GPGPU_H
 #define GPGPU_GPGPU_H
@@ -312,7 +314,8 @@ GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *des
 /* ----------------------------------------------------------------- timing */
 
 /**
- * Starts measuring GPU time of the calls that follow (a GL timer query).
+ * Starts measuring GPU time of the calls that follow (a GL_TIME_ELAPSED query;
+ * in Vulkan, timestamps around each submission, summed).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if a
  *   measurement is already running.
  */
