@@ -94,9 +94,9 @@ static gpgpu_status compile(gpgpu_context *ctx, const exec_variant *v, variant_e
         gl->DeleteShader(shader);
         gl->DeleteProgram(program);
         return ctx_fail(ctx, GPGPU_ERROR_SHADER_COMPILE,
-                        "%s %s of %s.comp failed (source strings: 1 common.glsl, 2 ops.glsl, "
+                        "%s %s.comp for %s failed (source strings: 1 common.glsl, 2 ops.glsl, "
                         "3 %s.comp; header:\n%s):\n%s",
-                        program ? "linking" : "compiling", type_define(v->type), v->family,
+                        program ? "linking" : "compiling", v->family, type_define(v->type),
                         v->family, header, log);
     }
     gl->DeleteShader(shader); /* the program keeps what it needs */
