@@ -9,21 +9,12 @@
 //   2 TILES     fast: group g scans its run tile by tile, starting from part[g].
 //   3 COPY      classic: dst = src (inclusive) or src shifted right by one (exclusive).
 //   4 STEP      classic iPrefixSum step k on dst: a[ib] += a[ia].
-//   5 CLEAR     chained: flag[0..N) = 0 (no tile has published anything).
-//   6 CHAINED   chained, one pass: group t scans tile t; its prefix comes from
-//               the tiles before it (decoupled look-back: each tile publishes its
-//               sum, then its inclusive prefix, in part[2t], part[2t+1] and
-//               flag[t]). A predecessor that has published nothing after a
-//               bounded wait is summed from its input by this group itself
-//               (Smith, Levien and Owens' fallback), so no group ever depends on
-//               another group making progress.
 // The executor defines OP_SUM for this family (ops.glsl needs it first).
 
 // No `restrict`: an in-place scan binds src and dst to the same memory.
 layout(std430, binding = 0) readonly buffer Src { T src[]; };
 layout(std430, binding = 1) buffer Dst { T dst[]; };
-layout(std430, binding = 2) coherent buffer Part { T part[]; };
-layout(std430, binding = 3) coherent buffer Flags { uint flag[]; };
+layout(std430, binding = 2) restrict buffer Part { T part[]; };
 
 #define N               params[1]
 #define SRC_OFF         params[2]
@@ -32,15 +23,6 @@ layout(std430, binding = 3) coherent buffer Flags { uint flag[]; };
 #define TILES_PER_GROUP params[5]
 #define STEP_K          params[5] /* STEP: k, the step of iPrefixSum */
 #define GROUPS          params[6] /* PARTIALS: how many partial sums */
-#define FALLBACK_ONLY   params[7] /* CHAINED, for tests: ignore what others published */
-
-#define FLAG_NONE 0u      /* CHAINED: nothing published yet */
-#define FLAG_SUM 1u       /* part[2t] holds tile t's own sum */
-#define FLAG_INCLUSIVE 2u /* part[2t + 1] holds the sum of tiles 0..t */
-// Polls of a predecessor's flag before summing its tile here: a running
-// predecessor publishes within this; one not yet scheduled costs a bounded
-// wait, never a hang.
-#define SPIN_POLLS 256u
 
 #define TILE (WG_SIZE * ITEMS)
 // One padding slot every 32 keeps the ITEMS-strided reads of a thread's own
@@ -199,122 +181,6 @@ void stage_tiles()
     }
 }
 
-// CHAINED: publishes v as tile t's sum or inclusive prefix, each in a slot of
-// its own (a reader that saw "sum" must not find the prefix written over
-// it); the value is made visible before the flag that announces it.
-void publish(uint t, T v, uint state)
-{
-    part[2u * t + (state == FLAG_INCLUSIVE ? 1u : 0u)] = v;
-    memoryBarrierBuffer();
-    atomicExchange(flag[t], state);
-}
-
-shared uint s_state;
-shared T s_value, s_own;
-
-// Tile j's state and published value, for every invocation. While nothing
-// is published the group polls, SPIN_POLLS times at most (with `wait`): the
-// loop is uniform, invocation 0 reads and a barrier shares what it read.
-void look_at(uint j, bool wait, out uint state, out T value)
-{
-    for (uint poll = 0u;; poll++) {
-        if (gl_LocalInvocationID.x == 0u) {
-            uint f = atomicOr(flag[j], 0u);
-            memoryBarrierBuffer();
-            s_state = f;
-            s_value = f != FLAG_NONE ? part[2u * j + (f == FLAG_INCLUSIVE ? 1u : 0u)] : T_ZERO;
-        }
-        SYNC();
-        state = FALLBACK_ONLY != 0u ? FLAG_NONE : s_state;
-        value = s_value;
-        SYNC();
-        if (state != FLAG_NONE || !wait || FALLBACK_ONLY != 0u || poll >= SPIN_POLLS)
-            return;
-    }
-}
-
-// The sum of tiles 0..t-1, walking back from t-1: a published inclusive
-// prefix ends the walk, a published sum is added, and a tile that has
-// published nothing after the wait is summed here from its input.
-T look_back(uint t)
-{
-    T prefix = T_ZERO;
-    for (uint j = t; j > 0u;) {
-        j--;
-        uint state;
-        T value;
-        look_at(j, true, state, value);
-        if (state == FLAG_NONE) {
-            uint first = j * TILE;
-            T x[ITEMS];
-            load_tile(first, min(TILE, N - first), x);
-            T own = T_ZERO;
-            for (uint k = 0u; k < ITEMS; k++)
-                own += x[k];
-            own = wg_reduce(own);
-            if (gl_LocalInvocationID.x == 0u)
-                s_own = own;
-            SYNC();
-            own = s_own;
-            // Tile j may have published while we read: its value wins (in an
-            // in-place scan it may have overwritten its input since).
-            memoryBarrierBuffer();
-            look_at(j, false, state, value);
-            if (state == FLAG_NONE) {
-                state = j == 0u ? FLAG_INCLUSIVE : FLAG_SUM;
-                value = own;
-            }
-        }
-        prefix += value;
-        if (state == FLAG_INCLUSIVE)
-            break;
-    }
-    return prefix;
-}
-
-void stage_chained()
-{
-    uint t = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-    uint lid = gl_LocalInvocationID.x;
-    uint first = t * TILE;
-    if (first >= N)
-        return; /* the whole group leaves: no barrier is left waiting */
-    uint count = min(TILE, N - first);
-    T x[ITEMS];
-    load_tile(first, count, x);
-    for (uint k = 0u; k < ITEMS; k++)
-        s_tile[PAD(k * WG_SIZE + lid)] = x[k];
-    SYNC();
-    T sum = T_ZERO; // each invocation owns ITEMS consecutive elements
-    for (uint k = 0u; k < ITEMS; k++)
-        sum += s_tile[PAD(lid * ITEMS + k)];
-    T total;
-    T excl = wg_exclusive_scan(sum, total);
-    if (lid == 0u)
-        publish(t, total, t == 0u ? FLAG_INCLUSIVE : FLAG_SUM);
-    T prefix = look_back(t);
-    if (lid == 0u && t > 0u)
-        publish(t, prefix + total, FLAG_INCLUSIVE);
-    T run = prefix + excl;
-    for (uint k = 0u; k < ITEMS; k++) {
-        uint i = PAD(lid * ITEMS + k);
-        T v = s_tile[i];
-        if (EXCLUSIVE != 0u) {
-            s_tile[i] = run;
-            run += v;
-        } else {
-            run += v;
-            s_tile[i] = run;
-        }
-    }
-    SYNC();
-    for (uint k = 0u; k < ITEMS; k++) {
-        uint i = k * WG_SIZE + lid;
-        if (i < count)
-            dst[DST_OFF + first + i] = s_tile[PAD(i)];
-    }
-}
-
 void main()
 {
     uint iid = invocation_index();
@@ -335,13 +201,6 @@ void main()
             else
                 dst[DST_OFF + iid] = src[SRC_OFF + iid];
         }
-        return;
-    case 5u:
-        if (iid < N)
-            flag[iid] = FLAG_NONE;
-        return;
-    case 6u:
-        stage_chained();
         return;
     case 4u: {
         // Kiciak: i_a = 2^(k+1) floor(i / 2^k) + 2^k - 1, i_b = i_a + (i mod 2^k) + 1.
