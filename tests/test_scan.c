@@ -123,61 +123,6 @@ static void stage_partials(gpgpu_type t, uint32_t groups)
     slab_free(&part);
 }
 
-/* CLEAR and CHAINED (integer types, the ones the fast scan chains), from
- * element 3 into element 5; bit-exact. After CHAINED every tile has
- * published its inclusive prefix (flag 2, part[2j + 1]) and every tile but
- * the first its sum (part[2j]). Each pass runs as the driver runs it, and
- * (small sizes, O(tiles^2)) with every tile summing its predecessors
- * itself, the fallback. */
-static void stage_chained(gpgpu_type t, size_t n)
-{
-    if (!scan_is_chained(t))
-        return;
-    const char *tn = gpgpu_type_name(t);
-    char what[160];
-    uint32_t tiles = scan_chained_tiles(n);
-    size_t tile = (size_t)SCAN_WG * scan_plan_for(n).items, size = gpgpu_type_size(t);
-    slab src = slab_make(ctx, t, 3, n, 2, NULL);
-    void *inclusive = xmalloc((n ? n : 1) * size);
-    ref_scan(t, false, slab_at(&src, 3), n, inclusive, NULL);
-    for (int pass = 0; pass < (tiles <= 64 ? 4 : 2); pass++) {
-        bool ex = pass % 2, fallback_only = pass >= 2;
-        slab flags = slab_make(ctx, GPGPU_TYPE_U32, 0, tiles, 2, NULL);
-        snprintf(what, sizeof what, "%s CLEAR tiles=%u", tn, tiles);
-        EXPECT_STATUS(ctx, scan_stage_clear(ctx, t, flags.buf, tiles), GPGPU_SUCCESS);
-        memset(slab_at(&flags, 0), 0, tiles * sizeof(uint32_t));
-        slab_check(&flags, NULL, what);
-
-        snprintf(what, sizeof what, "%s CHAINED%s %s n=%zu tiles=%u", tn,
-                 fallback_only ? " (fallback only)" : "", kind(ex), n, tiles);
-        slab part = slab_make(ctx, t, 0, 2 * (size_t)tiles, 1, NULL);
-        slab dst = slab_make(ctx, t, 5 + n + 2, 0, 0, NULL);
-        EXPECT_STATUS(ctx, scan_stage_chained(ctx, t, ex, src.buf, 3, dst.buf, 5, n, part.buf,
-                                              flags.buf, fallback_only),
-                      GPGPU_SUCCESS);
-        ref_scan(t, ex, slab_at(&src, 3), n, slab_at(&dst, 5), NULL);
-        for (uint32_t j = 0; j < tiles && n > 0; j++) {
-            size_t last = (j + 1) * tile < n ? (j + 1) * tile - 1 : n - 1;
-            ((uint32_t *)slab_at(&flags, 0))[j] = 2; /* FLAG_INCLUSIVE */
-            memcpy(slab_at(&part, 2 * j + 1), (char *)inclusive + last * size, size);
-            if (j > 0)
-                ref_reduce(t, GPGPU_OP_SUM, (char *)slab_at(&src, 3) + (size_t)j * tile * size,
-                           last + 1 - (size_t)j * tile, slab_at(&part, 2 * j), NULL);
-        }
-        if (n > 0) {
-            slab_check(&part, NULL, what);
-            slab_check(&flags, NULL, what);
-        }
-        slab_check(&dst, NULL, what);
-        slab_check(&src, NULL, what);
-        slab_free(&dst);
-        slab_free(&part);
-        slab_free(&flags);
-    }
-    free(inclusive);
-    slab_free(&src);
-}
-
 /* COPY both ways, and STEP for its first, a middle and its last k; bit-exact. */
 static void stage_classic(gpgpu_type t, size_t n)
 {
@@ -353,7 +298,6 @@ int main(void)
             size_t n = test_sizes[s];
             stage_fast(t, n);
             stage_partials(t, scan_plan_for(n).groups);
-            stage_chained(t, n);
             /* The classic stages are single dispatches: every size (COPY of
              * 2^22 elements spreads its 65536 groups over y on llvmpipe);
              * the classic algorithm only up to CLASSIC_LIMIT. */

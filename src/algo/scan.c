@@ -8,9 +8,8 @@
 #include "algo/scan.h"
 #include "algo/tuning.h"
 
-enum { STAGE_REDUCE, STAGE_PARTIALS, STAGE_TILES, STAGE_COPY, STAGE_STEP, STAGE_CLEAR,
-       STAGE_CHAINED };
-enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_EXCLUSIVE, P_TILES_PER_GROUP, P_GROUPS, P_FALLBACK_ONLY };
+enum { STAGE_REDUCE, STAGE_PARTIALS, STAGE_TILES, STAGE_COPY, STAGE_STEP };
+enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_EXCLUSIVE, P_TILES_PER_GROUP, P_GROUPS };
 enum { P_STEP_K = P_TILES_PER_GROUP };
 
 scan_plan scan_plan_for(size_t n)
@@ -104,62 +103,11 @@ gpgpu_status scan_stage_step(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *
     return algo_stage(ctx, &d);
 }
 
-uint32_t scan_chained_tiles(size_t n)
-{
-    size_t tile = (size_t)SCAN_WG * algo_tuning_get()->scan_items;
-    return n == 0 ? 1 : (uint32_t)((n + tile - 1) / tile);
-}
-
-gpgpu_status scan_stage_clear(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *flags,
-                              uint32_t tiles)
-{
-    exec_dispatch d = stage(type, STAGE_CLEAR, false);
-    d.bind[3] = flags;
-    d.params[P_N] = tiles;
-    d.groups = algo_groups(tiles, SCAN_WG);
-    return algo_stage(ctx, &d);
-}
-
-gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclusive,
-                                gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
-                                size_t dst_off, size_t n, gpgpu_buffer *part,
-                                gpgpu_buffer *flags, bool fallback_only)
-{
-    exec_dispatch d = stage(type, STAGE_CHAINED, false);
-    d.bind[0] = src;
-    d.bind[1] = dst;
-    d.bind[2] = part;
-    d.bind[3] = flags;
-    d.params[P_N] = (uint32_t)n;
-    d.params[P_SRC_OFF] = algo_index(src, src_off, type);
-    d.params[P_DST_OFF] = algo_index(dst, dst_off, type);
-    d.params[P_EXCLUSIVE] = exclusive;
-    d.params[P_FALLBACK_ONLY] = fallback_only;
-    d.groups = scan_chained_tiles(n);
-    return algo_stage(ctx, &d);
-}
-
 /* ------------------------------------------------------------- drivers */
-
-/* One pass: 2n element transfers instead of reduce-then-scan's 3n. */
-static gpgpu_status scan_chained(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
-                                 gpgpu_buffer *in, size_t in_off, gpgpu_buffer *out,
-                                 size_t out_off, size_t n)
-{
-    uint32_t tiles = scan_chained_tiles(n);
-    gpgpu_buffer *part, *flags;
-    TRY(ctx_scratch(ctx, 1, 2 * (size_t)tiles * gpgpu_type_size(desc->type), &part));
-    TRY(ctx_scratch(ctx, 3, tiles * sizeof(uint32_t), &flags));
-    TRY(scan_stage_clear(ctx, desc->type, flags, tiles));
-    return scan_stage_chained(ctx, desc->type, desc->exclusive, in, in_off, out, out_off, n, part,
-                              flags, false);
-}
 
 static gpgpu_status scan_fast(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_buffer *in,
                               size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n)
 {
-    if (scan_is_chained(desc->type))
-        return scan_chained(ctx, desc, in, in_off, out, out_off, n);
     scan_plan plan = scan_plan_for(n);
     gpgpu_buffer *part;
     TRY(ctx_scratch(ctx, 1, plan.groups * gpgpu_type_size(desc->type), &part));
