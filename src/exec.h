@@ -23,6 +23,22 @@ typedef struct exec_variant {
     unsigned items;       /* elements per invocation per step (ITEMS) */
 } exec_variant;
 
+/* The names the shaders know a variant's type and operator by: GL prepends
+ * "#define TYPE_<tag>" and "#define OP_<tag>", glsl/embed.py names the
+ * Vulkan SPIR-V "<family>.<type tag>.<op tag>". Families without an
+ * operator (op 0) are built with OP_SUM, since ops.glsl needs one. */
+static inline const char *exec_type_tag(gpgpu_type type)
+{
+    static const char *const tags[] = {"?", "U32", "I32", "F32", "F64"};
+    return type >= GPGPU_TYPE_U32 && type <= GPGPU_TYPE_F64 ? tags[type] : "?";
+}
+
+static inline const char *exec_op_tag(gpgpu_op op)
+{
+    static const char *const tags[] = {"SUM", "SUM", "MIN", "MAX", "MINMAX"};
+    return op >= GPGPU_OP_SUM && op <= GPGPU_OP_MINMAX ? tags[op] : "SUM";
+}
+
 /* One EXECSTAGE: params[0] is the stage; buffers are bound whole to binding
  * points 0..3 (NULL = unused); groups work-groups are launched, and a
  * storage barrier follows so the next stage sees every write. */

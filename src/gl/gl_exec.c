@@ -22,35 +22,14 @@ gpgpu_status gl_check_error(gpgpu_context *ctx, const char *what)
 
 /* ------------------------------------------------------------ programs */
 
-static const char *type_define(gpgpu_type t)
-{
-    switch (t) {
-    case GPGPU_TYPE_U32: return "TYPE_U32";
-    case GPGPU_TYPE_I32: return "TYPE_I32";
-    case GPGPU_TYPE_F32: return "TYPE_F32";
-    case GPGPU_TYPE_F64: return "TYPE_F64";
-    }
-    return "TYPE_UNKNOWN";
-}
-
-static const char *op_define(gpgpu_op op)
-{
-    switch (op) {
-    case GPGPU_OP_SUM: return "OP_SUM";
-    case GPGPU_OP_MIN: return "OP_MIN";
-    case GPGPU_OP_MAX: return "OP_MAX";
-    case GPGPU_OP_MINMAX: return "OP_MINMAX";
-    }
-    return "OP_SUM"; /* families without an operator still include ops.glsl */
-}
-
 /* The #version line and #defines in front of the sources; also names the
  * variant in error messages. */
 static void variant_header(const gl_state *st, const exec_variant *v, char *out, size_t size)
 {
     snprintf(out, size,
-             "#version 450 core\n#define %s\n#define %s\n#define WG_SIZE %uu\n#define ITEMS %uu\n%s",
-             type_define(v->type), op_define(v->op), v->wg_size, v->items,
+             "#version 450 core\n#define TYPE_%s\n#define OP_%s\n#define WG_SIZE %uu\n"
+             "#define ITEMS %uu\n%s",
+             exec_type_tag(v->type), exec_op_tag(v->op), v->wg_size, v->items,
              st->subgroups ? "#define SUBGROUPS\n" : "");
 }
 
@@ -94,9 +73,9 @@ static gpgpu_status compile(gpgpu_context *ctx, const exec_variant *v, variant_e
         gl->DeleteShader(shader);
         gl->DeleteProgram(program);
         return ctx_fail(ctx, GPGPU_ERROR_SHADER_COMPILE,
-                        "%s %s.comp for %s failed (source strings: 1 common.glsl, 2 ops.glsl, "
+                        "%s %s.comp for TYPE_%s failed (source strings: 1 common.glsl, 2 ops.glsl, "
                         "3 %s.comp; header:\n%s):\n%s",
-                        program ? "linking" : "compiling", v->family, type_define(v->type),
+                        program ? "linking" : "compiling", v->family, exec_type_tag(v->type),
                         v->family, header, log);
     }
     gl->DeleteShader(shader); /* the program keeps what it needs */

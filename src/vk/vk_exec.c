@@ -287,23 +287,11 @@ static size_t vk_binding_shift(const gpgpu_buffer *buf)
 
 /* ------------------------------------------------------------ pipelines */
 
-static const char *type_tag(gpgpu_type t)
-{
-    static const char *const tags[] = {"", "U32", "I32", "F32", "F64"};
-    return t >= GPGPU_TYPE_U32 && t <= GPGPU_TYPE_F64 ? tags[t] : "?";
-}
-
-static const char *op_tag(gpgpu_op op)
-{
-    static const char *const tags[] = {"SUM", "SUM", "MIN", "MAX", "MINMAX"};
-    return op >= GPGPU_OP_SUM && op <= GPGPU_OP_MINMAX ? tags[op] : "SUM";
-}
-
 static gpgpu_status module_for(gpgpu_context *ctx, const exec_variant *v, VkShaderModule *out)
 {
     vk_state *st = vk_of(ctx);
     char name[96];
-    snprintf(name, sizeof name, "%s.%s.%s%s", v->family, type_tag(v->type), op_tag(v->op),
+    snprintf(name, sizeof name, "%s.%s.%s%s", v->family, exec_type_tag(v->type), exec_op_tag(v->op),
              st->subgroups ? ".sg" : "");
     for (size_t i = 0; i < spirv_blob_count; i++) {
         if (strcmp(spirv_blobs[i].name, name) != 0)
