@@ -6,6 +6,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_ballot : require
 #endif
 
 // Per-dispatch parameters: params[0] is the stage (Kiciak's `stage` uniform),

@@ -9,7 +9,7 @@
 #include "gpgpu/gpgpu.h"
 
 enum {
-    EXEC_MAX_BINDINGS = 4,
+    EXEC_MAX_BINDINGS = 8, /* GL guarantees 8 storage blocks per compute shader */
     EXEC_PARAM_COUNT = 16 /* matches PARAM_COUNT in glsl/common.glsl */
 };
 
@@ -40,7 +40,7 @@ static inline const char *exec_op_tag(gpgpu_op op)
 }
 
 /* One EXECSTAGE: params[0] is the stage; buffers are bound whole to binding
- * points 0..3 (NULL = unused); groups work-groups are launched, and a
+ * points 0..7 (NULL = unused); groups work-groups are launched, and a
  * storage barrier follows so the next stage sees every write. */
 typedef struct exec_dispatch {
     exec_variant variant;

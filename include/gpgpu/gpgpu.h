@@ -4,7 +4,7 @@
  * Vulkan as a second backend (see gpgpu/vulkan.h).
  *
  * One context, buffers that the library owns or that wrap the caller's GL
- * (or Vulkan) buffers, and primitives (reduce, scan) that run staged compute
+ * (or Vulkan) buffers, and primitives (reduce, scan, sort) that run staged compute
  * shaders on an element range of a buffer and leave everything outside it
  * untouched.
  *
@@ -91,7 +91,10 @@ typedef enum gpgpu_algo {
     GPGPU_ALGO_CLASSIC_HALVING = 2,  /**< GPUSumUp: a[i] op= a[i + ceil(n/2)]; operator must commute */
     GPGPU_ALGO_CLASSIC_STRIDE = 3,   /**< GPUAltSumUp: a[i] op= a[i + q], q doubling; keeps operand order */
     GPGPU_ALGO_CLASSIC_MINMAX = 4,   /**< GPUfindMinMax: comparators on pairs, then pairs of pairs */
-    GPGPU_ALGO_CLASSIC_SCAN = 5      /**< iPrefixSum: ceil(log2 n) in-place steps */
+    GPGPU_ALGO_CLASSIC_SCAN = 5,     /**< iPrefixSum: ceil(log2 n) in-place steps */
+    GPGPU_ALGO_CLASSIC_NETSORT = 6,  /**< GPUNetSort: the bitonic network, one step per dispatch */
+    GPGPU_ALGO_BITONIC = 7,          /**< the same network, steps within a tile in shared memory */
+    GPGPU_ALGO_RADIX = 8             /**< LSD radix sort, 8-bit digits: histogram, scan, stable scatter */
 } gpgpu_algo;
 
 /** Backends. */
@@ -310,6 +313,75 @@ typedef struct gpgpu_scan_desc {
 GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
                                   gpgpu_buffer *in, size_t in_offset, gpgpu_buffer *out,
                                   size_t out_offset, size_t count);
+
+/* ------------------------------------------------------------------- sort */
+
+/**
+ * What to sort and how. Keys are u32, i32, f32 or f64; values (optional) are
+ * u32, one per key, moved with it (argsort: values 0..n-1 give the
+ * permutation).
+ *
+ * Order: integers by value; floats by one total order,
+ * -inf < negatives < -0 < +0 < positives < +inf < NaN, all NaNs equal
+ * whatever their sign and payload. Keys are moved, never rewritten: a NaN
+ * keeps its bits. Descending is the exact reverse (NaNs first).
+ *
+ * Stability: RADIX is stable by nature; the bitonic network (BITONIC,
+ * CLASSIC_NETSORT) is not, and with `stable` (or with segments) it sorts
+ * (key, input index) pairs instead, so that equal keys keep their input order.
+ */
+typedef struct gpgpu_sort_desc {
+    gpgpu_type type;   /**< the key type */
+    bool descending;
+    bool stable;       /**< equal keys keep their input order (every algorithm) */
+    gpgpu_algo algo;   /**< DEFAULT/FAST (BITONIC for counts up to one tile of 2048, RADIX
+                            above), CLASSIC_NETSORT, BITONIC, RADIX */
+    /** u32 values, one per key, or NULL for keys only. */
+    gpgpu_buffer *values_in;
+    size_t values_in_offset;   /**< in elements */
+    /** Where the values go; NULL sorts them in place (values_in, values_in_offset). */
+    gpgpu_buffer *values_out;
+    size_t values_out_offset;
+    /** Segmented sort: segment_count + 1 u32 offsets (CSR row pointers), nondecreasing from 0
+     *  to count; each [offsets[s], offsets[s+1]) is sorted alone. NULL: one segment. */
+    gpgpu_buffer *segments;
+    size_t segments_offset;    /**< in elements */
+    size_t segment_count;
+    /** Optional scratch memory of at least gpgpu_sort_scratch_size() bytes from
+     *  scratch_offset (a multiple of 8); NULL uses the context's own, kept between calls. */
+    gpgpu_buffer *scratch;
+    size_t scratch_offset;
+} gpgpu_sort_desc;
+
+/**
+ * Sorts keys [keys_in_offset, keys_in_offset + count) of `keys_in` into
+ * [keys_out_offset, ...) of `keys_out` (offsets in elements), and the values
+ * with them when desc->values_in is set. keys_out NULL, or equal to keys_in
+ * at the same offset, sorts in place; other overlaps are refused. The input
+ * is left unchanged when sorting out of place.
+ *
+ * Segment offsets that are not nondecreasing from 0 to count give an
+ * unspecified permutation of the input (never an access outside the buffers);
+ * the `gpgpu sort` command checks them.
+ *
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type or
+ *   algorithm); GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm);
+ *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE;
+ *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small);
+ *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
+                                  gpgpu_buffer *keys_in, size_t keys_in_offset,
+                                  gpgpu_buffer *keys_out, size_t keys_out_offset, size_t count);
+
+/**
+ * The scratch memory, in bytes, that gpgpu_sort needs for `count` keys with
+ * this desc (its buffers and offsets are not looked at): 0 where the sort
+ * needs none. See docs/GUIDE.md for what each algorithm keeps there.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT.
+ */
+GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
+                                               size_t count, size_t *bytes);
 
 /* ----------------------------------------------------------------- timing */
 

@@ -7,12 +7,15 @@
 
 #include "algo/reduce.h"
 #include "algo/scan.h"
+#include "algo/sort.h"
 
 static algo_tuning tuning = {
     .reduce_items = REDUCE_ITEMS,
     .reduce_max_groups = REDUCE_MAX_GROUPS,
     .scan_items = SCAN_ITEMS,
     .scan_max_groups = SCAN_MAX_GROUPS,
+    .radix_items = RADIX_ITEMS,
+    .radix_max_groups = RADIX_MAX_GROUPS,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
@@ -37,6 +40,8 @@ static void read_env(void)
         {"reduce_groups", &tuning.reduce_max_groups},
         {"scan_items", &tuning.scan_items},
         {"scan_groups", &tuning.scan_max_groups},
+        {"radix_items", &tuning.radix_items},
+        {"radix_groups", &tuning.radix_max_groups},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];

@@ -10,6 +10,8 @@ typedef struct algo_tuning {
     unsigned reduce_max_groups; /* work-groups of the first reduce pass, at most */
     unsigned scan_items;        /* elements per invocation per tile */
     unsigned scan_max_groups;   /* work-groups (and partial sums) of the scan, at most */
+    unsigned radix_items;       /* keys per invocation per tile of the radix scatter */
+    unsigned radix_max_groups;  /* work-groups (histogram columns) of a radix pass, at most */
 } algo_tuning;
 
 const algo_tuning *algo_tuning_get(void);

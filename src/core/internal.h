@@ -5,7 +5,7 @@
 #include "exec.h"
 #include "gpgpu/gpgpu.h"
 
-enum { CTX_SCRATCH_SLOTS = 4, CTX_MESSAGE_SIZE = 16384 };
+enum { CTX_SCRATCH_SLOTS = 8, CTX_MESSAGE_SIZE = 16384 };
 
 struct gpgpu_context {
     const exec_backend *exec;

@@ -60,4 +60,43 @@ void ref_scan(gpgpu_type type, bool exclusive, const void *src, size_t n, void *
 /* iPrefixSum replayed step by step (bit-exact twin of the classic scan). */
 void ref_scan_classic(gpgpu_type type, bool exclusive, const void *src, size_t n, void *dst);
 
+/* ---- sort (glsl/bitonic.comp, glsl/radix.comp, glsl/sort.comp; src/algo/sort.h) ---- */
+
+/* The ordered key of *key (src/algo/sort.h): an unsigned integer that sorts
+ * like the key in the library's total order (descending: its complement). */
+uint64_t ref_sort_order(gpgpu_type type, const void *key, bool descending);
+
+/* Host twin of sort_keys: keys of `type`, optional u32 payload, flags
+ * SORT_* from src/algo/sort.h, segment offsets (nseg + 1) when segmented. */
+typedef struct ref_sort_keys {
+    gpgpu_type type;
+    void *keys;
+    uint32_t *pay; /* NULL: keys only */
+    size_t n;
+    unsigned flags;
+    const uint32_t *segs;
+    size_t nseg;
+} ref_sort_keys;
+
+/* The bitonic stages, bit-exact twins of the GPU's (same compare-exchanges). */
+void ref_bitonic_step(const ref_sort_keys *a, uint32_t h, bool reverse);
+void ref_bitonic_local_sort(const ref_sort_keys *a, uint32_t tile);
+void ref_bitonic_local_merge(const ref_sort_keys *a, uint32_t tile);
+/* GPUNetSort replayed step by step. */
+void ref_bitonic_classic(const ref_sort_keys *a);
+
+/* The radix stages: group g owns elements [g * per_group, (g + 1) * per_group). */
+unsigned ref_radix_digit(const ref_sort_keys *a, size_t i, unsigned pass);
+void ref_radix_hist(const ref_sort_keys *src, unsigned pass, uint32_t groups, size_t per_group,
+                    uint32_t *hist);
+/* hist holds the exclusive scan of ref_radix_hist's counts; dst's keys and
+ * payload (if src has one) receive the scattered elements. */
+void ref_radix_scatter(const ref_sort_keys *src, const ref_sort_keys *dst, unsigned pass,
+                       const uint32_t *hist, uint32_t groups, size_t per_group);
+
+/* The oracle: a stable merge sort of keys (and values, if not NULL) in the
+ * library's order, each segment alone when segs is not NULL (nseg + 1 offsets). */
+void ref_sort(gpgpu_type type, bool descending, void *keys, uint32_t *values, size_t n,
+              const uint32_t *segs, size_t nseg);
+
 #endif /* GPGPU_REF_H */

@@ -147,7 +147,8 @@ static void query_info(gpgpu_context *ctx, vk_state *st, bool adopted)
 
     const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
                                           VK_SUBGROUP_FEATURE_VOTE_BIT |
-                                          VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+                                          VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
+                                          VK_SUBGROUP_FEATURE_BALLOT_BIT;
     bool has_subgroups = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                          (sub.supportedOperations & needed) == needed;
     st->subgroups = has_subgroups && !env_on("GPGPU_NO_SUBGROUPS");

@@ -1,0 +1,453 @@
+// sort.comp: the sort family. Kiciak's bitonic network (one step per
+// dispatch), the same network's steps inside a tile in shared memory, the
+// LSD radix sort's histogram and stable scatter, and the driver's helpers.
+// variants: TYPE=U32,I32,F32,F64
+//
+// Keys are only moved and compared, never computed with, so they are bound
+// as their bits: uint for u32/i32/f32, uvec2 (low word first) for f64.
+// Comparisons and digits use the "ordered key" of src/algo/sort.h.
+//
+// Stages (STAGE = params[0]); offsets and counts in elements.
+//   0 STEP         one network step (block H, REVERSE) on keys_a / pay_a, in place
+//   1 LOCAL_SORT   every tile of BTILE: all steps with h <= min(BTILE, nn)
+//   2 LOCAL_MERGE  every tile: the plain steps of blocks BTILE .. 2
+//   3 HIST         radix pass PASS: per-group digit counts into aux
+//   4 SCATTER      radix pass PASS: keys_a/pay_a -> keys_b/pay_b at the scanned offsets
+//   5 IOTA         pay_b[i] = i
+//   6 GATHER       pay_b[i] = aux[pay_a[i]]
+
+#if defined(TYPE_F64)
+#define KEY uvec2
+#define KEY_PASSES 8u
+#else
+#define KEY uint
+#define KEY_PASSES 4u
+#endif
+
+// No `restrict`: in-place sorts bind one buffer to several points.
+layout(std430, binding = 0) buffer KeysA { KEY keys_a[]; };
+layout(std430, binding = 1) buffer KeysB { KEY keys_b[]; };
+layout(std430, binding = 2) buffer PayA { uint pay_a[]; };
+layout(std430, binding = 3) buffer PayB { uint pay_b[]; };
+layout(std430, binding = 4) buffer Aux { uint aux[]; };
+layout(std430, binding = 5) readonly buffer Segs { uint segs[]; };
+
+#define N               params[1]
+#define KEY_OFF_A       params[2]
+#define KEY_OFF_B       params[3]
+#define PAY_OFF_A       params[4]
+#define PAY_OFF_B       params[5]
+#define AUX_OFF         params[6]
+#define SEG_OFF         params[7]
+#define NSEG            params[8]
+#define FLAGS           params[9]
+#define H               params[10] /* network stages: the block */
+#define PASS            params[10] /* radix stages: the pass */
+#define REVERSE         params[11] /* STEP */
+#define TILES_PER_GROUP params[11] /* radix stages */
+#define GROUPS          params[12] /* radix stages */
+
+// FLAGS: SORT_* of src/algo/sort.h, and whether a payload is bound.
+#define F_DESCENDING 1u
+#define F_TIES       2u
+#define F_SEGMENTED  4u
+#define F_IOTA       8u
+#define F_PAYLOAD    16u
+bool flag(uint f) { return (FLAGS & f) != 0u; }
+
+#define BTILE 2048u      // the bitonic tile; the driver runs these stages with WG_SIZE * ITEMS = BTILE
+#define DIGITS 256u
+#define MAX_SG 8u        // subgroups (or virtual ones) per work-group in the radix stages
+
+// Shared memory, one array for every stage (a program holds all stages, so
+// separate arrays would add up): the bitonic tile's keys and payloads, or
+// the radix stages' counters.
+#if defined(TYPE_F64)
+#define KEY_WORDS 2u
+#else
+#define KEY_WORDS 1u
+#endif
+shared uint s_mem[BTILE * (KEY_WORDS + 1u)];
+
+// ---------------------------------------------------------------- order
+
+#if defined(TYPE_F64)
+#define ORD uvec2 /* (low, high) */
+ORD key_order(KEY raw)
+{
+    uint hi = raw.y & 0x7fffffffu;
+    ORD o;
+    if (hi > 0x7ff00000u || (hi == 0x7ff00000u && raw.x != 0u))
+        o = uvec2(0xffffffffu); // every NaN, last
+    else if ((raw.y & 0x80000000u) != 0u)
+        o = ~raw;
+    else
+        o = uvec2(raw.x, raw.y | 0x80000000u);
+    return flag(F_DESCENDING) ? ~o : o;
+}
+bool ord_less(ORD a, ORD b) { return a.y < b.y || (a.y == b.y && a.x < b.x); }
+uint ord_byte(ORD o, uint p) { return ((p < 4u ? o.x : o.y) >> ((p & 3u) * 8u)) & 0xffu; }
+#else
+#define ORD uint
+ORD key_order(KEY raw)
+{
+#if defined(TYPE_U32)
+    uint o = raw;
+#elif defined(TYPE_I32)
+    uint o = raw ^ 0x80000000u;
+#else
+    uint o = (raw & 0x7fffffffu) > 0x7f800000u ? 0xffffffffu
+             : (raw & 0x80000000u) != 0u      ? ~raw
+                                               : raw | 0x80000000u;
+#endif
+    return flag(F_DESCENDING) ? ~o : o;
+}
+bool ord_less(ORD a, ORD b) { return a < b; }
+uint ord_byte(ORD o, uint p) { return (o >> (p * 8u)) & 0xffu; }
+#endif
+
+// The segment of input index x: the largest s < NSEG with segs[s] <= x.
+uint segment_of(uint x)
+{
+    uint lo = 0u, hi = NSEG;
+    while (hi - lo > 1u) {
+        uint mid = (lo + hi) >> 1;
+        if (segs[SEG_OFF + mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+// Whether element a must come after element b: by segment (of the payload,
+// an input index), then by ordered key, then by payload when ties count.
+bool after(KEY ka, uint pa, KEY kb, uint pb)
+{
+    if (flag(F_SEGMENTED)) {
+        uint sa = segment_of(pa), sb = segment_of(pb);
+        if (sa != sb)
+            return sa > sb;
+    }
+    ORD oa = key_order(ka), ob = key_order(kb);
+    if (oa != ob)
+        return ord_less(ob, oa);
+    return flag(F_TIES) && pa > pb;
+}
+
+uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
+
+// --------------------------------------------------------- bitonic network
+
+// The pair p of a step of block h (a power of two, log2 of half in lh2):
+// i in the first half, j its partner (mirrored when reverse).
+uvec2 pair_of(uint p, uint h, uint lh2, bool reverse)
+{
+    uint b = p >> lh2, l = p & ((h >> 1) - 1u);
+    uint i = b * h + l;
+    return uvec2(i, reverse ? b * h + h - 1u - l : i + (h >> 1));
+}
+
+void stage_step()
+{
+    uvec2 ij = pair_of(invocation_index(), H, uint(findMSB(H >> 1)), REVERSE != 0u);
+    if (ij.y >= N)
+        return; // the partner is past the end: +inf, no exchange
+    uint i = KEY_OFF_A + ij.x, j = KEY_OFF_A + ij.y;
+    KEY ki = keys_a[i], kj = keys_a[j];
+    bool payload = flag(F_PAYLOAD);
+    uint pi = payload ? pay_a[PAY_OFF_A + ij.x] : 0u;
+    uint pj = payload ? pay_a[PAY_OFF_A + ij.y] : 0u;
+    if (after(ki, pi, kj, pj)) {
+        keys_a[i] = kj;
+        keys_a[j] = ki;
+        if (payload) {
+            pay_a[PAY_OFF_A + ij.x] = pj;
+            pay_a[PAY_OFF_A + ij.y] = pi;
+        }
+    }
+}
+
+#define S_PAY (BTILE * KEY_WORDS)
+#if defined(TYPE_F64)
+KEY s_key(uint i) { return uvec2(s_mem[2u * i], s_mem[2u * i + 1u]); }
+void s_key_set(uint i, KEY k) { s_mem[2u * i] = k.x; s_mem[2u * i + 1u] = k.y; }
+#else
+KEY s_key(uint i) { return s_mem[i]; }
+void s_key_set(uint i, KEY k) { s_mem[i] = k; }
+#endif
+
+void tile_load(uint base)
+{
+    for (uint k = gl_LocalInvocationID.x; k < BTILE && base + k < N; k += WG_SIZE) {
+        s_key_set(k, keys_a[KEY_OFF_A + base + k]);
+        if (flag(F_PAYLOAD))
+            s_mem[S_PAY + k] = pay_a[PAY_OFF_A + base + k];
+    }
+    SYNC();
+}
+
+void tile_store(uint base)
+{
+    for (uint k = gl_LocalInvocationID.x; k < BTILE && base + k < N; k += WG_SIZE) {
+        keys_a[KEY_OFF_A + base + k] = s_key(k);
+        if (flag(F_PAYLOAD))
+            pay_a[PAY_OFF_A + base + k] = s_mem[S_PAY + k];
+    }
+}
+
+// One network step of block h on the tile that starts at element `base`.
+void tile_step(uint base, uint h, bool reverse)
+{
+    uint lh2 = uint(findMSB(h >> 1));
+    bool payload = flag(F_PAYLOAD);
+    for (uint p = gl_LocalInvocationID.x; p < BTILE / 2u; p += WG_SIZE) {
+        uvec2 ij = pair_of(p, h, lh2, reverse);
+        if (base + ij.y >= N)
+            continue;
+        KEY ki = s_key(ij.x), kj = s_key(ij.y);
+        uint pi = payload ? s_mem[S_PAY + ij.x] : 0u;
+        uint pj = payload ? s_mem[S_PAY + ij.y] : 0u;
+        if (after(ki, pi, kj, pj)) {
+            s_key_set(ij.x, kj);
+            s_key_set(ij.y, ki);
+            if (payload) {
+                s_mem[S_PAY + ij.x] = pj;
+                s_mem[S_PAY + ij.y] = pi;
+            }
+        }
+    }
+    SYNC();
+}
+
+// The padded length nn = 2^ceil(log2 N) (N >= 2 here).
+uint padded_length() { return 1u << (uint(findMSB(N - 1u)) + 1u); }
+
+void stage_local_sort()
+{
+    uint base = group_index() * BTILE;
+    tile_load(base);
+    uint top = min(BTILE, padded_length());
+    for (uint h = 2u; h <= top; h <<= 1) {
+        tile_step(base, h, true);
+        for (uint k = h >> 1; k >= 2u; k >>= 1)
+            tile_step(base, k, false);
+    }
+    tile_store(base);
+}
+
+void stage_local_merge()
+{
+    uint base = group_index() * BTILE;
+    tile_load(base);
+    for (uint k = BTILE; k >= 2u; k >>= 1)
+        tile_step(base, k, false);
+    tile_store(base);
+}
+
+// ------------------------------------------------------------------ radix
+
+// Regions of s_mem in the radix stages: per-subgroup digit counters, the
+// group's running digit bases, the tile's digit totals, and (without
+// subgroups) each invocation's digit for the emulated ballot.
+#define S_CNT  0u
+#define S_BASE (MAX_SG * DIGITS)
+#define S_TOT  (S_BASE + DIGITS)
+#define S_DIG  (S_TOT + DIGITS)
+
+uint payload_of(uint i) { return flag(F_IOTA) ? i : pay_a[PAY_OFF_A + i]; }
+
+uint digit_of(KEY k, uint payload)
+{
+    if (PASS < KEY_PASSES)
+        return ord_byte(key_order(k), PASS);
+    return (segment_of(payload) >> ((PASS - KEY_PASSES) * 8u)) & 0xffu;
+}
+
+bool pass_needs_payload() { return PASS >= KEY_PASSES; }
+
+// Ranking inside a tile is done by "subgroups" of SGS invocations that each
+// own a contiguous chunk of the tile: real subgroups where the device has
+// ballots, else virtual ones of WG_SIZE / MAX_SG invocations whose ballots
+// go through shared memory. Either way an element's rank among the equal
+// digits of its chunk counts only lanes before it, so the scatter is stable.
+#ifdef SUBGROUPS
+uint sg_id() { return gl_SubgroupID; }
+uint sg_lane() { return gl_SubgroupInvocationID; }
+uint sg_size() { return gl_SubgroupSize; }
+uint sg_count() { return gl_NumSubgroups; }
+
+// The lanes of this subgroup holding digit d (valid lanes only): how many
+// come before this lane, how many there are, and whether this lane is the
+// last of them. Every lane of the subgroup must call it.
+void match_digit(uint d, bool valid, out uint before, out uint count, out bool last)
+{
+    uvec4 m = subgroupBallot(valid);
+    for (uint b = 0u; b < 8u; b++) {
+        bool bit = ((d >> b) & 1u) != 0u;
+        uvec4 v = subgroupBallot(bit);
+        m &= bit ? v : ~v;
+    }
+    before = subgroupBallotExclusiveBitCount(m);
+    count = subgroupBallotBitCount(m);
+    last = valid && subgroupBallotFindMSB(m) == gl_SubgroupInvocationID;
+}
+#define SG_SYNC() { subgroupMemoryBarrierShared(); subgroupBarrier(); }
+#else
+#define VSG (WG_SIZE / MAX_SG)
+uint sg_id() { return gl_LocalInvocationID.x / VSG; }
+uint sg_lane() { return gl_LocalInvocationID.x % VSG; }
+uint sg_size() { return VSG; }
+uint sg_count() { return MAX_SG; }
+
+// As above, with the ballot through shared memory; every invocation of the
+// work-group must call it (it holds barriers).
+void match_digit(uint d, bool valid, out uint before, out uint count, out bool last)
+{
+    uint lid = gl_LocalInvocationID.x;
+    s_mem[S_DIG + lid] = valid ? d : 0xffffffffu;
+    SYNC();
+    uint first = sg_id() * VSG, lane = sg_lane();
+    before = 0u;
+    count = 0u;
+    last = valid;
+    for (uint q = 0u; q < VSG; q++) {
+        if (valid && s_mem[S_DIG + first + q] == d) {
+            count++;
+            before += q < lane ? 1u : 0u;
+            last = last && q <= lane;
+        }
+    }
+    SYNC();
+}
+#define SG_SYNC() SYNC()
+#endif
+
+#define TILE (WG_SIZE * ITEMS)
+
+void stage_hist()
+{
+    uint g = group_index(), lid = gl_LocalInvocationID.x;
+    for (uint d = lid; d < DIGITS; d += WG_SIZE)
+        s_mem[S_TOT + d] = 0u;
+    SYNC();
+    uint begin = g * TILES_PER_GROUP * TILE;
+    uint end = min(N, begin + TILES_PER_GROUP * TILE);
+    bool need_payload = pass_needs_payload();
+    // A uniform trip count: match_digit needs every invocation.
+    for (uint first = begin; first < end; first += WG_SIZE) {
+        uint i = first + lid;
+        bool valid = i < end;
+        uint d = valid ? digit_of(keys_a[KEY_OFF_A + i], need_payload ? payload_of(i) : 0u) : 0u;
+        uint before, count;
+        bool last;
+        match_digit(d, valid, before, count, last);
+        if (last)
+            atomicAdd(s_mem[S_TOT + d], count);
+    }
+    SYNC();
+    for (uint d = lid; d < DIGITS; d += WG_SIZE)
+        aux[AUX_OFF + d * GROUPS + g] = s_mem[S_TOT + d];
+}
+
+void stage_scatter()
+{
+    uint g = group_index(), lid = gl_LocalInvocationID.x;
+    uint sg = sg_id(), lane = sg_lane(), sgs = sg_size(), nsg = sg_count();
+    for (uint d = lid; d < DIGITS; d += WG_SIZE) {
+        s_mem[S_BASE + d] = aux[AUX_OFF + d * GROUPS + g];
+        for (uint s = 0u; s < MAX_SG; s++)
+            s_mem[S_CNT + s * DIGITS + d] = 0u;
+    }
+    SYNC();
+    uint begin = g * TILES_PER_GROUP * TILE;
+    uint end = min(N, begin + TILES_PER_GROUP * TILE);
+    bool payload = flag(F_PAYLOAD) || flag(F_IOTA);
+    bool need_payload = payload || pass_needs_payload();
+    for (uint tile = begin; tile < end; tile += TILE) {
+        uint chunk = tile + sg * sgs * ITEMS;
+        KEY k[ITEMS];
+        uint pv[ITEMS], dg[ITEMS], rank[ITEMS];
+        for (uint it = 0u; it < ITEMS; it++) {
+            uint i = chunk + it * sgs + lane;
+            bool valid = i < end;
+            k[it] = valid ? keys_a[KEY_OFF_A + i] : KEY(0u);
+            pv[it] = valid && need_payload ? payload_of(i) : 0u;
+            uint d = valid ? digit_of(k[it], pv[it]) : 0u;
+            dg[it] = valid ? d : DIGITS;
+            uint before, count;
+            bool last;
+            match_digit(d, valid, before, count, last);
+            uint counter = S_CNT + sg * DIGITS + d;
+            uint seen = valid ? s_mem[counter] : 0u;
+            SG_SYNC();
+            if (last)
+                s_mem[counter] = seen + count;
+            SG_SYNC();
+            rank[it] = seen + before;
+        }
+        SYNC();
+        // Each subgroup's offset among the tile's elements of a digit, and
+        // the tile's total of each digit.
+        for (uint d = lid; d < DIGITS; d += WG_SIZE) {
+            uint run = 0u;
+            for (uint s = 0u; s < nsg; s++) {
+                uint c = s_mem[S_CNT + s * DIGITS + d];
+                s_mem[S_CNT + s * DIGITS + d] = run;
+                run += c;
+            }
+            s_mem[S_TOT + d] = run;
+        }
+        SYNC();
+        for (uint it = 0u; it < ITEMS; it++) {
+            uint d = dg[it];
+            if (d == DIGITS)
+                continue;
+            uint pos = s_mem[S_BASE + d] + s_mem[S_CNT + sg * DIGITS + d] + rank[it];
+            keys_b[KEY_OFF_B + pos] = k[it];
+            if (payload)
+                pay_b[PAY_OFF_B + pos] = pv[it];
+        }
+        SYNC();
+        for (uint d = lid; d < DIGITS; d += WG_SIZE) {
+            s_mem[S_BASE + d] += s_mem[S_TOT + d];
+            for (uint s = 0u; s < nsg; s++)
+                s_mem[S_CNT + s * DIGITS + d] = 0u;
+        }
+        SYNC();
+    }
+}
+
+// ---------------------------------------------------------------- helpers
+
+void main()
+{
+    uint iid = invocation_index();
+    switch (STAGE) {
+    case 0u:
+        stage_step();
+        return;
+    case 1u:
+        stage_local_sort();
+        return;
+    case 2u:
+        stage_local_merge();
+        return;
+    case 3u:
+        stage_hist();
+        return;
+    case 4u:
+        stage_scatter();
+        return;
+    case 5u:
+        if (iid < N)
+            pay_b[PAY_OFF_B + iid] = iid;
+        return;
+    case 6u:
+        if (iid < N)
+            pay_b[PAY_OFF_B + iid] = aux[AUX_OFF + pay_a[PAY_OFF_A + iid]];
+        return;
+    default:
+        return;
+    }
+}

@@ -1,0 +1,76 @@
+/* The bitonic sorting network: Kiciak's GPUNetSort (one step per dispatch)
+ * and the fast variant that runs every step whose pairs lie inside a tile
+ * in shared memory, so that only blocks larger than a tile go through
+ * global memory. Both run the same compare-exchanges, so they give the same
+ * result bit for bit. The network is not stable; the driver (sort.c) makes
+ * it so by sorting (key, input index) pairs. */
+#include "algo/sort.h"
+
+/* The padded length 2^ceil(log2 n) of the network. */
+static size_t padded_length(size_t n)
+{
+    size_t nn = 1;
+    while (nn < n)
+        nn <<= 1;
+    return nn;
+}
+
+gpgpu_status bitonic_stage_step(gpgpu_context *ctx, const sort_keys *a, uint32_t h, bool reverse,
+                                bool classic)
+{
+    unsigned wg = classic ? CLASSIC_WG : BITONIC_WG;
+    exec_dispatch d = sort_dispatch(a, SORT_STAGE_STEP, wg, 1);
+    d.params[SORT_P_H] = h;
+    d.params[SORT_P_REVERSE] = reverse;
+    d.groups = algo_groups(padded_length(a->n) / 2, wg); /* one invocation per pair */
+    return algo_stage(ctx, &d);
+}
+
+static gpgpu_status tile_stage(gpgpu_context *ctx, const sort_keys *a, unsigned stage)
+{
+    exec_dispatch d = sort_dispatch(a, stage, BITONIC_WG, BITONIC_ITEMS);
+    d.groups = algo_groups(a->n, BITONIC_TILE);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status bitonic_stage_local_sort(gpgpu_context *ctx, const sort_keys *a)
+{
+    return tile_stage(ctx, a, SORT_STAGE_LOCAL_SORT);
+}
+
+gpgpu_status bitonic_stage_local_merge(gpgpu_context *ctx, const sort_keys *a)
+{
+    return tile_stage(ctx, a, SORT_STAGE_LOCAL_MERGE);
+}
+
+/* GPUNetSort: for each level h, the reverse step merges two sorted halves
+ * into one bitonic block, the plain steps clean it. Elements past n are
+ * +inf that never move, so any n works. */
+gpgpu_status bitonic_sort_classic(gpgpu_context *ctx, const sort_keys *a)
+{
+    size_t nn = padded_length(a->n);
+    for (size_t h = 2; a->n > 1 && h <= nn; h <<= 1) {
+        TRY(bitonic_stage_step(ctx, a, (uint32_t)h, true, true));
+        for (size_t k = h >> 1; k >= 2; k >>= 1)
+            TRY(bitonic_stage_step(ctx, a, (uint32_t)k, false, true));
+    }
+    return GPGPU_SUCCESS;
+}
+
+/* The same network: levels up to a tile in one dispatch, then for each
+ * larger level the steps of blocks above a tile one dispatch each and the
+ * rest of the level in one more. */
+gpgpu_status bitonic_sort_fast(gpgpu_context *ctx, const sort_keys *a)
+{
+    if (a->n < 2)
+        return GPGPU_SUCCESS;
+    TRY(bitonic_stage_local_sort(ctx, a));
+    size_t nn = padded_length(a->n);
+    for (size_t h = 2 * (size_t)BITONIC_TILE; h <= nn; h <<= 1) {
+        TRY(bitonic_stage_step(ctx, a, (uint32_t)h, true, false));
+        for (size_t k = h >> 1; k > BITONIC_TILE; k >>= 1)
+            TRY(bitonic_stage_step(ctx, a, (uint32_t)k, false, false));
+        TRY(bitonic_stage_local_merge(ctx, a));
+    }
+    return GPGPU_SUCCESS;
+}

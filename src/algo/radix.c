@@ -1,0 +1,160 @@
+/* The LSD radix sort: 8-bit digits of the ordered key, least significant
+ * first, then of the segment index for a segmented sort. Each pass is
+ * reduce-then-scan: HIST counts each group's digits, the scan family turns
+ * the digit-major table of counts into offsets, SCATTER moves every element
+ * to its offset plus its rank among the equal digits before it. The rank
+ * counts only earlier elements, so every pass, and the sort, is stable;
+ * no work-group ever waits for another. */
+#include "algo/copy.h"
+#include "algo/scan.h"
+#include "algo/sort.h"
+#include "algo/tuning.h"
+
+/* Work-groups of at most RADIX_MAX_SUBGROUPS subgroups (the counters in
+ * shared memory have room for that many); without subgroups the shader
+ * makes as many virtual ones of WG / RADIX_MAX_SUBGROUPS invocations. */
+static unsigned radix_wg(const gpgpu_context *ctx)
+{
+    unsigned sg = ctx->info.subgroup_size;
+    if (!ctx->info.has_subgroups)
+        return 256;
+    if (sg == 0)
+        return 64;
+    unsigned wg = RADIX_MAX_SUBGROUPS * sg;
+    return wg < 256 ? wg : 256;
+}
+
+radix_plan radix_plan_for(gpgpu_context *ctx, size_t n)
+{
+    const algo_tuning *t = algo_tuning_get();
+    radix_plan p = {.wg = radix_wg(ctx), .items = t->radix_items};
+    size_t tile = (size_t)p.wg * p.items;
+    size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
+    size_t per_group = (tiles + t->radix_max_groups - 1) / t->radix_max_groups;
+    p.tiles_per_group = (uint32_t)per_group;
+    p.groups = (uint32_t)((tiles + per_group - 1) / per_group);
+    return p;
+}
+
+unsigned radix_key_passes(gpgpu_type type)
+{
+    return type == GPGPU_TYPE_F64 ? 8 : 4;
+}
+
+unsigned radix_passes(gpgpu_type type, size_t nseg)
+{
+    unsigned passes = radix_key_passes(type);
+    for (size_t top = nseg > 1 ? nseg - 1 : 0; top > 0; top >>= RADIX_BITS)
+        passes++;
+    return passes;
+}
+
+static exec_dispatch pass_dispatch(const sort_keys *src, unsigned stage, unsigned pass,
+                                   radix_plan plan, gpgpu_buffer *hist, size_t hist_off)
+{
+    exec_dispatch d = sort_dispatch(src, stage, plan.wg, plan.items);
+    d.bind[4] = hist;
+    d.params[SORT_P_AUX_OFF] = algo_index(hist, hist_off, GPGPU_TYPE_U32);
+    d.params[SORT_P_PASS] = pass;
+    d.params[SORT_P_TILES_PER_GROUP] = plan.tiles_per_group;
+    d.params[SORT_P_GROUPS] = plan.groups;
+    d.groups = plan.groups;
+    return d;
+}
+
+gpgpu_status radix_stage_hist(gpgpu_context *ctx, const sort_keys *src, unsigned pass,
+                              radix_plan plan, gpgpu_buffer *hist, size_t hist_off)
+{
+    exec_dispatch d = pass_dispatch(src, SORT_STAGE_HIST, pass, plan, hist, hist_off);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
+                                 unsigned pass, radix_plan plan, gpgpu_buffer *hist,
+                                 size_t hist_off)
+{
+    exec_dispatch d = pass_dispatch(src, SORT_STAGE_SCATTER, pass, plan, hist, hist_off);
+    d.bind[1] = dst->keys;
+    d.params[SORT_P_KEY_OFF_B] = algo_index(dst->keys, dst->keys_off, src->type);
+    if (dst->pay) {
+        d.bind[3] = dst->pay;
+        d.params[SORT_P_PAY_OFF_B] = algo_index(dst->pay, dst->pay_off, GPGPU_TYPE_U32);
+    }
+    return algo_stage(ctx, &d);
+}
+
+/* The digit-major counts become offsets: an exclusive scan in place. */
+static gpgpu_status scan_hist(gpgpu_context *ctx, gpgpu_buffer *hist, size_t hist_off,
+                              size_t count, gpgpu_buffer *part)
+{
+    scan_plan sp = scan_plan_for(count);
+    TRY(scan_stage_reduce(ctx, GPGPU_TYPE_U32, hist, hist_off, count, part, sp));
+    TRY(scan_stage_partials(ctx, GPGPU_TYPE_U32, part, sp.groups));
+    return scan_stage_tiles(ctx, GPGPU_TYPE_U32, true, hist, hist_off, hist, hist_off, count, part,
+                            sp);
+}
+
+size_t radix_hist_count(gpgpu_context *ctx, size_t n)
+{
+    return (size_t)RADIX_DIGITS * radix_plan_for(ctx, n).groups;
+}
+
+size_t radix_part_count(gpgpu_context *ctx, size_t n)
+{
+    return scan_plan_for(radix_hist_count(ctx, n)).groups;
+}
+
+static bool same_range(const gpgpu_buffer *a, size_t a_off, const gpgpu_buffer *b, size_t b_off)
+{
+    return a == b && a_off == b_off;
+}
+
+/* Copies src's keys (and payload) to alt, for an in-place sort whose first
+ * pass would otherwise write where it reads. */
+static gpgpu_status copy_to(gpgpu_context *ctx, const sort_keys *src, const sort_keys *alt)
+{
+    size_t ks = gpgpu_type_size(src->type);
+    TRY(copy_stage(ctx, src->keys, src->keys_off * ks, alt->keys, alt->keys_off * ks,
+                   src->n * ks));
+    if (src->pay && !(src->flags & SORT_PAYLOAD_IS_INDEX))
+        TRY(copy_stage(ctx, src->pay, src->pay_off * 4, alt->pay, alt->pay_off * 4, src->n * 4));
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
+                        const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
+                        gpgpu_buffer *part)
+{
+    radix_plan plan = radix_plan_for(ctx, src->n);
+    unsigned passes = radix_passes(src->type, src->flags & SORT_SEGMENTED ? src->nseg : 1);
+    size_t hist_count = (size_t)RADIX_DIGITS * plan.groups;
+    sort_keys from = *src;
+    /* Passes alternate between alt and dst so that the last lands in dst. */
+    bool pay_in_place = src->pay && !(src->flags & SORT_PAYLOAD_IS_INDEX) &&
+                        same_range(src->pay, src->pay_off, dst->pay, dst->pay_off);
+    if (passes % 2 == 1 &&
+        (same_range(src->keys, src->keys_off, dst->keys, dst->keys_off) || pay_in_place)) {
+        TRY(copy_to(ctx, src, alt));
+        from.keys = alt->keys;
+        from.keys_off = alt->keys_off;
+        if (!(src->flags & SORT_PAYLOAD_IS_INDEX)) {
+            from.pay = alt->pay;
+            from.pay_off = alt->pay_off;
+        }
+    }
+    for (unsigned p = 0; p < passes; p++) {
+        const sort_keys *to = (passes - 1 - p) % 2 == 0 ? dst : alt;
+        TRY(radix_stage_hist(ctx, &from, p, plan, hist, hist_off));
+        TRY(scan_hist(ctx, hist, hist_off, hist_count, part));
+        TRY(radix_stage_scatter(ctx, &from, to, p, plan, hist, hist_off));
+        unsigned keep = from.flags & ~(unsigned)SORT_PAYLOAD_IS_INDEX;
+        from = *to;
+        from.flags = keep;
+        from.segs = src->segs;
+        from.segs_off = src->segs_off;
+        from.nseg = src->nseg;
+        from.n = src->n;
+        from.type = src->type;
+    }
+    return GPGPU_SUCCESS;
+}

@@ -1,0 +1,160 @@
+/* Sorting: the bitonic network (glsl/bitonic.comp, src/algo/bitonic.c), the
+ * LSD radix sort (glsl/radix.comp, src/algo/radix.c) and the public driver
+ * with its helper stages (glsl/sort.comp, src/algo/sort.c). Each stage can
+ * be run alone for the tests; offsets and counts are in elements.
+ *
+ * Every algorithm compares keys through one total order, the "ordered key":
+ * an unsigned integer (32 bits, 64 for f64) that sorts like the key.
+ *   u32: x;  i32: x ^ 0x80000000;
+ *   f32/f64: any NaN -> all ones (NaNs equal and last); else negative -> ~bits,
+ *            positive -> bits | sign bit (so -inf < ... < -0 < +0 < ... < +inf).
+ *   descending: ~ordered (the exact reverse, NaNs first).
+ * Keys are moved, never rewritten: only comparisons and digits use the
+ * ordered form. */
+#ifndef GPGPU_ALGO_SORT_H
+#define GPGPU_ALGO_SORT_H
+
+#include "algo/algo.h"
+
+enum {
+    BITONIC_WG = 256,
+    BITONIC_ITEMS = 8, /* elements per invocation in the shared-memory stages */
+    BITONIC_TILE = BITONIC_WG * BITONIC_ITEMS,
+    RADIX_BITS = 8,
+    RADIX_DIGITS = 1 << RADIX_BITS,
+    RADIX_MAX_SUBGROUPS = 8, /* subgroups per work-group the rank counters have room for */
+    RADIX_ITEMS = 8,         /* default; algo_tuning_get() has the value in use */
+    RADIX_MAX_GROUPS = 2048  /* default, likewise */
+};
+
+/* sort_keys.flags */
+enum {
+    SORT_DESCENDING = 1u << 0,
+    SORT_TIES_BY_PAYLOAD = 1u << 1, /* bitonic: equal keys compare by payload (an input index) */
+    SORT_SEGMENTED = 1u << 2,       /* keys compare first by the segment of their payload */
+    SORT_PAYLOAD_IS_INDEX = 1u << 3 /* radix: the payload read is the element's index, not pay[] */
+};
+
+/* An array of keys and their optional u32 payload as the stages see it.
+ * With SORT_SEGMENTED the payload is each key's input index, and the key's
+ * segment is the s with segs[s] <= index < segs[s + 1] (s < nseg). */
+typedef struct sort_keys {
+    gpgpu_type type;
+    gpgpu_buffer *keys;
+    size_t keys_off;
+    gpgpu_buffer *pay; /* NULL: keys only */
+    size_t pay_off;
+    size_t n;
+    unsigned flags;
+    gpgpu_buffer *segs;
+    size_t segs_off;
+    size_t nseg;
+} sort_keys;
+
+/* The stages of glsl/sort.comp, and the parameters they read. */
+enum {
+    SORT_STAGE_STEP,
+    SORT_STAGE_LOCAL_SORT,
+    SORT_STAGE_LOCAL_MERGE,
+    SORT_STAGE_HIST,
+    SORT_STAGE_SCATTER,
+    SORT_STAGE_IOTA,
+    SORT_STAGE_GATHER
+};
+enum {
+    SORT_P_N = 1,
+    SORT_P_KEY_OFF_A,
+    SORT_P_KEY_OFF_B,
+    SORT_P_PAY_OFF_A,
+    SORT_P_PAY_OFF_B,
+    SORT_P_AUX_OFF,
+    SORT_P_SEG_OFF,
+    SORT_P_NSEG,
+    SORT_P_FLAGS,
+    SORT_P_H,    /* the block of a network step; PASS in the radix stages */
+    SORT_P_REVERSE, /* TILES_PER_GROUP in the radix stages */
+    SORT_P_GROUPS
+};
+enum { SORT_P_PASS = SORT_P_H, SORT_P_TILES_PER_GROUP = SORT_P_REVERSE };
+/* FLAGS bit the driver adds when a payload is bound. */
+enum { SORT_FLAG_PAYLOAD = 1u << 4 };
+
+/* A dispatch of `stage` on a (keys at binding 0, payload at 2, segment
+ * offsets at 5) with the parameters every stage reads. */
+exec_dispatch sort_dispatch(const sort_keys *a, unsigned stage, unsigned wg, unsigned items);
+
+/* ---------------------------------------------------------- bitonic */
+
+/* The network over n elements, padded (virtually, by +inf) to nn = 2^ceil(log2 n):
+ * for h = 2, 4, ..., nn: a REVERSE step of block h, then plain steps of block
+ * h/2, h/4, ..., 2 (Kiciak's GPUNetSort; 1/2 log n (log n + 1) steps).
+ *
+ * STEP (h, reverse): for every pair index p < nn / 2, with b = p / (h/2) and
+ * l = p % (h/2): i = b*h + l, j = reverse ? b*h + h-1-l : i + h/2; if j < n
+ * and key i is greater than key j, the two (and their payloads) swap.
+ * `classic` runs it with Kiciak's work-group size. */
+gpgpu_status bitonic_stage_step(gpgpu_context *ctx, const sort_keys *a, uint32_t h, bool reverse,
+                                bool classic);
+/* LOCAL_SORT: every aligned tile of BITONIC_TILE elements runs, in shared
+ * memory, all steps of the network with h <= min(BITONIC_TILE, nn). */
+gpgpu_status bitonic_stage_local_sort(gpgpu_context *ctx, const sort_keys *a);
+/* LOCAL_MERGE: every tile runs the plain steps of blocks BITONIC_TILE,
+ * BITONIC_TILE/2, ..., 2 in shared memory (the end of a level h > tile). */
+gpgpu_status bitonic_stage_local_merge(gpgpu_context *ctx, const sort_keys *a);
+
+/* Whole sorts in place on a (payload as set up by the caller). */
+gpgpu_status bitonic_sort_classic(gpgpu_context *ctx, const sort_keys *a);
+gpgpu_status bitonic_sort_fast(gpgpu_context *ctx, const sort_keys *a);
+
+/* ------------------------------------------------------------ radix */
+
+/* How the radix stages split n elements: group g owns the contiguous run of
+ * tiles [g * tiles_per_group, (g + 1) * tiles_per_group) of wg * items
+ * elements. */
+typedef struct radix_plan {
+    uint32_t groups;
+    uint32_t tiles_per_group;
+    uint32_t wg, items;
+} radix_plan;
+
+radix_plan radix_plan_for(gpgpu_context *ctx, size_t n);
+
+/* Passes over the key (4, or 8 for f64) and then over the segment index
+ * (ceil(bits(nseg - 1) / 8), none for one segment). */
+unsigned radix_key_passes(gpgpu_type type);
+unsigned radix_passes(gpgpu_type type, size_t nseg);
+
+/* The digit of an element in pass p: byte p of the ordered key for
+ * p < key passes, else byte (p - key passes) of its segment index. */
+
+/* HIST: hist[hist_off + d * groups + g] = how many elements of group g's run
+ * have digit d in pass `pass`. */
+gpgpu_status radix_stage_hist(gpgpu_context *ctx, const sort_keys *src, unsigned pass,
+                              radix_plan plan, gpgpu_buffer *hist, size_t hist_off);
+/* SCATTER (after an exclusive scan of hist): element i of group g with digit
+ * d goes to hist[d * groups + g] + (how many elements before it in g's run
+ * have digit d), key and payload, into dst (dst->flags is not read). */
+gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
+                                 unsigned pass, radix_plan plan, gpgpu_buffer *hist,
+                                 size_t hist_off);
+
+/* Sorts src into dst (keys and payload; src may be dst: in place), passing
+ * through alt, with hist (radix_hist_count u32) and part (radix_part_count
+ * u32) for the digit offsets. The first pass may take its payload as the
+ * index (SORT_PAYLOAD_IS_INDEX in src->flags); dst and alt then have one. */
+gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
+                        const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
+                        gpgpu_buffer *part);
+size_t radix_hist_count(gpgpu_context *ctx, size_t n);
+size_t radix_part_count(gpgpu_context *ctx, size_t n);
+
+/* ------------------------------------------------- helpers (sort.comp) */
+
+/* IOTA: pay[i] = i for i < n. */
+gpgpu_status sort_stage_iota(gpgpu_context *ctx, gpgpu_buffer *pay, size_t pay_off, size_t n);
+/* GATHER: dst[i] = src[perm[i]] for i < n (u32). */
+gpgpu_status sort_stage_gather(gpgpu_context *ctx, gpgpu_buffer *perm, size_t perm_off,
+                               gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
+                               size_t dst_off, size_t n);
+
+#endif /* GPGPU_ALGO_SORT_H */
