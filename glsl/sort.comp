@@ -55,9 +55,10 @@ layout(std430, binding = 5) readonly buffer Segs { uint segs[]; };
 #define F_PAYLOAD    16u
 bool flag(uint f) { return (FLAGS & f) != 0u; }
 
-#define BTILE 2048u      // the bitonic tile; the driver runs these stages with WG_SIZE * ITEMS = BTILE
+#define BTILE 2048u      // the bitonic tile
 #define DIGITS 256u
 #define MAX_SG 8u        // subgroups (or virtual ones) per work-group in the radix stages
+#define RTILE_MAX 2048u  // the largest radix tile (WG_SIZE * ITEMS) the driver uses
 
 // Shared memory, one array for every stage (a program holds all stages, so
 // separate arrays would add up): the bitonic tile's keys and payloads, or
@@ -67,7 +68,9 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 #else
 #define KEY_WORDS 1u
 #endif
-shared uint s_mem[BTILE * (KEY_WORDS + 1u)];
+#define S_WORDS_BITONIC (BTILE * (KEY_WORDS + 1u))
+#define S_WORDS_RADIX (MAX_SG * DIGITS + 4u * DIGITS + RTILE_MAX / 4u + RTILE_MAX * KEY_WORDS)
+shared uint s_mem[max(S_WORDS_BITONIC, S_WORDS_RADIX)];
 
 // ---------------------------------------------------------------- order
 
@@ -248,12 +251,17 @@ void stage_local_merge()
 // ------------------------------------------------------------------ radix
 
 // Regions of s_mem in the radix stages: per-subgroup digit counters, the
-// group's running digit bases, the tile's digit totals, and (without
-// subgroups) each invocation's digit for the emulated ballot.
-#define S_CNT  0u
-#define S_BASE (MAX_SG * DIGITS)
-#define S_TOT  (S_BASE + DIGITS)
-#define S_DIG  (S_TOT + DIGITS)
+// group's running digit bases, the tile's digit totals and their exclusive
+// scan (where each digit's run starts in the tile), (without subgroups) each
+// invocation's digit for the emulated ballot, the digit of each tile slot
+// (a byte each), and the tile's keys or payloads in digit order.
+#define S_CNT   0u
+#define S_BASE  (MAX_SG * DIGITS)
+#define S_TOT   (S_BASE + DIGITS)
+#define S_START (S_TOT + DIGITS)
+#define S_DIG   (S_START + DIGITS)
+#define S_DGT   (S_DIG + DIGITS)
+#define S_STAGE (S_DGT + RTILE_MAX / 4u)
 
 uint payload_of(uint i) { return flag(F_IOTA) ? i : pay_a[PAY_OFF_A + i]; }
 
@@ -350,6 +358,61 @@ void stage_hist()
         aux[AUX_OFF + d * GROUPS + g] = s_mem[S_TOT + d];
 }
 
+// S_START = the exclusive prefix sums of S_TOT: where each digit's run
+// starts in the tile. 32 invocations sum 8 digits each, then scan the 32
+// sums (Hillis-Steele, in S_DIG, free here).
+void digit_starts()
+{
+    uint lid = gl_LocalInvocationID.x;
+    uint sum = 0u;
+    if (lid < 32u) {
+        for (uint k = 0u; k < 8u; k++)
+            sum += s_mem[S_TOT + lid * 8u + k];
+        s_mem[S_DIG + lid] = sum;
+    }
+    SYNC();
+    for (uint step = 1u; step < 32u; step <<= 1) {
+        uint v = lid < 32u && lid >= step ? s_mem[S_DIG + lid - step] : 0u;
+        SYNC();
+        if (lid < 32u)
+            s_mem[S_DIG + lid] += v;
+        SYNC();
+    }
+    if (lid < 32u) {
+        uint run = s_mem[S_DIG + lid] - sum;
+        for (uint k = 0u; k < 8u; k++) {
+            uint d = lid * 8u + k;
+            uint t = s_mem[S_TOT + d];
+            s_mem[S_START + d] = run;
+            run += t;
+        }
+    }
+    SYNC();
+}
+
+// The digit of the element staged at tile slot q (bytes packed in S_DGT).
+uint staged_digit(uint q) { return (s_mem[S_DGT + (q >> 2)] >> ((q & 3u) * 8u)) & 0xffu; }
+
+// Where the element staged at slot q goes: its digit's base in this group
+// plus its place in the digit's run of the tile.
+uint out_pos(uint q)
+{
+    uint d = staged_digit(q);
+    return s_mem[S_BASE + d] + q - s_mem[S_START + d];
+}
+
+#if defined(TYPE_F64)
+void stage_key(uint q, KEY k) { s_mem[S_STAGE + 2u * q] = k.x; s_mem[S_STAGE + 2u * q + 1u] = k.y; }
+KEY staged_key(uint q) { return uvec2(s_mem[S_STAGE + 2u * q], s_mem[S_STAGE + 2u * q + 1u]); }
+#else
+void stage_key(uint q, KEY k) { s_mem[S_STAGE + q] = k; }
+KEY staged_key(uint q) { return s_mem[S_STAGE + q]; }
+#endif
+
+// Ranks every element of the tile among the equal digits before it (by
+// subgroup chunks, see match_digit), then writes keys and payloads through
+// shared memory in digit order, so that each digit's run of the tile is
+// written by consecutive invocations to consecutive addresses.
 void stage_scatter()
 {
     uint g = group_index(), lid = gl_LocalInvocationID.x;
@@ -359,6 +422,8 @@ void stage_scatter()
         for (uint s = 0u; s < MAX_SG; s++)
             s_mem[S_CNT + s * DIGITS + d] = 0u;
     }
+    for (uint w = lid; w < RTILE_MAX / 4u; w += WG_SIZE)
+        s_mem[S_DGT + w] = 0u;
     SYNC();
     uint begin = g * TILES_PER_GROUP * TILE;
     uint end = min(N, begin + TILES_PER_GROUP * TILE);
@@ -367,7 +432,7 @@ void stage_scatter()
     for (uint tile = begin; tile < end; tile += TILE) {
         uint chunk = tile + sg * sgs * ITEMS;
         KEY k[ITEMS];
-        uint pv[ITEMS], dg[ITEMS], rank[ITEMS];
+        uint pv[ITEMS], dg[ITEMS], slot[ITEMS];
         for (uint it = 0u; it < ITEMS; it++) {
             uint i = chunk + it * sgs + lane;
             bool valid = i < end;
@@ -384,7 +449,7 @@ void stage_scatter()
             if (last)
                 s_mem[counter] = seen + count;
             SG_SYNC();
-            rank[it] = seen + before;
+            slot[it] = seen + before;
         }
         SYNC();
         // Each subgroup's offset among the tile's elements of a digit, and
@@ -399,14 +464,27 @@ void stage_scatter()
             s_mem[S_TOT + d] = run;
         }
         SYNC();
+        digit_starts();
         for (uint it = 0u; it < ITEMS; it++) {
             uint d = dg[it];
             if (d == DIGITS)
                 continue;
-            uint pos = s_mem[S_BASE + d] + s_mem[S_CNT + sg * DIGITS + d] + rank[it];
-            keys_b[KEY_OFF_B + pos] = k[it];
-            if (payload)
-                pay_b[PAY_OFF_B + pos] = pv[it];
+            slot[it] += s_mem[S_START + d] + s_mem[S_CNT + sg * DIGITS + d];
+            atomicOr(s_mem[S_DGT + (slot[it] >> 2)], d << ((slot[it] & 3u) * 8u));
+            stage_key(slot[it], k[it]);
+        }
+        SYNC();
+        uint count = min(TILE, end - tile);
+        for (uint q = lid; q < count; q += WG_SIZE)
+            keys_b[KEY_OFF_B + out_pos(q)] = staged_key(q);
+        if (payload) {
+            SYNC();
+            for (uint it = 0u; it < ITEMS; it++)
+                if (dg[it] != DIGITS)
+                    s_mem[S_STAGE + slot[it]] = pv[it];
+            SYNC();
+            for (uint q = lid; q < count; q += WG_SIZE)
+                pay_b[PAY_OFF_B + out_pos(q)] = s_mem[S_STAGE + q];
         }
         SYNC();
         for (uint d = lid; d < DIGITS; d += WG_SIZE) {
@@ -414,6 +492,8 @@ void stage_scatter()
             for (uint s = 0u; s < nsg; s++)
                 s_mem[S_CNT + s * DIGITS + d] = 0u;
         }
+        for (uint w = lid; w < RTILE_MAX / 4u; w += WG_SIZE)
+            s_mem[S_DGT + w] = 0u;
         SYNC();
     }
 }

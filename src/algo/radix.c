@@ -28,6 +28,9 @@ radix_plan radix_plan_for(gpgpu_context *ctx, size_t n)
 {
     const algo_tuning *t = algo_tuning_get();
     radix_plan p = {.wg = radix_wg(ctx), .items = t->radix_items};
+    /* The shader stages a tile of at most RADIX_TILE_MAX keys in shared memory. */
+    while ((size_t)p.wg * p.items > RADIX_TILE_MAX && p.items > 1)
+        p.items /= 2;
     size_t tile = (size_t)p.wg * p.items;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     size_t per_group = (tiles + t->radix_max_groups - 1) / t->radix_max_groups;

@@ -24,6 +24,7 @@ enum {
     RADIX_DIGITS = 1 << RADIX_BITS,
     RADIX_MAX_SUBGROUPS = 8, /* subgroups per work-group the rank counters have room for */
     RADIX_ITEMS = 8,         /* default; algo_tuning_get() has the value in use */
+    RADIX_TILE_MAX = 2048,   /* RTILE_MAX in glsl/sort.comp */
     RADIX_MAX_GROUPS = 2048  /* default, likewise */
 };
 
