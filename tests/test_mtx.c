@@ -136,6 +136,115 @@ static void test_nan(void)
     remove(t.path);
 }
 
+/* The text the writer makes for the special values, the same on every C
+ * library, and bit-equal read-back up to a NaN's payload (the sign stays). */
+static void test_special_values(void)
+{
+    const float f[] = {NAN, -NAN, INFINITY, -INFINITY, -0.0f, 0.0f, 1.5f};
+    const double d[] = {NAN, -NAN, INFINITY, -INFINITY, -0.0, 0.0, -2.25};
+    const char *body = "nan\n-nan\ninf\n-inf\n-0\n0\n";
+    char text[256], expected[256];
+    tmp_file t = make_temp();
+
+    CHECK(gpgpu_mtx_write_vector(t.path, GPGPU_TYPE_F32, f, 7, NULL, 0) == GPGPU_SUCCESS);
+    FILE *in = fopen(t.path, "r");
+    size_t len = in != NULL ? fread(text, 1, sizeof text - 1, in) : 0;
+    text[len] = '\0';
+    if (in != NULL) {
+        fclose(in);
+    }
+    snprintf(expected, sizeof expected, "%%%%MatrixMarket matrix array real general\n7 1\n%s1.5\n",
+             body);
+    CHECK(strcmp(text, expected) == 0);
+    float *fb = NULL;
+    size_t n = 0;
+    CHECK(gpgpu_mtx_read_vector(t.path, GPGPU_TYPE_F32, (void **)&fb, &n, NULL, 0) ==
+          GPGPU_SUCCESS);
+    CHECK(n == 7 && fb != NULL);
+    if (n == 7 && fb != NULL) {
+        const float qnan = NAN;
+        CHECK(memcmp(&fb[0], &qnan, sizeof qnan) == 0); /* the default quiet NaN */
+        CHECK(isnan(fb[1]) && signbit(fb[1]));
+        CHECK(memcmp(fb + 2, f + 2, 5 * sizeof *f) == 0);
+    }
+    free(fb);
+
+    CHECK(gpgpu_mtx_write_vector(t.path, GPGPU_TYPE_F64, d, 7, NULL, 0) == GPGPU_SUCCESS);
+    in = fopen(t.path, "r");
+    len = in != NULL ? fread(text, 1, sizeof text - 1, in) : 0;
+    text[len] = '\0';
+    if (in != NULL) {
+        fclose(in);
+    }
+    snprintf(expected, sizeof expected, "%%%%MatrixMarket matrix array real general\n7 1\n%s-2.25\n",
+             body);
+    CHECK(strcmp(text, expected) == 0);
+    double *db = NULL;
+    CHECK(gpgpu_mtx_read_vector(t.path, GPGPU_TYPE_F64, (void **)&db, &n, NULL, 0) ==
+          GPGPU_SUCCESS);
+    CHECK(n == 7 && db != NULL);
+    if (n == 7 && db != NULL) {
+        const double qnan = NAN;
+        CHECK(memcmp(&db[0], &qnan, sizeof qnan) == 0);
+        CHECK(isnan(db[1]) && signbit(db[1]));
+        CHECK(memcmp(db + 2, d + 2, 5 * sizeof *d) == 0);
+    }
+    free(db);
+    remove(t.path);
+}
+
+/* The spellings of inf and nan that strtod reads, in any case. */
+static void test_special_spellings(void)
+{
+    double *d = NULL;
+    size_t n = 0;
+    CHECK(read_text("%%MatrixMarket matrix array real general\n12 1\n"
+                    "NaN\nNAN\n+nan\n-nan\nnan(123)\n-NaN(abc_XYZ)\nnan()\n"
+                    "INF\n+inf\n-Inf\nInfinity\n-INFINITY\n",
+                    GPGPU_TYPE_F64, (void **)&d, &n, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(n == 12 && d != NULL);
+    if (n == 12 && d != NULL) {
+        for (int k = 0; k < 7; k++) {
+            CHECK(isnan(d[k]));
+            CHECK(!signbit(d[k]) == (k != 3 && k != 5));
+        }
+        CHECK(d[7] == INFINITY && d[8] == INFINITY && d[9] == -INFINITY);
+        CHECK(d[10] == INFINITY && d[11] == -INFINITY);
+    }
+    free(d);
+    float *f = NULL;
+    CHECK(read_text("%%MatrixMarket matrix array real general\n4 1\n-0\n-0.0e5\nInf\n-nan\n",
+                    GPGPU_TYPE_F32, (void **)&f, &n, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(n == 4 && f != NULL);
+    if (n == 4 && f != NULL) {
+        CHECK(f[0] == 0 && signbit(f[0]) && f[1] == 0 && signbit(f[1]));
+        CHECK(f[2] == INFINITY && isnan(f[3]) && signbit(f[3]));
+    }
+    free(f);
+    /* Coordinate entries take them too. */
+    d = NULL;
+    CHECK(read_text("%%MatrixMarket matrix coordinate real general\n3 1 2\n1 1 -inf\n3 1 nan\n",
+                    GPGPU_TYPE_F64, (void **)&d, &n, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(n == 3 && d != NULL && d[0] == -INFINITY && d[1] == 0 && isnan(d[2]));
+    free(d);
+
+    const gpgpu_type f32 = GPGPU_TYPE_F32, f64 = GPGPU_TYPE_F64, i32 = GPGPU_TYPE_I32;
+    const gpgpu_status parse = GPGPU_ERROR_PARSE;
+    const char *bad[] = {"in", "infinit", "infinityx", "nana", "nan(", "nan(1", "nan(1-2)",
+                         "nan)", "nan(1)x", "--inf", "+-nan", "i nf", "0x1p3", "nan ("};
+    char text[128];
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        snprintf(text, sizeof text, "%%%%MatrixMarket matrix array real general\n1 1\n%s\n",
+                 bad[k]);
+        CHECK(read_status(text, f64) == parse);
+        CHECK(read_status(text, f32) == parse);
+    }
+    CHECK(read_status("%%MatrixMarket matrix array integer general\n1 1\nnan\n", i32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array integer general\n1 1\ninf\n", i32) == parse);
+    CHECK(read_status("%%MatrixMarket matrix array integer general\n1 1\ninf\n",
+                      GPGPU_TYPE_U32) == parse);
+}
+
 static void test_empty(void)
 {
     tmp_file t = make_temp();
@@ -292,6 +401,8 @@ int main(void)
 {
     test_round_trips();
     test_nan();
+    test_special_values();
+    test_special_spellings();
     test_empty();
     test_array_shapes();
     test_coordinate();

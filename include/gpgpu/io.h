@@ -22,7 +22,11 @@ extern "C" {
  * double are read; `pattern` and `complex` are refused. Each value must fit
  * the type: u32 takes integers 0..2^32-1, i32 takes -2^31..2^31-1 (a
  * fraction or an exponent is refused for both), f32/f64 take any decimal
- * (f32 values beyond its range are refused, others round to nearest).
+ * (f32 values beyond its range are refused, others round to nearest) and,
+ * in any case and with an optional sign, the words `inf`, `infinity`, `nan`
+ * and `nan(CHARS)` (CHARS: letters, digits, '_'). A NaN gets the sign
+ * written ("-nan" has its sign bit set) and the C library's payload: the
+ * payload of `nan(CHARS)` is not guaranteed. Hexadecimal floats are refused.
  *
  * @param data receives a malloc'ed array of *count elements of `type` (free with free());
  *   NULL when the count is 0.
@@ -37,8 +41,12 @@ GPGPU_API gpgpu_status gpgpu_mtx_read_vector(const char *path, gpgpu_type type, 
 /**
  * Writes `count` elements as a MatrixMarket `array` file of one column: field
  * `integer` for u32/i32, `real` for floats printed with enough digits to read
- * back the same value (%.9g for f32, %.17g for f64). A path of "-" writes to
- * standard output.
+ * back the same value (%.9g for f32, %.17g for f64), and the special values
+ * spelled the same on every C library: `nan` or `-nan` (by the sign bit),
+ * `inf`, `-inf`, and `-0` for negative zero. Every value reads back
+ * bit-equal through gpgpu_mtx_read_vector except a NaN's payload, which text
+ * does not carry: a NaN reads back as the default quiet NaN of its sign.
+ * A path of "-" writes to standard output.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER (path, or data with count > 0);
  *   GPGPU_ERROR_INVALID_ARGUMENT; GPGPU_ERROR_IO.
  */

@@ -248,11 +248,24 @@ static bool is_decimal(const char *s)
     return *s == '\0';
 }
 
-/* A sign is allowed on nan too because printf writes "-nan". */
+/* The words strtod reads, any case, with an optional sign: inf, infinity,
+ * nan and nan(CHARS) with CHARS letters, digits and '_' (a payload that
+ * strtod may or may not honour). A sign is allowed on nan too because
+ * printf writes "-nan", and so does our writer for a NaN with its sign bit
+ * set (parse_float gives the sign back). */
 static bool is_special_float(const char *s)
 {
     s = skip_sign(s);
-    return same_word(s, "inf") || same_word(s, "infinity") || same_word(s, "nan");
+    if (same_word(s, "inf") || same_word(s, "infinity") || same_word(s, "nan")) {
+        return true;
+    }
+    if (tolower((unsigned char)s[0]) != 'n' || tolower((unsigned char)s[1]) != 'a' ||
+        tolower((unsigned char)s[2]) != 'n' || s[3] != '(') {
+        return false;
+    }
+    for (s += 4; isalnum((unsigned char)*s) || *s == '_'; s++) {
+    }
+    return s[0] == ')' && s[1] == '\0';
 }
 
 /* Sizes and indices: plain digits, since a sign or a fraction makes no sense. */
@@ -307,12 +320,20 @@ static gpgpu_status parse_float(const mtx_reader *r, gpgpu_type type, const char
         return fail(r, GPGPU_ERROR_PARSE, "'%s' is not a number", tok);
     }
     bool overflow;
+    /* A NaN takes the sign written, whatever this C library's strtod does. */
+    bool negative = tok[0] == '-';
     if (type == GPGPU_TYPE_F32) {
         v->f = strtof(tok, NULL);
         overflow = decimal && isinf(v->f);
+        if (isnan(v->f)) {
+            v->f = copysignf(v->f, negative ? -1.0f : 1.0f);
+        }
     } else {
         v->d = strtod(tok, NULL);
         overflow = decimal && isinf(v->d);
+        if (isnan(v->d)) {
+            v->d = copysign(v->d, negative ? -1.0 : 1.0);
+        }
     }
     if (overflow) {
         return fail(r, GPGPU_ERROR_PARSE, "%s is out of range for %s", tok, type_label(type));
@@ -621,13 +642,31 @@ GPGPU_API gpgpu_status gpgpu_mtx_read_vector(const char *path, gpgpu_type type, 
 
 /* ---------------------------------------------------------------- writing */
 
+/* NaN, the infinities and zeros are spelled out rather than left to printf,
+ * whose words for them vary between C libraries: "nan" or "-nan" (the sign
+ * bit; the payload is dropped), "inf", "-inf", "0", "-0". The reader takes
+ * each back to the same bits (a NaN to the default quiet NaN of its sign). */
+static int write_float(FILE *f, double x, int digits)
+{
+    if (isnan(x)) {
+        return fputs(signbit(x) ? "-nan\n" : "nan\n", f);
+    }
+    if (isinf(x)) {
+        return fputs(x < 0 ? "-inf\n" : "inf\n", f);
+    }
+    if (x == 0) {
+        return fputs(signbit(x) ? "-0\n" : "0\n", f);
+    }
+    return fprintf(f, "%.*g\n", digits, x);
+}
+
 static int write_value(FILE *f, gpgpu_type type, const void *data, size_t i)
 {
     switch (type) {
     case GPGPU_TYPE_U32: return fprintf(f, "%" PRIu32 "\n", ((const uint32_t *)data)[i]);
     case GPGPU_TYPE_I32: return fprintf(f, "%" PRId32 "\n", ((const int32_t *)data)[i]);
-    case GPGPU_TYPE_F32: return fprintf(f, "%.9g\n", (double)((const float *)data)[i]);
-    case GPGPU_TYPE_F64: return fprintf(f, "%.17g\n", ((const double *)data)[i]);
+    case GPGPU_TYPE_F32: return write_float(f, (double)((const float *)data)[i], 9);
+    case GPGPU_TYPE_F64: return write_float(f, ((const double *)data)[i], 17);
     }
     return -1;
 }

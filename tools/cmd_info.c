@@ -1,0 +1,94 @@
+/* gpgpu info: what each backend's context runs on. */
+#include "commands.h"
+
+#include <stdlib.h>
+
+const char info_help[] =
+    "Usage: gpgpu info [OPTIONS]\n"
+    "\n"
+    "Creates a context and prints what it runs on, one 'key: value' per line.\n"
+    "Without --backend (or GPGPU_BACKEND), reports every backend, a block each;\n"
+    "one that cannot start prints 'unavailable:' and why. Exits 77 only when\n"
+    "no backend starts.\n"
+    "\n";
+
+static const char *yes_no(bool value)
+{
+    return value ? "yes" : "no";
+}
+
+static void print_info(const gpgpu_info *info)
+{
+    printf("backend: %s\n", info->backend);
+    printf("platform: %s\n", info->platform);
+    printf("vendor: %s\n", info->vendor);
+    printf("renderer: %s\n", info->renderer);
+    printf("version: %s\n", info->version);
+    printf("version_major: %d\n", info->version_major);
+    printf("version_minor: %d\n", info->version_minor);
+    printf("has_f64: %s\n", yes_no(info->has_f64));
+    printf("has_subgroups: %s\n", yes_no(info->has_subgroups));
+    printf("subgroup_size: %u\n", info->subgroup_size);
+    printf("max_workgroup_invocations: %u\n", info->max_workgroup_invocations);
+    printf("max_workgroup_count_x: %u\n", info->max_workgroup_count_x);
+    printf("max_shared_memory_bytes: %zu\n", info->max_shared_memory_bytes);
+    printf("max_storage_block_bytes: %zu\n", info->max_storage_block_bytes);
+    printf("max_storage_range_bytes: %zu\n", info->max_storage_range_bytes);
+    printf("storage_offset_alignment: %zu\n", info->storage_offset_alignment);
+}
+
+/* Prints one backend's info; a backend that cannot start says why. */
+static int info_for(const gpgpu_context_desc *desc, bool quiet_failure)
+{
+    gpgpu_context *ctx;
+    gpgpu_info info;
+    if (quiet_failure) {
+        gpgpu_status status = gpgpu_context_create(desc, &ctx);
+        if (status != GPGPU_SUCCESS) {
+            printf("backend: %s\nunavailable: %s\n",
+                   desc->backend == GPGPU_BACKEND_VULKAN ? "vulkan" : "gl",
+                   gpgpu_last_error(NULL));
+            return tool_exit_code(status);
+        }
+    } else {
+        int rc = tool_context_create(desc, &ctx);
+        if (rc != TOOL_EXIT_OK)
+            return rc;
+    }
+    gpgpu_status status = gpgpu_context_info(ctx, &info);
+    int rc = TOOL_EXIT_OK;
+    if (status == GPGPU_SUCCESS)
+        print_info(&info);
+    else
+        rc = tool_fail(status, "cannot query the context", gpgpu_last_error(ctx));
+    gpgpu_context_destroy(ctx);
+    return rc;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    gpgpu_context_desc desc = { 0 };
+
+    for (int i = 1; i < argc; i++) {
+        if (is_help(argv[i])) {
+            print_help(info_help, false);
+            return TOOL_EXIT_OK;
+        }
+        if (!tool_context_option(argc, argv, &i, &desc))
+            tool_usage_error("unknown argument '%s'", argv[i]);
+    }
+    const char *env = getenv("GPGPU_BACKEND");
+    if (desc.backend != GPGPU_BACKEND_DEFAULT || (env && *env))
+        return info_for(&desc, false);
+    /* No backend named: report every backend, one block each. */
+    static const gpgpu_backend all[] = { GPGPU_BACKEND_GL, GPGPU_BACKEND_VULKAN };
+    int best = TOOL_EXIT_NO_GPU;
+    for (size_t b = 0; b < sizeof(all) / sizeof(all[0]); b++) {
+        if (b > 0)
+            putchar('\n');
+        desc.backend = all[b];
+        if (info_for(&desc, true) == TOOL_EXIT_OK)
+            best = TOOL_EXIT_OK;
+    }
+    return best;
+}

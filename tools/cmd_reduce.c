@@ -1,0 +1,88 @@
+/* gpgpu reduce: sum, min, max or min and max of a vector. */
+#include "commands.h"
+
+#include <string.h>
+
+const char reduce_help[] =
+    "Usage: gpgpu reduce --op OP --type TYPE [OPTIONS] (IN.mtx | --random N)\n"
+    "\n"
+    "Reduces a vector on the GPU and prints the result: integers exactly, floats\n"
+    "with 17 significant digits; --op minmax prints 'MIN MAX'. An empty vector\n"
+    "gives the identity (0; the largest, smallest value or +-inf for min, max).\n"
+    "\n"
+    "  --op OP           sum, min, max or minmax\n"
+    "  --algo ALGO       fast (default), halving, stride, or minmax (--op minmax)\n";
+
+static gpgpu_op parse_op(const char *text)
+{
+    static const struct {
+        const char *name;
+        gpgpu_op op;
+    } ops[] = {
+        { "sum", GPGPU_OP_SUM },
+        { "min", GPGPU_OP_MIN },
+        { "max", GPGPU_OP_MAX },
+        { "minmax", GPGPU_OP_MINMAX },
+    };
+
+    for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+        if (strcmp(ops[k].name, text) == 0)
+            return ops[k].op;
+    }
+    tool_usage_error("--op: unknown operator '%s' (expected sum, min, max or minmax)", text);
+}
+
+static int run_reduce(gpgpu_context *ctx, const vector_args *a, gpgpu_op op, gpgpu_buffer *buf,
+                      size_t count)
+{
+    gpgpu_reduce_desc desc = { .type = a->type, .op = op, .algo = a->algo };
+    tool_reduce_result result;
+    gpgpu_status status;
+
+    if (show_progress(a, count))
+        tool_message("running reduce...");
+    status = gpgpu_reduce(ctx, &desc, buf, 0, count, &result);
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "reduce", gpgpu_last_error(ctx));
+    tool_print_value(stdout, a->type, &result);
+    if (op == GPGPU_OP_MINMAX) {
+        putchar(' ');
+        tool_print_value(stdout, a->type,
+                         (const unsigned char *)&result + gpgpu_type_size(a->type));
+    }
+    putchar('\n');
+    return TOOL_EXIT_OK;
+}
+
+int cmd_reduce(int argc, char **argv)
+{
+    vector_args a = { .seed = 1 };
+    gpgpu_op op = 0;
+    gpgpu_context *ctx = NULL;
+    gpgpu_buffer *buf = NULL;
+    size_t count;
+    int rc;
+
+    for (int i = 1; i < argc; i++) {
+        const char *value;
+
+        if (is_help(argv[i])) {
+            print_help(reduce_help, true);
+            return TOOL_EXIT_OK;
+        }
+        if ((value = tool_option_value(argc, argv, &i, "--op")) != NULL)
+            op = parse_op(value);
+        else if (!parse_vector_option(argc, argv, &i, &a))
+            parse_vector_operand(argv[i], &a);
+    }
+    if (op == 0)
+        tool_usage_error("--op is required");
+    check_vector_args(&a);
+
+    rc = prepare(&a, &ctx, &buf, &count);
+    if (rc == TOOL_EXIT_OK)
+        rc = run_reduce(ctx, &a, op, buf, count);
+    gpgpu_buffer_destroy(buf);
+    gpgpu_context_destroy(ctx);
+    return rc;
+}

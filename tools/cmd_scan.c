@@ -1,0 +1,89 @@
+/* gpgpu scan: inclusive or exclusive prefix sums of a vector. */
+#include "commands.h"
+
+#include <gpgpu/io.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+const char scan_help[] =
+    "Usage: gpgpu scan (--inclusive | --exclusive) --type TYPE [OPTIONS]\n"
+    "                  (IN.mtx | --random N) -o OUT.mtx\n"
+    "\n"
+    "Prefix sums of a vector on the GPU, written as a MatrixMarket array.\n"
+    "\n"
+    "  --inclusive       out[i] = in[0] + ... + in[i]\n"
+    "  --exclusive       out[i] = in[0] + ... + in[i-1], out[0] = 0\n"
+    "  -o, --output OUT  the output file; - is standard output\n"
+    "  --algo ALGO       fast (default) or classic\n";
+
+/* Scans in place (halving the GPU memory needed), downloads and writes. */
+static int run_scan(gpgpu_context *ctx, const vector_args *a, bool exclusive, gpgpu_buffer *buf,
+                    size_t count, const char *out_path)
+{
+    gpgpu_scan_desc desc = { .type = a->type, .exclusive = exclusive, .algo = a->algo };
+    size_t size = gpgpu_type_size(a->type);
+    bool progress = show_progress(a, count);
+    void *host = NULL;
+    char msg[512] = "";
+    gpgpu_status status;
+
+    if (progress)
+        tool_message("running scan...");
+    status = gpgpu_scan(ctx, &desc, buf, 0, buf, 0, count);
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "scan", gpgpu_last_error(ctx));
+    if (progress && count > 0)
+        tool_message("downloading...");
+    int rc = download_output(ctx, buf, count, size, &host);
+    if (rc != TOOL_EXIT_OK)
+        return rc;
+    if (progress)
+        tool_message("writing %s...", out_path);
+    status = gpgpu_mtx_write_vector(out_path, a->type, host, count, msg, sizeof(msg));
+    free(host);
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot write the output", msg);
+    return TOOL_EXIT_OK;
+}
+
+int cmd_scan(int argc, char **argv)
+{
+    vector_args a = { .seed = 1 };
+    bool inclusive = false, exclusive = false;
+    const char *out_path = NULL;
+    gpgpu_context *ctx = NULL;
+    gpgpu_buffer *buf = NULL;
+    size_t count;
+    int rc;
+
+    for (int i = 1; i < argc; i++) {
+        const char *value;
+
+        if (is_help(argv[i])) {
+            print_help(scan_help, true);
+            return TOOL_EXIT_OK;
+        }
+        if (strcmp(argv[i], "--inclusive") == 0)
+            inclusive = true;
+        else if (strcmp(argv[i], "--exclusive") == 0)
+            exclusive = true;
+        else if ((value = tool_option_value(argc, argv, &i, "-o")) != NULL ||
+                 (value = tool_option_value(argc, argv, &i, "--output")) != NULL)
+            out_path = value;
+        else if (!parse_vector_option(argc, argv, &i, &a))
+            parse_vector_operand(argv[i], &a);
+    }
+    if (inclusive == exclusive)
+        tool_usage_error("give one of --inclusive and --exclusive");
+    if (out_path == NULL)
+        tool_usage_error("-o OUT.mtx is required (- for standard output)");
+    check_vector_args(&a);
+
+    rc = prepare(&a, &ctx, &buf, &count);
+    if (rc == TOOL_EXIT_OK)
+        rc = run_scan(ctx, &a, exclusive, buf, count, out_path);
+    gpgpu_buffer_destroy(buf);
+    gpgpu_context_destroy(ctx);
+    return rc;
+}
