@@ -15,6 +15,7 @@
 //   4 SCATTER      radix pass PASS: keys_a/pay_a -> keys_b/pay_b at the scanned offsets
 //   5 IOTA         pay_b[i] = i
 //   6 GATHER       pay_b[i] = aux[pay_a[i]]
+//   7 STEPS        COUNT plain network steps of blocks H, H/2, ..., in registers
 
 #if defined(TYPE_F64)
 #define KEY uvec2
@@ -46,6 +47,7 @@ layout(std430, binding = 5) readonly buffer Segs { uint segs[]; };
 #define REVERSE         params[11] /* STEP */
 #define TILES_PER_GROUP params[11] /* radix stages */
 #define GROUPS          params[12] /* radix stages */
+#define COUNT           params[11] /* STEPS: how many steps */
 
 // FLAGS: SORT_* of src/algo/sort.h, and whether a payload is bound.
 #define F_DESCENDING 1u
@@ -142,8 +144,8 @@ uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGrou
 
 // --------------------------------------------------------- bitonic network
 
-// The pair p of a step of block h (a power of two, log2 of half in lh2):
-// i in the first half, j its partner (mirrored when reverse).
+// The pair p of a step of block h (a power of two, log2 of dist in lh2):
+// i in the first dist, j its partner (mirrored when reverse).
 uvec2 pair_of(uint p, uint h, uint lh2, bool reverse)
 {
     uint b = p >> lh2, l = p & ((h >> 1) - 1u);
@@ -167,6 +169,51 @@ void stage_step()
         if (payload) {
             pay_a[PAY_OFF_A + ij.x] = pj;
             pay_a[PAY_OFF_A + ij.y] = pi;
+        }
+    }
+}
+
+// Plain steps of blocks H, H/2, ..., H/2^(COUNT-1) fused: the elements
+// they pair form groups of 2^COUNT, x + j * H/2^COUNT (j < 2^COUNT) for x in
+// the first H/2^COUNT of a block, and each invocation takes one group
+// through all of them in registers: the same compare-exchanges as COUNT
+// STEP dispatches, with one read and one write of the data.
+#define MAX_FUSED 16u
+void stage_steps()
+{
+    uint m = COUNT, span = H >> m, t = invocation_index();
+    uint first = (t / span) * H + t % span;
+    if (first >= N)
+        return;
+    bool payload = flag(F_PAYLOAD);
+    uint cnt = min(1u << m, (N - first + span - 1u) / span); // elements of the group below N
+    KEY k[MAX_FUSED];
+    uint pv[MAX_FUSED];
+    for (uint j = 0u; j < MAX_FUSED; j++) {
+        if (j < cnt) {
+            k[j] = keys_a[KEY_OFF_A + first + j * span];
+            pv[j] = payload ? pay_a[PAY_OFF_A + first + j * span] : 0u;
+        }
+    }
+    for (uint dist = (1u << m) >> 1; dist >= 1u; dist >>= 1) {
+        for (uint j = 0u; j < MAX_FUSED; j++) {
+            if ((j & dist) != 0u || j + dist >= cnt)
+                continue; // the partner is past the end: +inf, no exchange
+            if (after(k[j], pv[j], k[j + dist], pv[j + dist])) {
+                KEY tk = k[j];
+                k[j] = k[j + dist];
+                k[j + dist] = tk;
+                uint tp = pv[j];
+                pv[j] = pv[j + dist];
+                pv[j + dist] = tp;
+            }
+        }
+    }
+    for (uint j = 0u; j < MAX_FUSED; j++) {
+        if (j < cnt) {
+            keys_a[KEY_OFF_A + first + j * span] = k[j];
+            if (payload)
+                pay_a[PAY_OFF_A + first + j * span] = pv[j];
         }
     }
 }
@@ -333,29 +380,37 @@ void match_digit(uint d, bool valid, out uint before, out uint count, out bool l
 
 #define TILE (WG_SIZE * ITEMS)
 
+// Counts into one histogram per subgroup (S_CNT), so that equal digits
+// contend only within a subgroup, with ITEMS loads in flight per invocation.
 void stage_hist()
 {
     uint g = group_index(), lid = gl_LocalInvocationID.x;
-    for (uint d = lid; d < DIGITS; d += WG_SIZE)
-        s_mem[S_TOT + d] = 0u;
+    for (uint w = lid; w < MAX_SG * DIGITS; w += WG_SIZE)
+        s_mem[S_CNT + w] = 0u;
     SYNC();
     uint begin = g * TILES_PER_GROUP * TILE;
     uint end = min(N, begin + TILES_PER_GROUP * TILE);
     bool need_payload = pass_needs_payload();
-    // A uniform trip count: match_digit needs every invocation.
-    for (uint first = begin; first < end; first += WG_SIZE) {
-        uint i = first + lid;
-        bool valid = i < end;
-        uint d = valid ? digit_of(keys_a[KEY_OFF_A + i], need_payload ? payload_of(i) : 0u) : 0u;
-        uint before, count;
-        bool last;
-        match_digit(d, valid, before, count, last);
-        if (last)
-            atomicAdd(s_mem[S_TOT + d], count);
+    uint counters = S_CNT + (lid % MAX_SG) * DIGITS;
+    for (uint tile = begin; tile < end; tile += TILE) {
+        KEY k[ITEMS];
+        uint pv[ITEMS];
+        for (uint it = 0u; it < ITEMS; it++) {
+            uint i = tile + it * WG_SIZE + lid;
+            k[it] = i < end ? keys_a[KEY_OFF_A + i] : KEY(0u);
+            pv[it] = i < end && need_payload ? payload_of(i) : 0u;
+        }
+        for (uint it = 0u; it < ITEMS; it++)
+            if (tile + it * WG_SIZE + lid < end)
+                atomicAdd(s_mem[counters + digit_of(k[it], pv[it])], 1u);
     }
     SYNC();
-    for (uint d = lid; d < DIGITS; d += WG_SIZE)
-        aux[AUX_OFF + d * GROUPS + g] = s_mem[S_TOT + d];
+    for (uint d = lid; d < DIGITS; d += WG_SIZE) {
+        uint sum = 0u;
+        for (uint s = 0u; s < MAX_SG; s++)
+            sum += s_mem[S_CNT + s * DIGITS + d];
+        aux[AUX_OFF + d * GROUPS + g] = sum;
+    }
 }
 
 // S_START = the exclusive prefix sums of S_TOT: where each digit's run
@@ -433,11 +488,14 @@ void stage_scatter()
         uint chunk = tile + sg * sgs * ITEMS;
         KEY k[ITEMS];
         uint pv[ITEMS], dg[ITEMS], slot[ITEMS];
+        // Every load first, so that they are in flight together.
         for (uint it = 0u; it < ITEMS; it++) {
             uint i = chunk + it * sgs + lane;
-            bool valid = i < end;
-            k[it] = valid ? keys_a[KEY_OFF_A + i] : KEY(0u);
-            pv[it] = valid && need_payload ? payload_of(i) : 0u;
+            k[it] = i < end ? keys_a[KEY_OFF_A + i] : KEY(0u);
+            pv[it] = i < end && need_payload ? payload_of(i) : 0u;
+        }
+        for (uint it = 0u; it < ITEMS; it++) {
+            bool valid = chunk + it * sgs + lane < end;
             uint d = valid ? digit_of(k[it], pv[it]) : 0u;
             dg[it] = valid ? d : DIGITS;
             uint before, count;
@@ -522,6 +580,9 @@ void main()
     case 5u:
         if (iid < N)
             pay_b[PAY_OFF_B + iid] = iid;
+        return;
+    case 7u:
+        stage_steps();
         return;
     case 6u:
         if (iid < N)

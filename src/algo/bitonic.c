@@ -26,6 +26,16 @@ gpgpu_status bitonic_stage_step(gpgpu_context *ctx, const sort_keys *a, uint32_t
     return algo_stage(ctx, &d);
 }
 
+gpgpu_status bitonic_stage_steps(gpgpu_context *ctx, const sort_keys *a, uint32_t h,
+                                 unsigned count)
+{
+    exec_dispatch d = sort_dispatch(a, SORT_STAGE_STEPS, BITONIC_WG, 1);
+    d.params[SORT_P_H] = h;
+    d.params[SORT_P_COUNT] = count;
+    d.groups = algo_groups(padded_length(a->n) >> count, BITONIC_WG); /* a group of 2^count each */
+    return algo_stage(ctx, &d);
+}
+
 static gpgpu_status tile_stage(gpgpu_context *ctx, const sort_keys *a, unsigned stage)
 {
     exec_dispatch d = sort_dispatch(a, stage, BITONIC_WG, BITONIC_ITEMS);
@@ -58,8 +68,8 @@ gpgpu_status bitonic_sort_classic(gpgpu_context *ctx, const sort_keys *a)
 }
 
 /* The same network: levels up to a tile in one dispatch, then for each
- * larger level the steps of blocks above a tile one dispatch each and the
- * rest of the level in one more. */
+ * larger level the reverse step, the plain steps of blocks above a tile
+ * four at a time, and the rest of the level in one more dispatch. */
 gpgpu_status bitonic_sort_fast(gpgpu_context *ctx, const sort_keys *a)
 {
     if (a->n < 2)
@@ -68,8 +78,14 @@ gpgpu_status bitonic_sort_fast(gpgpu_context *ctx, const sort_keys *a)
     size_t nn = padded_length(a->n);
     for (size_t h = 2 * (size_t)BITONIC_TILE; h <= nn; h <<= 1) {
         TRY(bitonic_stage_step(ctx, a, (uint32_t)h, true, false));
-        for (size_t k = h >> 1; k > BITONIC_TILE; k >>= 1)
-            TRY(bitonic_stage_step(ctx, a, (uint32_t)k, false, false));
+        /* Plain steps of blocks h/2 .. 2 * tile, up to 2^4 elements per invocation. */
+        for (size_t k = h >> 1; k > BITONIC_TILE;) {
+            unsigned count = 0;
+            for (size_t b = k; b > BITONIC_TILE && count < BITONIC_MAX_FUSED_LOG2; b >>= 1)
+                count++;
+            TRY(bitonic_stage_steps(ctx, a, (uint32_t)k, count));
+            k >>= count;
+        }
         TRY(bitonic_stage_local_merge(ctx, a));
     }
     return GPGPU_SUCCESS;

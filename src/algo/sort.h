@@ -20,6 +20,7 @@ enum {
     BITONIC_WG = 256,
     BITONIC_ITEMS = 8, /* elements per invocation in the shared-memory stages */
     BITONIC_TILE = BITONIC_WG * BITONIC_ITEMS,
+    BITONIC_MAX_FUSED_LOG2 = 4, /* STEPS holds 2^4 elements per invocation (MAX_FUSED) */
     RADIX_BITS = 8,
     RADIX_DIGITS = 1 << RADIX_BITS,
     RADIX_MAX_SUBGROUPS = 8, /* subgroups per work-group the rank counters have room for */
@@ -60,7 +61,8 @@ enum {
     SORT_STAGE_HIST,
     SORT_STAGE_SCATTER,
     SORT_STAGE_IOTA,
-    SORT_STAGE_GATHER
+    SORT_STAGE_GATHER,
+    SORT_STAGE_STEPS
 };
 enum {
     SORT_P_N = 1,
@@ -76,7 +78,7 @@ enum {
     SORT_P_REVERSE, /* TILES_PER_GROUP in the radix stages */
     SORT_P_GROUPS
 };
-enum { SORT_P_PASS = SORT_P_H, SORT_P_TILES_PER_GROUP = SORT_P_REVERSE };
+enum { SORT_P_PASS = SORT_P_H, SORT_P_TILES_PER_GROUP = SORT_P_REVERSE, SORT_P_COUNT = SORT_P_REVERSE };
 /* FLAGS bit the driver adds when a payload is bound. */
 enum { SORT_FLAG_PAYLOAD = 1u << 4 };
 
@@ -96,6 +98,10 @@ exec_dispatch sort_dispatch(const sort_keys *a, unsigned stage, unsigned wg, uns
  * `classic` runs it with Kiciak's work-group size. */
 gpgpu_status bitonic_stage_step(gpgpu_context *ctx, const sort_keys *a, uint32_t h, bool reverse,
                                 bool classic);
+/* STEPS: `count` (1..BITONIC_MAX_FUSED_LOG2) plain steps of blocks h, h/2, ...,
+ * h/2^(count-1), with exactly the compare-exchanges of that many STEPs. */
+gpgpu_status bitonic_stage_steps(gpgpu_context *ctx, const sort_keys *a, uint32_t h,
+                                 unsigned count);
 /* LOCAL_SORT: every aligned tile of BITONIC_TILE elements runs, in shared
  * memory, all steps of the network with h <= min(BITONIC_TILE, nn). */
 gpgpu_status bitonic_stage_local_sort(gpgpu_context *ctx, const sort_keys *a);
