@@ -2,7 +2,7 @@
 // variants: TYPE=U32,I32,F32,F64
 //
 // Stages (STAGE = params[0]); src is binding 0, dst binding 1, the per-group
-// partial sums binding 2; offsets and counts in elements of T.
+// partial sums binding 2 (from PART_OFF); offsets and counts in elements of T.
 //   0 REDUCE    fast: group g sums its contiguous run of tiles (TILES_PER_GROUP
 //               tiles of WG_SIZE*ITEMS elements) into part[g].
 //   1 PARTIALS  fast, one group: part[0..G) becomes its exclusive prefix sum.
@@ -23,6 +23,7 @@ layout(std430, binding = 2) restrict buffer Part { T part[]; };
 #define TILES_PER_GROUP params[5]
 #define STEP_K          params[5] /* STEP: k, the step of iPrefixSum */
 #define GROUPS          params[6] /* PARTIALS: how many partial sums */
+#define PART_OFF        params[7] /* where the partial sums start in part */
 
 #define TILE (WG_SIZE * ITEMS)
 // One padding slot every 32 keeps the ITEMS-strided reads of a thread's own
@@ -98,7 +99,7 @@ void stage_reduce()
         acc += src[SRC_OFF + i];
     acc = wg_reduce(acc);
     if (lid == 0u)
-        part[g] = acc;
+        part[PART_OFF + g] = acc;
 }
 
 void stage_partials()
@@ -107,11 +108,11 @@ void stage_partials()
     T carry = T_ZERO;
     for (uint base = 0u; base < GROUPS; base += WG_SIZE) {
         uint i = base + lid;
-        T x = i < GROUPS ? part[i] : T_ZERO;
+        T x = i < GROUPS ? part[PART_OFF + i] : T_ZERO;
         T total;
         T e = wg_exclusive_scan(x, total);
         if (i < GROUPS)
-            part[i] = carry + e;
+            part[PART_OFF + i] = carry + e;
         carry += total;
     }
 }
@@ -170,7 +171,7 @@ void stage_tiles()
     uint g = gl_WorkGroupID.x;
     uint begin = g * TILES_PER_GROUP * TILE;
     uint end = min(N, begin + TILES_PER_GROUP * TILE);
-    T carry = part[g];
+    T carry = part[PART_OFF + g];
     T x[ITEMS];
     if (begin < end)
         load_tile(begin, min(TILE, end - begin), x);

@@ -113,7 +113,7 @@ static void stage_partials(gpgpu_type t, uint32_t groups)
     snprintf(what, sizeof what, "%s PARTIALS groups=%u", gpgpu_type_name(t), groups);
     slab part = slab_make(ctx, t, 0, groups, 2, NULL);
     long double *abs = xmalloc(groups * sizeof *abs);
-    EXPECT_STATUS(ctx, scan_stage_partials(ctx, t, part.buf, groups), GPGPU_SUCCESS);
+    EXPECT_STATUS(ctx, scan_stage_partials(ctx, t, part.buf, 0, groups), GPGPU_SUCCESS);
     ref_scan_partials(t, part.host, groups, abs);
     double *tol = exact(part.len);
     fill_tol(t, tol, abs, groups, partials_depth(groups));

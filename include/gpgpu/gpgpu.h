@@ -376,8 +376,9 @@ GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *des
 
 /**
  * The scratch memory, in bytes, that gpgpu_sort needs for `count` keys with
- * this desc (its buffers and offsets are not looked at): 0 where the sort
- * needs none. See docs/GUIDE.md for what each algorithm keeps there.
+ * this desc: what it depends on is the type, the algorithm, `stable`, and
+ * whether values_in, values_out and segments are set (their offsets and
+ * sizes are not looked at); 0 where the sort needs none. See docs/GUIDE.md for what each algorithm keeps there.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT.
  */
 GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_sort_desc *desc,

@@ -88,11 +88,12 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
 
 /* The digit-major counts become offsets: an exclusive scan in place. */
 static gpgpu_status scan_hist(gpgpu_context *ctx, gpgpu_buffer *hist, size_t hist_off,
-                              size_t count, gpgpu_buffer *part)
+                              size_t count, gpgpu_buffer *part, size_t part_off)
 {
     scan_plan sp = scan_plan_for(count);
+    sp.part_off = part_off;
     TRY(scan_stage_reduce(ctx, GPGPU_TYPE_U32, hist, hist_off, count, part, sp));
-    TRY(scan_stage_partials(ctx, GPGPU_TYPE_U32, part, sp.groups));
+    TRY(scan_stage_partials(ctx, GPGPU_TYPE_U32, part, part_off, sp.groups));
     return scan_stage_tiles(ctx, GPGPU_TYPE_U32, true, hist, hist_off, hist, hist_off, count, part,
                             sp);
 }
@@ -126,7 +127,7 @@ static gpgpu_status copy_to(gpgpu_context *ctx, const sort_keys *src, const sort
 
 gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
                         const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
-                        gpgpu_buffer *part)
+                        gpgpu_buffer *part, size_t part_off)
 {
     radix_plan plan = radix_plan_for(ctx, src->n);
     unsigned passes = radix_passes(src->type, src->flags & SORT_SEGMENTED ? src->nseg : 1);
@@ -148,7 +149,7 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
     for (unsigned p = 0; p < passes; p++) {
         const sort_keys *to = (passes - 1 - p) % 2 == 0 ? dst : alt;
         TRY(radix_stage_hist(ctx, &from, p, plan, hist, hist_off));
-        TRY(scan_hist(ctx, hist, hist_off, hist_count, part));
+        TRY(scan_hist(ctx, hist, hist_off, hist_count, part, part_off));
         TRY(radix_stage_scatter(ctx, &from, to, p, plan, hist, hist_off));
         unsigned keep = from.flags & ~(unsigned)SORT_PAYLOAD_IS_INDEX;
         from = *to;

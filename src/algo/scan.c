@@ -9,7 +9,7 @@
 #include "algo/tuning.h"
 
 enum { STAGE_REDUCE, STAGE_PARTIALS, STAGE_TILES, STAGE_COPY, STAGE_STEP };
-enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_EXCLUSIVE, P_TILES_PER_GROUP, P_GROUPS };
+enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_EXCLUSIVE, P_TILES_PER_GROUP, P_GROUPS, P_PART_OFF };
 enum { P_STEP_K = P_TILES_PER_GROUP };
 
 scan_plan scan_plan_for(size_t n)
@@ -44,6 +44,7 @@ static void bind_fast(exec_dispatch *d, gpgpu_buffer *src, size_t src_off, gpgpu
     d->params[P_DST_OFF] = dst ? algo_index(dst, dst_off, type) : 0;
     d->params[P_TILES_PER_GROUP] = plan.tiles_per_group;
     d->params[P_GROUPS] = plan.groups;
+    d->params[P_PART_OFF] = algo_index(part, plan.part_off, type);
     d->groups = plan.groups;
 }
 
@@ -56,11 +57,12 @@ gpgpu_status scan_stage_reduce(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer
 }
 
 gpgpu_status scan_stage_partials(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *part,
-                                 uint32_t groups)
+                                 size_t part_off, uint32_t groups)
 {
     exec_dispatch d = stage(type, STAGE_PARTIALS, false);
     d.bind[2] = part;
     d.params[P_GROUPS] = groups;
+    d.params[P_PART_OFF] = algo_index(part, part_off, type);
     d.groups = 1;
     return algo_stage(ctx, &d);
 }
@@ -112,7 +114,7 @@ static gpgpu_status scan_fast(gpgpu_context *ctx, const gpgpu_scan_desc *desc, g
     gpgpu_buffer *part;
     TRY(ctx_scratch(ctx, 1, plan.groups * gpgpu_type_size(desc->type), &part));
     TRY(scan_stage_reduce(ctx, desc->type, in, in_off, n, part, plan));
-    TRY(scan_stage_partials(ctx, desc->type, part, plan.groups));
+    TRY(scan_stage_partials(ctx, desc->type, part, 0, plan.groups));
     return scan_stage_tiles(ctx, desc->type, desc->exclusive, in, in_off, out, out_off, n, part,
                             plan);
 }

@@ -17,6 +17,7 @@ typedef struct scan_plan {
     uint32_t groups;
     uint32_t tiles_per_group;
     uint32_t items; /* elements per invocation per tile: tiles hold SCAN_WG * items */
+    size_t part_off; /* where the partial sums start in their buffer, in elements (0 by default) */
 } scan_plan;
 
 scan_plan scan_plan_for(size_t n);
@@ -26,7 +27,7 @@ gpgpu_status scan_stage_reduce(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer
                                size_t src_off, size_t n, gpgpu_buffer *part, scan_plan plan);
 /* PARTIALS: part[0..groups) becomes its exclusive prefix sum (one work-group). */
 gpgpu_status scan_stage_partials(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *part,
-                                 uint32_t groups);
+                                 size_t part_off, uint32_t groups);
 /* TILES: dst = part[g] + prefix sums of group g's run of src. */
 gpgpu_status scan_stage_tiles(gpgpu_context *ctx, gpgpu_type type, bool exclusive,
                               gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,

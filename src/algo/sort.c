@@ -189,7 +189,8 @@ static gpgpu_status run_radix(gpgpu_context *ctx, sort_plan p, const sort_keys d
     alt.keys_off = rg[R_KEYS].off / ks;
     alt.pay = rg[R_PAY].buf;
     alt.pay_off = rg[R_PAY].off / 4;
-    return radix_sort(ctx, &src, &dst, &alt, rg[R_HIST].buf, rg[R_HIST].off / 4, rg[R_PART].buf);
+    return radix_sort(ctx, &src, &dst, &alt, rg[R_HIST].buf, rg[R_HIST].off / 4, rg[R_PART].buf,
+                      rg[R_PART].off / 4);
 }
 
 static gpgpu_status run(gpgpu_context *ctx, const gpgpu_sort_desc *desc, gpgpu_buffer *keys_in,

@@ -151,7 +151,7 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
  * index (SORT_PAYLOAD_IS_INDEX in src->flags); dst and alt then have one. */
 gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
                         const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
-                        gpgpu_buffer *part);
+                        gpgpu_buffer *part, size_t part_off);
 size_t radix_hist_count(gpgpu_context *ctx, size_t n);
 size_t radix_part_count(gpgpu_context *ctx, size_t n);
 
