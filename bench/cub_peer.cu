@@ -1,23 +1,26 @@
 // cub_peer: CUDA/CUB reference numbers for the libgpgpu GL benchmarks.
 //
-// Times cub::DeviceReduce / cub::DeviceScan (and a plain device-to-device
-// copy as the bandwidth ceiling) over power-of-two sizes and reports the
-// median GPU time per call, measured with CUDA events.
+// Times cub::DeviceReduce / cub::DeviceScan / cub::DeviceRadixSort (and a
+// plain device-to-device copy as the bandwidth ceiling) over power-of-two
+// sizes and reports the median GPU time per call, measured with CUDA events,
+// and the median wall-clock time of a call followed by a stream sync.
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_peer bench/cub_peer.cu
-// Usage: cub_peer [--min-log2 10] [--max-log2 28] [--step 2] [--runs 20]
-//                 [--json FILE] [--help]
+// Usage: cub_peer [--min-log2 10] [--max-log2 28] [--step 2] [--sizes LIST]
+//                 [--only reduce,scan,sort] [--runs 20] [--json FILE] [--help]
 
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #define CUDA_CHECK(call)                                                     \
@@ -44,7 +47,15 @@ constexpr int kCheckN = (1 << 16) + 37;
 constexpr double kTolF32 = 1e-5;
 constexpr double kTolF64 = 1e-10;
 
-enum class Op { ReduceSum, ReduceMin, ScanExclusive, ScanInclusive, Copy };
+enum class Op {
+    ReduceSum,
+    ReduceMin,
+    ScanExclusive,
+    ScanInclusive,
+    Copy,
+    SortKeys,   // cub::DeviceRadixSort::SortKeys, out of place, all key bits
+    SortPairs,  // cub::DeviceRadixSort::SortPairs, u32 values (element index)
+};
 enum class DType { U32, F32, F64 };
 
 // Note: there is no reduce_minmax_f32 case; CUB has no single-pass min+max.
@@ -64,14 +75,34 @@ const Case kCases[] = {
     {"scan_exclusive_f32", Op::ScanExclusive, DType::F32},
     {"scan_inclusive_f64", Op::ScanInclusive, DType::F64},
     {"copy_d2d_u32", Op::Copy, DType::U32},
+    {"sort_keys_u32", Op::SortKeys, DType::U32},
+    {"sort_keys_f32", Op::SortKeys, DType::F32},
+    {"sort_pairs_u32", Op::SortPairs, DType::U32},
 };
+
+bool is_sort(Op op) { return op == Op::SortKeys || op == Op::SortPairs; }
+
+// The primitive a case belongs to, for --only; the copy always runs.
+const char *family(Op op) {
+    switch (op) {
+    case Op::ReduceSum:
+    case Op::ReduceMin: return "reduce";
+    case Op::ScanExclusive:
+    case Op::ScanInclusive: return "scan";
+    case Op::SortKeys:
+    case Op::SortPairs: return "sort";
+    case Op::Copy: break;
+    }
+    return "copy";
+}
 
 size_t elem_bytes(DType t) { return t == DType::F64 ? 8 : 4; }
 
-// Bytes a call must move at minimum: reduce reads n elements; scan and copy
-// read and write n elements.
+// Bytes a call must move at minimum: reduce reads n elements; scan, copy and
+// sort read and write n elements (keys), a sort of pairs also n u32 values.
 double bytes_moved(Op op, DType t, size_t n) {
     double b = double(n) * double(elem_bytes(t));
+    if (op == Op::SortPairs) b += double(n) * 4.0;
     return op == Op::ReduceSum || op == Op::ReduceMin ? b : 2.0 * b;
 }
 
@@ -116,14 +147,81 @@ void fill(T *p, size_t n, cudaStream_t s) {
     CUDA_CHECK(cudaGetLastError());
 }
 
+// Sort keys: bit-identical to gpgpu-bench's (tools/gpgpu_bench.c,
+// sort_key_bits): key i is the high 32 bits of splitmix64 output i + 1 of
+// seed 1, all 32 bits random for u32; for f32 the same bits with an all-ones
+// exponent (infinity, NaN) made 0xFE, so every key is finite. Values are the
+// element index.
+constexpr uint64_t kSortSeed = 1;
+
+__host__ __device__ __forceinline__ uint32_t sort_key_bits(uint64_t i,
+                                                           bool f32) {
+    uint64_t z = kSortSeed + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    uint32_t bits = uint32_t(z >> 32);
+    if (f32 && (bits & 0x7F800000u) == 0x7F800000u) bits ^= 0x00800000u;
+    return bits;
+}
+
+__global__ void fill_sort_kernel(uint32_t *keys, uint32_t *values, size_t n,
+                                 bool f32) {
+    size_t stride = size_t(gridDim.x) * blockDim.x;
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        keys[i] = sort_key_bits(i, f32);
+        if (values) values[i] = uint32_t(i);
+    }
+}
+
+// Keys of T (u32 or f32, written as bits) and, if values is not null, the
+// values 0..n-1.
+template <typename T>
+void fill_sort(T *keys, uint32_t *values, size_t n, cudaStream_t s) {
+    static_assert(sizeof(T) == 4, "sort keys are 32-bit");
+    const int block = 256;
+    const size_t blocks = std::min<size_t>((n + block - 1) / block, 65536);
+    fill_sort_kernel<<<unsigned(blocks), block, 0, s>>>(
+        reinterpret_cast<uint32_t *>(keys), values, n,
+        std::is_same<T, float>::value);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+// Input of a case: sort keys (and values) or the reduce/scan/copy values.
+template <typename T>
+void fill_case(Op op, T *in, uint32_t *values, size_t n, cudaStream_t s) {
+    if constexpr (sizeof(T) == 4) {
+        if (is_sort(op)) {
+            fill_sort(in, op == Op::SortPairs ? values : nullptr, n, s);
+            return;
+        }
+    }
+    fill(in, n, s);
+}
+
 // ---------------------------------------------------------------------------
 // One call of the operation under test. With temp == nullptr this is CUB's
-// size query: it only sets temp_bytes and launches nothing.
+// size query: it only sets temp_bytes and launches nothing. vin/vout: the
+// values of SortPairs (unused otherwise). Sorts are out of place: the input
+// is never changed, so every timed call sorts the same unsorted data.
 
 template <typename T>
 cudaError_t launch(Op op, void *temp, size_t &temp_bytes, const T *in, T *out,
-                   int n, cudaStream_t s) {
+                   const uint32_t *vin, uint32_t *vout, int n, cudaStream_t s) {
     switch (op) {
+    case Op::SortKeys:
+    case Op::SortPairs:
+        if constexpr (std::is_same<T, double>::value) {
+            return cudaErrorInvalidValue;  // no f64 sort case
+        } else if (op == Op::SortKeys) {
+            return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, n,
+                                                  0, int(sizeof(T) * 8), s);
+        } else {
+            return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, in, out,
+                                                   vin, vout, n, 0,
+                                                   int(sizeof(T) * 8), s);
+        }
     case Op::ReduceSum:
         return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, s);
     case Op::ReduceMin:
@@ -146,10 +244,10 @@ cudaError_t launch(Op op, void *temp, size_t &temp_bytes, const T *in, T *out,
 // Queries and allocates temp storage. Always allocates at least one byte:
 // passing nullptr to CUB later would turn the timed call into a size query.
 template <typename T>
-void *alloc_temp(Op op, const T *in, T *out, int n, cudaStream_t s,
-                 size_t *bytes) {
+void *alloc_temp(Op op, const T *in, T *out, const uint32_t *vin,
+                 uint32_t *vout, int n, cudaStream_t s, size_t *bytes) {
     size_t temp_bytes = 0;
-    CUDA_CHECK(launch<T>(op, nullptr, temp_bytes, in, out, n, s));
+    CUDA_CHECK(launch<T>(op, nullptr, temp_bytes, in, out, vin, vout, n, s));
     temp_bytes = std::max<size_t>(temp_bytes, 1);
     void *temp = nullptr;
     CUDA_CHECK(cudaMalloc(&temp, temp_bytes));
@@ -181,21 +279,34 @@ bool check_case(const Case &c, cudaStream_t s) {
     using Acc = typename RefAcc<T>::type;
     const int n = kCheckN;
     T *d_in = nullptr, *d_out = nullptr;
+    uint32_t *d_vin = nullptr, *d_vout = nullptr;
     CUDA_CHECK(cudaMalloc(&d_in, n * sizeof(T)));
     CUDA_CHECK(cudaMalloc(&d_out, n * sizeof(T)));
-    fill(d_in, n, s);
+    if (c.op == Op::SortPairs) {
+        CUDA_CHECK(cudaMalloc(&d_vin, n * sizeof(uint32_t)));
+        CUDA_CHECK(cudaMalloc(&d_vout, n * sizeof(uint32_t)));
+    }
+    fill_case(c.op, d_in, d_vin, n, s);
 
     size_t temp_bytes = 0;
-    void *temp = alloc_temp<T>(c.op, d_in, d_out, n, s, &temp_bytes);
-    CUDA_CHECK(launch<T>(c.op, temp, temp_bytes, d_in, d_out, n, s));
+    void *temp = alloc_temp<T>(c.op, d_in, d_out, d_vin, d_vout, n, s,
+                               &temp_bytes);
+    CUDA_CHECK(launch<T>(c.op, temp, temp_bytes, d_in, d_out, d_vin, d_vout,
+                         n, s));
     CUDA_CHECK(cudaStreamSynchronize(s));
 
     std::vector<T> in(n), out(n);
+    std::vector<uint32_t> vout(d_vout ? n : 0);
     CUDA_CHECK(cudaMemcpy(in.data(), d_in, n * sizeof(T),
                           cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(T),
                           cudaMemcpyDeviceToHost));
+    if (d_vout)
+        CUDA_CHECK(cudaMemcpy(vout.data(), d_vout, n * sizeof(uint32_t),
+                              cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(temp));
+    CUDA_CHECK(cudaFree(d_vout));
+    CUDA_CHECK(cudaFree(d_vin));
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFree(d_in));
 
@@ -228,6 +339,22 @@ bool check_case(const Case &c, cudaStream_t s) {
         for (int i = 0; i < n && bad < 0; ++i)
             if (std::memcmp(&in[i], &out[i], sizeof(T)) != 0) bad = i;
         break;
+    case Op::SortKeys:
+    case Op::SortPairs: {
+        // CUB's radix sort is stable and (CUB 2.x+) orders -0.0 and +0.0 as
+        // equal: a stable sort by operator< is the exact reference, for the
+        // keys' bits and for the values (the input index of each key).
+        std::vector<uint32_t> idx(n);
+        for (int i = 0; i < n; ++i) idx[i] = uint32_t(i);
+        std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+            return in[a] < in[b];
+        });
+        for (int i = 0; i < n && bad < 0; ++i) {
+            if (std::memcmp(&in[idx[i]], &out[i], sizeof(T)) != 0) bad = i;
+            if (c.op == Op::SortPairs && vout[i] != idx[i]) bad = i;
+        }
+        break;
+    }
     }
     if (bad >= 0) {
         std::fprintf(stderr, "CHECK FAILED: %s n=%d at index %d (got %.17g)\n",
@@ -247,21 +374,28 @@ double median(std::vector<float> v) {
     return v.size() % 2 ? v[m] : 0.5 * (double(v[m - 1]) + double(v[m]));
 }
 
+struct Timing {
+    double median_us;  // GPU time between CUDA events
+    double wall_us;    // host wall clock of a call and a stream sync
+};
+
 // Returns the median GPU time of one call in microseconds. in/out must hold
-// n elements of T. All timed calls are queued back to back, each between its
-// own event pair, so host launch overhead is not included.
+// n elements of T, vin/vout n u32 values (SortPairs). All timed calls are
+// queued back to back, each between its own event pair, so host launch
+// overhead is not included. Then each call is timed again alone on the host,
+// launch to the end of a cudaStreamSynchronize: the latency a caller sees.
 template <typename T>
-double time_case(const Case &c, void *in_raw, void *out_raw, int n, int runs,
-                 cudaStream_t s) {
+Timing time_case(const Case &c, void *in_raw, void *out_raw, uint32_t *vin,
+                 uint32_t *vout, int n, int runs, cudaStream_t s) {
     T *in = static_cast<T *>(in_raw);
     T *out = static_cast<T *>(out_raw);
-    fill(in, size_t(n), s);
+    fill_case(c.op, in, vin, size_t(n), s);
 
     size_t temp_bytes = 0;
-    void *temp = alloc_temp<T>(c.op, in, out, n, s, &temp_bytes);
+    void *temp = alloc_temp<T>(c.op, in, out, vin, vout, n, s, &temp_bytes);
 
     for (int i = 0; i < kWarmupRuns; ++i)
-        CUDA_CHECK(launch<T>(c.op, temp, temp_bytes, in, out, n, s));
+        CUDA_CHECK(launch<T>(c.op, temp, temp_bytes, in, out, vin, vout, n, s));
     CUDA_CHECK(cudaStreamSynchronize(s));
 
     std::vector<cudaEvent_t> start(runs), stop(runs);
@@ -271,7 +405,7 @@ double time_case(const Case &c, void *in_raw, void *out_raw, int n, int runs,
     }
     for (int i = 0; i < runs; ++i) {
         CUDA_CHECK(cudaEventRecord(start[i], s));
-        CUDA_CHECK(launch<T>(c.op, temp, temp_bytes, in, out, n, s));
+        CUDA_CHECK(launch<T>(c.op, temp, temp_bytes, in, out, vin, vout, n, s));
         CUDA_CHECK(cudaEventRecord(stop[i], s));
     }
     CUDA_CHECK(cudaStreamSynchronize(s));
@@ -282,8 +416,16 @@ double time_case(const Case &c, void *in_raw, void *out_raw, int n, int runs,
         CUDA_CHECK(cudaEventDestroy(start[i]));
         CUDA_CHECK(cudaEventDestroy(stop[i]));
     }
+    std::vector<float> wall(runs);
+    for (int i = 0; i < runs; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        CUDA_CHECK(launch<T>(c.op, temp, temp_bytes, in, out, vin, vout, n, s));
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        auto t1 = std::chrono::steady_clock::now();
+        wall[i] = std::chrono::duration<float, std::milli>(t1 - t0).count();
+    }
     CUDA_CHECK(cudaFree(temp));
-    return median(ms) * 1000.0;
+    return {median(ms) * 1000.0, median(wall) * 1000.0};
 }
 
 // ---------------------------------------------------------------------------
@@ -295,16 +437,33 @@ struct Options {
     int step = 2;
     int runs = 20;
     const char *json = nullptr;
+    std::vector<int> sizes;  // log2 sizes: --sizes, else the range
+    std::string only = "reduce,scan,sort";
 };
+
+bool list_has(const std::string &list, const char *word) {
+    std::string padded = "," + list + ",";
+    return padded.find("," + std::string(word) + ",") != std::string::npos;
+}
+
+bool case_enabled(const Options &o, const Case &c) {
+    return c.op == Op::Copy || list_has(o.only, family(c.op));
+}
 
 void usage(FILE *f) {
     std::fprintf(f,
                  "usage: cub_peer [--min-log2 K] [--max-log2 K] [--step S]"
-                 " [--runs R] [--json FILE] [--help]\n"
+                 " [--sizes K1,K2,...] [--only LIST] [--runs R] [--json FILE]"
+                 " [--help]\n"
                  "  --min-log2 K  smallest size 2^K elements (default 10)\n"
                  "  --max-log2 K  largest size 2^K elements (default 28,"
                  " at most 30)\n"
                  "  --step S      log2 size step (default 2)\n"
+                 "  --sizes LIST  these log2 sizes (comma-separated) instead"
+                 " of the range\n"
+                 "  --only LIST   primitives, comma-separated: reduce, scan,"
+                 " sort (default all;\n"
+                 "                the copy always runs)\n"
                  "  --runs R      timed runs per case and size (default 20);"
                  " the median is reported\n"
                  "  --json FILE   also write results as a JSON array\n");
@@ -340,7 +499,32 @@ Options parse_args(int argc, char **argv) {
         else if (std::strcmp(a, "--step") == 0) o.step = parse_int(a, v);
         else if (std::strcmp(a, "--runs") == 0) o.runs = parse_int(a, v);
         else if (std::strcmp(a, "--json") == 0) o.json = v;
-        else {
+        else if (std::strcmp(a, "--only") == 0) {
+            o.only = v;
+            for (size_t p = 0; p <= o.only.size();) {
+                size_t e = o.only.find(',', p);
+                if (e == std::string::npos) e = o.only.size();
+                std::string w = o.only.substr(p, e - p);
+                if (w != "reduce" && w != "scan" && w != "sort") {
+                    std::fprintf(stderr, "cub_peer: --only: unknown '%s'\n",
+                                 w.c_str());
+                    std::exit(1);
+                }
+                p = e + 1;
+            }
+        } else if (std::strcmp(a, "--sizes") == 0) {
+            const char *p = v;
+            while (*p) {
+                char *end = nullptr;
+                long k = std::strtol(p, &end, 10);
+                if (end == p || k < 0 || k > 30 || (*end != ',' && *end)) {
+                    std::fprintf(stderr, "cub_peer: bad --sizes '%s'\n", v);
+                    std::exit(1);
+                }
+                o.sizes.push_back(int(k));
+                p = *end ? end + 1 : end;
+            }
+        } else {
             std::fprintf(stderr, "cub_peer: unknown option '%s'\n", a);
             usage(stderr);
             std::exit(1);
@@ -353,6 +537,9 @@ Options parse_args(int argc, char **argv) {
                              " step >= 1, runs >= 1\n");
         std::exit(1);
     }
+    if (o.sizes.empty())
+        for (int k = o.min_log2; k <= o.max_log2; k += o.step)
+            o.sizes.push_back(k);
     return o;
 }
 
@@ -361,6 +548,8 @@ struct Result {
     size_t n;
     double median_us;
     double gbps;
+    double wall_us;
+    double gkeys;  // n / median time: keys (elements) per second, 1e9
 };
 
 std::string json_escape(const char *s) {
@@ -385,8 +574,10 @@ void write_json(const char *path, const std::vector<Result> &results,
         const Result &r = results[i];
         std::fprintf(f,
                      "  {\"case\": \"%s\", \"n\": %zu, \"median_us\": %.3f,"
-                     " \"gbps\": %.3f, \"device\": \"%s\"}%s\n",
-                     r.name, r.n, r.median_us, r.gbps, dev.c_str(),
+                     " \"gbps\": %.3f, \"wall_us\": %.3f,"
+                     " \"gkeys_per_s\": %.4f, \"device\": \"%s\"}%s\n",
+                     r.name, r.n, r.median_us, r.gbps, r.wall_us, r.gkeys,
+                     dev.c_str(),
                      i + 1 < results.size() ? "," : "");
     }
     std::fprintf(f, "]\n");
@@ -414,6 +605,7 @@ int main(int argc, char **argv) {
     // Verify every case once before timing anything.
     bool ok = true;
     for (const Case &c : kCases) {
+        if (!case_enabled(opt, c)) continue;
         switch (c.type) {
         case DType::U32: ok = check_case<uint32_t>(c, s) && ok; break;
         case DType::F32: ok = check_case<float>(c, s) && ok; break;
@@ -422,30 +614,44 @@ int main(int argc, char **argv) {
     }
     if (!ok) return 1;
 
-    std::printf("%-20s %12s %12s %10s\n", "case", "n", "median_us", "GB/s");
+    std::printf("%-20s %12s %12s %10s %12s %10s\n", "case", "n", "median_us",
+                "GB/s", "wall_us", "Gkeys/s");
+    bool any_sort = false;
+    for (const Case &c : kCases) any_sort = any_sort || (is_sort(c.op) && case_enabled(opt, c));
     std::vector<Result> results;
-    for (int k = opt.min_log2; k <= opt.max_log2; k += opt.step) {
+    for (int k : opt.sizes) {
         const int n = 1 << k;
-        // One pair of buffers per size, large enough for the widest type;
-        // freed before the next size so peak memory tracks the current n.
+        // One pair of buffers per size, large enough for the widest type,
+        // and the values of sorts of pairs; freed before the next size so
+        // peak memory tracks the current n.
         void *in = nullptr, *out = nullptr;
+        uint32_t *vin = nullptr, *vout = nullptr;
         CUDA_CHECK(cudaMalloc(&in, size_t(n) * sizeof(double)));
         CUDA_CHECK(cudaMalloc(&out, size_t(n) * sizeof(double)));
+        if (any_sort) {
+            CUDA_CHECK(cudaMalloc(&vin, size_t(n) * sizeof(uint32_t)));
+            CUDA_CHECK(cudaMalloc(&vout, size_t(n) * sizeof(uint32_t)));
+        }
 
         for (const Case &c : kCases) {
+            if (!case_enabled(opt, c)) continue;
             std::fprintf(stderr, "[cub_peer] %s n=2^%d ...\n", c.name, k);
-            double us = 0.0;
+            Timing t{};
             switch (c.type) {
-            case DType::U32: us = time_case<uint32_t>(c, in, out, n, opt.runs, s); break;
-            case DType::F32: us = time_case<float>(c, in, out, n, opt.runs, s); break;
-            case DType::F64: us = time_case<double>(c, in, out, n, opt.runs, s); break;
+            case DType::U32: t = time_case<uint32_t>(c, in, out, vin, vout, n, opt.runs, s); break;
+            case DType::F32: t = time_case<float>(c, in, out, vin, vout, n, opt.runs, s); break;
+            case DType::F64: t = time_case<double>(c, in, out, vin, vout, n, opt.runs, s); break;
             }
             // bytes / (us * 1e-6) / 1e9 == bytes / us / 1e3
-            const double gbps = bytes_moved(c.op, c.type, size_t(n)) / us / 1e3;
-            results.push_back({c.name, size_t(n), us, gbps});
-            std::printf("%-20s %12d %12.3f %10.1f\n", c.name, n, us, gbps);
+            const double gbps = bytes_moved(c.op, c.type, size_t(n)) / t.median_us / 1e3;
+            const double gkeys = double(n) / t.median_us / 1e3;
+            results.push_back({c.name, size_t(n), t.median_us, gbps, t.wall_us, gkeys});
+            std::printf("%-20s %12d %12.3f %10.1f %12.3f %10.4f\n", c.name, n,
+                        t.median_us, gbps, t.wall_us, gkeys);
             std::fflush(stdout);
         }
+        CUDA_CHECK(cudaFree(vout));
+        CUDA_CHECK(cudaFree(vin));
         CUDA_CHECK(cudaFree(out));
         CUDA_CHECK(cudaFree(in));
     }

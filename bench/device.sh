@@ -2,12 +2,29 @@
 # One call on the NVIDIA machine (see docs/PERFORMANCE.md): unpack the GL/EGL
 # and Vulkan loaders carried in .gl/, print the platform, run the GPU tests on
 # both backends (with and without subgroups), then gpgpu-bench on each
-# backend and the CUB peer on the same sizes, and print the joined tables.
+# backend and the CUB peer on the same sizes, and print the joined tables
+# (the sort summary last).
 # Expects build-device/ (built here with -Dglfw=disabled) and
 # build-device/cub_peer (nvcc, see bench/README.md).
-# Environment: RUN_TESTS=0 skips the tests, RUN_BENCH=0 the benchmarks;
-# SWEEP_REDUCE / SWEEP_SCAN: GPGPU_TUNE settings to sweep (bench/sweep.sh);
-# MIN_LOG2, MAX_LOG2, STEP, BACKENDS.
+#
+# Environment (defaults in brackets):
+#   RUN_TESTS [1]      0 skips the tests; TESTS ["reduce scan sort api"] which
+#                      (a missing tests/test_X is skipped)
+#   RUN_BENCH [1]      0 skips the benchmarks
+#   PRIMITIVES ["sort reduce scan"]  what the benchmarks run, in this order
+#   BACKENDS ["gl vulkan"]
+#   MIN_LOG2, MAX_LOG2, STEP [10, 28, 2]  reduce/scan sizes (one process each)
+#   SORT_SIZES ["16 18 20 22 24 26 28"]   sort sizes, one process per size
+#                      and key type (like reduce/scan: fresh exact buffers)
+#   SORT_SMALL ["10,11,12,13,14"]  small sorts, all in one process per
+#                      backend and key type ("" skips them)
+#   CLASSIC_SORT_MAX_LOG2 [24]  netsort (GPGPU_ALGO_CLASSIC_NETSORT, one
+#                      dispatch per network step) up to 2^K only
+#   SORT_ALGOS ["netsort,bitonic,radix"]; SORT_RUNS [20], SORT_WARMUP [3]
+#   BUDGET_S [480]     no new benchmark process starts after this many seconds
+#                      of the script (the tables are still made and packed)
+#   PROC_TIMEOUT [150] seconds one gpgpu-bench process may run
+#   SWEEP_REDUCE / SWEEP_SCAN: GPGPU_TUNE settings to sweep (bench/sweep.sh)
 set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
@@ -17,9 +34,24 @@ nv=/usr/local/nvidia/share
 [ -f $nv/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES=$nv/vulkan/icd.d/nvidia_icd.json
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-B=build-device
+B=${B:-build-device}
 BACKENDS=${BACKENDS:-gl vulkan}
-range=(--min-log2 "${MIN_LOG2:-10}" --max-log2 "${MAX_LOG2:-28}" --step "${STEP:-2}")
+PRIMITIVES=${PRIMITIVES-sort reduce scan}
+[ "${RUN_BENCH:-1}" = 1 ] || PRIMITIVES=""
+SORT_SIZES=${SORT_SIZES-16 18 20 22 24 26 28}
+SORT_SMALL=${SORT_SMALL-10,11,12,13,14}
+BUDGET_S=${BUDGET_S:-480}
+PROC_TIMEOUT=${PROC_TIMEOUT:-150}
+has() { [[ " $PRIMITIVES " == *" $1 "* ]]; }
+rs=""  # reduce and scan, as gpgpu-bench --only takes them
+has reduce && rs=reduce
+has scan && rs=${rs:+$rs,}scan
+# Starts nothing more once the budget is spent; says what it skipped.
+in_budget() {
+    [ "$SECONDS" -lt "$BUDGET_S" ] && return 0
+    echo "budget of ${BUDGET_S}s spent (${SECONDS}s): skipped $*"
+    return 1
+}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 for be in $BACKENDS; do
     GPGPU_BACKEND=$be $B/tools/gpgpu info >"$OUT/info_$be.txt" 2>&1
@@ -27,7 +59,8 @@ for be in $BACKENDS; do
 done
 if [ "${RUN_TESTS:-1}" = 1 ]; then
     for be in $BACKENDS; do
-        for t in reduce scan api; do
+        for t in ${TESTS:-reduce scan sort api}; do
+            [ -x "$B/tests/test_$t" ] || { echo "test_$t: not built, skipped"; continue; }
             for sg in 0 1; do
                 log="$OUT/test_${t}_${be}_nosg$sg.log"
                 GPGPU_BACKEND=$be GPGPU_NO_SUBGROUPS=$sg timeout 300 $B/tests/test_$t >"$log" 2>&1
@@ -36,6 +69,7 @@ if [ "${RUN_TESTS:-1}" = 1 ]; then
             done
         done
     done
+    echo "tests done at ${SECONDS}s"
 fi
 if [ -n "${SWEEP_REDUCE:-}" ]; then
     bench/sweep.sh reduce_sum_f32 "$SWEEP_REDUCE" "${MIN_LOG2:-24}" "${MAX_LOG2:-28}" "${STEP:-2}"
@@ -43,27 +77,82 @@ fi
 if [ -n "${SWEEP_SCAN:-}" ]; then
     bench/sweep.sh scan_exclusive_u32 "$SWEEP_SCAN" "${MIN_LOG2:-24}" "${MAX_LOG2:-28}" "${STEP:-2}"
 fi
-[ "${RUN_BENCH:-1}" = 1 ] &&
-    { $B/cub_peer "${range[@]}" --json "$OUT/cub.json" >"$OUT/cub.txt" 2>"$OUT/cub.err" ||
-          tail -5 "$OUT/cub.err"; }
+# CUB on every size that any of ours runs (the copy always; a few seconds).
+rs_sizes=$(seq -s, "${MIN_LOG2:-10}" "${STEP:-2}" "${MAX_LOG2:-28}")
+cub_sizes=$( { [ -n "$rs" ] && echo "$rs_sizes"; has sort && echo "$SORT_SMALL ${SORT_SIZES// /,}"; } |
+    tr ', ' '\n\n' | grep -E '^[0-9]+$' | sort -nu | paste -sd, -)
+cub_only=${rs}
+has sort && cub_only=${cub_only:+$cub_only,}sort
+if [ -n "$cub_only" ] && [ -n "$cub_sizes" ]; then
+    $B/cub_peer --sizes "$cub_sizes" --only "$cub_only" --json "$OUT/cub.json" \
+        >"$OUT/cub.txt" 2>"$OUT/cub.err" || tail -5 "$OUT/cub.err"
+    echo "cub_peer done at ${SECONDS}s"
+fi
+[ -f "$OUT/cub.json" ] || echo '[]' >"$OUT/cub.json"
+# One gpgpu-bench process, with a time limit, its table appended to
+# bench_$be.txt. usage: bench1 BACKEND JSON_NAME ARGS...
+bench1() {
+    local be=$1 name=$2
+    shift 2
+    in_budget "$be $name" || return 0
+    GPGPU_BACKEND=$be timeout "$PROC_TIMEOUT" $B/tools/gpgpu-bench "$@" \
+        --json "$OUT/bench_${be}_$name.json" >>"$OUT/bench_$be.txt" 2>>"$OUT/bench_$be.err"
+    local rc=$?
+    [ $rc = 0 ] || { echo "gpgpu-bench $be $name: rc=$rc"; tail -3 "$OUT/bench_$be.err"; }
+}
+for be in $BACKENDS; do
+    [ -n "$PRIMITIVES" ] || break
+    : >"$OUT/bench_$be.txt"
+done
+# Sort first (the budget cuts the end of the run). One process per size and
+# key type: sort_keys_u32 and sort_pairs_u32 share one, sort_keys_f32 has its
+# own. The small sizes share one process per key type.
+sort_args=(--only sort --runs "${SORT_RUNS:-20}" --warmup "${SORT_WARMUP:-3}"
+           --classic-max-log2 "${CLASSIC_SORT_MAX_LOG2:-24}"
+           --algos "${SORT_ALGOS:-netsort,bitonic,radix}")
+if has sort; then
+    for be in $BACKENDS; do
+        for t in u32 f32; do
+            [ -n "$SORT_SMALL" ] &&
+                bench1 "$be" "sort_small_$t" "${sort_args[@]}" --sizes "$SORT_SMALL" --case "_$t"
+        done
+        for k in $SORT_SIZES; do
+            for t in u32 f32; do
+                bench1 "$be" "sort_${k}_$t" "${sort_args[@]}" --sizes "$k" --case "_$t"
+            done
+        done
+        echo "sort $be done at ${SECONDS}s"
+    done
+fi
 # One process per size and element type, with buffers of exactly that size:
 # on the H100 a 1 GiB range read 2x slower inside a 2 GiB buffer, or in a
 # buffer made after many others, than in a fresh exact one (PERFORMANCE.md).
-for be in $BACKENDS; do
-    [ "${RUN_BENCH:-1}" = 1 ] || break
-    : >"$OUT/bench_$be.txt"
-    for k in $(seq "${MIN_LOG2:-10}" "${STEP:-2}" "${MAX_LOG2:-28}"); do
-        for t in u32 f32 f64; do
-            GPGPU_BACKEND=$be $B/tools/gpgpu-bench --min-log2 "$k" --max-log2 "$k" --case "_$t" \
-                --json "$OUT/bench_${be}_${k}_$t.json" >>"$OUT/bench_$be.txt" \
-                2>>"$OUT/bench_$be.err" || tail -3 "$OUT/bench_$be.err"
+if [ -n "$rs" ]; then
+    for be in $BACKENDS; do
+        for k in $(seq "${MIN_LOG2:-10}" "${STEP:-2}" "${MAX_LOG2:-28}"); do
+            for t in u32 f32 f64; do
+                bench1 "$be" "${k}_$t" --only "$rs" --min-log2 "$k" --max-log2 "$k" --case "_$t"
+            done
         done
+        echo "reduce/scan $be done at ${SECONDS}s"
     done
+fi
+joined=()
+for be in $BACKENDS; do
+    [ -n "$PRIMITIVES" ] || break
+    files=("$OUT"/bench_"${be}"_*.json)
+    [ -e "${files[0]}" ] || { echo "== gpgpu-bench $be: no results"; continue; }
     python3 -c 'import json,sys; print(json.dumps([r for f in sys.argv[1:] for r in json.load(open(f))], indent=1))' \
-        "$OUT"/bench_"${be}"_*.json >"$OUT/bench_$be.json"
-    rm -f "$OUT"/bench_"${be}"_*.json
+        "${files[@]}" >"$OUT/bench_$be.json"
+    rm -f "${files[@]}"
     echo "== gpgpu-bench $be vs CUB"
     python3 bench/compare.py "$OUT/bench_$be.json" "$OUT/cub.json" "$OUT/table_$be.md"
+    joined+=("$be=$OUT/bench_$be.json")
 done
+if has sort && [ ${#joined[@]} -gt 0 ]; then
+    echo "== sort summary"
+    python3 bench/compare.py --sort "$OUT/cub.json" "$OUT/table_sort.md" "${joined[@]}"
+fi
+echo "device run done at ${SECONDS}s"
 # $OUT brings back few files: keep everything in one archive.
 tar -C "$OUT" -czf /tmp/device-out.tgz . && rm -rf "${OUT:?}"/* && mv /tmp/device-out.tgz "$OUT/"

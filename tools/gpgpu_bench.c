@@ -1,4 +1,4 @@
-/* gpgpu-bench: GPU time of libgpgpu's reduce and scan over power-of-two
+/* gpgpu-bench: GPU time of libgpgpu's reduce, scan and sort over power-of-two
  * sizes, compared with the bandwidth of a plain buffer copy. Case names match
  * bench/cub_peer.cu so the two JSON outputs can be joined on them. */
 #include "tool_common.h"
@@ -13,49 +13,95 @@ static const char bench_help[] =
     "Usage: gpgpu-bench [OPTIONS]\n"
     "\n"
     "Times each case once per size n = 2^k with GPU timer queries (warm-up runs\n"
-    "first) and prints the median and minimum GPU time and the effective\n"
-    "bandwidth: n * element size / time for reduce, twice that for scan (read\n"
-    "and write). The first row, copy_d2d_u32, is a buffer-to-buffer copy of at\n"
-    "least 256 MiB (n counts its 4-byte words): the ceiling that ratio_to_copy\n"
-    "compares with.\n"
+    "first) and prints the median and minimum GPU time, the median wall-clock\n"
+    "time of a call, the effective bandwidth (n * element size / time for\n"
+    "reduce, twice that for scan and sort: read and write; a sort of pairs moves\n"
+    "keys and values) and Gkeys/s (n / time, elements per second for reduce and\n"
+    "scan). The first row, copy_d2d_u32, is a buffer-to-buffer copy of at least\n"
+    "256 MiB (n counts its 4-byte words): the ceiling that ratio_to_copy\n"
+    "compares reduce and scan with. A sort's ratio_to_copy is the time of a copy\n"
+    "of the same bytes (keys, and values for pairs), timed in the same process\n"
+    "just before, over the sort's time.\n"
+    "\n"
+    "Sort cases (u32 keys with full 32-bit random bits, f32 keys with random\n"
+    "bits made finite, u32 values = element index; out of place, the input is\n"
+    "never changed, so every run sorts the same unsorted data): sort_keys_u32,\n"
+    "sort_keys_f32, sort_pairs_u32, each by netsort (GPGPU_ALGO_CLASSIC_NETSORT),\n"
+    "bitonic and radix.\n"
     "\n"
     "  --min-log2 K          smallest size 2^K (default 10)\n"
     "  --max-log2 K          largest size 2^K (default 28, at most 30); without\n"
     "                        it, buffers are also kept within 1/4 of the\n"
     "                        device's max_storage_block_bytes\n"
     "  --step S              log2 size step (default 2)\n"
+    "  --sizes K1,K2,...     these sizes 2^K1, 2^K2, ... instead of the range\n"
+    "                        (counts as --max-log2 for the cap)\n"
     "  --runs R              timed runs per case and size (default 20)\n"
     "  --warmup W            untimed runs before them (default 3)\n"
-    "  --classic-max-log2 K  run the classic algorithms (dozens of passes) up\n"
+    "  --classic-max-log2 K  run the classic algorithms (dozens of passes; for\n"
+    "                        sort the netsort, 1/2 log n (log n + 1) passes) up\n"
     "                        to 2^K only (default 24)\n"
-    "  --only WHAT           reduce or scan cases only\n"
+    "  --bitonic-max-log2 K  run the bitonic sort up to 2^K only (default 30)\n"
+    "  --only LIST           only these primitives, comma-separated: reduce,\n"
+    "                        scan, sort (default: all)\n"
     "  --case TEXT           only cases whose name contains TEXT (e.g. reduce_sum_f32)\n"
+    "  --algos LIST          only these algorithms, comma-separated (e.g.\n"
+    "                        fast,radix; names as in the algo column)\n"
+    "  --check-max-log2 K    check the sorted output against the CPU up to 2^K\n"
+    "                        (default 20; the output of the last timed run)\n"
+    "  --own-scratch         give gpgpu_sort one scratch buffer made up front,\n"
+    "                        next to the others (desc.scratch, sized by\n"
+    "                        gpgpu_sort_scratch_size), instead of the context's\n"
+    "                        own, made at its first call\n"
     "  --json FILE           also write the results as a JSON array\n";
+
+typedef enum bench_kind { KIND_REDUCE, KIND_SCAN, KIND_SORT } bench_kind;
+
+static const char *const kind_names[] = { "reduce", "scan", "sort" };
 
 /* One benchmark case: an operation, a type and an algorithm. */
 typedef struct bench_case {
     const char *name;
-    bool scan;
-    gpgpu_type type;
-    gpgpu_op op;    /* reduce only */
-    bool exclusive; /* scan only */
+    bench_kind kind;
+    gpgpu_type type; /* the element type; for sort the key type */
+    gpgpu_op op;     /* reduce only */
+    bool exclusive;  /* scan only */
+    bool pairs;      /* sort only: u32 values move with the keys */
     gpgpu_algo algo;
 } bench_case;
 
+#define REDUCE(name_, type_, op_, algo_)                                                        \
+    { .name = name_, .kind = KIND_REDUCE, .type = GPGPU_TYPE_##type_, .op = GPGPU_OP_##op_,    \
+      .algo = GPGPU_ALGO_##algo_ }
+#define SCAN(name_, type_, exclusive_, algo_)                                                  \
+    { .name = name_, .kind = KIND_SCAN, .type = GPGPU_TYPE_##type_, .exclusive = exclusive_,   \
+      .algo = GPGPU_ALGO_##algo_ }
+#define SORT(name_, type_, pairs_, algo_)                                                      \
+    { .name = name_, .kind = KIND_SORT, .type = GPGPU_TYPE_##type_, .pairs = pairs_,           \
+      .algo = GPGPU_ALGO_##algo_ }
+
 static const bench_case cases[] = {
-    { "reduce_sum_f32", false, GPGPU_TYPE_F32, GPGPU_OP_SUM, false, GPGPU_ALGO_FAST },
-    { "reduce_sum_f32", false, GPGPU_TYPE_F32, GPGPU_OP_SUM, false, GPGPU_ALGO_CLASSIC_HALVING },
-    { "reduce_sum_f32", false, GPGPU_TYPE_F32, GPGPU_OP_SUM, false, GPGPU_ALGO_CLASSIC_STRIDE },
-    { "reduce_sum_u32", false, GPGPU_TYPE_U32, GPGPU_OP_SUM, false, GPGPU_ALGO_FAST },
-    { "reduce_min_f32", false, GPGPU_TYPE_F32, GPGPU_OP_MIN, false, GPGPU_ALGO_FAST },
-    { "reduce_minmax_f32", false, GPGPU_TYPE_F32, GPGPU_OP_MINMAX, false, GPGPU_ALGO_FAST },
-    { "reduce_minmax_f32", false, GPGPU_TYPE_F32, GPGPU_OP_MINMAX, false,
-      GPGPU_ALGO_CLASSIC_MINMAX },
-    { "reduce_sum_f64", false, GPGPU_TYPE_F64, GPGPU_OP_SUM, false, GPGPU_ALGO_FAST },
-    { "scan_exclusive_u32", true, GPGPU_TYPE_U32, 0, true, GPGPU_ALGO_FAST },
-    { "scan_exclusive_u32", true, GPGPU_TYPE_U32, 0, true, GPGPU_ALGO_CLASSIC_SCAN },
-    { "scan_inclusive_f32", true, GPGPU_TYPE_F32, 0, false, GPGPU_ALGO_FAST },
-    { "scan_inclusive_f64", true, GPGPU_TYPE_F64, 0, false, GPGPU_ALGO_FAST },
+    REDUCE("reduce_sum_f32", F32, SUM, FAST),
+    REDUCE("reduce_sum_f32", F32, SUM, CLASSIC_HALVING),
+    REDUCE("reduce_sum_f32", F32, SUM, CLASSIC_STRIDE),
+    REDUCE("reduce_sum_u32", U32, SUM, FAST),
+    REDUCE("reduce_min_f32", F32, MIN, FAST),
+    REDUCE("reduce_minmax_f32", F32, MINMAX, FAST),
+    REDUCE("reduce_minmax_f32", F32, MINMAX, CLASSIC_MINMAX),
+    REDUCE("reduce_sum_f64", F64, SUM, FAST),
+    SCAN("scan_exclusive_u32", U32, true, FAST),
+    SCAN("scan_exclusive_u32", U32, true, CLASSIC_SCAN),
+    SCAN("scan_inclusive_f32", F32, false, FAST),
+    SCAN("scan_inclusive_f64", F64, false, FAST),
+    SORT("sort_keys_u32", U32, false, CLASSIC_NETSORT),
+    SORT("sort_keys_u32", U32, false, BITONIC),
+    SORT("sort_keys_u32", U32, false, RADIX),
+    SORT("sort_pairs_u32", U32, true, CLASSIC_NETSORT),
+    SORT("sort_pairs_u32", U32, true, BITONIC),
+    SORT("sort_pairs_u32", U32, true, RADIX),
+    SORT("sort_keys_f32", F32, false, CLASSIC_NETSORT),
+    SORT("sort_keys_f32", F32, false, BITONIC),
+    SORT("sort_keys_f32", F32, false, RADIX),
 };
 
 #define CASE_COUNT (sizeof(cases) / sizeof(cases[0]))
@@ -71,11 +117,18 @@ static const gpgpu_type input_types[] = { GPGPU_TYPE_U32, GPGPU_TYPE_F32, GPGPU_
 /* One fixed seed: every run and device times the same data. */
 #define SEED 1
 
+#define MAX_SIZES 31
+
 typedef struct bench_options {
-    int min_log2, max_log2, step, runs, warmup, classic_max_log2;
+    int min_log2, max_log2, step, runs, warmup, classic_max_log2, bitonic_max_log2;
+    int check_max_log2;
+    int sizes[MAX_SIZES]; /* the log2 sizes to run, from the range or --sizes */
+    int size_count;
     const char *case_filter; /* only cases whose name contains it, or NULL */
+    const char *algo_filter; /* only algorithms in this comma-separated list, or NULL */
     bool max_log2_given;
-    bool reduce, scan;
+    bool kinds[3];           /* indexed by bench_kind */
+    bool own_scratch;
     const char *json_path;
     gpgpu_context_desc desc;
 } bench_options;
@@ -88,8 +141,11 @@ typedef struct bench {
     size_t cap_bytes; /* the largest input buffer a case may use */
     /* One input and one output buffer of the largest size, made once and
      * reused by every case and size: on an H100, buffers made late in a run
-     * of many allocations read at half the bandwidth of early ones. */
-    gpgpu_buffer *in, *out;
+     * of many allocations read at half the bandwidth of early ones. Sorts of
+     * pairs also take values from vin to vout, and with --own-scratch every
+     * sort uses scratch (else NULL: the context's own, made by the first
+     * sort). All are made before anything is timed. */
+    gpgpu_buffer *in, *out, *vin, *vout, *scratch;
     size_t buffer_bytes;
     double copy_gbps;
     double *samples;  /* opt->runs GPU times in ns */
@@ -98,22 +154,103 @@ typedef struct bench {
     FILE *json;
     bool json_empty;
     bool stopped;     /* out of GPU memory: larger sizes cannot fit either */
+    bool check_failed;/* a sort gave a wrong result: the exit code says so */
     char step[128];   /* what runs now, for progress and error messages */
 } bench;
 
-/* A timed call: a case on n elements, or (c NULL) a copy of n bytes. */
+/* A timed call: a case on n elements, or (c NULL) a copy of n bytes from in
+ * to out and, when vbytes > 0, of vbytes bytes from vin to vout. */
 typedef struct bench_job {
     const bench_case *c;
     gpgpu_buffer *in, *out;
     size_t n;
+    gpgpu_buffer *vin, *vout;
+    size_t vbytes;
 } bench_job;
+
+/* Algorithm names: the tools' names for reduce and scan, the sort's here. */
+static const char *bench_algo_name(gpgpu_algo algo)
+{
+    switch (algo) {
+    case GPGPU_ALGO_CLASSIC_NETSORT:
+        return "netsort";
+    case GPGPU_ALGO_BITONIC:
+        return "bitonic";
+    case GPGPU_ALGO_RADIX:
+        return "radix";
+    default:
+        return tool_algo_name(algo);
+    }
+}
 
 /* ---------------------------------------------------------------- options */
 
+/* Whether the comma-separated `list` holds `word`. */
+static bool list_has(const char *list, const char *word)
+{
+    size_t len = strlen(word);
+
+    for (const char *p = list; p != NULL; p = strchr(p, ',')) {
+        if (*p == ',')
+            p++;
+        if (strncmp(p, word, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+static void parse_only(bench_options *o, const char *value)
+{
+    char copy[64];
+    char *save = NULL;
+
+    if (strlen(value) >= sizeof(copy))
+        tool_usage_error("--only: '%s' is too long", value);
+    strcpy(copy, value);
+    for (int k = 0; k < 3; k++)
+        o->kinds[k] = false;
+    for (char *word = strtok_r(copy, ",", &save); word; word = strtok_r(NULL, ",", &save)) {
+        int k = 0;
+
+        while (k < 3 && strcmp(word, kind_names[k]) != 0)
+            k++;
+        if (k == 3)
+            tool_usage_error("--only: unknown value '%s' (expected reduce, scan or sort,"
+                             " comma-separated)", word);
+        o->kinds[k] = true;
+    }
+}
+
+static void parse_sizes(bench_options *o, const char *value)
+{
+    const char *p = value;
+
+    o->size_count = 0;
+    while (*p != '\0') {
+        char *end;
+        long k;
+
+        errno = 0;
+        k = strtol(p, &end, 10);
+        if (end == p || errno != 0 || k < 0 || k > 30 || (*end != ',' && *end != '\0'))
+            tool_usage_error("--sizes: expected log2 sizes 0..30, comma-separated, not '%s'",
+                             value);
+        if (o->size_count == MAX_SIZES)
+            tool_usage_error("--sizes: at most %d sizes", MAX_SIZES);
+        o->sizes[o->size_count++] = (int)k;
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (o->size_count == 0)
+        tool_usage_error("--sizes: no size given");
+}
+
 static void parse_options(int argc, char **argv, bench_options *o)
 {
+    bool sizes_given = false;
+
     *o = (bench_options){ .min_log2 = 10, .max_log2 = 28, .step = 2, .runs = 20,
-                          .warmup = 3, .classic_max_log2 = 24, .reduce = true, .scan = true };
+                          .warmup = 3, .classic_max_log2 = 24, .bitonic_max_log2 = 30,
+                          .check_max_log2 = 20, .kinds = { true, true, true } };
 
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value;
@@ -133,27 +270,41 @@ static void parse_options(int argc, char **argv, bench_options *o)
             o->max_log2_given = true;
         } else if ((value = tool_option_value(argc, argv, &i, "--step")) != NULL) {
             o->step = (int)tool_parse_uint(arg, value, 1, 30);
+        } else if ((value = tool_option_value(argc, argv, &i, "--sizes")) != NULL) {
+            parse_sizes(o, value);
+            sizes_given = true;
         } else if ((value = tool_option_value(argc, argv, &i, "--runs")) != NULL) {
             o->runs = (int)tool_parse_uint(arg, value, 1, 1000000);
         } else if ((value = tool_option_value(argc, argv, &i, "--warmup")) != NULL) {
             o->warmup = (int)tool_parse_uint(arg, value, 0, 1000000);
         } else if ((value = tool_option_value(argc, argv, &i, "--classic-max-log2")) != NULL) {
             o->classic_max_log2 = (int)tool_parse_uint(arg, value, 0, 30);
+        } else if ((value = tool_option_value(argc, argv, &i, "--bitonic-max-log2")) != NULL) {
+            o->bitonic_max_log2 = (int)tool_parse_uint(arg, value, 0, 30);
+        } else if ((value = tool_option_value(argc, argv, &i, "--check-max-log2")) != NULL) {
+            o->check_max_log2 = (int)tool_parse_uint(arg, value, 0, 30);
         } else if ((value = tool_option_value(argc, argv, &i, "--case")) != NULL) {
             o->case_filter = value;
+        } else if ((value = tool_option_value(argc, argv, &i, "--algos")) != NULL) {
+            o->algo_filter = value;
         } else if ((value = tool_option_value(argc, argv, &i, "--only")) != NULL) {
-            o->reduce = strcmp(value, "reduce") == 0;
-            o->scan = strcmp(value, "scan") == 0;
-            if (!o->reduce && !o->scan)
-                tool_usage_error("--only: unknown value '%s' (expected reduce or scan)", value);
+            parse_only(o, value);
+        } else if (strcmp(arg, "--own-scratch") == 0) {
+            o->own_scratch = true;
         } else if ((value = tool_option_value(argc, argv, &i, "--json")) != NULL) {
             o->json_path = value;
         } else if (!tool_context_option(argc, argv, &i, &o->desc)) {
             tool_usage_error("unknown argument '%s'", arg);
         }
     }
+    if (sizes_given) {
+        o->max_log2_given = true; /* explicit sizes: no cap */
+        return;
+    }
     if (o->min_log2 > o->max_log2)
         tool_usage_error("--min-log2 %d is above --max-log2 %d", o->min_log2, o->max_log2);
+    for (int k = o->min_log2; k <= o->max_log2; k += o->step)
+        o->sizes[o->size_count++] = k;
 }
 
 /* ---------------------------------------------------------------- output */
@@ -185,41 +336,75 @@ static void json_string(FILE *f, const char *s)
 
 static void print_table_header(void)
 {
-    printf("%-20s %-8s %11s %12s %12s %12s %9s %13s\n", "case", "algo", "n", "median_us",
-           "min_us", "wall_us", "GB/s", "ratio_to_copy");
+    printf("%-20s %-8s %11s %12s %12s %12s %9s %13s %9s\n", "case", "algo", "n", "median_us",
+           "min_us", "wall_us", "GB/s", "ratio_to_copy", "Gkeys/s");
 }
 
-/* Prints a table row (stdout is flushed so a long run shows its progress)
- * and appends the JSON record. */
 /* Medians and minimum of one timed job, in ns. */
 typedef struct timing {
     double median_ns, min_ns; /* GPU time (timer query) */
     double wall_ns;           /* median wall-clock time of a whole call, its wait included */
 } timing;
 
-static void report(bench *b, const char *name, const char *algo, size_t n, timing t, double gbps)
+/* One result row. */
+typedef struct bench_row {
+    const char *name, *algo;
+    size_t n;
+    timing t;
+    double bytes;   /* moved by one call, read plus written */
+    double ratio;   /* to the copy: see bench_help */
+    double copy_ns; /* sort: the copy of the same bytes; NAN for others */
+    const char *check; /* sort: "ok", "failed" or "skipped"; NULL for others */
+} bench_row;
+
+/* The time that rates are computed from: GPU time where the timer works. */
+static double rate_ns(const bench *b, timing t)
 {
-    printf("%-20s %-8s %11zu %12.2f %12.2f %12.2f %9.2f %13.3f\n", name, algo, n,
-           t.median_ns / 1e3, t.min_ns / 1e3, t.wall_ns / 1e3, gbps, gbps / b->copy_gbps);
+    return b->wall_clock ? t.wall_ns : t.median_ns;
+}
+
+/* Prints a table row (stdout is flushed so a long run shows its progress)
+ * and appends the JSON record. Bytes (elements) per ns are GB/s (G/s). */
+static void report(bench *b, const bench_row *r)
+{
+    double ns = rate_ns(b, r->t);
+    double gbps = r->bytes / ns, gkeys = (double)r->n / ns;
+
+    printf("%-20s %-8s %11zu %12.2f %12.2f %12.2f %9.2f %13.3f %9.4f\n", r->name, r->algo, r->n,
+           r->t.median_ns / 1e3, r->t.min_ns / 1e3, r->t.wall_ns / 1e3, gbps, r->ratio, gkeys);
     fflush(stdout);
     if (b->json == NULL)
         return;
     fputs(b->json_empty ? "\n  {" : ",\n  {", b->json);
     b->json_empty = false;
     fputs("\"case\": ", b->json);
-    json_string(b->json, name);
+    json_string(b->json, r->name);
     fputs(", \"algo\": ", b->json);
-    json_string(b->json, algo);
-    fprintf(b->json, ", \"n\": %zu, \"median_us\": ", n);
-    json_number(b->json, t.median_ns / 1e3);
+    json_string(b->json, r->algo);
+    fprintf(b->json, ", \"n\": %zu, \"median_us\": ", r->n);
+    json_number(b->json, r->t.median_ns / 1e3);
     fputs(", \"min_us\": ", b->json);
-    json_number(b->json, t.min_ns / 1e3);
+    json_number(b->json, r->t.min_ns / 1e3);
     fputs(", \"wall_us\": ", b->json);
-    json_number(b->json, t.wall_ns / 1e3);
+    json_number(b->json, r->t.wall_ns / 1e3);
     fputs(", \"gbps\": ", b->json);
     json_number(b->json, gbps);
+    fputs(", \"gkeys_per_s\": ", b->json);
+    json_number(b->json, gkeys);
     fputs(", \"copy_gbps\": ", b->json);
     json_number(b->json, b->copy_gbps);
+    fputs(", \"ratio_to_copy\": ", b->json);
+    json_number(b->json, r->ratio);
+    if (!isnan(r->copy_ns)) {
+        fputs(", \"copy_us\": ", b->json);
+        json_number(b->json, r->copy_ns / 1e3);
+    }
+    if (r->check != NULL) {
+        fputs(", \"check\": ", b->json);
+        json_string(b->json, r->check);
+    }
+    fputs(", \"timer\": ", b->json);
+    json_string(b->json, b->wall_clock ? "wall" : "gpu");
     fputs(", \"device\": ", b->json);
     json_string(b->json, b->device);
     fputs(", \"backend\": ", b->json);
@@ -243,22 +428,45 @@ static int check(bench *b, gpgpu_status status)
     return tool_fail(status, b->step, gpgpu_last_error(b->ctx));
 }
 
+/* The sort descriptor of a sort case: out of place, pairs from vin to vout. */
+static gpgpu_sort_desc sort_desc(const bench *b, const bench_case *c)
+{
+    gpgpu_sort_desc desc = { .type = c->type, .algo = c->algo, .scratch = b->scratch };
+
+    if (c->pairs) {
+        desc.values_in = b->vin;
+        desc.values_out = b->vout;
+    }
+    return desc;
+}
+
 static gpgpu_status run_once(bench *b, const bench_job *job)
 {
     const bench_case *c = job->c;
 
-    if (c == NULL)
-        return gpgpu_buffer_copy(job->in, 0, job->out, 0, job->n);
-    if (c->scan) {
+    if (c == NULL) {
+        gpgpu_status status = gpgpu_buffer_copy(job->in, 0, job->out, 0, job->n);
+        if (status == GPGPU_SUCCESS && job->vbytes > 0)
+            status = gpgpu_buffer_copy(job->vin, 0, job->vout, 0, job->vbytes);
+        return status;
+    }
+    switch (c->kind) {
+    case KIND_SCAN: {
         gpgpu_scan_desc desc = { .type = c->type, .exclusive = c->exclusive, .algo = c->algo };
         return gpgpu_scan(b->ctx, &desc, job->in, 0, job->out, 0, job->n);
-    } else {
+    }
+    case KIND_SORT: {
+        gpgpu_sort_desc desc = sort_desc(b, c);
+        return gpgpu_sort(b->ctx, &desc, job->in, 0, job->out, 0, job->n);
+    }
+    case KIND_REDUCE:
+    default: {
         gpgpu_reduce_desc desc = { .type = c->type, .op = c->op, .algo = c->algo };
         tool_reduce_result result;
         return gpgpu_reduce(b->ctx, &desc, job->in, 0, job->n, &result);
     }
+    }
 }
-
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -319,34 +527,56 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
 
 /* ----------------------------------------------------------------- cases */
 
+static bool algo_enabled(const bench_options *o, gpgpu_algo algo)
+{
+    return o->algo_filter == NULL || list_has(o->algo_filter, bench_algo_name(algo));
+}
+
 static bool case_enabled(const bench *b, const bench_case *c, int log2n)
 {
     const bench_options *o = b->opt;
 
-    if (c->scan ? !o->scan : !o->reduce)
+    if (!o->kinds[c->kind])
         return false;
-    if (c->algo != GPGPU_ALGO_FAST && log2n > o->classic_max_log2)
+    if (c->kind == KIND_SORT) {
+        if (c->algo == GPGPU_ALGO_CLASSIC_NETSORT && log2n > o->classic_max_log2)
+            return false;
+        if (c->algo == GPGPU_ALGO_BITONIC && log2n > o->bitonic_max_log2)
+            return false;
+    } else if (c->algo != GPGPU_ALGO_FAST && log2n > o->classic_max_log2) {
         return false;
+    }
     if (o->case_filter && !strstr(c->name, o->case_filter))
+        return false;
+    if (!algo_enabled(o, c->algo))
         return false;
     if (c->type == GPGPU_TYPE_F64 && !b->info.has_f64)
         return false;
     return ((size_t)1 << log2n) * gpgpu_type_size(c->type) <= b->cap_bytes;
 }
 
-/* The largest input buffer that an enabled case uses, 0 if none. */
-static size_t largest_input_bytes(const bench *b)
+/* The largest input buffer that an enabled case uses, 0 if none; with
+ * values_only, the largest values buffer of an enabled sort of pairs. */
+static size_t largest_bytes(const bench *b, bool values_only)
 {
     size_t largest = 0;
 
-    for (int k = b->opt->min_log2; k <= b->opt->max_log2; k += b->opt->step) {
+    for (int s = 0; s < b->opt->size_count; s++) {
+        int k = b->opt->sizes[s];
         for (size_t c = 0; c < CASE_COUNT; c++) {
-            size_t bytes = ((size_t)1 << k) * gpgpu_type_size(cases[c].type);
-            if (case_enabled(b, &cases[c], k) && bytes > largest)
+            size_t bytes = ((size_t)1 << k) *
+                           (values_only ? sizeof(uint32_t) : gpgpu_type_size(cases[c].type));
+            if ((!values_only || cases[c].pairs) && case_enabled(b, &cases[c], k) &&
+                bytes > largest)
                 largest = bytes;
         }
     }
     return largest;
+}
+
+static size_t largest_input_bytes(const bench *b)
+{
+    return largest_bytes(b, false);
 }
 
 static int run_case(bench *b, const bench_case *c, gpgpu_buffer *in, gpgpu_buffer *out,
@@ -354,18 +584,18 @@ static int run_case(bench *b, const bench_case *c, gpgpu_buffer *in, gpgpu_buffe
 {
     bench_job job = { .c = c, .in = in, .out = out, .n = (size_t)1 << log2n };
     timing t;
-    double bytes;
     int rc;
 
-    snprintf(b->step, sizeof(b->step), "%s %s n=2^%d", c->name, tool_algo_name(c->algo), log2n);
+    snprintf(b->step, sizeof(b->step), "%s %s n=2^%d", c->name, bench_algo_name(c->algo), log2n);
     tool_message("%s", b->step);
     rc = check(b, time_job(b, &job, &t));
     if (rc != TOOL_EXIT_OK || b->stopped)
         return rc;
-    bytes = (double)job.n * (double)gpgpu_type_size(c->type) * (c->scan ? 2.0 : 1.0);
-    /* bytes per ns is GB/s */
-    report(b, c->name, tool_algo_name(c->algo), job.n, t,
-           bytes / (b->wall_clock ? t.wall_ns : t.median_ns));
+    double bytes = (double)job.n * (double)gpgpu_type_size(c->type) *
+                   (c->kind == KIND_SCAN ? 2.0 : 1.0);
+    report(b, &(bench_row){ .name = c->name, .algo = bench_algo_name(c->algo), .n = job.n,
+                            .t = t, .bytes = bytes,
+                            .ratio = bytes / rate_ns(b, t) / b->copy_gbps, .copy_ns = NAN });
     return TOOL_EXIT_OK;
 }
 
@@ -379,12 +609,15 @@ static int run_copy(bench *b, gpgpu_buffer *in, gpgpu_buffer *out, size_t bytes)
     tool_message("%s", b->step);
     int rc = check(b, time_job(b, &job, &t));
     if (rc == TOOL_EXIT_OK && !b->stopped)
-        report(b, "copy_u32", "copy", bytes / 4, t,
-               2.0 * (double)bytes / (b->wall_clock ? t.wall_ns : t.median_ns));
+        report(b, &(bench_row){ .name = "copy_u32", .algo = "copy", .n = bytes / 4, .t = t,
+                                .bytes = 2.0 * (double)bytes,
+                                .ratio = 2.0 * (double)bytes / rate_ns(b, t) / b->copy_gbps,
+                                .copy_ns = NAN });
     return rc;
 }
 
-/* Runs the enabled cases of one type at one size on one random input. */
+/* Runs the enabled reduce and scan cases of one type at one size on one
+ * random input. */
 static int run_type(bench *b, gpgpu_type type, int log2n)
 {
     size_t n = (size_t)1 << log2n, bytes = n * gpgpu_type_size(type);
@@ -392,7 +625,8 @@ static int run_type(bench *b, gpgpu_type type, int log2n)
     int rc;
 
     for (size_t c = 0; c < CASE_COUNT; c++)
-        any = any || (cases[c].type == type && case_enabled(b, &cases[c], log2n));
+        any = any || (cases[c].kind != KIND_SORT && cases[c].type == type &&
+                      case_enabled(b, &cases[c], log2n));
     if (!any)
         return TOOL_EXIT_OK;
 
@@ -401,7 +635,8 @@ static int run_type(bench *b, gpgpu_type type, int log2n)
      * the sums, and floats would end up as infinities. */
     rc = tool_upload_random(b->ctx, b->in, type, n, SEED);
     for (size_t c = 0; c < CASE_COUNT && rc == TOOL_EXIT_OK && !b->stopped; c++) {
-        if (cases[c].type == type && case_enabled(b, &cases[c], log2n))
+        if (cases[c].kind != KIND_SORT && cases[c].type == type &&
+            case_enabled(b, &cases[c], log2n))
             rc = run_case(b, &cases[c], b->in, b->out, log2n);
     }
     /* The copy of the same bytes is each size's own ceiling. */
@@ -410,6 +645,290 @@ static int run_type(bench *b, gpgpu_type type, int log2n)
     return rc;
 }
 
+/* ------------------------------------------------------------------ sort */
+
+/* Element i of the random sequence of `seed` (splitmix64, as tool_random_fill
+ * uses; bench/cub_peer.cu makes the same on the GPU). */
+static uint64_t splitmix64_at(uint64_t seed, uint64_t i)
+{
+    uint64_t z = seed + (i + 1) * UINT64_C(0x9E3779B97F4A7C15);
+
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* The bits of sort key i: the high 32 bits of element i, all 32 random for
+ * u32 (radix sort speed depends on the key bits, so not tool_random_fill's
+ * small range); for f32 the same bits with an all-ones exponent (infinity,
+ * NaN) turned into 0xFE, so every key is finite (denormals and zeros stay). */
+static uint32_t sort_key_bits(gpgpu_type type, uint64_t i)
+{
+    uint32_t bits = (uint32_t)(splitmix64_at(SEED, i) >> 32);
+
+    if (type == GPGPU_TYPE_F32 && (bits & UINT32_C(0x7F800000)) == UINT32_C(0x7F800000))
+        bits ^= UINT32_C(0x00800000);
+    return bits;
+}
+
+/* The library's order as an unsigned integer (src/algo/sort.h): NaN last,
+ * negative floats reversed, -0 before +0. */
+static uint32_t sort_order(gpgpu_type type, uint32_t bits)
+{
+    if (type != GPGPU_TYPE_F32)
+        return bits;
+    if ((bits & UINT32_C(0x7F800000)) == UINT32_C(0x7F800000) && (bits & UINT32_C(0x7FFFFF)))
+        return UINT32_MAX;
+    return (bits & UINT32_C(0x80000000)) ? ~bits : bits | UINT32_C(0x80000000);
+}
+
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The keys of one type and size, made on the host, and what checks need. */
+typedef struct sort_input {
+    gpgpu_type type;
+    size_t n;
+    uint32_t *keys;    /* for checks: the input, or NULL */
+    uint32_t *sorted;  /* for checks: the input's sort_order values, sorted */
+    uint32_t *out, *vals;
+    unsigned char *seen;
+} sort_input;
+
+static void sort_input_free(sort_input *in)
+{
+    free(in->keys);
+    free(in->sorted);
+    free(in->out);
+    free(in->vals);
+    free(in->seen);
+    *in = (sort_input){ 0 };
+}
+
+/* Uploads the keys (and the values 0..n-1 when `pairs`) a piece at a time;
+ * keeps a host copy for checks when `keep`. */
+static int sort_upload(bench *b, sort_input *in, bool pairs, bool keep)
+{
+    const size_t piece = (size_t)1 << 20;
+    size_t n = in->n, chunk = n < piece ? n : piece;
+    uint32_t *host = malloc(chunk * sizeof(uint32_t));
+    gpgpu_status status = GPGPU_SUCCESS;
+
+    if (keep) {
+        in->keys = malloc(n * sizeof(uint32_t));
+        in->sorted = malloc(n * sizeof(uint32_t));
+        in->out = malloc(n * sizeof(uint32_t));
+        in->vals = malloc(n * sizeof(uint32_t));
+        in->seen = malloc(n);
+    }
+    if (host == NULL || (keep && (!in->keys || !in->sorted || !in->out || !in->vals || !in->seen))) {
+        free(host);
+        return tool_fail(GPGPU_ERROR_OUT_OF_MEMORY, "cannot generate sort keys",
+                         "out of host memory");
+    }
+    for (size_t first = 0; first < n && status == GPGPU_SUCCESS; first += piece) {
+        size_t count = n - first < piece ? n - first : piece;
+
+        for (size_t k = 0; k < count; k++)
+            host[k] = sort_key_bits(in->type, first + k);
+        if (keep) {
+            memcpy(in->keys + first, host, count * sizeof(uint32_t));
+            for (size_t k = 0; k < count; k++)
+                in->sorted[first + k] = sort_order(in->type, host[k]);
+        }
+        status = gpgpu_buffer_upload(b->in, first * sizeof(uint32_t), host,
+                                     count * sizeof(uint32_t));
+        if (status == GPGPU_SUCCESS && pairs) {
+            for (size_t k = 0; k < count; k++)
+                host[k] = (uint32_t)(first + k);
+            status = gpgpu_buffer_upload(b->vin, first * sizeof(uint32_t), host,
+                                         count * sizeof(uint32_t));
+        }
+    }
+    free(host);
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot upload sort keys", gpgpu_last_error(b->ctx));
+    if (keep)
+        qsort(in->sorted, n, sizeof(uint32_t), compare_u32);
+    return TOOL_EXIT_OK;
+}
+
+/* Checks the last timed run's output: keys in order and the same multiset as
+ * the input; for pairs, every value an index of the input (each once) whose
+ * key went to its place; for radix (stable) equal keys in index order.
+ * Returns "ok" or "failed" (with a message), or NULL on a download error. */
+static const char *sort_check(bench *b, const bench_case *c, sort_input *in)
+{
+    size_t n = in->n;
+    gpgpu_status status = gpgpu_buffer_download(b->out, 0, in->out, n * sizeof(uint32_t));
+
+    if (status == GPGPU_SUCCESS && c->pairs)
+        status = gpgpu_buffer_download(b->vout, 0, in->vals, n * sizeof(uint32_t));
+    if (status != GPGPU_SUCCESS) {
+        tool_fail(status, "cannot download the sorted keys", gpgpu_last_error(b->ctx));
+        return NULL;
+    }
+    if (c->pairs)
+        memset(in->seen, 0, n);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t order = sort_order(in->type, in->out[i]);
+
+        if (order != in->sorted[i]) {
+            tool_message("CHECK FAILED: %s: key %zu is 0x%08x, expected order 0x%08x", b->step,
+                         i, in->out[i], in->sorted[i]);
+            return "failed";
+        }
+        if (!c->pairs)
+            continue;
+        uint32_t v = in->vals[i];
+        if (v >= n || in->seen[v] || in->keys[v] != in->out[i]) {
+            tool_message("CHECK FAILED: %s: value %zu is %u, %s", b->step, i, v,
+                         v >= n ? "not an input index" :
+                         in->seen[v] ? "seen before" : "whose key is elsewhere");
+            return "failed";
+        }
+        in->seen[v] = 1;
+        if (c->algo == GPGPU_ALGO_RADIX && i > 0 && in->out[i - 1] == in->out[i] &&
+            in->vals[i - 1] > v) {
+            tool_message("CHECK FAILED: %s: equal keys at %zu out of input order (radix is"
+                         " stable)", b->step, i);
+            return "failed";
+        }
+    }
+    return "ok";
+}
+
+/* Times a copy of the bytes that a sort of n keys (and values) reads, from
+ * the input to the output buffers, into *ns. */
+static int time_sort_copy(bench *b, size_t n, bool pairs, double *ns)
+{
+    bench_job job = { .c = NULL, .in = b->in, .out = b->out, .n = n * sizeof(uint32_t),
+                      .vin = b->vin, .vout = b->vout,
+                      .vbytes = pairs ? n * sizeof(uint32_t) : 0 };
+    timing t;
+
+    snprintf(b->step, sizeof(b->step), "copy of the %s of n=%zu", pairs ? "pairs" : "keys", n);
+    tool_message("%s", b->step);
+    int rc = check(b, time_job(b, &job, &t));
+    *ns = rate_ns(b, t);
+    return rc;
+}
+
+static int run_sort_case(bench *b, const bench_case *c, int log2n, sort_input *in,
+                         double copy_ns)
+{
+    bench_job job = { .c = c, .in = b->in, .out = b->out, .n = (size_t)1 << log2n };
+    const char *verdict = "skipped";
+    timing t;
+    int rc;
+
+    snprintf(b->step, sizeof(b->step), "%s %s n=2^%d", c->name, bench_algo_name(c->algo), log2n);
+    tool_message("%s", b->step);
+    rc = check(b, time_job(b, &job, &t));
+    if (rc != TOOL_EXIT_OK || b->stopped)
+        return rc;
+    if (in->keys != NULL) {
+        verdict = sort_check(b, c, in);
+        if (verdict == NULL)
+            return TOOL_EXIT_FAILURE;
+        b->check_failed = b->check_failed || strcmp(verdict, "ok") != 0;
+    }
+    double bytes = 2.0 * (double)job.n * (double)(gpgpu_type_size(c->type) +
+                                                  (c->pairs ? sizeof(uint32_t) : 0));
+    report(b, &(bench_row){ .name = c->name, .algo = bench_algo_name(c->algo), .n = job.n,
+                            .t = t, .bytes = bytes, .ratio = copy_ns / rate_ns(b, t),
+                            .copy_ns = copy_ns, .check = verdict });
+    return TOOL_EXIT_OK;
+}
+
+/* Runs the enabled sort cases of one key type at one size: the keys (and
+ * values) are uploaded once, each case sorts them out of place into the
+ * output buffers, so the input is never changed and nothing needs restoring
+ * between runs. */
+static int run_sort_type(bench *b, gpgpu_type type, int log2n)
+{
+    size_t n = (size_t)1 << log2n;
+    bool keys = false, pairs = false;
+    double copy_keys_ns = NAN, copy_pairs_ns = NAN;
+    sort_input in = { .type = type, .n = n };
+    int rc;
+
+    for (size_t c = 0; c < CASE_COUNT; c++) {
+        if (cases[c].kind == KIND_SORT && cases[c].type == type &&
+            case_enabled(b, &cases[c], log2n)) {
+            keys = keys || !cases[c].pairs;
+            pairs = pairs || cases[c].pairs;
+        }
+    }
+    if (!keys && !pairs)
+        return TOOL_EXIT_OK;
+
+    snprintf(b->step, sizeof(b->step), "sort keys %s n=2^%d", gpgpu_type_name(type), log2n);
+    rc = sort_upload(b, &in, pairs, log2n <= b->opt->check_max_log2);
+    if (rc == TOOL_EXIT_OK && keys)
+        rc = time_sort_copy(b, n, false, &copy_keys_ns);
+    if (rc == TOOL_EXIT_OK && !b->stopped && pairs)
+        rc = time_sort_copy(b, n, true, &copy_pairs_ns);
+    for (size_t c = 0; c < CASE_COUNT && rc == TOOL_EXIT_OK && !b->stopped; c++) {
+        if (cases[c].kind == KIND_SORT && cases[c].type == type &&
+            case_enabled(b, &cases[c], log2n))
+            rc = run_sort_case(b, &cases[c], log2n, &in,
+                               cases[c].pairs ? copy_pairs_ns : copy_keys_ns);
+    }
+    sort_input_free(&in);
+    return rc;
+}
+
+/* The values buffers for sorts of pairs and, with --own-scratch, the sort's
+ * scratch buffer (the largest that any enabled sort asks for), made right
+ * after the input and output buffers. */
+static gpgpu_status make_sort_buffers(bench *b)
+{
+    size_t vbytes = largest_bytes(b, true), scratch = 0;
+    gpgpu_status status = GPGPU_SUCCESS;
+
+    if (vbytes > b->buffer_bytes)
+        vbytes = b->buffer_bytes;
+    snprintf(b->step, sizeof(b->step), "sort buffers");
+    if (vbytes > 0) {
+        status = gpgpu_buffer_create(b->ctx, vbytes, &b->vin);
+        if (status == GPGPU_SUCCESS)
+            status = gpgpu_buffer_create(b->ctx, vbytes, &b->vout);
+        if (status != GPGPU_SUCCESS)
+            return status;
+    }
+    if (!b->opt->own_scratch)
+        return GPGPU_SUCCESS;
+    for (int s = 0; s < b->opt->size_count; s++) {
+        int k = b->opt->sizes[s];
+        for (size_t c = 0; c < CASE_COUNT; c++) {
+            size_t bytes = 0;
+
+            if (cases[c].kind != KIND_SORT || !case_enabled(b, &cases[c], k))
+                continue;
+            gpgpu_sort_desc desc = sort_desc(b, &cases[c]);
+            status = gpgpu_sort_scratch_size(b->ctx, &desc, (size_t)1 << k, &bytes);
+            if (status != GPGPU_SUCCESS)
+                return status;
+            if (bytes > scratch)
+                scratch = bytes;
+        }
+    }
+    if (scratch > 0) {
+        status = gpgpu_buffer_create(b->ctx, scratch, &b->scratch);
+        if (status != GPGPU_SUCCESS) {
+            /* Too large for one buffer here: the library manages its own. */
+            tool_message("no scratch buffer of %zu bytes (%s): gpgpu_sort uses the context's",
+                         scratch, gpgpu_last_error(b->ctx));
+            b->scratch = NULL;
+            status = GPGPU_SUCCESS;
+        }
+    }
+    return status;
+}
 /* Times a copy of `bytes` bytes (halved while two buffers of it do not fit)
  * on ctx, the bench's context or one that copies with the driver's copy
  * command; *t and *bytes receive what was measured. */
@@ -445,7 +964,8 @@ static gpgpu_status time_big_copy(bench *b, gpgpu_context *ctx, size_t *bytes, t
 
 /* The shared input and output buffers, made before anything else: the
  * largest input, at least *copy_bytes (the copy ceiling's size, halved
- * while two buffers of it do not fit; *copy_bytes follows). */
+ * while two buffers of it do not fit; *copy_bytes follows). Then the sort's
+ * values and scratch buffers. */
 static gpgpu_status make_buffers(bench *b, size_t *copy_bytes)
 {
     size_t bytes = largest_input_bytes(b);
@@ -467,6 +987,8 @@ static gpgpu_status make_buffers(bench *b, size_t *copy_bytes)
         *copy_bytes = bytes;
     if (bytes < largest_input_bytes(b))
         b->cap_bytes = bytes; /* the largest sizes do not fit */
+    if (status == GPGPU_SUCCESS)
+        status = make_sort_buffers(b);
     return status;
 }
 
@@ -502,7 +1024,8 @@ static int measure_copy(bench *b)
                      " by the wall clock: this driver's timer queries miss the work,"
                      " so GB/s below come from wall_us", t.median_ns, t.wall_ns);
     b->copy_gbps = 2.0 * (double)bytes / (b->wall_clock ? t.wall_ns : t.median_ns);
-    report(b, "copy_d2d_u32", "copy", bytes / 4, t, b->copy_gbps);
+    report(b, &(bench_row){ .name = "copy_d2d_u32", .algo = "copy", .n = bytes / 4, .t = t,
+                            .bytes = 2.0 * (double)bytes, .ratio = 1.0, .copy_ns = NAN });
 
     gpgpu_context_desc desc = b->opt->desc;
     desc.transfer_copies = true;
@@ -513,8 +1036,10 @@ static int measure_copy(bench *b)
     if (status == GPGPU_SUCCESS)
         status = time_big_copy(b, transfer, &bytes, &t);
     if (status == GPGPU_SUCCESS)
-        report(b, "copy_d2d_u32", "transfer", bytes / 4, t,
-               2.0 * (double)bytes / (b->wall_clock ? t.wall_ns : t.median_ns));
+        report(b, &(bench_row){ .name = "copy_d2d_u32", .algo = "transfer", .n = bytes / 4,
+                                .t = t, .bytes = 2.0 * (double)bytes,
+                                .ratio = 2.0 * (double)bytes / rate_ns(b, t) / b->copy_gbps,
+                                .copy_ns = NAN });
     else
         tool_message("%s: %s", b->step, gpgpu_last_error(transfer));
     gpgpu_context_destroy(transfer);
@@ -541,13 +1066,20 @@ static int run(bench *b)
     print_device(b);
     print_table_header();
     rc = measure_copy(b);
-    for (int k = b->opt->min_log2; k <= b->opt->max_log2 && rc == TOOL_EXIT_OK && !b->stopped;
-         k += b->opt->step) {
+    for (int s = 0; s < b->opt->size_count && rc == TOOL_EXIT_OK && !b->stopped; s++) {
+        int k = b->opt->sizes[s];
+
         for (size_t t = 0; t < sizeof(input_types) / sizeof(input_types[0]); t++) {
             rc = run_type(b, input_types[t], k);
+            if (rc == TOOL_EXIT_OK && !b->stopped)
+                rc = run_sort_type(b, input_types[t], k);
             if (rc != TOOL_EXIT_OK || b->stopped)
                 break;
         }
+    }
+    if (rc == TOOL_EXIT_OK && b->check_failed) {
+        tool_message("a sort check failed (see CHECK FAILED above)");
+        rc = TOOL_EXIT_FAILURE;
     }
     return rc;
 }
@@ -591,6 +1123,9 @@ int main(int argc, char **argv)
                 b.cap_bytes = b.info.max_storage_range_bytes; /* what one binding holds */
             rc = run(&b);
         }
+        gpgpu_buffer_destroy(b.scratch);
+        gpgpu_buffer_destroy(b.vout);
+        gpgpu_buffer_destroy(b.vin);
         gpgpu_buffer_destroy(b.out);
         gpgpu_buffer_destroy(b.in);
         gpgpu_context_destroy(b.ctx);
