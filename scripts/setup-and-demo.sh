@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine (as root), builds libgpgpu and runs the
-# demos: `gpgpu info`, a reduce and a scan from the command line, and the
+# demos: `gpgpu info`, a reduce, a scan and a sort from the command line, the
 # particle demo (a GLFW app whose own buffers the library reduces and scans)
+# and the depth-sort demo (its particles sorted back to front every frame)
 # under a virtual display.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,9 @@ echo "sum of 1,000,000 random floats:"
 build/tools/gpgpu reduce --op sum --type f32 --random 1000000 --seed 42
 echo "exclusive scan of 8 random integers:"
 build/tools/gpgpu scan --exclusive --type u32 --random 8 --seed 1 -o -
+echo "sort of 10 random floats, descending:"
+build/tools/gpgpu sort --type f32 --descending --random 10 --seed 3 -o -
 if [ -x build/demos/particles ]; then
     xvfb-run -a build/demos/particles --hidden
+    xvfb-run -a build/demos/depth_sort --hidden --png build/depth_sort.png
 fi
