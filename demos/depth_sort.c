@@ -17,11 +17,7 @@
  * nonincreasing, each key the depth of the particle it came with, and the
  * draw order back to front. --png writes the last frame (a small encoder
  * below: zlib's deflate where the build has zlib, stored blocks otherwise). */
-#define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>
-#include <GL/glcorearb.h> /* types and PFN typedefs only: no GL_GLEXT_PROTOTYPES */
-
-#include <gpgpu/gpgpu.h>
+#include "demo_common.h"
 
 #ifdef DEPTH_SORT_HAVE_ZLIB
 #include <zlib.h>
@@ -29,93 +25,23 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* MAX_COUNT keeps the particles (16 bytes each) within one storage binding
  * everywhere (llvmpipe: 128 MiB) and the dispatch within 65535 groups. */
-enum { EXIT_SKIP = 77, MAX_COUNT = 4000000, GROUP = 256, WIDTH = 800, HEIGHT = 800 };
+enum { MAX_COUNT = 4000000, GROUP = 256, WIDTH = 800, HEIGHT = 800 };
 
 static const float PI = 3.14159265f;
 
-/* ------------------------------------------------------------- GL loader */
-
-/* The few GL functions the demo calls itself, looked up through GLFW. */
-#define GL_FUNCTIONS(X)                                                       \
-    X(PFNGLGETSTRINGPROC, GetString)                                          \
-    X(PFNGLGETERRORPROC, GetError)                                            \
-    X(PFNGLVIEWPORTPROC, Viewport)                                            \
-    X(PFNGLCLEARCOLORPROC, ClearColor)                                        \
-    X(PFNGLCLEARPROC, Clear)                                                  \
-    X(PFNGLENABLEPROC, Enable)                                                \
-    X(PFNGLDISABLEPROC, Disable)                                              \
-    X(PFNGLBLENDFUNCPROC, BlendFunc)                                          \
-    X(PFNGLDRAWELEMENTSPROC, DrawElements)                                    \
-    X(PFNGLREADPIXELSPROC, ReadPixels)                                        \
-    X(PFNGLPIXELSTOREIPROC, PixelStorei)                                      \
-    X(PFNGLCREATEBUFFERSPROC, CreateBuffers)                                  \
-    X(PFNGLNAMEDBUFFERSTORAGEPROC, NamedBufferStorage)                        \
-    X(PFNGLGETNAMEDBUFFERSUBDATAPROC, GetNamedBufferSubData)                  \
-    X(PFNGLDELETEBUFFERSPROC, DeleteBuffers)                                  \
-    X(PFNGLBINDBUFFERBASEPROC, BindBufferBase)                                \
-    X(PFNGLCREATEVERTEXARRAYSPROC, CreateVertexArrays)                        \
-    X(PFNGLDELETEVERTEXARRAYSPROC, DeleteVertexArrays)                        \
-    X(PFNGLBINDVERTEXARRAYPROC, BindVertexArray)                              \
-    X(PFNGLVERTEXARRAYVERTEXBUFFERPROC, VertexArrayVertexBuffer)              \
-    X(PFNGLVERTEXARRAYELEMENTBUFFERPROC, VertexArrayElementBuffer)            \
-    X(PFNGLENABLEVERTEXARRAYATTRIBPROC, EnableVertexArrayAttrib)              \
-    X(PFNGLVERTEXARRAYATTRIBFORMATPROC, VertexArrayAttribFormat)              \
-    X(PFNGLVERTEXARRAYATTRIBBINDINGPROC, VertexArrayAttribBinding)            \
-    X(PFNGLCREATESHADERPROC, CreateShader)                                    \
-    X(PFNGLSHADERSOURCEPROC, ShaderSource)                                    \
-    X(PFNGLCOMPILESHADERPROC, CompileShader)                                  \
-    X(PFNGLGETSHADERIVPROC, GetShaderiv)                                      \
-    X(PFNGLGETSHADERINFOLOGPROC, GetShaderInfoLog)                            \
-    X(PFNGLDELETESHADERPROC, DeleteShader)                                    \
-    X(PFNGLCREATEPROGRAMPROC, CreateProgram)                                  \
-    X(PFNGLATTACHSHADERPROC, AttachShader)                                    \
-    X(PFNGLLINKPROGRAMPROC, LinkProgram)                                      \
-    X(PFNGLGETPROGRAMIVPROC, GetProgramiv)                                    \
-    X(PFNGLGETPROGRAMINFOLOGPROC, GetProgramInfoLog)                          \
-    X(PFNGLDELETEPROGRAMPROC, DeleteProgram)                                  \
-    X(PFNGLUSEPROGRAMPROC, UseProgram)                                        \
-    X(PFNGLDISPATCHCOMPUTEPROC, DispatchCompute)                              \
-    X(PFNGLMEMORYBARRIERPROC, MemoryBarrier)                                   \
-    X(PFNGLGETUNIFORMLOCATIONPROC, GetUniformLocation)                        \
-    X(PFNGLUNIFORM1UIPROC, Uniform1ui)                                        \
-    X(PFNGLUNIFORM1FPROC, Uniform1f)                                          \
-    X(PFNGLUNIFORM2FPROC, Uniform2f)                                          \
-    X(PFNGLUNIFORM3FVPROC, Uniform3fv)
-
-static struct {
-#define DECLARE(type, name) type name;
-    GL_FUNCTIONS(DECLARE)
-#undef DECLARE
-} gl;
-
-static bool load_gl(void)
-{
-#define LOAD(type, name)                                                      \
-    gl.name = (type)glfwGetProcAddress("gl" #name);                           \
-    if (!gl.name) {                                                           \
-        fprintf(stderr, "depth_sort: the GL context has no gl%s\n", #name);   \
-        return false;                                                         \
-    }
-    GL_FUNCTIONS(LOAD)
-#undef LOAD
-    return true;
-}
+const char demo_name[] = "depth_sort";
 
 /* --------------------------------------------------------------- options */
 
 typedef struct options {
-    bool hidden;
+    demo_options base; /* --hidden, --frames, --count */
     bool unsorted;
-    long frames; /* 0: until the window closes */
-    long count;
     const char *png;
 } options;
 
@@ -143,41 +69,14 @@ static const char usage[] =
     "Exit status: 0 if the check passes, 1 if it fails or an error occurs,\n"
     "2 for bad options, 77 when no GL 4.5 window can be made (no display).\n";
 
-static bool parse_long(const char *text, long lo, long hi, long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (!*text || *end || errno || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* Returns -1 to go on, else the exit status. */
 static int parse_options(int argc, char **argv, options *o)
 {
-    *o = (options){.count = 20000, .frames = -1};
+    *o = (options){.base = {.count = 20000, .frames = -1}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(a, "--hidden") == 0) {
-            o->hidden = true;
-        } else if (strcmp(a, "--unsorted") == 0) {
+        if (strcmp(a, "--unsorted") == 0) {
             o->unsorted = true;
-        } else if (strcmp(a, "--frames") == 0) {
-            if (i + 1 >= argc || !parse_long(argv[++i], 1, 1000000000, &o->frames)) {
-                fprintf(stderr, "depth_sort: --frames needs a number from 1\n%s", usage);
-                return 2;
-            }
-        } else if (strcmp(a, "--count") == 0) {
-            if (i + 1 >= argc || !parse_long(argv[++i], 1, MAX_COUNT, &o->count)) {
-                fprintf(stderr, "depth_sort: --count needs a number from 1 to %d\n%s",
-                        MAX_COUNT, usage);
-                return 2;
-            }
         } else if (strcmp(a, "--png") == 0) {
             if (i + 1 >= argc || !*argv[i + 1]) {
                 fprintf(stderr, "depth_sort: --png needs a file name\n%s", usage);
@@ -185,12 +84,15 @@ static int parse_options(int argc, char **argv, options *o)
             }
             o->png = argv[++i];
         } else {
-            fprintf(stderr, "depth_sort: unknown option '%s'\n%s", a, usage);
-            return 2;
+            int status = parse_demo_option(argc, argv, &i, &o->base, MAX_COUNT, usage);
+            if (status == -2)
+                return unknown_option(a, usage);
+            if (status >= 0)
+                return status;
         }
     }
-    if (o->frames < 0)
-        o->frames = o->hidden ? 10 : 0;
+    if (o->base.frames < 0)
+        o->base.frames = o->base.hidden ? 10 : 0;
     return -1;
 }
 
@@ -199,10 +101,6 @@ static int parse_options(int argc, char **argv, options *o)
 typedef struct vec3 {
     float x, y, z;
 } vec3;
-
-typedef struct vec4 {
-    float x, y, z, w;
-} vec4;
 
 static vec3 sub(vec3 a, vec3 b) { return (vec3){a.x - b.x, a.y - b.y, a.z - b.z}; }
 static float dot(vec3 a, vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
@@ -214,19 +112,6 @@ static vec3 normalize(vec3 a)
 {
     float l = sqrtf(dot(a, a));
     return (vec3){a.x / l, a.y / l, a.z / l};
-}
-
-static uint64_t next_random(uint64_t *state) /* splitmix64: the same on every machine */
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-static float unit(uint64_t r) /* [0, 1) from the top 24 bits */
-{
-    return (float)(r >> 40) / (float)(1u << 24);
 }
 
 static float gaussian(uint64_t *state) /* Box-Muller, one of the pair */
@@ -340,56 +225,6 @@ static const char fragment_source[] =
     "    frag = vec4(color * (0.2 + 0.8 * light) * alpha, alpha);\n"
     "}\n";
 
-static GLuint compile(GLenum kind, const char *source)
-{
-    GLuint shader = gl.CreateShader(kind);
-    gl.ShaderSource(shader, 1, &source, NULL);
-    gl.CompileShader(shader);
-    GLint ok = 0;
-    gl.GetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[4096] = "";
-        gl.GetShaderInfoLog(shader, sizeof log, NULL, log);
-        fprintf(stderr, "depth_sort: shader does not compile:\n%s\n", log);
-        gl.DeleteShader(shader);
-        return 0;
-    }
-    return shader;
-}
-
-/* A program of one or two shaders (the second may be 0). */
-static GLuint link_program(GLuint a, GLuint b)
-{
-    GLuint program = gl.CreateProgram();
-    gl.AttachShader(program, a);
-    if (b)
-        gl.AttachShader(program, b);
-    gl.LinkProgram(program);
-    GLint ok = 0;
-    gl.GetProgramiv(program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        char log[4096] = "";
-        gl.GetProgramInfoLog(program, sizeof log, NULL, log);
-        fprintf(stderr, "depth_sort: program does not link:\n%s\n", log);
-        gl.DeleteProgram(program);
-        return 0;
-    }
-    return program;
-}
-
-static GLuint make_program(const char *first, GLenum first_kind, const char *second,
-                           GLenum second_kind)
-{
-    GLuint a = compile(first_kind, first);
-    GLuint b = second ? compile(second_kind, second) : 0;
-    GLuint program = (a && (b || !second)) ? link_program(a, b) : 0;
-    if (a)
-        gl.DeleteShader(a);
-    if (b)
-        gl.DeleteShader(b);
-    return program;
-}
-
 /* ------------------------------------------------------------- the scene */
 
 /* The application's GL objects. */
@@ -399,14 +234,6 @@ typedef struct scene {
     GLuint vao, draw, depth;         /* the vertex array, the draw and compute programs */
     float size;                      /* sprite diameter in world units */
 } scene;
-
-static GLuint buffer_with(const void *data, size_t bytes)
-{
-    GLuint name = 0;
-    gl.CreateBuffers(1, &name);
-    gl.NamedBufferStorage(name, (GLsizeiptr)bytes, data, 0);
-    return name;
-}
 
 static bool make_scene(scene *s, const vec4 *particles, size_t n)
 {
@@ -420,15 +247,9 @@ static bool make_scene(scene *s, const vec4 *particles, size_t n)
     if (!s->draw || !s->depth)
         return false;
     gl.CreateVertexArrays(1, &s->vao);
-    gl.VertexArrayVertexBuffer(s->vao, 0, s->particles, 0, sizeof(vec4));
-    gl.EnableVertexArrayAttrib(s->vao, 0);
-    gl.VertexArrayAttribFormat(s->vao, 0, 4, GL_FLOAT, GL_FALSE, 0);
-    gl.VertexArrayAttribBinding(s->vao, 0, 0);
+    attribute(s->vao, 0, s->particles, 0, sizeof(vec4), 4, GL_FLOAT, false);
     gl.VertexArrayElementBuffer(s->vao, s->order);
-    GLenum err = gl.GetError();
-    if (err != GL_NO_ERROR)
-        fprintf(stderr, "depth_sort: GL error 0x%04x while making the scene\n", err);
-    return err == GL_NO_ERROR;
+    return !gl_failed("making the scene");
 }
 
 static void free_scene(scene *s)
@@ -483,15 +304,6 @@ static void draw(GLFWwindow *window, const scene *s, const camera *c)
 
 /* ------------------------------------------------------------ the sort */
 
-static bool failed(gpgpu_context *ctx, gpgpu_status s, const char *what)
-{
-    if (s == GPGPU_SUCCESS)
-        return false;
-    fprintf(stderr, "depth_sort: %s: %s (%s)\n", what, gpgpu_status_string(s),
-            ctx ? gpgpu_last_error(ctx) : gpgpu_last_error(NULL));
-    return true;
-}
-
 /* libgpgpu's views of the application's key and index buffers. */
 typedef struct sorter {
     gpgpu_context *ctx;
@@ -501,10 +313,8 @@ typedef struct sorter {
 static bool start_sorter(sorter *t, const scene *s)
 {
     *t = (sorter){0};
-    gpgpu_status st = gpgpu_context_create(
-        &(gpgpu_context_desc){.gl_get_proc_address = (gpgpu_get_proc_address)glfwGetProcAddress},
-        &t->ctx);
-    if (failed(NULL, st, "adopting the window's context"))
+    t->ctx = adopt_context();
+    if (!t->ctx)
         return false;
     return !failed(t->ctx, gpgpu_buffer_wrap_gl(t->ctx, s->depths, 0, s->n * 4, &t->depths),
                    "wrapping the depths") &&
@@ -729,39 +539,11 @@ static bool save_frame(GLFWwindow *window, const char *path)
 
 /* ----------------------------------------------------------------- main */
 
-static void glfw_error(int code, const char *message)
-{
-    fprintf(stderr, "depth_sort: GLFW error 0x%x: %s\n", code, message);
-}
-
-static GLFWwindow *open_window(bool hidden)
-{
-    glfwSetErrorCallback(glfw_error);
-    if (!glfwInit()) {
-        fprintf(stderr, "depth_sort: GLFW cannot start (no display? try xvfb-run -a): skipped\n");
-        return NULL;
-    }
-    glfwWindowHint(GLFW_VISIBLE, hidden ? GLFW_FALSE : GLFW_TRUE);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
-    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    GLFWwindow *window = glfwCreateWindow(WIDTH, HEIGHT, "libgpgpu depth sort", NULL, NULL);
-    if (!window) {
-        fprintf(stderr, "depth_sort: no window with a GL 4.5 core context: skipped\n");
-        glfwTerminate();
-        return NULL;
-    }
-    glfwMakeContextCurrent(window);
-    glfwSwapInterval(hidden ? 0 : 1);
-    return window;
-}
-
 /* Runs the frames; returns the exit status. */
 static int run(GLFWwindow *window, const options *o, const scene *s, const sorter *t)
 {
     size_t n = s->n;
-    bool every_frame = o->hidden && !o->unsorted;
+    bool every_frame = o->base.hidden && !o->unsorted;
     uint32_t *order = malloc(n * sizeof *order), *previous = malloc(n * sizeof *previous);
     if (!order || !previous) {
         fprintf(stderr, "depth_sort: out of memory for %zu indices\n", n);
@@ -779,7 +561,7 @@ static int run(GLFWwindow *window, const options *o, const scene *s, const sorte
     size_t changed = 0;
     camera cam = camera_at(0);
     double start = glfwGetTime();
-    while (ok && !glfwWindowShouldClose(window) && (o->frames == 0 || frame < o->frames)) {
+    while (ok && !glfwWindowShouldClose(window) && (o->base.frames == 0 || frame < o->base.frames)) {
         cam = camera_at(frame);
         compute_depths(s, &cam, 1.0f / 60.0f);
         if (!o->unsorted && !sort_by_depth(t, n)) {
@@ -808,11 +590,8 @@ static int run(GLFWwindow *window, const options *o, const scene *s, const sorte
         draw(window, s, &cam); /* the last frame again, into the back buffer */
         ok = save_frame(window, o->png);
     }
-    GLenum err = gl.GetError();
-    if (err != GL_NO_ERROR) {
-        fprintf(stderr, "depth_sort: GL error 0x%04x\n", err);
+    if (gl_failed(NULL))
         ok = false;
-    }
     ok = ok && frame > 0;
     printf("depth_sort: %zu particles, %ld frames in %.2f s, %s", n, frame, seconds,
            o->unsorted ? "unsorted (no check)\n" : "");
@@ -836,7 +615,7 @@ int main(int argc, char **argv)
     int status = parse_options(argc, argv, &o);
     if (status >= 0)
         return status;
-    GLFWwindow *window = open_window(o.hidden);
+    GLFWwindow *window = open_window(o.base.hidden, WIDTH, HEIGHT, "libgpgpu depth sort");
     if (!window)
         return EXIT_SKIP;
     vec4 *particles = NULL;
@@ -845,11 +624,10 @@ int main(int argc, char **argv)
     status = 1;
     if (!load_gl()) {
         status = EXIT_SKIP;
-    } else if (!(particles = make_particles((size_t)o.count))) {
-        fprintf(stderr, "depth_sort: out of memory for %ld particles\n", o.count);
-    } else if (make_scene(&s, particles, (size_t)o.count)) {
-        fprintf(stderr, "depth_sort: GL %s on %s\n", (const char *)gl.GetString(GL_VERSION),
-                (const char *)gl.GetString(GL_RENDERER));
+    } else if (!(particles = make_particles((size_t)o.base.count))) {
+        fprintf(stderr, "depth_sort: out of memory for %ld particles\n", o.base.count);
+    } else if (make_scene(&s, particles, (size_t)o.base.count)) {
+        print_gl_info();
         if (start_sorter(&t, &s))
             status = run(window, &o, &s, &t);
         stop_sorter(&t);

@@ -11,88 +11,17 @@
  * from those buffers as vertex attributes: point size from the speed, colour
  * from the slot, dead particles dropped. At the end the results are checked
  * against the CPU on the same data, read back from GL. */
-#define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>
-#include <GL/glcorearb.h> /* types and PFN typedefs only: no GL_GLEXT_PROTOTYPES */
+#include "demo_common.h"
 
-#include <gpgpu/gpgpu.h>
-
-#include <errno.h>
 #include <math.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-enum { EXIT_SKIP = 77, MAX_COUNT = 50000000 };
+enum { MAX_COUNT = 50000000 };
 
-/* ------------------------------------------------------------- GL loader */
-
-/* The few GL functions the demo calls itself, looked up through GLFW. */
-#define GL_FUNCTIONS(X)                                                       \
-    X(PFNGLGETSTRINGPROC, GetString)                                          \
-    X(PFNGLGETERRORPROC, GetError)                                            \
-    X(PFNGLVIEWPORTPROC, Viewport)                                            \
-    X(PFNGLCLEARCOLORPROC, ClearColor)                                        \
-    X(PFNGLCLEARPROC, Clear)                                                  \
-    X(PFNGLENABLEPROC, Enable)                                                \
-    X(PFNGLDRAWARRAYSPROC, DrawArrays)                                        \
-    X(PFNGLCREATEBUFFERSPROC, CreateBuffers)                                  \
-    X(PFNGLNAMEDBUFFERSTORAGEPROC, NamedBufferStorage)                        \
-    X(PFNGLGETNAMEDBUFFERSUBDATAPROC, GetNamedBufferSubData)                  \
-    X(PFNGLDELETEBUFFERSPROC, DeleteBuffers)                                  \
-    X(PFNGLCREATEVERTEXARRAYSPROC, CreateVertexArrays)                        \
-    X(PFNGLDELETEVERTEXARRAYSPROC, DeleteVertexArrays)                        \
-    X(PFNGLBINDVERTEXARRAYPROC, BindVertexArray)                              \
-    X(PFNGLVERTEXARRAYVERTEXBUFFERPROC, VertexArrayVertexBuffer)              \
-    X(PFNGLENABLEVERTEXARRAYATTRIBPROC, EnableVertexArrayAttrib)              \
-    X(PFNGLVERTEXARRAYATTRIBFORMATPROC, VertexArrayAttribFormat)              \
-    X(PFNGLVERTEXARRAYATTRIBIFORMATPROC, VertexArrayAttribIFormat)            \
-    X(PFNGLVERTEXARRAYATTRIBBINDINGPROC, VertexArrayAttribBinding)            \
-    X(PFNGLCREATESHADERPROC, CreateShader)                                    \
-    X(PFNGLSHADERSOURCEPROC, ShaderSource)                                    \
-    X(PFNGLCOMPILESHADERPROC, CompileShader)                                  \
-    X(PFNGLGETSHADERIVPROC, GetShaderiv)                                      \
-    X(PFNGLGETSHADERINFOLOGPROC, GetShaderInfoLog)                            \
-    X(PFNGLDELETESHADERPROC, DeleteShader)                                    \
-    X(PFNGLCREATEPROGRAMPROC, CreateProgram)                                  \
-    X(PFNGLATTACHSHADERPROC, AttachShader)                                    \
-    X(PFNGLLINKPROGRAMPROC, LinkProgram)                                      \
-    X(PFNGLGETPROGRAMIVPROC, GetProgramiv)                                    \
-    X(PFNGLGETPROGRAMINFOLOGPROC, GetProgramInfoLog)                          \
-    X(PFNGLDELETEPROGRAMPROC, DeleteProgram)                                  \
-    X(PFNGLUSEPROGRAMPROC, UseProgram)                                        \
-    X(PFNGLGETUNIFORMLOCATIONPROC, GetUniformLocation)                        \
-    X(PFNGLUNIFORM1FPROC, Uniform1f)                                          \
-    X(PFNGLUNIFORM2FPROC, Uniform2f)
-
-static struct {
-#define DECLARE(type, name) type name;
-    GL_FUNCTIONS(DECLARE)
-#undef DECLARE
-} gl;
-
-static bool load_gl(void)
-{
-#define LOAD(type, name)                                                      \
-    gl.name = (type)glfwGetProcAddress("gl" #name);                           \
-    if (!gl.name) {                                                           \
-        fprintf(stderr, "particles: the GL context has no gl%s\n", #name);    \
-        return false;                                                         \
-    }
-    GL_FUNCTIONS(LOAD)
-#undef LOAD
-    return true;
-}
+const char demo_name[] = "particles";
 
 /* --------------------------------------------------------------- options */
-
-typedef struct options {
-    bool hidden;
-    long frames; /* 0: until the window closes */
-    long count;
-} options;
 
 static const char usage[] =
     "Usage: particles [--hidden] [--frames N] [--count N]\n"
@@ -110,43 +39,16 @@ static const char usage[] =
     "Exit status: 0 if the check passes, 1 if it fails or an error occurs,\n"
     "2 for bad options, 77 when no GL 4.5 window can be made (no display).\n";
 
-static bool parse_long(const char *text, long lo, long hi, long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (!*text || *end || errno || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* Returns -1 to go on, else the exit status. */
-static int parse_options(int argc, char **argv, options *o)
+static int parse_options(int argc, char **argv, demo_options *o)
 {
-    *o = (options){.count = 100000, .frames = -1};
+    *o = (demo_options){.count = 100000, .frames = -1};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(a, "--hidden") == 0) {
-            o->hidden = true;
-        } else if (strcmp(a, "--frames") == 0) {
-            if (i + 1 >= argc || !parse_long(argv[++i], 1, 1000000000, &o->frames)) {
-                fprintf(stderr, "particles: --frames needs a number from 1\n%s", usage);
-                return 2;
-            }
-        } else if (strcmp(a, "--count") == 0) {
-            if (i + 1 >= argc || !parse_long(argv[++i], 1, MAX_COUNT, &o->count)) {
-                fprintf(stderr, "particles: --count needs a number from 1 to %d\n%s", MAX_COUNT,
-                        usage);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "particles: unknown option '%s'\n%s", a, usage);
-            return 2;
-        }
+        int status = parse_demo_option(argc, argv, &i, o, MAX_COUNT, usage);
+        if (status == -2)
+            return unknown_option(argv[i], usage);
+        if (status >= 0)
+            return status;
     }
     if (o->frames < 0)
         o->frames = o->hidden ? 3 : 0;
@@ -154,23 +56,6 @@ static int parse_options(int argc, char **argv, options *o)
 }
 
 /* ------------------------------------------------------------- the data */
-
-typedef struct vec4 {
-    float x, y, z, w;
-} vec4;
-
-static uint64_t next_random(uint64_t *state) /* splitmix64: the same on every machine */
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-static float unit(uint64_t r) /* [0, 1) from the top 24 bits */
-{
-    return (float)(r >> 40) / (float)(1u << 24);
-}
 
 /* The particles' initial data, made once on the CPU and handed to GL. */
 typedef struct particles {
@@ -234,47 +119,6 @@ static const char fragment_source[] =
     "out vec4 frag;\n"
     "void main() { frag = vec4(color, 1.0); }\n";
 
-static GLuint compile(GLenum kind, const char *source)
-{
-    GLuint shader = gl.CreateShader(kind);
-    gl.ShaderSource(shader, 1, &source, NULL);
-    gl.CompileShader(shader);
-    GLint ok = 0;
-    gl.GetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[4096] = "";
-        gl.GetShaderInfoLog(shader, sizeof log, NULL, log);
-        fprintf(stderr, "particles: shader does not compile:\n%s\n", log);
-        gl.DeleteShader(shader);
-        return 0;
-    }
-    return shader;
-}
-
-static GLuint make_program(void)
-{
-    GLuint vs = compile(GL_VERTEX_SHADER, vertex_source);
-    GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_source);
-    if (!vs || !fs)
-        return 0;
-    GLuint program = gl.CreateProgram();
-    gl.AttachShader(program, vs);
-    gl.AttachShader(program, fs);
-    gl.LinkProgram(program);
-    gl.DeleteShader(vs);
-    gl.DeleteShader(fs);
-    GLint ok = 0;
-    gl.GetProgramiv(program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        char log[4096] = "";
-        gl.GetProgramInfoLog(program, sizeof log, NULL, log);
-        fprintf(stderr, "particles: program does not link:\n%s\n", log);
-        gl.DeleteProgram(program);
-        return 0;
-    }
-    return program;
-}
-
 /* The application's GL objects. */
 typedef struct scene {
     GLuint positions, speeds, flags; /* flags: n flags, then n slots */
@@ -282,34 +126,14 @@ typedef struct scene {
     GLint time_at, range_at, alive_at;
 } scene;
 
-static GLuint buffer_with(const void *data, size_t bytes)
-{
-    GLuint name = 0;
-    gl.CreateBuffers(1, &name);
-    gl.NamedBufferStorage(name, (GLsizeiptr)bytes, data, 0);
-    return name;
-}
-
-/* Attribute `index` from buffer `buffer` at byte `offset`, one per vertex. */
-static void attribute(GLuint vao, GLuint index, GLuint buffer, size_t offset, GLsizei stride,
-                      GLint size, GLenum type, bool integer)
-{
-    gl.VertexArrayVertexBuffer(vao, index, buffer, (GLintptr)offset, stride);
-    gl.EnableVertexArrayAttrib(vao, index);
-    if (integer)
-        gl.VertexArrayAttribIFormat(vao, index, size, type, 0);
-    else
-        gl.VertexArrayAttribFormat(vao, index, size, type, GL_FALSE, 0);
-    gl.VertexArrayAttribBinding(vao, index, index);
-}
-
 static bool make_scene(scene *s, const particles *p)
 {
     size_t n = p->n;
     s->positions = buffer_with(p->position, n * sizeof(vec4));
     s->speeds = buffer_with(p->speed, n * sizeof(float));
     s->flags = buffer_with(p->flags, 2 * n * sizeof(uint32_t));
-    s->program = make_program();
+    s->program = make_program(vertex_source, GL_VERTEX_SHADER, fragment_source,
+                              GL_FRAGMENT_SHADER);
     if (!s->program)
         return false;
     s->time_at = gl.GetUniformLocation(s->program, "time");
@@ -320,10 +144,7 @@ static bool make_scene(scene *s, const particles *p)
     attribute(s->vao, 1, s->speeds, 0, sizeof(float), 1, GL_FLOAT, false);
     attribute(s->vao, 2, s->flags, 0, sizeof(uint32_t), 1, GL_UNSIGNED_INT, true);
     attribute(s->vao, 3, s->flags, n * sizeof(uint32_t), sizeof(uint32_t), 1, GL_UNSIGNED_INT, true);
-    GLenum err = gl.GetError();
-    if (err != GL_NO_ERROR)
-        fprintf(stderr, "particles: GL error 0x%04x while making the scene\n", err);
-    return err == GL_NO_ERROR;
+    return !gl_failed("making the scene");
 }
 
 static void free_scene(scene *s)
@@ -348,22 +169,11 @@ typedef struct stats {
     uint32_t alive;
 } stats;
 
-static bool failed(gpgpu_context *ctx, gpgpu_status s, const char *what)
-{
-    if (s == GPGPU_SUCCESS)
-        return false;
-    fprintf(stderr, "particles: %s: %s (%s)\n", what, gpgpu_status_string(s),
-            ctx ? gpgpu_last_error(ctx) : gpgpu_last_error(NULL));
-    return true;
-}
-
 static bool start_compute(compute *c, const scene *s, size_t n)
 {
     *c = (compute){0};
-    gpgpu_status st = gpgpu_context_create(
-        &(gpgpu_context_desc){.gl_get_proc_address = (gpgpu_get_proc_address)glfwGetProcAddress},
-        &c->ctx);
-    if (failed(NULL, st, "adopting the window's context"))
+    c->ctx = adopt_context();
+    if (!c->ctx)
         return false;
     size_t bytes = n * sizeof(uint32_t); /* floats and u32 alike */
     return !failed(c->ctx, gpgpu_buffer_wrap_gl(c->ctx, s->speeds, 0, bytes, &c->speeds),
@@ -461,34 +271,6 @@ static bool check(const scene *s, size_t n, const stats *got)
 
 /* ----------------------------------------------------------------- main */
 
-static void glfw_error(int code, const char *message)
-{
-    fprintf(stderr, "particles: GLFW error 0x%x: %s\n", code, message);
-}
-
-static GLFWwindow *open_window(bool hidden)
-{
-    glfwSetErrorCallback(glfw_error);
-    if (!glfwInit()) {
-        fprintf(stderr, "particles: GLFW cannot start (no display? try xvfb-run -a): skipped\n");
-        return NULL;
-    }
-    glfwWindowHint(GLFW_VISIBLE, hidden ? GLFW_FALSE : GLFW_TRUE);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
-    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    GLFWwindow *window = glfwCreateWindow(800, 800, "libgpgpu particles", NULL, NULL);
-    if (!window) {
-        fprintf(stderr, "particles: no window with a GL 4.5 core context: skipped\n");
-        glfwTerminate();
-        return NULL;
-    }
-    glfwMakeContextCurrent(window);
-    glfwSwapInterval(hidden ? 0 : 1);
-    return window;
-}
-
 static void draw(GLFWwindow *window, const scene *s, size_t n, const stats *st, double time)
 {
     int width, height;
@@ -506,7 +288,7 @@ static void draw(GLFWwindow *window, const scene *s, size_t n, const stats *st, 
 }
 
 /* Runs the frames; returns the exit status. */
-static int run(GLFWwindow *window, const options *o, const scene *s, const compute *c)
+static int run(GLFWwindow *window, const demo_options *o, const scene *s, const compute *c)
 {
     size_t n = (size_t)o->count;
     stats st = {0};
@@ -518,11 +300,8 @@ static int run(GLFWwindow *window, const options *o, const scene *s, const compu
         glfwPollEvents();
         frame++;
     }
-    GLenum err = gl.GetError();
-    if (err != GL_NO_ERROR) {
-        fprintf(stderr, "particles: GL error 0x%04x\n", err);
+    if (gl_failed(NULL))
         return 1;
-    }
     bool ok = frame > 0 && check(s, n, &st);
     printf("particles: %zu, frames %ld, speed min/max/mean %.4f/%.4f/%.4f, alive %u, check %s\n",
            n, frame, st.min, st.max, st.sum / (double)n, st.alive, ok ? "OK" : "FAILED");
@@ -531,11 +310,11 @@ static int run(GLFWwindow *window, const options *o, const scene *s, const compu
 
 int main(int argc, char **argv)
 {
-    options o;
+    demo_options o;
     int status = parse_options(argc, argv, &o);
     if (status >= 0)
         return status;
-    GLFWwindow *window = open_window(o.hidden);
+    GLFWwindow *window = open_window(o.hidden, 800, 800, "libgpgpu particles");
     if (!window)
         return EXIT_SKIP;
     particles p = {0};
@@ -547,8 +326,7 @@ int main(int argc, char **argv)
     } else if (!make_particles(&p, (size_t)o.count)) {
         fprintf(stderr, "particles: out of memory for %ld particles\n", o.count);
     } else if (make_scene(&s, &p)) {
-        fprintf(stderr, "particles: GL %s on %s\n", (const char *)gl.GetString(GL_VERSION),
-                (const char *)gl.GetString(GL_RENDERER));
+        print_gl_info();
         gl.Enable(GL_PROGRAM_POINT_SIZE);
         if (start_compute(&c, &s, p.n))
             status = run(window, &o, &s, &c);
