@@ -646,7 +646,8 @@ static void run_case_(const sort_case *c)
     snprintf(what, sizeof what, "gpgpu_sort %s %s%s%s n=%zu %s, %s, %s%s%s%s", gpgpu_type_name(t),
              algo_name(c->algo), c->desc ? " desc" : "", c->stable ? " stable" : "", n,
              data_names[c->data], kn[c->keys], vn[c->values], segs ? ", segments " : "",
-             segs ? seg_names[c->segs] : "", c->scratch == 1 ? ", caller scratch at 16" : c->scratch ? ", caller scratch at 0" : "");
+             segs ? seg_names[c->segs] : "",
+             c->scratch == 1 ? ", scratch at 16" : c->scratch ? ", scratch at 0" : "");
     if (segs) {
         char more[40];
         snprintf(more, sizeof more, " (%zu)", nseg);
@@ -778,7 +779,8 @@ static void run_case_(const sort_case *c)
         for (size_t i = 0; i < bytes; i++)
             if ((i < soff || i >= soff + need) && got[i] != 0xA5 && bad++ == 0)
                 first = i;
-        EXPECT(bad == 0, "%s: %zu bytes outside the scratch range [%zu, %zu) changed, the first at byte %zu",
+        EXPECT(bad == 0,
+               "%s: %zu bytes outside the scratch range [%zu, %zu) changed, the first at byte %zu",
                what, bad, soff, soff + need, first);
         free(got);
         slab_free(&scratch);
@@ -971,7 +973,8 @@ int main(void)
         if (t == GPGPU_TYPE_F64)
             stage_bitonic(t, 262145, bitonic_sets[6], D_DUPS);
         if (show_times)
-            fprintf(stderr, "  %.2f s: bitonic stages %s n=262145\n", now() - t0, gpgpu_type_name(t));
+            fprintf(stderr, "  %.2f s: bitonic stages %s n=262145\n", now() - t0,
+                    gpgpu_type_name(t));
     }
     section("bitonic stages");
     for (size_t ti = 0; ti < 4; ti++) {
@@ -1074,7 +1077,8 @@ int main(void)
             for (int seg = 0; seg < 2; seg++) {
                 bool classic = sort_algos[ai] == GPGPU_ALGO_CLASSIC_NETSORT;
                 sort_case c = {test_types[(ai + (size_t)v) % 4], sort_algos[ai], seg, v == 4,
-                               seg ? (classic ? 5003 : 30000) : 2000 + (size_t)v, D_RANDOM, v ? K_OUT : K_SAME, v,
+                               seg ? (classic ? 5003 : 30000) : 2000 + (size_t)v, D_RANDOM,
+                               v ? K_OUT : K_SAME, v,
                                seg ? S_SKEWED : -1, 1 + (v / 2 + seg) % 2};
                 run_case(&c);
             }

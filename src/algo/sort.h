@@ -1,6 +1,6 @@
-/* Sorting: the bitonic network (glsl/bitonic.comp, src/algo/bitonic.c), the
- * LSD radix sort (glsl/radix.comp, src/algo/radix.c) and the public driver
- * with its helper stages (glsl/sort.comp, src/algo/sort.c). Each stage can
+/* Sorting, one shader family (glsl/sort.comp) driven by the bitonic network
+ * (src/algo/bitonic.c), the LSD radix sort (src/algo/radix.c) and the public
+ * driver with its helper stages (src/algo/sort.c). Each stage can
  * be run alone for the tests; offsets and counts are in elements.
  *
  * Every algorithm compares keys through one total order, the "ordered key":
