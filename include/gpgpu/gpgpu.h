@@ -365,8 +365,10 @@ typedef struct gpgpu_sort_desc {
  * the `gpgpu sort` command checks them.
  *
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type or
- *   algorithm); GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm);
- *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE;
+ *   algorithm, values_out without values_in, segments with segment_count 0 for count > 0);
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm);
+ *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_OVERLAP (keys in and out, values in and out, keys and
+ *   values, or the scratch and the keys overlap); GPGPU_ERROR_TOO_LARGE;
  *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small);
  *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */

@@ -99,7 +99,8 @@ exec_dispatch sort_dispatch(const sort_keys *a, unsigned stage, unsigned wg, uns
 gpgpu_status bitonic_stage_step(gpgpu_context *ctx, const sort_keys *a, uint32_t h, bool reverse,
                                 bool classic);
 /* STEPS: `count` (1..BITONIC_MAX_FUSED_LOG2) plain steps of blocks h, h/2, ...,
- * h/2^(count-1), with exactly the compare-exchanges of that many STEPs. */
+ * h/2^(count-1), with exactly the compare-exchanges of that many STEPs, for
+ * 2^count <= h <= nn (the padded length: the dispatch covers nn elements). */
 gpgpu_status bitonic_stage_steps(gpgpu_context *ctx, const sort_keys *a, uint32_t h,
                                  unsigned count);
 /* LOCAL_SORT: every aligned tile of BITONIC_TILE elements runs, in shared

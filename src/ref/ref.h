@@ -60,7 +60,7 @@ void ref_scan(gpgpu_type type, bool exclusive, const void *src, size_t n, void *
 /* iPrefixSum replayed step by step (bit-exact twin of the classic scan). */
 void ref_scan_classic(gpgpu_type type, bool exclusive, const void *src, size_t n, void *dst);
 
-/* ---- sort (glsl/bitonic.comp, glsl/radix.comp, glsl/sort.comp; src/algo/sort.h) ---- */
+/* ---- sort (glsl/sort.comp; src/algo/sort.h) ---- */
 
 /* The ordered key of *key (src/algo/sort.h): an unsigned integer that sorts
  * like the key in the library's total order (descending: its complement). */
