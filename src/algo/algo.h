@@ -27,6 +27,21 @@ uint32_t algo_index(const gpgpu_buffer *buf, size_t offset, gpgpu_type type);
 /* Writes the identity of op for type (two elements for MINMAX) to out. */
 void algo_identity(gpgpu_type type, gpgpu_op op, void *out);
 
+/* Whether [a_off, a_off + a_len) of a and [b_off, b_off + b_len) of b share
+ * an element (offsets and lengths in one unit); other buffers never do. */
+static inline bool algo_overlap(const gpgpu_buffer *a, size_t a_off, size_t a_len,
+                                const gpgpu_buffer *b, size_t b_off, size_t b_len)
+{
+    return a == b && a_off < b_off + b_len && b_off < a_off + a_len;
+}
+
+/* Whether two ranges start at the same place of the same buffer (in place). */
+static inline bool algo_same_range(const gpgpu_buffer *a, size_t a_off, const gpgpu_buffer *b,
+                                   size_t b_off)
+{
+    return a == b && a_off == b_off;
+}
+
 /* Work-groups of `size` invocations that cover n invocations. */
 static inline uint32_t algo_groups(size_t n, unsigned size)
 {

@@ -29,8 +29,8 @@ gpgpu_status gpgpu_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffe
                          "gpgpu_buffer_copy (source)"));
     TRY(algo_check_range(ctx, dst, dst_offset / 4, bytes / 4, GPGPU_TYPE_U32,
                          "gpgpu_buffer_copy (destination)"));
-    CHECK(src != dst || src_offset + bytes <= dst_offset || dst_offset + bytes <= src_offset, ctx,
-          GPGPU_ERROR_OVERLAP, "gpgpu_buffer_copy: source and destination overlap");
+    CHECK(!algo_overlap(src, src_offset, bytes, dst, dst_offset, bytes), ctx, GPGPU_ERROR_OVERLAP,
+          "gpgpu_buffer_copy: source and destination overlap");
     if (bytes == 0)
         return GPGPU_SUCCESS;
     TRY(ctx->exec->begin(ctx));

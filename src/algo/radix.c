@@ -108,11 +108,6 @@ size_t radix_part_count(gpgpu_context *ctx, size_t n)
     return scan_plan_for(radix_hist_count(ctx, n)).groups;
 }
 
-static bool same_range(const gpgpu_buffer *a, size_t a_off, const gpgpu_buffer *b, size_t b_off)
-{
-    return a == b && a_off == b_off;
-}
-
 /* Copies src's keys (and payload) to alt, for an in-place sort whose first
  * pass would otherwise write where it reads. */
 static gpgpu_status copy_to(gpgpu_context *ctx, const sort_keys *src, const sort_keys *alt)
@@ -135,9 +130,9 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
     sort_keys from = *src;
     /* Passes alternate between alt and dst so that the last lands in dst. */
     bool pay_in_place = src->pay && !(src->flags & SORT_PAYLOAD_IS_INDEX) &&
-                        same_range(src->pay, src->pay_off, dst->pay, dst->pay_off);
+                        algo_same_range(src->pay, src->pay_off, dst->pay, dst->pay_off);
     if (passes % 2 == 1 &&
-        (same_range(src->keys, src->keys_off, dst->keys, dst->keys_off) || pay_in_place)) {
+        (algo_same_range(src->keys, src->keys_off, dst->keys, dst->keys_off) || pay_in_place)) {
         TRY(copy_to(ctx, src, alt));
         from.keys = alt->keys;
         from.keys_off = alt->keys_off;

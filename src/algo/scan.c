@@ -156,8 +156,8 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_scan_desc *desc, 
           (int)desc->algo);
     TRY(algo_check_range(ctx, in, in_off, n, desc->type, "gpgpu_scan (input)"));
     TRY(algo_check_range(ctx, out, out_off, n, desc->type, "gpgpu_scan (output)"));
-    CHECK(in != out || in_off == out_off || in_off + n <= out_off || out_off + n <= in_off, ctx,
-          GPGPU_ERROR_OVERLAP,
+    CHECK(algo_same_range(in, in_off, out, out_off) || !algo_overlap(in, in_off, n, out, out_off, n),
+          ctx, GPGPU_ERROR_OVERLAP,
           "gpgpu_scan: input [%zu, %zu) and output [%zu, %zu) overlap without being equal",
           in_off, in_off + n, out_off, out_off + n);
     return GPGPU_SUCCESS;

@@ -152,7 +152,7 @@ static gpgpu_status get_regions(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
 static gpgpu_status copy_elems(gpgpu_context *ctx, gpgpu_buffer *src, size_t src_off,
                                gpgpu_buffer *dst, size_t dst_off, size_t n, size_t size)
 {
-    if (src == dst && src_off == dst_off)
+    if (algo_same_range(src, src_off, dst, dst_off))
         return GPGPU_SUCCESS;
     return copy_stage(ctx, src, src_off * size, dst, dst_off * size, n * size);
 }
@@ -244,12 +244,6 @@ static gpgpu_status run(gpgpu_context *ctx, const gpgpu_sort_desc *desc, gpgpu_b
 
 /* ------------------------------------------------------------- checks */
 
-static bool overlap(const gpgpu_buffer *a, size_t a_off, size_t a_bytes, const gpgpu_buffer *b,
-                    size_t b_off, size_t b_bytes)
-{
-    return a == b && a_off < b_off + b_bytes && b_off < a_off + a_bytes;
-}
-
 static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_sort_desc *desc)
 {
     CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_sort: desc is NULL");
@@ -277,7 +271,7 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
     size_t ks = gpgpu_type_size(desc->type);
     TRY(algo_check_range(ctx, keys_in, ki, n, desc->type, "gpgpu_sort (keys_in)"));
     TRY(algo_check_range(ctx, keys_out, ko, n, desc->type, "gpgpu_sort (keys_out)"));
-    CHECK(keys_in != keys_out || ki == ko || !overlap(keys_in, ki * ks, n * ks, keys_out, ko * ks, n * ks),
+    CHECK(algo_same_range(keys_in, ki, keys_out, ko) || !algo_overlap(keys_in, ki, n, keys_out, ko, n),
           ctx, GPGPU_ERROR_OVERLAP,
           "gpgpu_sort: keys_in [%zu, %zu) and keys_out [%zu, %zu) overlap without being equal",
           ki, ki + n, ko, ko + n);
@@ -288,13 +282,13 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
         TRY(algo_check_range(ctx, desc->values_in, vi_off, n, GPGPU_TYPE_U32,
                              "gpgpu_sort (values_in)"));
         TRY(algo_check_range(ctx, vo, vo_off, n, GPGPU_TYPE_U32, "gpgpu_sort (values_out)"));
-        CHECK(desc->values_in != vo || vi_off == vo_off ||
-                  !overlap(desc->values_in, vi_off * 4, n * 4, vo, vo_off * 4, n * 4),
+        CHECK(algo_same_range(desc->values_in, vi_off, vo, vo_off) ||
+                  !algo_overlap(desc->values_in, vi_off, n, vo, vo_off, n),
               ctx, GPGPU_ERROR_OVERLAP,
               "gpgpu_sort: values_in and values_out overlap without being equal");
-        CHECK(!overlap(keys_out, ko * ks, n * ks, vo, vo_off * 4, n * 4) &&
-                  !overlap(keys_in, ki * ks, n * ks, vo, vo_off * 4, n * 4) &&
-                  !overlap(keys_out, ko * ks, n * ks, desc->values_in, vi_off * 4, n * 4),
+        CHECK(!algo_overlap(keys_out, ko * ks, n * ks, vo, vo_off * 4, n * 4) &&
+                  !algo_overlap(keys_in, ki * ks, n * ks, vo, vo_off * 4, n * 4) &&
+                  !algo_overlap(keys_out, ko * ks, n * ks, desc->values_in, vi_off * 4, n * 4),
               ctx, GPGPU_ERROR_OVERLAP, "gpgpu_sort: the keys and the values overlap");
     }
     if (desc->segments) {
@@ -320,8 +314,8 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
         if (need > 0)
             TRY(algo_check_range(ctx, desc->scratch, desc->scratch_offset / 8, need / 8,
                                  GPGPU_TYPE_F64, "gpgpu_sort (scratch)"));
-        CHECK(!overlap(desc->scratch, desc->scratch_offset, need, keys_out, ko * ks, n * ks) &&
-                  !overlap(desc->scratch, desc->scratch_offset, need, keys_in, ki * ks, n * ks),
+        CHECK(!algo_overlap(desc->scratch, desc->scratch_offset, need, keys_out, ko * ks, n * ks) &&
+                  !algo_overlap(desc->scratch, desc->scratch_offset, need, keys_in, ki * ks, n * ks),
               ctx, GPGPU_ERROR_OVERLAP, "gpgpu_sort: the scratch memory overlaps the keys");
     }
     return GPGPU_SUCCESS;
