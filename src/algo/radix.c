@@ -146,14 +146,12 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
         TRY(radix_stage_hist(ctx, &from, p, plan, hist, hist_off));
         TRY(scan_hist(ctx, hist, hist_off, hist_count, part, part_off));
         TRY(radix_stage_scatter(ctx, &from, to, p, plan, hist, hist_off));
-        unsigned keep = from.flags & ~(unsigned)SORT_PAYLOAD_IS_INDEX;
-        from = *to;
-        from.flags = keep;
-        from.segs = src->segs;
-        from.segs_off = src->segs_off;
-        from.nseg = src->nseg;
-        from.n = src->n;
-        from.type = src->type;
+        /* The next pass reads what this one wrote; the index is a real payload now. */
+        from.keys = to->keys;
+        from.keys_off = to->keys_off;
+        from.pay = to->pay;
+        from.pay_off = to->pay_off;
+        from.flags &= ~(unsigned)SORT_PAYLOAD_IS_INDEX;
     }
     return GPGPU_SUCCESS;
 }
