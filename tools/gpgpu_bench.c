@@ -579,16 +579,21 @@ static size_t largest_input_bytes(const bench *b)
     return largest_bytes(b, false);
 }
 
+/* Names the step (for progress and failure messages) and times the job. */
+static int time_step(bench *b, bench_job *job, int log2n, timing *t)
+{
+    const bench_case *c = job->c;
+    snprintf(b->step, sizeof(b->step), "%s %s n=2^%d", c->name, bench_algo_name(c->algo), log2n);
+    tool_message("%s", b->step);
+    return check(b, time_job(b, job, t));
+}
+
 static int run_case(bench *b, const bench_case *c, gpgpu_buffer *in, gpgpu_buffer *out,
                     int log2n)
 {
     bench_job job = { .c = c, .in = in, .out = out, .n = (size_t)1 << log2n };
     timing t;
-    int rc;
-
-    snprintf(b->step, sizeof(b->step), "%s %s n=2^%d", c->name, bench_algo_name(c->algo), log2n);
-    tool_message("%s", b->step);
-    rc = check(b, time_job(b, &job, &t));
+    int rc = time_step(b, &job, log2n, &t);
     if (rc != TOOL_EXIT_OK || b->stopped)
         return rc;
     double bytes = (double)job.n * (double)gpgpu_type_size(c->type) *
@@ -823,11 +828,7 @@ static int run_sort_case(bench *b, const bench_case *c, int log2n, sort_input *i
     bench_job job = { .c = c, .in = b->in, .out = b->out, .n = (size_t)1 << log2n };
     const char *verdict = "skipped";
     timing t;
-    int rc;
-
-    snprintf(b->step, sizeof(b->step), "%s %s n=2^%d", c->name, bench_algo_name(c->algo), log2n);
-    tool_message("%s", b->step);
-    rc = check(b, time_job(b, &job, &t));
+    int rc = time_step(b, &job, log2n, &t);
     if (rc != TOOL_EXIT_OK || b->stopped)
         return rc;
     if (in->keys != NULL) {
