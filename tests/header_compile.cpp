@@ -1,6 +1,7 @@
 /* The public headers compile on their own (built as a test target). */
 #include "gpgpu/gpgpu.h"
 #include "gpgpu/io.h"
+#include "gpgpu/sparse.h"
 
 int main(void)
 {

@@ -94,7 +94,11 @@ typedef enum gpgpu_algo {
     GPGPU_ALGO_CLASSIC_SCAN = 5,     /**< iPrefixSum: ceil(log2 n) in-place steps */
     GPGPU_ALGO_CLASSIC_NETSORT = 6,  /**< GPUNetSort: the bitonic network, one step per dispatch */
     GPGPU_ALGO_BITONIC = 7,          /**< the same network, steps within a tile in shared memory */
-    GPGPU_ALGO_RADIX = 8             /**< LSD radix sort, 8-bit digits: histogram, scan, stable scatter */
+    GPGPU_ALGO_RADIX = 8,            /**< LSD radix sort, 8-bit digits: histogram, scan, stable scatter */
+    GPGPU_ALGO_CLASSIC_SPMV = 9,     /**< Kiciak's 5-stage CSR SpMV (gpgpu/sparse.h) */
+    GPGPU_ALGO_SPMV_SCALAR = 10,     /**< one invocation per row (CSR); the format's own kernel otherwise */
+    GPGPU_ALGO_SPMV_VECTOR = 11,     /**< CSR, rows per work-group x invocations per row (tunable) */
+    GPGPU_ALGO_SPMV_BALANCED = 12    /**< CSR, nonzeros split evenly over work-groups */
 } gpgpu_algo;
 
 /** Backends. */

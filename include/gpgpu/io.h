@@ -1,6 +1,7 @@
 /**
  * @file io.h
- * @brief MatrixMarket files on the CPU: dense vectors (one column) in and out.
+ * @brief MatrixMarket files on the CPU: dense vectors (one column) and sparse
+ * matrices in and out.
  *
  * These functions need no context. On failure they write a one-line message
  * naming the file and line into `msg` (when msg is not NULL and msg_size > 0).
@@ -10,6 +11,7 @@
 #define GPGPU_IO_H
 
 #include "gpgpu.h"
+#include "sparse.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +54,41 @@ GPGPU_API gpgpu_status gpgpu_mtx_read_vector(const char *path, gpgpu_type type, 
  */
 GPGPU_API gpgpu_status gpgpu_mtx_write_vector(const char *path, gpgpu_type type, const void *data,
                                               size_t count, char *msg, size_t msg_size);
+
+
+/** What a matrix file declared (gpgpu_mtx_read_matrix). */
+typedef struct gpgpu_mtx_header {
+    bool array;           /**< `array` (dense) rather than `coordinate` */
+    char field[16];       /**< "real", "double", "integer" or "pattern" */
+    char symmetry[16];    /**< "general", "symmetric" or "skew-symmetric" */
+    uint32_t rows, cols;
+    size_t entries;       /**< data lines in the file (before symmetric expansion) */
+} gpgpu_mtx_header;
+
+/**
+ * Reads a sparse or dense matrix from a MatrixMarket file (or `.mtx.gz`, through zlib) into
+ * a host CSR with sorted columns. Coordinate files: fields real, double, integer and pattern
+ * (every value 1); symmetric and skew-symmetric files expanded to both triangles (a
+ * skew-symmetric diagonal entry is an error); 1-based indices checked against the declared
+ * size; duplicate entries summed (an entry given twice counts twice, as in SciPy). Array
+ * files (column-major, as the format defines) keep every entry, zeros included, so the CSR is
+ * dense. Complex and hermitian files are refused with a message naming "complex" or
+ * "hermitian". Every malformed line is reported with its line number. Time and memory are
+ * linear in the file's size. `header` (may be NULL) receives what the file declared.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_IO; GPGPU_ERROR_PARSE;
+ *   GPGPU_ERROR_TOO_LARGE (rows, cols or nnz past 2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
+ */
+GPGPU_API gpgpu_status gpgpu_mtx_read_matrix(const char *path, gpgpu_csr *out,
+                                             gpgpu_mtx_header *header, char *msg,
+                                             size_t msg_size);
+
+/**
+ * Writes a host CSR as a MatrixMarket `coordinate real general` file, 1-based, values with
+ * %.17g (nan, -nan, inf, -inf and -0 spelled as gpgpu_mtx_write_vector does). "-" is stdout.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_IO.
+ */
+GPGPU_API gpgpu_status gpgpu_mtx_write_matrix(const char *path, const gpgpu_csr *a, char *msg,
+                                              size_t msg_size);
 
 #ifdef __cplusplus
 }
