@@ -2,6 +2,16 @@
 // the variant's #defines (TYPE_*, OP_*, SUBGROUPS, VULKAN) and then this file
 // in front of the family's .comp file.
 
+// UNROLL before a loop over a thread's ITEMS keeps its arrays in registers
+// (a loop with barriers inside may otherwise stay a loop, and its arrays go
+// to memory), where the compiler takes the hint.
+#extension GL_EXT_control_flow_attributes : enable
+#ifdef GL_EXT_control_flow_attributes
+#define UNROLL [[unroll]]
+#else
+#define UNROLL
+#endif
+
 #ifdef SUBGROUPS
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require

@@ -16,6 +16,10 @@
 //   5 IOTA         pay_b[i] = i
 //   6 GATHER       pay_b[i] = aux[pay_a[i]]
 //   7 STEPS        COUNT plain network steps of blocks H, H/2, ..., in registers
+//   8 OS_CLEAR     one-sweep radix: zero the digit counts and tickets in aux
+//   9 OS_HIST      one-sweep radix: every key pass's digit counts in one read
+//  10 OS_SCAN      one-sweep radix (one group): counts -> each digit's start
+//  11 ONESWEEP     one-sweep radix pass PASS: rank a tile, look back, scatter
 
 #if defined(TYPE_F64)
 #define KEY uvec2
@@ -48,6 +52,7 @@ layout(std430, binding = 5) readonly buffer Segs { uint segs[]; };
 #define TILES_PER_GROUP params[11] /* radix stages */
 #define GROUPS          params[12] /* radix stages */
 #define COUNT           params[11] /* STEPS: how many steps */
+#define OS_POLLS        params[13] /* ONESWEEP: reads of a missing status before recounting */
 
 // FLAGS: SORT_* of src/algo/sort.h, and whether a payload is bound.
 #define F_DESCENDING 1u
@@ -55,6 +60,8 @@ layout(std430, binding = 5) readonly buffer Segs { uint segs[]; };
 #define F_SEGMENTED  4u
 #define F_IOTA       8u
 #define F_PAYLOAD    16u
+#define F_RECOUNT    32u /* ONESWEEP (tests): count every earlier tile from its keys */
+
 bool flag(uint f) { return (FLAGS & f) != 0u; }
 
 #define BTILE 2048u      // the bitonic tile
@@ -378,6 +385,39 @@ void match_digit(uint d, bool valid, out uint before, out uint count, out bool l
 #define SG_SYNC() SYNC()
 #endif
 
+// The rank of this lane's element (digit d) among the elements of digit d
+// that its subgroup has ranked so far, counting the valid lanes before it
+// in this call; every lane of the subgroup calls it (of the work-group,
+// without subgroups), and the subgroup's counter of d grows by their number.
+uint rank_in_subgroup(uint d, bool valid)
+{
+    uint before, count;
+    bool last;
+    match_digit(d, valid, before, count, last);
+    uint counter = S_CNT + sg_id() * DIGITS + d;
+    uint seen = valid ? s_mem[counter] : 0u;
+    SG_SYNC();
+    if (last)
+        s_mem[counter] = seen + count;
+    SG_SYNC();
+    return seen + before;
+}
+
+// Each subgroup's counters become its offset among the tile's elements of
+// each digit (an exclusive scan over subgroups), S_TOT the tile's totals.
+void tile_totals()
+{
+    for (uint d = gl_LocalInvocationID.x; d < DIGITS; d += WG_SIZE) {
+        uint run = 0u;
+        for (uint s = 0u; s < sg_count(); s++) {
+            uint c = s_mem[S_CNT + s * DIGITS + d];
+            s_mem[S_CNT + s * DIGITS + d] = run;
+            run += c;
+        }
+        s_mem[S_TOT + d] = run;
+    }
+}
+
 #define TILE (WG_SIZE * ITEMS)
 
 // Counts into one histogram per subgroup (S_CNT), so that equal digits
@@ -419,6 +459,22 @@ void stage_hist()
 void digit_starts()
 {
     uint lid = gl_LocalInvocationID.x;
+#ifdef SUBGROUPS
+    // One digit per invocation: a subgroup scan and the sums of the
+    // subgroups before, two barriers instead of a dozen.
+    if (WG_SIZE == DIGITS) {
+        uint t = s_mem[S_TOT + lid];
+        uint x = subgroupExclusiveAdd(t);
+        if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u)
+            s_mem[S_DIG + gl_SubgroupID] = x + t;
+        SYNC();
+        for (uint s = 0u; s < gl_SubgroupID; s++)
+            x += s_mem[S_DIG + s];
+        s_mem[S_START + lid] = x;
+        SYNC();
+        return;
+    }
+#endif
     uint sum = 0u;
     if (lid < 32u) {
         for (uint k = 0u; k < 8u; k++)
@@ -489,41 +545,22 @@ void stage_scatter()
         KEY k[ITEMS];
         uint pv[ITEMS], dg[ITEMS], slot[ITEMS];
         // Every load first, so that they are in flight together.
-        for (uint it = 0u; it < ITEMS; it++) {
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
             uint i = chunk + it * sgs + lane;
             k[it] = i < end ? keys_a[KEY_OFF_A + i] : KEY(0u);
             pv[it] = i < end && need_payload ? payload_of(i) : 0u;
         }
-        for (uint it = 0u; it < ITEMS; it++) {
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
             bool valid = chunk + it * sgs + lane < end;
             uint d = valid ? digit_of(k[it], pv[it]) : 0u;
             dg[it] = valid ? d : DIGITS;
-            uint before, count;
-            bool last;
-            match_digit(d, valid, before, count, last);
-            uint counter = S_CNT + sg * DIGITS + d;
-            uint seen = valid ? s_mem[counter] : 0u;
-            SG_SYNC();
-            if (last)
-                s_mem[counter] = seen + count;
-            SG_SYNC();
-            slot[it] = seen + before;
+            slot[it] = rank_in_subgroup(d, valid);
         }
         SYNC();
-        // Each subgroup's offset among the tile's elements of a digit, and
-        // the tile's total of each digit.
-        for (uint d = lid; d < DIGITS; d += WG_SIZE) {
-            uint run = 0u;
-            for (uint s = 0u; s < nsg; s++) {
-                uint c = s_mem[S_CNT + s * DIGITS + d];
-                s_mem[S_CNT + s * DIGITS + d] = run;
-                run += c;
-            }
-            s_mem[S_TOT + d] = run;
-        }
+        tile_totals();
         SYNC();
         digit_starts();
-        for (uint it = 0u; it < ITEMS; it++) {
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
             uint d = dg[it];
             if (d == DIGITS)
                 continue;
@@ -537,7 +574,7 @@ void stage_scatter()
             keys_b[KEY_OFF_B + out_pos(q)] = staged_key(q);
         if (payload) {
             SYNC();
-            for (uint it = 0u; it < ITEMS; it++)
+            UNROLL for (uint it = 0u; it < ITEMS; it++)
                 if (dg[it] != DIGITS)
                     s_mem[S_STAGE + slot[it]] = pv[it];
             SYNC();
@@ -553,6 +590,208 @@ void stage_scatter()
         for (uint w = lid; w < RTILE_MAX / 4u; w += WG_SIZE)
             s_mem[S_DGT + w] = 0u;
         SYNC();
+    }
+}
+
+// ------------------------------------------------------- one-sweep radix
+//
+// The same tile ranking, with the digit offsets found in the pass itself:
+// OS_HIST counts every pass's digits in one read of the keys, OS_SCAN turns
+// them into each digit's start, and each ONESWEEP tile adds the counts of
+// the tiles before it, read from a status word per (tile, digit) that holds
+// a flag and a count (one load reads both): AGGREGATE (the tile's own count)
+// or INCLUSIVE (the count of every tile up to it). A tile whose status is
+// not yet written is counted again from its keys by the waiting tile, so no
+// work-group ever waits for another. Counts take 30 bits: n < 2^30.
+#define OS_FLAG_AGG  0x40000000u
+#define OS_FLAG_INCL 0x80000000u
+#define OS_COUNT     0x3fffffffu
+
+#define OS_TILES     GROUPS
+#define OS_STARTS    AUX_OFF
+#define OS_TICKETS   (AUX_OFF + KEY_PASSES * DIGITS)
+uint os_status(uint region) { return OS_TICKETS + 8u + region * OS_TILES * DIGITS; }
+
+// OS_CLEAR: the digit counts and the tile tickets start at zero.
+void stage_os_clear()
+{
+    uint i = invocation_index();
+    if (i < KEY_PASSES * DIGITS + 8u)
+        aux[AUX_OFF + i] = 0u;
+}
+
+// OS_HIST: every pass's digit counts at once (a digit histogram does not
+// depend on the order of the keys), and both status regions cleared (each
+// pass clears the next one's again, tile by tile; clearing both here lets
+// any pass run alone after this stage, as the tests run them).
+void stage_os_hist()
+{
+    uint lid = gl_LocalInvocationID.x;
+    uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * WG_SIZE;
+    for (uint w = lid; w < KEY_PASSES * DIGITS; w += WG_SIZE)
+        s_mem[w] = 0u;
+    SYNC();
+    for (uint i = invocation_index(); i < 2u * OS_TILES * DIGITS; i += stride)
+        aux[os_status(0u) + i] = 0u;
+    for (uint i = invocation_index(); i < N; i += stride) {
+        ORD o = key_order(keys_a[KEY_OFF_A + i]);
+        for (uint p = 0u; p < KEY_PASSES; p++)
+            atomicAdd(s_mem[p * DIGITS + ord_byte(o, p)], 1u);
+    }
+    SYNC();
+    for (uint w = lid; w < KEY_PASSES * DIGITS; w += WG_SIZE)
+        if (s_mem[w] != 0u)
+            atomicAdd(aux[OS_STARTS + w], s_mem[w]);
+}
+
+// OS_SCAN (one work-group): each pass's counts become its digits' starts.
+void stage_os_scan()
+{
+    uint lid = gl_LocalInvocationID.x;
+    for (uint p = 0u; p < KEY_PASSES; p++) {
+        for (uint d = lid; d < DIGITS; d += WG_SIZE)
+            s_mem[S_TOT + d] = aux[OS_STARTS + p * DIGITS + d];
+        SYNC();
+        digit_starts();
+        for (uint d = lid; d < DIGITS; d += WG_SIZE)
+            aux[OS_STARTS + p * DIGITS + d] = s_mem[S_START + d];
+        SYNC();
+    }
+}
+
+// Lookback state per digit: the count of earlier tiles so far (S_LB_SUM),
+// and how many earlier tiles are still to be counted (S_LB_LEFT, counted
+// down from the nearest); S_LB_STUCK names the nearest tile (+ 1) at which
+// some digit found no status.
+#define S_LB_SUM   S_DGT
+#define S_LB_LEFT  (S_DGT + DIGITS)
+#define S_LB_STUCK S_DIG
+#define S_TICKET   S_LB_SUM /* until the lookback state is set */
+
+// Walks back from tile `left` - 1 for digit d until an inclusive count, the
+// first tile, or a tile with no status yet.
+void lookback_walk(uint region, uint d)
+{
+    uint left = s_mem[S_LB_LEFT + d], sum = s_mem[S_LB_SUM + d];
+    while (left > 0u) {
+        uint st = atomicOr(aux[region + (left - 1u) * DIGITS + d], 0u);
+        // A tile that started just before this one is usually about to
+        // publish: poll a bounded number of times, then count it ourselves.
+        for (uint poll = 0u; poll < OS_POLLS && (st & (OS_FLAG_AGG | OS_FLAG_INCL)) == 0u; poll++)
+            st = atomicOr(aux[region + (left - 1u) * DIGITS + d], 0u);
+        if ((st & (OS_FLAG_AGG | OS_FLAG_INCL)) == 0u || flag(F_RECOUNT)) {
+            atomicMax(s_mem[S_LB_STUCK], left);
+            break;
+        }
+        sum += st & OS_COUNT;
+        left = (st & OS_FLAG_INCL) != 0u ? 0u : left - 1u;
+    }
+    s_mem[S_LB_LEFT + d] = left;
+    s_mem[S_LB_SUM + d] = sum;
+}
+
+// ONESWEEP: pass PASS on the tile whose ticket this group draws.
+void stage_onesweep()
+{
+    uint lid = gl_LocalInvocationID.x;
+    uint sg = sg_id(), lane = sg_lane(), sgs = sg_size();
+    uint cur = os_status(PASS & 1u), next = os_status((PASS + 1u) & 1u);
+    if (lid == 0u) {
+        s_mem[S_TICKET] = atomicAdd(aux[OS_TICKETS + PASS], 1u);
+    }
+    for (uint w = lid; w < MAX_SG * DIGITS; w += WG_SIZE)
+        s_mem[S_CNT + w] = 0u;
+    SYNC();
+    uint t = s_mem[S_TICKET];
+    uint tile = t * TILE, end = min(N, tile + TILE);
+    bool payload = flag(F_PAYLOAD) || flag(F_IOTA);
+    uint chunk = tile + sg * sgs * ITEMS;
+    KEY k[ITEMS];
+    uint pv[ITEMS], dg[ITEMS], slot[ITEMS];
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        uint i = chunk + it * sgs + lane;
+        k[it] = i < end ? keys_a[KEY_OFF_A + i] : KEY(0u);
+        pv[it] = i < end && payload ? payload_of(i) : 0u;
+    }
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        bool valid = chunk + it * sgs + lane < end;
+        uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
+        dg[it] = valid ? d : DIGITS;
+        slot[it] = rank_in_subgroup(d, valid);
+    }
+    SYNC();
+    tile_totals();
+    // Publish this tile's counts; clear its status for the next pass.
+    for (uint d = lid; d < DIGITS; d += WG_SIZE) {
+        uint flag_word = t == 0u ? OS_FLAG_INCL : OS_FLAG_AGG;
+        atomicExchange(aux[cur + t * DIGITS + d], flag_word | s_mem[S_TOT + d]);
+        aux[next + t * DIGITS + d] = 0u;
+        s_mem[S_LB_SUM + d] = 0u;
+        s_mem[S_LB_LEFT + d] = t;
+    }
+    SYNC();
+    digit_starts();
+    for (;;) {
+        if (lid == 0u)
+            s_mem[S_LB_STUCK] = 0u;
+        SYNC();
+        for (uint d = lid; d < DIGITS; d += WG_SIZE)
+            lookback_walk(cur, d);
+        SYNC();
+        uint stuck = s_mem[S_LB_STUCK];
+        if (stuck == 0u)
+            break;
+        // Count the digits of tile stuck - 1 from its keys.
+        for (uint d = lid; d < DIGITS; d += WG_SIZE)
+            s_mem[S_BASE + d] = 0u;
+        SYNC();
+        uint from = (stuck - 1u) * TILE, to = min(N, from + TILE);
+        for (uint i = from + lid; i < to; i += WG_SIZE)
+            atomicAdd(s_mem[S_BASE + ord_byte(key_order(keys_a[KEY_OFF_A + i]), PASS)], 1u);
+        SYNC();
+        for (uint d = lid; d < DIGITS; d += WG_SIZE)
+            if (s_mem[S_LB_LEFT + d] == stuck) {
+                s_mem[S_LB_SUM + d] += s_mem[S_BASE + d];
+                s_mem[S_LB_LEFT + d] = stuck - 1u;
+            }
+    }
+    // Every digit's earlier count is known: publish the inclusive count, and
+    // where this tile's run of each digit goes (minus its start in the tile).
+    for (uint d = lid; d < DIGITS; d += WG_SIZE) {
+        uint before = s_mem[S_LB_SUM + d];
+        if (t != 0u)
+            atomicExchange(aux[cur + t * DIGITS + d], OS_FLAG_INCL | (before + s_mem[S_TOT + d]));
+        s_mem[S_BASE + d] = aux[OS_STARTS + PASS * DIGITS + d] + before - s_mem[S_START + d];
+    }
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        uint d = dg[it];
+        if (d == DIGITS)
+            continue;
+        slot[it] += s_mem[S_START + d] + s_mem[S_CNT + sg * DIGITS + d];
+        stage_key(slot[it], k[it]);
+    }
+    SYNC();
+    uint count = end > tile ? end - tile : 0u;
+    uint dq[ITEMS];
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        uint q = it * WG_SIZE + lid;
+        if (q < count) {
+            KEY kq = staged_key(q);
+            dq[it] = ord_byte(key_order(kq), PASS);
+            keys_b[KEY_OFF_B + s_mem[S_BASE + dq[it]] + q] = kq;
+        }
+    }
+    if (payload) {
+        SYNC();
+        UNROLL for (uint it = 0u; it < ITEMS; it++)
+            if (dg[it] != DIGITS)
+                s_mem[S_STAGE + slot[it]] = pv[it];
+        SYNC();
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            uint q = it * WG_SIZE + lid;
+            if (q < count)
+                pay_b[PAY_OFF_B + s_mem[S_BASE + dq[it]] + q] = s_mem[S_STAGE + q];
+        }
     }
 }
 
@@ -583,6 +822,18 @@ void main()
         return;
     case 7u:
         stage_steps();
+        return;
+    case 8u:
+        stage_os_clear();
+        return;
+    case 9u:
+        stage_os_hist();
+        return;
+    case 10u:
+        stage_os_scan();
+        return;
+    case 11u:
+        stage_onesweep();
         return;
     case 6u:
         if (iid < N)

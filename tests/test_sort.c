@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "algo/sort.h"
+#include "algo/tuning.h"
 #include "ref/ref.h"
 #include "testlib.h"
 
@@ -472,6 +473,87 @@ static void stage_radix(gpgpu_type t, size_t n, flagset f, int data, radix_plan 
         slab_free(&dp);
     }
     free(hist);
+    staged_free(&s);
+}
+
+/* The one-sweep's counts (OS_CLEAR, OS_HIST, OS_SCAN) and its key passes
+ * alone, against the twin's histogram of the whole array (one group) and
+ * its stable scatter by those starts. Every word of the aux buffer is
+ * known: the starts, the tickets, each tile's inclusive counts in the
+ * pass's status region and zeros in the other. `recount` makes every tile
+ * count its predecessors from their keys (the fallback, forced). */
+static void stage_onesweep(gpgpu_type t, size_t n, flagset f, int data, radix_plan plan,
+                           bool recount)
+{
+    char what[240], fl[64];
+    flag_text(f, fl, sizeof fl);
+    const char *tn = gpgpu_type_name(t);
+    flagset fs = f;
+    if (f.pay >= 2)
+        fs.flags |= SORT_PAYLOAD_IS_INDEX;
+    if (recount)
+        fs.flags |= SORT_ONESWEEP_RECOUNT;
+    staged s = staged_make(t, n, fs, data);
+    if (f.pay == 2) {
+        s.gpu.pay = NULL;
+        s.host.pay = NULL;
+    }
+    bool out_pay = f.pay != 0;
+    unsigned kp = radix_key_passes(t);
+    size_t tile = (size_t)plan.wg * plan.items, tiles = n == 0 ? 1 : ceil_div(n, tile);
+    size_t status = (size_t)kp * RADIX_DIGITS + 8, hn = status + 2 * tiles * RADIX_DIGITS;
+    uint32_t *starts = xmalloc((size_t)kp * RADIX_DIGITS * 4);
+    uint32_t *tile_counts = xmalloc(tiles * RADIX_DIGITS * 4);
+    for (unsigned p = 0; p < kp; p++) {
+        ref_radix_hist(&s.host, p, 1, n, starts + p * RADIX_DIGITS);
+        uint32_t run = 0;
+        for (size_t d = 0; d < RADIX_DIGITS; d++) {
+            uint32_t c = starts[p * RADIX_DIGITS + d];
+            starts[p * RADIX_DIGITS + d] = run;
+            run += c;
+        }
+    }
+    for (unsigned p = 0; p < kp; p++) {
+        if (!(p == 0 || p == 1 || p == kp / 2 || p == kp - 1))
+            continue;
+        snprintf(what, sizeof what, "%s OS counts %s n=%zu tiles=%zu (%s)", tn, fl, n, tiles,
+                 data_names[data]);
+        slab h = slab_make(ctx, GPGPU_TYPE_U32, 7, hn, 2, NULL);
+        EXPECT_STATUS(ctx, radix_stage_os_counts(ctx, &s.gpu, plan, h.buf, 7), GPGPU_SUCCESS);
+        uint32_t *img = slab_at(&h, 7);
+        memcpy(img, starts, (size_t)kp * RADIX_DIGITS * 4);
+        memset(img + kp * RADIX_DIGITS, 0, (hn - (size_t)kp * RADIX_DIGITS) * 4);
+        slab_check(&h, NULL, what);
+
+        snprintf(what, sizeof what, "%s ONESWEEP %s%s pass %u/%u n=%zu tiles=%zu (%s)", tn, fl,
+                 recount ? " recount" : "", p, kp, n, tiles, data_names[data]);
+        slab dk = slab_make(ctx, t, 1 + n + 3, 0, 0, NULL);
+        slab dp = slab_make(ctx, GPGPU_TYPE_U32, 4 + n + 2, 0, 0, NULL);
+        sort_keys dst = {t, dk.buf, 1, out_pay ? dp.buf : NULL, 4, n, 0, NULL, 0, 0};
+        ref_sort_keys hdst = {t, slab_at(&dk, 1), out_pay ? slab_at(&dp, 4) : NULL, n, 0, NULL, 0};
+        EXPECT_STATUS(ctx, radix_stage_onesweep(ctx, &s.gpu, &dst, p, plan, h.buf, 7),
+                      GPGPU_SUCCESS);
+        ref_radix_scatter(&s.host, &hdst, p, starts + p * RADIX_DIGITS, 1, n);
+        ref_radix_hist(&s.host, p, (uint32_t)tiles, tile, tile_counts);
+        img[kp * RADIX_DIGITS + p] = (uint32_t)tiles;
+        uint32_t *region = img + status + (p % 2) * tiles * RADIX_DIGITS;
+        for (size_t d = 0; d < RADIX_DIGITS; d++) {
+            uint32_t run = 0;
+            for (size_t g = 0; g < tiles; g++) {
+                run += tile_counts[d * tiles + g];
+                region[g * RADIX_DIGITS + d] = 0x80000000u | run;
+            }
+        }
+        slab_check(&h, NULL, what);
+        slab_check(&dk, NULL, what);
+        slab_check(&dp, NULL, what);
+        staged_check(&s, what);
+        slab_free(&h);
+        slab_free(&dk);
+        slab_free(&dp);
+    }
+    free(starts);
+    free(tile_counts);
     staged_free(&s);
 }
 
@@ -996,6 +1078,21 @@ int main(void)
         stage_radix(t, 262145, radix_sets[6], D_RANDOM, radix_plan_for(ctx, 262145));
     }
     section("radix stages");
+    /* The one-sweep: every size, payload kind and order; the forced fallback
+     * where the tiles are few enough for its quadratic recounting. */
+    for (size_t ti = 0; ti < 4; ti++)
+        for (size_t si = 0; si < sizeof stage_sizes / sizeof *stage_sizes; si++) {
+            size_t n = stage_sizes[si];
+            radix_plan plan = radix_plan_for(ctx, n);
+            for (size_t f = 0; f < 5; f++)
+                stage_onesweep(test_types[ti], n, radix_sets[f], (int)((si + f) % D_COUNT), plan,
+                               false);
+            if (n <= 100000)
+                stage_onesweep(test_types[ti], n, radix_sets[(si + ti) % 5], D_DUPS, plan, true);
+        }
+    stage_onesweep(GPGPU_TYPE_U32, 3000017, radix_sets[2], D_RANDOM,
+                   radix_plan_for(ctx, 3000017), false);
+    section("one-sweep stages");
     for (size_t si = 0; si < sizeof stage_sizes / sizeof *stage_sizes; si++)
         stage_helpers(stage_sizes[si]);
     stage_helpers(1u << 20);
@@ -1071,6 +1168,21 @@ int main(void)
             run_case(&c);
         }
     section("segments");
+    /* The radix sort with reduce-then-scan key passes (what sorts of 2^30
+     * keys and more take), as GPGPU_TUNE=radix_onesweep=0 makes it. */
+    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
+    tuning->radix_onesweep = 0;
+    for (size_t ti = 0; ti < 4; ti++) {
+        sort_case plain = {test_types[ti], GPGPU_ALGO_RADIX, ti % 2 == 1, ti >= 2,
+                           ti == 0 ? 1000003 : 70001, D_RANDOM, (int)(ti % 3), (int)(ti % 5), -1, 0};
+        run_case(&plain);
+        sort_case segmented = plain;
+        segmented.segs = S_SKEWED;
+        segmented.n = 20011;
+        run_case(&segmented);
+    }
+    tuning->radix_onesweep = 1;
+    section("reduce-then-scan radix");
     /* Caller-supplied scratch: every algorithm and payload kind, at offsets 16 and 0. */
     for (size_t ai = 0; ai < 4; ai++)
         for (int v = 0; v < 5; v += 2)

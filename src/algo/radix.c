@@ -4,7 +4,15 @@
  * the digit-major table of counts into offsets, SCATTER moves every element
  * to its offset plus its rank among the equal digits before it. The rank
  * counts only earlier elements, so every pass, and the sort, is stable;
- * no work-group ever waits for another. */
+ * no work-group ever waits for another.
+ *
+ * The key passes can instead be one-sweep (where it is faster, see
+ * radix_onesweep; GPGPU_TUNE=radix_onesweep=0 never, =2 always): one read of the keys counts the digits
+ * of every pass (OS_HIST, OS_SCAN), and each pass is then one dispatch
+ * whose tiles find the counts of the tiles before them by a chained
+ * look-back that recounts a tile instead of waiting for it (ONESWEEP). It
+ * reads the keys once per pass instead of twice. The segment passes of a
+ * segmented sort stay reduce-then-scan. */
 #include "algo/copy.h"
 #include "algo/scan.h"
 #include "algo/sort.h"
@@ -39,6 +47,32 @@ radix_plan radix_plan_for(gpgpu_context *ctx, size_t n)
     return p;
 }
 
+/* Tiles of a one-sweep pass: each work-group ranks one. */
+static size_t onesweep_tiles(radix_plan plan, size_t n)
+{
+    size_t tile = (size_t)plan.wg * plan.items;
+    return n == 0 ? 1 : (n + tile - 1) / tile;
+}
+
+bool radix_onesweep(size_t n, bool payload)
+{
+    unsigned mode = algo_tuning_get()->radix_onesweep;
+    if (mode == 0 || n == 0 || n >= RADIX_ONESWEEP_MAX)
+        return false;
+    /* Measured on an H100 (docs/PERFORMANCE.md): one-sweep is faster with
+     * values at every size and with keys alone below 2^23; above, keys alone
+     * go 10-16% faster reduce-then-scan, whose scatter runs several tiles
+     * per work-group (one-sweep pays a tile's setup and look-back per tile). */
+    return mode == 2 || payload || n < RADIX_ONESWEEP_KEYS_MAX;
+}
+
+/* The one-sweep's aux words: the digit starts of every pass, a ticket per
+ * pass, and two regions of a status word per (tile, digit). */
+static size_t onesweep_aux_count(gpgpu_type type, size_t tiles)
+{
+    return (size_t)radix_key_passes(type) * RADIX_DIGITS + 8 + 2 * tiles * RADIX_DIGITS;
+}
+
 unsigned radix_key_passes(gpgpu_type type)
 {
     return type == GPGPU_TYPE_F64 ? 8 : 4;
@@ -65,6 +99,17 @@ static exec_dispatch pass_dispatch(const sort_keys *src, unsigned stage, unsigne
     return d;
 }
 
+/* Where a scattering stage writes: keys_b, pay_b. */
+static void bind_destination(exec_dispatch *d, const sort_keys *dst)
+{
+    d->bind[1] = dst->keys;
+    d->params[SORT_P_KEY_OFF_B] = algo_index(dst->keys, dst->keys_off, dst->type);
+    if (dst->pay) {
+        d->bind[3] = dst->pay;
+        d->params[SORT_P_PAY_OFF_B] = algo_index(dst->pay, dst->pay_off, GPGPU_TYPE_U32);
+    }
+}
+
 gpgpu_status radix_stage_hist(gpgpu_context *ctx, const sort_keys *src, unsigned pass,
                               radix_plan plan, gpgpu_buffer *hist, size_t hist_off)
 {
@@ -77,12 +122,35 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
                                  size_t hist_off)
 {
     exec_dispatch d = pass_dispatch(src, SORT_STAGE_SCATTER, pass, plan, hist, hist_off);
-    d.bind[1] = dst->keys;
-    d.params[SORT_P_KEY_OFF_B] = algo_index(dst->keys, dst->keys_off, src->type);
-    if (dst->pay) {
-        d.bind[3] = dst->pay;
-        d.params[SORT_P_PAY_OFF_B] = algo_index(dst->pay, dst->pay_off, GPGPU_TYPE_U32);
-    }
+    bind_destination(&d, dst);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status radix_stage_os_counts(gpgpu_context *ctx, const sort_keys *src, radix_plan plan,
+                                   gpgpu_buffer *hist, size_t hist_off)
+{
+    uint32_t tiles = (uint32_t)onesweep_tiles(plan, src->n);
+    exec_dispatch d = pass_dispatch(src, SORT_STAGE_OS_CLEAR, 0, plan, hist, hist_off);
+    d.params[SORT_P_GROUPS] = tiles;
+    d.groups = algo_groups(radix_key_passes(src->type) * RADIX_DIGITS + 8, plan.wg);
+    TRY(algo_stage(ctx, &d));
+    d.params[0] = SORT_STAGE_OS_HIST;
+    d.groups = tiles < RADIX_OS_HIST_GROUPS ? tiles : RADIX_OS_HIST_GROUPS;
+    TRY(algo_stage(ctx, &d));
+    d.params[0] = SORT_STAGE_OS_SCAN;
+    d.groups = 1;
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
+                                  unsigned pass, radix_plan plan, gpgpu_buffer *hist,
+                                  size_t hist_off)
+{
+    exec_dispatch d = pass_dispatch(src, SORT_STAGE_ONESWEEP, pass, plan, hist, hist_off);
+    bind_destination(&d, dst);
+    d.params[SORT_P_GROUPS] = (uint32_t)onesweep_tiles(plan, src->n);
+    d.params[SORT_P_POLLS] = algo_tuning_get()->radix_polls;
+    d.groups = d.params[SORT_P_GROUPS];
     return algo_stage(ctx, &d);
 }
 
@@ -98,14 +166,20 @@ static gpgpu_status scan_hist(gpgpu_context *ctx, gpgpu_buffer *hist, size_t his
                             sp);
 }
 
-size_t radix_hist_count(gpgpu_context *ctx, size_t n)
+size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n, bool payload)
 {
-    return (size_t)RADIX_DIGITS * radix_plan_for(ctx, n).groups;
+    radix_plan plan = radix_plan_for(ctx, n);
+    size_t count = (size_t)RADIX_DIGITS * plan.groups;
+    if (radix_onesweep(n, payload)) {
+        size_t os = onesweep_aux_count(type, onesweep_tiles(plan, n));
+        count = os > count ? os : count;
+    }
+    return count;
 }
 
 size_t radix_part_count(gpgpu_context *ctx, size_t n)
 {
-    return scan_plan_for(radix_hist_count(ctx, n)).groups;
+    return scan_plan_for((size_t)RADIX_DIGITS * radix_plan_for(ctx, n).groups).groups;
 }
 
 /* Copies src's keys (and payload) to alt, for an in-place sort whose first
@@ -141,11 +215,18 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
             from.pay_off = alt->pay_off;
         }
     }
+    bool onesweep = radix_onesweep(src->n, src->pay || (src->flags & SORT_PAYLOAD_IS_INDEX));
+    if (onesweep)
+        TRY(radix_stage_os_counts(ctx, &from, plan, hist, hist_off));
     for (unsigned p = 0; p < passes; p++) {
         const sort_keys *to = (passes - 1 - p) % 2 == 0 ? dst : alt;
-        TRY(radix_stage_hist(ctx, &from, p, plan, hist, hist_off));
-        TRY(scan_hist(ctx, hist, hist_off, hist_count, part, part_off));
-        TRY(radix_stage_scatter(ctx, &from, to, p, plan, hist, hist_off));
+        if (onesweep && p < radix_key_passes(src->type)) {
+            TRY(radix_stage_onesweep(ctx, &from, to, p, plan, hist, hist_off));
+        } else {
+            TRY(radix_stage_hist(ctx, &from, p, plan, hist, hist_off));
+            TRY(scan_hist(ctx, hist, hist_off, hist_count, part, part_off));
+            TRY(radix_stage_scatter(ctx, &from, to, p, plan, hist, hist_off));
+        }
         /* The next pass reads what this one wrote; the index is a real payload now. */
         from.keys = to->keys;
         from.keys_off = to->keys_off;

@@ -26,7 +26,11 @@ enum {
     RADIX_MAX_SUBGROUPS = 8, /* subgroups per work-group the rank counters have room for */
     RADIX_ITEMS = 8,         /* default; algo_tuning_get() has the value in use */
     RADIX_TILE_MAX = 2048,   /* RTILE_MAX in glsl/sort.comp */
-    RADIX_MAX_GROUPS = 2048  /* default, likewise */
+    RADIX_MAX_GROUPS = 2048, /* default, likewise */
+    RADIX_ONESWEEP_MAX = 1 << 30, /* the one-sweep's status words count in 30 bits */
+    RADIX_OS_HIST_GROUPS = 1024, /* work-groups counting the digits of every pass at once */
+    RADIX_POLLS = 64,            /* default; algo_tuning_get() has the value in use */
+    RADIX_ONESWEEP_KEYS_MAX = 1 << 23 /* keys alone sort one-sweep below this (radix.c) */
 };
 
 /* sort_keys.flags */
@@ -34,7 +38,8 @@ enum {
     SORT_DESCENDING = 1u << 0,
     SORT_TIES_BY_PAYLOAD = 1u << 1, /* bitonic: equal keys compare by payload (an input index) */
     SORT_SEGMENTED = 1u << 2,       /* keys compare first by the segment of their payload */
-    SORT_PAYLOAD_IS_INDEX = 1u << 3 /* radix: the payload read is the element's index, not pay[] */
+    SORT_PAYLOAD_IS_INDEX = 1u << 3, /* radix: the payload read is the element's index, not pay[] */
+    SORT_ONESWEEP_RECOUNT = 1u << 5  /* ONESWEEP (tests): every look-back falls back to a recount */
 };
 
 /* An array of keys and their optional u32 payload as the stages see it.
@@ -62,7 +67,11 @@ enum {
     SORT_STAGE_SCATTER,
     SORT_STAGE_IOTA,
     SORT_STAGE_GATHER,
-    SORT_STAGE_STEPS
+    SORT_STAGE_STEPS,
+    SORT_STAGE_OS_CLEAR,
+    SORT_STAGE_OS_HIST,
+    SORT_STAGE_OS_SCAN,
+    SORT_STAGE_ONESWEEP
 };
 enum {
     SORT_P_N = 1,
@@ -76,7 +85,8 @@ enum {
     SORT_P_FLAGS,
     SORT_P_H,    /* the block of a network step; PASS in the radix stages */
     SORT_P_REVERSE, /* TILES_PER_GROUP in the radix stages */
-    SORT_P_GROUPS
+    SORT_P_GROUPS,
+    SORT_P_POLLS /* ONESWEEP */
 };
 enum { SORT_P_PASS = SORT_P_H, SORT_P_TILES_PER_GROUP = SORT_P_REVERSE, SORT_P_COUNT = SORT_P_REVERSE };
 /* FLAGS bit the driver adds when a payload is bound. */
@@ -146,6 +156,29 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
                                  unsigned pass, radix_plan plan, gpgpu_buffer *hist,
                                  size_t hist_off);
 
+/* Whether the key passes of a sort of n keys (with a payload or not) run
+ * one-sweep: the tuning knob radix_onesweep, n < RADIX_ONESWEEP_MAX, and
+ * (in mode 1) a payload or n < RADIX_ONESWEEP_KEYS_MAX. */
+bool radix_onesweep(size_t n, bool payload);
+/* The one-sweep's words at hist_off: the digit starts of each key pass
+ * (256 per pass), 8 tickets (tiles drawn in each pass), then two status
+ * regions of `tiles` x 256 words (tile-major): bit 31 INCLUSIVE, bit 30
+ * AGGREGATE, bits 0-29 the count. */
+/* OS_CLEAR, OS_HIST, OS_SCAN: hist[hist_off + p * 256 + d] = where the
+ * elements of digit d start in the output of key pass p (the exclusive scan
+ * of all counts of that pass); the tickets and both status regions zeroed. */
+gpgpu_status radix_stage_os_counts(gpgpu_context *ctx, const sort_keys *src, radix_plan plan,
+                                   gpgpu_buffer *hist, size_t hist_off);
+/* ONESWEEP (after radix_stage_os_counts, status region pass % 2 zeroed
+ * and ticket `pass` zero): exactly what HIST, the scan and SCATTER of key
+ * pass `pass` do, in one dispatch of one work-group per tile of
+ * plan.wg * plan.items elements. After it, ticket `pass` = tiles, region
+ * pass % 2 holds INCLUSIVE | (count of digit d in tiles 0..t) at
+ * (t, d), and region (pass + 1) % 2 is zero. */
+gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
+                                  unsigned pass, radix_plan plan, gpgpu_buffer *hist,
+                                  size_t hist_off);
+
 /* Sorts src into dst (keys and payload; src may be dst: in place), passing
  * through alt, with hist (radix_hist_count u32) and part (radix_part_count
  * u32) for the digit offsets. The first pass may take its payload as the
@@ -153,7 +186,7 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
 gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
                         const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
                         gpgpu_buffer *part, size_t part_off);
-size_t radix_hist_count(gpgpu_context *ctx, size_t n);
+size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n, bool payload);
 size_t radix_part_count(gpgpu_context *ctx, size_t n);
 
 /* ------------------------------------------------- helpers (sort.comp) */

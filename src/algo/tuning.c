@@ -1,5 +1,6 @@
 #include "algo/tuning.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +17,22 @@ static algo_tuning tuning = {
     .scan_max_groups = SCAN_MAX_GROUPS,
     .radix_items = RADIX_ITEMS,
     .radix_max_groups = RADIX_MAX_GROUPS,
+    .radix_onesweep = 1,
+    .radix_polls = RADIX_POLLS,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
-/* Powers of two keep the shaders' index arithmetic and shared arrays simple. */
-static void set(unsigned *field, const char *value)
+/* Powers of two keep the shaders' index arithmetic and shared arrays simple;
+ * modes take 0, 1 or 2. */
+static void set(unsigned *field, const char *value, bool is_switch)
 {
+    if (is_switch) {
+        if (value[0] >= '0' && value[0] <= '2' && value[1] == '\0')
+            *field = (unsigned)(value[0] - '0');
+        else
+            fprintf(stderr, "libgpgpu: GPGPU_TUNE: %s is not 0, 1 or 2, ignored\n", value);
+        return;
+    }
     unsigned long v = strtoul(value, NULL, 10);
     if (v >= 1 && v <= 65536 && (v & (v - 1)) == 0)
         *field = (unsigned)v;
@@ -35,13 +46,16 @@ static void read_env(void)
     static const struct {
         const char *name;
         unsigned *field;
+        bool is_switch;
     } knobs[] = {
-        {"reduce_items", &tuning.reduce_items},
-        {"reduce_groups", &tuning.reduce_max_groups},
-        {"scan_items", &tuning.scan_items},
-        {"scan_groups", &tuning.scan_max_groups},
-        {"radix_items", &tuning.radix_items},
-        {"radix_groups", &tuning.radix_max_groups},
+        {"reduce_items", &tuning.reduce_items, false},
+        {"reduce_groups", &tuning.reduce_max_groups, false},
+        {"scan_items", &tuning.scan_items, false},
+        {"scan_groups", &tuning.scan_max_groups, false},
+        {"radix_items", &tuning.radix_items, false},
+        {"radix_groups", &tuning.radix_max_groups, false},
+        {"radix_onesweep", &tuning.radix_onesweep, true},
+        {"radix_polls", &tuning.radix_polls, false},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];
@@ -55,7 +69,7 @@ static void read_env(void)
         for (size_t i = 0; eq && i < sizeof knobs / sizeof knobs[0]; i++) {
             if (strncmp(item, knobs[i].name, (size_t)(eq - item)) == 0 &&
                 knobs[i].name[eq - item] == '\0') {
-                set(knobs[i].field, eq + 1);
+                set(knobs[i].field, eq + 1, knobs[i].is_switch);
                 known = true;
             }
         }

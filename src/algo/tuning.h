@@ -12,6 +12,8 @@ typedef struct algo_tuning {
     unsigned scan_max_groups;   /* work-groups (and partial sums) of the scan, at most */
     unsigned radix_items;       /* keys per invocation per tile of the radix scatter */
     unsigned radix_max_groups;  /* work-groups (histogram columns) of a radix pass, at most */
+    unsigned radix_onesweep;    /* key passes one-sweep: 0 never, 1 where it wins (radix.c), 2 always */
+    unsigned radix_polls;       /* one-sweep: reads of a missing status before recounting */
 } algo_tuning;
 
 const algo_tuning *algo_tuning_get(void);
