@@ -390,6 +390,32 @@ GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *des
 GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
                                                size_t count, size_t *bytes);
 
+/* ---------------------------------------------------------------- vectors */
+
+/**
+ * y = alpha * x + beta * y over `count` elements of f32 or f64 vectors (element offsets), as
+ * an iterative solver updates its vectors; alpha and beta are rounded to the type. beta = 0
+ * writes y without reading it (NaN in y is ignored). x and y may be the same range, but must
+ * not overlap otherwise.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_UNSUPPORTED_COMBINATION (an
+ *   integer type); GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
+ *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP.
+ */
+GPGPU_API gpgpu_status gpgpu_axpby(gpgpu_context *ctx, gpgpu_type type, size_t count,
+                                   double alpha, gpgpu_buffer *x, size_t x_offset, double beta,
+                                   gpgpu_buffer *y, size_t y_offset);
+
+/**
+ * The dot product of `count` elements of two f32 or f64 vectors (the same one twice is fine),
+ * summed in the element type in a tree (as gpgpu_reduce sums; not bit-reproducible against a
+ * sequential sum) and returned as a double. count = 0 gives 0; NaN propagates.
+ * @return as gpgpu_axpby, and GPGPU_ERROR_UNSUPPORTED_COMBINATION while work is recorded into a
+ *   caller's Vulkan command buffer (no result can come back).
+ */
+GPGPU_API gpgpu_status gpgpu_dot(gpgpu_context *ctx, gpgpu_type type, size_t count,
+                                 gpgpu_buffer *x, size_t x_offset, gpgpu_buffer *y,
+                                 size_t y_offset, double *result);
+
 /* ----------------------------------------------------------------- timing */
 
 /**

@@ -3,7 +3,8 @@
  * @brief MatrixMarket files on the CPU: dense vectors (one column) and sparse
  * matrices in and out.
  *
- * These functions need no context. On failure they write a one-line message
+ * These functions need no context. The readers take plain files and gzip'ed ones alike
+ * (through zlib). On failure they write a one-line message
  * naming the file and line into `msg` (when msg is not NULL and msg_size > 0).
  * Thread safety: reentrant.
  */
@@ -68,7 +69,8 @@ typedef struct gpgpu_mtx_header {
 /**
  * Reads a sparse or dense matrix from a MatrixMarket file (or `.mtx.gz`, through zlib) into
  * a host CSR with sorted columns. Coordinate files: fields real, double, integer and pattern
- * (every value 1); symmetric and skew-symmetric files expanded to both triangles (a
+ * (every value 1; a value after the indices, which some published pattern files carry, must be
+ * a number and is ignored); symmetric and skew-symmetric files expanded to both triangles (a
  * skew-symmetric diagonal entry is an error); 1-based indices checked against the declared
  * size; duplicate entries summed (an entry given twice counts twice, as in SciPy). Array
  * files (column-major, as the format defines) keep every entry, zeros included, so the CSR is
@@ -85,7 +87,9 @@ GPGPU_API gpgpu_status gpgpu_mtx_read_matrix(const char *path, gpgpu_csr *out,
 /**
  * Writes a host CSR as a MatrixMarket `coordinate real general` file, 1-based, values with
  * %.17g (nan, -nan, inf, -inf and -0 spelled as gpgpu_mtx_write_vector does). "-" is stdout.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_IO.
+ * The CSR is checked first (gpgpu_csr_check; unsorted columns are written as they are).
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT and
+ *   GPGPU_ERROR_TOO_LARGE (what gpgpu_csr_check refuses); GPGPU_ERROR_IO.
  */
 GPGPU_API gpgpu_status gpgpu_mtx_write_matrix(const char *path, const gpgpu_csr *a, char *msg,
                                               size_t msg_size);

@@ -86,7 +86,9 @@ typedef struct gpgpu_row_stats {
     uint32_t empty_rows;
 } gpgpu_row_stats;
 
-/** Fills *stats for a (checked) CSR. */
+/** Fills *stats for a (checked) CSR: min, max, mean and (population) standard deviation of
+ *  the row lengths, and the empty rows; all zero when rows is 0.
+ *  @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER. */
 GPGPU_API gpgpu_status gpgpu_csr_row_stats(const gpgpu_csr *a, gpgpu_row_stats *stats);
 
 /* ------------------------------------------------------------- other formats */
@@ -113,7 +115,8 @@ typedef struct gpgpu_format_params {
  * - SELL: slice height c, slices = ceil(rows/c); ptr[slices+1] start of each slice in
  *   idx/values (in entries), slice_width[slices]; within a slice, entry k of its row r
  *   (0 <= r < c) at ptr[s] + k*c + r; perm[rows]: the original row of sorted row i
- *   (rows sorted by length, longest first, within windows of sigma); padding as ELL.
+ *   (rows sorted by length, longest first, within windows of sigma, equal lengths in their
+ *   order); the last slice is padded to c rows too; padding as ELL.
  * - BSR: block b, block_rows = ceil(rows/b), block_cols = ceil(cols/b); ptr[block_rows+1],
  *   idx[blocks] (block columns, ascending), values[blocks*b*b] (each block row-major);
  *   entries past rows/cols are 0.
@@ -147,8 +150,12 @@ GPGPU_API gpgpu_status gpgpu_sparse_from_csr(const gpgpu_csr *a, gpgpu_format fo
                                              const gpgpu_format_params *params,
                                              gpgpu_sparse *out, char *msg, size_t msg_size);
 
-/** Converts back to CSR (the inverse of gpgpu_sparse_from_csr: padding and zero block entries
- *  that were not in the CSR are dropped again). */
+/** Converts back to CSR (the inverse of gpgpu_sparse_from_csr: padding is dropped again; a BSR
+ *  block cannot tell an explicit +0.0 of the CSR from its fill, so every +0.0 block entry is
+ *  dropped, -0.0 kept). The arrays are checked against the struct's sizes first.
+ *  @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
+ *  format, arrays that do not match the sizes, an index out of range);
+ *  GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_OUT_OF_MEMORY. */
 GPGPU_API gpgpu_status gpgpu_sparse_to_csr(const gpgpu_sparse *a, gpgpu_csr *out, char *msg,
                                            size_t msg_size);
 
@@ -159,6 +166,10 @@ GPGPU_API void gpgpu_sparse_free(gpgpu_sparse *a);
  * Bytes a format needs on the GPU for a CSR, with values of `type` (f32 or f64), without
  * converting (a dry run of the conversion's counting). Also fills *stored (entries, with
  * padding) when not NULL. ELL past its fill limit still reports its size.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (type not f32 or
+ *   f64, bad format or parameter, a CSR that gpgpu_csr_check refuses); GPGPU_ERROR_TOO_LARGE
+ *   (more than 2^31 - 1 stored entries); GPGPU_ERROR_OUT_OF_MEMORY (SELL and BSR count with
+ *   temporary arrays).
  */
 GPGPU_API gpgpu_status gpgpu_format_bytes(const gpgpu_csr *a, gpgpu_format format,
                                           const gpgpu_format_params *params, gpgpu_type type,
@@ -180,7 +191,9 @@ typedef enum gpgpu_generator {
 
 /**
  * Generates a matrix into *out (values random in [-1, 1) unless the generator fixes them,
- * duplicates summed). `size` and `avg` are as each generator says.
+ * duplicates summed). `size` and `avg` are as each generator says (the Laplacians and DENSE
+ * take no avg, and the Laplacians no seed: their values are fixed). Random columns are drawn
+ * uniformly with replacement, so a row may come out a little shorter than drawn.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT;
  *   GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_OUT_OF_MEMORY.
  */
@@ -211,10 +224,19 @@ GPGPU_API gpgpu_status gpgpu_matrix_create(gpgpu_context *ctx, const gpgpu_matri
 /**
  * A CSR matrix on the caller's buffers (library buffers or wrapped GL/Vulkan ones), not
  * copied: row_ptr (rows + 1 u32), col_idx (nnz u32), values (nnz of desc->type), offsets in
- * elements. The arrays are validated on the GPU by one bounds-checked pass before the call
- * returns (row pointers from 0, nondecreasing, ending at nnz; columns below cols; sorted
- * within rows) and refused with the first bad row named; they must stay alive and unchanged
- * while the matrix is used (change them and call gpgpu_matrix_validate again).
+ * elements. The arrays are validated on the GPU by bounds-checked passes (the row pointers,
+ * then the entries) before the call returns (row pointers from 0, nondecreasing, ending at
+ * nnz; columns below cols; sorted within rows) and refused with the first bad row named; they
+ * must stay alive and unchanged while the matrix is used (change them and call
+ * gpgpu_matrix_validate again). Arrays changed without that give wrong products, never an
+ * access outside the buffers.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (a malformed
+ *   CSR, message names the first bad row; a type other than f32 and f64);
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (desc->format other than 0 or CSR; work being recorded
+ *   into a caller's Vulkan command buffer, since the validation's result is read back);
+ *   GPGPU_ERROR_OUT_OF_RANGE, GPGPU_ERROR_MISALIGNED (a buffer too small or misaligned for
+ *   its array); GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader
+ *   doubles); GPGPU_ERROR_OUT_OF_MEMORY.
  */
 GPGPU_API gpgpu_status gpgpu_matrix_wrap_csr(gpgpu_context *ctx, const gpgpu_matrix_desc *desc,
                                              uint32_t rows, uint32_t cols, size_t nnz,
@@ -223,7 +245,11 @@ GPGPU_API gpgpu_status gpgpu_matrix_wrap_csr(gpgpu_context *ctx, const gpgpu_mat
                                              gpgpu_buffer *values, size_t values_offset,
                                              gpgpu_matrix **out);
 
-/** Validates a wrapped matrix's arrays again (after the caller changed them). */
+/** Validates a wrapped matrix's arrays again (after the caller changed them).
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (malformed
+ *   arrays, the first bad row named; or a matrix made by gpgpu_matrix_create, which has
+ *   nothing to validate); GPGPU_ERROR_UNSUPPORTED_COMBINATION (work being recorded into a
+ *   caller's Vulkan command buffer). */
 GPGPU_API gpgpu_status gpgpu_matrix_validate(gpgpu_matrix *a);
 
 /** Destroys the matrix and the buffers it made (not the caller's); NULL is accepted. */
@@ -245,13 +271,16 @@ GPGPU_API gpgpu_status gpgpu_matrix_get_info(const gpgpu_matrix *a, gpgpu_matrix
 
 /** y = alpha * A * x + beta * y. */
 typedef struct gpgpu_spmv_desc {
-    gpgpu_algo algo;  /**< DEFAULT (SPMV_BALANCED for CSR, the format's kernel otherwise),
+    gpgpu_algo algo;  /**< DEFAULT (CSR: SPMV_BALANCED when the longest row is more than 4x
+                           the mean + 32, else SPMV_SCALAR below 12 entries a row on average,
+                           SPMV_VECTOR above; the format's kernel otherwise),
                            CLASSIC_SPMV, SPMV_SCALAR, SPMV_VECTOR, SPMV_BALANCED */
     double alpha;
     double beta;      /**< 0: y is only written (NaN in y is ignored) */
-    /** SPMV_VECTOR: invocations per row (1..subgroup or 32, power of two) and rows per
-     *  work-group; 0 takes the tuned choice if gpgpu_spmv_tune has run for this matrix shape,
-     *  else the heuristic from row lengths. */
+    /** SPMV_VECTOR: invocations per row (a power of two from 1 to 32, or to the subgroup size
+     *  where that is larger) and rows per work-group (a power of two; their product at most
+     *  1024 and the device's work-group limit); 0 takes the tuned choice if gpgpu_spmv_tune
+     *  has run for this device and matrix shape, else the heuristic from row lengths. */
     uint32_t threads_per_row;
     uint32_t rows_per_group;
 } gpgpu_spmv_desc;
@@ -259,9 +288,13 @@ typedef struct gpgpu_spmv_desc {
 /**
  * y = alpha*A*x + beta*y with x (cols elements) and y (rows elements) of A's type at element
  * offsets; x and y must not overlap.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT;
- *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an algorithm the format has not);
- *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_OVERLAP; GPGPU_ERROR_MISALIGNED.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
+ *   algorithm, a vector shape out of range, a matrix of another context);
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an algorithm the format has not, a reduce, scan or
+ *   sort algorithm, or CLASSIC_SPMV, which reads the longest row back, while work is recorded
+ *   into a caller's Vulkan command buffer); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_OVERLAP;
+ *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE (CLASSIC_SPMV past 2^32 invocations in a
+ *   step); GPGPU_ERROR_OUT_OF_MEMORY (scratch); GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */
 GPGPU_API gpgpu_status gpgpu_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *desc,
                                   const gpgpu_matrix *a, gpgpu_buffer *x, size_t x_offset,
@@ -282,7 +315,13 @@ typedef void (*gpgpu_progress_callback)(const char *line, void *user_data);
  * Times the vector kernel's candidate shapes on this matrix and remembers the fastest for it
  * (per device and matrix shape: rows, cols, nnz, row-length statistics), in the context and
  * in the cache file $GPGPU_TUNE_CACHE (default ~/.cache/libgpgpu/spmv.tune; not written when
- * the variable is empty).
+ * the variable is empty). *result (may be NULL) gets the chosen shape, its time and the
+ * heuristic shape's time. A matrix without entries has nothing to time: the heuristic's shape
+ * comes back and nothing is remembered.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (a matrix of
+ *   another context, a gpgpu_timer_begin measurement running);
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (not CSR, or work being recorded into a caller's Vulkan
+ *   command buffer); errors of gpgpu_spmv.
  */
 GPGPU_API gpgpu_status gpgpu_spmv_tune(gpgpu_context *ctx, gpgpu_matrix *a,
                                        gpgpu_progress_callback progress, void *user_data,

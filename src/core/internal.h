@@ -5,7 +5,15 @@
 #include "exec.h"
 #include "gpgpu/gpgpu.h"
 
-enum { CTX_SCRATCH_SLOTS = 8, CTX_MESSAGE_SIZE = 16384 };
+enum { CTX_SCRATCH_SLOTS = 8, CTX_MESSAGE_SIZE = 16384, CTX_TUNE_KEY_SIZE = 256 };
+
+/* One choice of gpgpu_spmv_tune (src/algo/spmv_tune.c): a device and matrix shape, and the
+ * vector kernel's shape found fastest for it. */
+typedef struct ctx_spmv_choice {
+    char key[CTX_TUNE_KEY_SIZE];
+    uint32_t threads_per_row, rows_per_group;
+    double gpu_ns;
+} ctx_spmv_choice;
 
 struct gpgpu_context {
     const exec_backend *exec;
@@ -18,6 +26,10 @@ struct gpgpu_context {
     bool timing;
     /* Library-owned temporaries, grown on demand and kept between calls. */
     gpgpu_buffer *scratch[CTX_SCRATCH_SLOTS];
+    /* gpgpu_spmv_tune's choices, and whether the cache file has been read into them. */
+    ctx_spmv_choice *spmv_choices;
+    size_t spmv_choice_count, spmv_choice_capacity;
+    bool spmv_cache_read;
     char message[CTX_MESSAGE_SIZE];
 };
 

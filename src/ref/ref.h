@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "gpgpu/gpgpu.h"
+#include "gpgpu/sparse.h"
 
 /* ---- reduce (glsl/reduce.comp) ---- */
 
@@ -98,5 +99,33 @@ void ref_radix_scatter(const ref_sort_keys *src, const ref_sort_keys *dst, unsig
  * library's order, each segment alone when segs is not NULL (nseg + 1 offsets). */
 void ref_sort(gpgpu_type type, bool descending, void *keys, uint32_t *values, size_t n,
               const uint32_t *segs, size_t nseg);
+
+/* ---- sparse matrix-vector product ---- */
+
+/* y = alpha*A*x + beta*y in double, each row's products summed left to right
+ * from 0 (the order a host format's loop can match exactly); beta == 0
+ * ignores y, NaN included. */
+void ref_spmv_csr(const gpgpu_csr *a, double alpha, const double *x, double beta, double *y);
+
+/* Per row, the error bound of y = alpha*A*x + beta*y computed in a float of
+ * unit roundoff u in any summation order: gamma_{len+2} * (|alpha| * sum
+ * |a_ij| |x_j| + |beta| |y_i|), gamma_k = k u / (1 - k u); y_in is not read
+ * when beta == 0. */
+void ref_spmv_bound(const gpgpu_csr *a, const double *x, double alpha, double beta,
+                    const double *y_in, double unit_roundoff, double *bound);
+
+/* ---- Kiciak's classic SpMV, stage by stage (glsl/spmv.comp; src/algo/spmv.h) ----
+ * Twins of the GPU's stages, bit for bit: values, x, products, sums and y in `type`
+ * (f32 or f64; the matrix's double values rounded to it), one operation per element. */
+void ref_spmv_classic_lengths(const gpgpu_csr *a, uint32_t *lgt);
+void ref_spmv_classic_max(uint32_t *lgt, uint32_t t);
+void ref_spmv_classic_products(gpgpu_type type, const gpgpu_csr *a, const void *x, void *work);
+void ref_spmv_classic_sums(gpgpu_type type, const gpgpu_csr *a, const uint32_t *lgt, void *work,
+                           uint32_t t);
+void ref_spmv_classic_copy(gpgpu_type type, const gpgpu_csr *a, const uint32_t *lgt,
+                           const void *work, double alpha, double beta, void *y);
+/* The whole classic driver replayed (its max steps from t = rows, its sums from lmax). */
+void ref_spmv_classic(gpgpu_type type, const gpgpu_csr *a, const void *x, double alpha,
+                      double beta, void *y);
 
 #endif /* GPGPU_REF_H */

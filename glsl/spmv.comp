@@ -1,0 +1,491 @@
+// spmv.comp: sparse matrix times vector, y = alpha*A*x + beta*y, every format.
+// variants: TYPE=F32,F64
+//
+// Stages (STAGE = params[0]); offsets in elements of each binding's type.
+// Kiciak's classic CSR product, one stage per dispatch:
+//   0 LENGTHS   aux[i] = ptr[i+1] - ptr[i] (row lengths), i < ROWS
+//   1 MAX       one pairwise-max step on aux with T_ = K: aux[i] = max(aux[i], aux[i + ceil(t/2)])
+//   2 PRODUCTS  work[k] = val[k] * x[idx[k]], k < NNZ (all products at once)
+//   3 SUMS      one pairwise-sum step within every row, t = K (see stage_sums)
+//   4 COPY      y[i] <- the row's sum work[ptr[i]] (0 for an empty row)
+// The other kernels, each one dispatch unless said:
+//   5 SCALE     y[i] <- alpha*0 + beta*y[i] (a matrix without entries)
+//   6 CSR_SCALAR  one invocation per row
+//   7 CSR_VECTOR  ITEMS invocations per row, WG_SIZE/ITEMS rows per work-group
+//   8 CSR_TILES   balanced: WG_SIZE*ITEMS nonzeros per work-group, rows found by search
+//   9 COO_TILES   the same on COO, rows read from the row array
+//  10 TILE_FIX    rows that cross tiles: their partial sums added, one work-group per tile
+//  11 ELL, 12 SELL, 13 BSR: one invocation per (scalar) row
+//  14 CSC_PRODUCTS  per column, work[e] = val[e] * x[j] (Radomski's loop, stored)
+//  15 CSC_GATHER    per row, the sum of work[perm[k]] over the row's entries
+//  16 VALIDATE_PTRS, 17 VALIDATE_ENTRIES: checks of a caller's CSR into a status record
+//
+// Every index read from a matrix array is clamped before it is used (row pointers to NNZ,
+// columns to COLS - 1, permutations to ROWS - 1), so that arrays a caller changed after
+// validation give wrong numbers, never an access outside the buffers.
+
+layout(std430, binding = 0) readonly buffer Ptr { uint ptr[]; };
+layout(std430, binding = 1) readonly buffer Idx { uint idx[]; };
+layout(std430, binding = 2) readonly buffer Val { T val[]; };
+layout(std430, binding = 3) readonly buffer X { T x[]; };
+layout(std430, binding = 4) buffer Y { T y[]; };
+layout(std430, binding = 5) buffer Aux { uint aux[]; };
+layout(std430, binding = 6) buffer Work { T work[]; };
+
+#define ROWS     params[1]
+#define COLS     params[2]
+#define NNZ      params[3]  /* entries stored in idx/val (blocks for BSR) */
+#define PTR_OFF  params[4]
+#define IDX_OFF  params[5]
+#define VAL_OFF  params[6]
+#define X_OFF    params[7]
+#define Y_OFF    params[8]
+#define AUX_OFF  params[13]
+#define WORK_OFF params[14]
+#define K        params[15] /* t (classic), ELL width, SELL C, BSR b, tiles (TILE_FIX) */
+
+// alpha at params[9..10], beta at params[11..12]: the bits of a T (low word first).
+#ifdef TYPE_F64
+T param_t(uint i) { return packDouble2x32(uvec2(params[i], params[i + 1u])); }
+#else
+T param_t(uint i) { return uintBitsToFloat(params[i]); }
+#endif
+
+// y[r] = alpha*s + beta*y[r]; with beta == 0, y[r] is not read (NaN there is ignored).
+// precise: three roundings, no fused multiply-add, as the CPU twin of COPY computes it.
+void write_row(uint r, T s)
+{
+    T alpha = param_t(9u), beta = param_t(11u);
+    uint at = Y_OFF + r;
+    precise T v = alpha * s;
+    if (beta != T_ZERO)
+        v = v + beta * y[at];
+    y[at] = v;
+}
+
+uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
+
+// Row pointer r, clamped to the entries there are.
+uint rp(uint r) { return min(ptr[PTR_OFF + r], NNZ); }
+
+// The product of entry k (CSR or COO order): value times x at its clamped column.
+T product(uint k) { return val[VAL_OFF + k] * x[X_OFF + min(idx[IDX_OFF + k], COLS - 1u)]; }
+
+// ------------------------------------------------------------------ classic (Kiciak)
+
+// One step of the pairwise sums of every row at once, invocation = (row, j) with
+// j < t/2: the row's products at j and j + ceil(t/2) are added, where the second
+// exists both in the row and among the t still to be summed. After the steps for
+// t = lmax, ceil(lmax/2), ..., 2, each row's sum is at its first product.
+void stage_sums(uint iid)
+{
+    uint t = K, p = t / 2u, j = iid % p, row = iid / p;
+    if (row >= ROWS)
+        return;
+    uint k = j + t - p, base = rp(row);
+    if (k < aux[AUX_OFF + row] && k < t && base + k < NNZ)
+        work[WORK_OFF + base + j] += work[WORK_OFF + base + k];
+}
+
+// ------------------------------------------------------------ one row per invocation
+
+T csr_row(uint i)
+{
+    uint b = rp(i), e = max(b, rp(i + 1u));
+    T s = T_ZERO;
+    for (uint k = b; k < e; k++)
+        s += product(k);
+    return s;
+}
+
+// ELL: entry k of row i at k*ROWS + i; a row's padding (column ~0) ends it.
+T ell_row(uint i)
+{
+    T s = T_ZERO;
+    for (uint k = 0u; k < K; k++) {
+        uint e = k * ROWS + i, c = idx[IDX_OFF + e];
+        if (c >= COLS)
+            break;
+        s += val[VAL_OFF + e] * x[X_OFF + c];
+    }
+    return s;
+}
+
+// SELL: sorted row i is row i % C of slice i / C, whose width is its entries over C.
+void sell_row(uint i)
+{
+    uint c = K, s = i / c, r = i % c;
+    uint base = min(ptr[PTR_OFF + s], NNZ), end = max(base, min(ptr[PTR_OFF + s + 1u], NNZ));
+    uint width = (end - base) / c;
+    T sum = T_ZERO;
+    for (uint k = 0u; k < width; k++) {
+        uint e = base + k * c + r, col = idx[IDX_OFF + e];
+        if (col >= COLS)
+            break; // padding: the row has ended
+        sum += val[VAL_OFF + e] * x[X_OFF + col];
+    }
+    write_row(min(aux[AUX_OFF + i], ROWS - 1u), sum);
+}
+
+// BSR: scalar row i is row i % b of block row i / b; each block is b x b, row-major.
+T bsr_row(uint i)
+{
+    uint b = K, br = i / b, rr = i % b;
+    uint k0 = min(ptr[PTR_OFF + br], NNZ), k1 = max(k0, min(ptr[PTR_OFF + br + 1u], NNZ));
+    T s = T_ZERO;
+    for (uint k = k0; k < k1; k++) {
+        uint col0 = idx[IDX_OFF + k] * b, at = VAL_OFF + (k * b + rr) * b;
+        for (uint cc = 0u; cc < b; cc++)
+            if (col0 + cc < COLS)
+                s += val[at + cc] * x[X_OFF + col0 + cc];
+    }
+    return s;
+}
+
+// CSC without float atomics: Radomski's per-column loop stores its products, and each
+// row gathers its own through perm (the CSC position of each entry in row order, ptr
+// holding the row pointers) in a second stage: no two invocations write one element.
+void csc_products(uint j)
+{
+    uint b = rp(j), e = max(b, rp(j + 1u));
+    T xj = x[X_OFF + j];
+    for (uint k = b; k < e; k++)
+        work[WORK_OFF + k] = val[VAL_OFF + k] * xj;
+}
+
+T csc_gather(uint i)
+{
+    uint b = rp(i), e = max(b, rp(i + 1u));
+    T s = T_ZERO;
+    for (uint k = b; k < e; k++)
+        s += work[WORK_OFF + min(idx[IDX_OFF + k], NNZ - 1u)];
+    return s;
+}
+
+// --------------------------------------------------------------------- CSR vector
+
+// Mossaiby's kernel: ITEMS invocations per row (a power of two), WG_SIZE/ITEMS rows per
+// group; lane l sums entries l, l + ITEMS, ... of its row, then the lanes' sums are added,
+// by one subgroup operation when a row is exactly one subgroup, else by a shared tree.
+T vector_lane(uint row, uint lane)
+{
+    uint b = rp(row), e = max(b, rp(row + 1u));
+    T s = T_ZERO;
+    for (uint k = b + lane; k < e; k += ITEMS)
+        s += product(k);
+    return s;
+}
+
+void stage_vector()
+{
+    uint rows_per_group = WG_SIZE / ITEMS, first = group_index() * rows_per_group;
+#ifdef SUBGROUPS
+    if (gl_SubgroupSize == ITEMS) { // uniform: the same for every invocation
+        uint row = first + gl_SubgroupID;
+        T s = subgroupAdd(row < ROWS ? vector_lane(row, gl_SubgroupInvocationID) : T_ZERO);
+        if (row < ROWS && subgroupElect())
+            write_row(row, s);
+        return;
+    }
+#endif
+    uint lid = gl_LocalInvocationID.x, lane = lid % ITEMS, row = first + lid / ITEMS;
+    s_reduce[lid] = row < ROWS ? vector_lane(row, lane) : T_ZERO;
+    SYNC();
+    for (uint o = ITEMS / 2u; o > 0u; o >>= 1) {
+        if (lane < o)
+            s_reduce[lid] += s_reduce[lid + o];
+        SYNC();
+    }
+    if (lane == 0u && row < ROWS)
+        write_row(row, s_reduce[lid]);
+}
+
+// ------------------------------------------------------------ balanced (CSR and COO)
+
+// Tile g holds entries [g*TILE, (g+1)*TILE) whatever the rows; invocation l of it the
+// ITEMS consecutive entries from l*ITEMS (its chunk). Each invocation sums its entries
+// row by row: a row that starts and ends in its chunk is written at once; the sum of
+// the row it ends in, if that row began before the chunk, waits for the sums of the
+// chunks before it (its "head"), and the row open at the chunk's end is its "tail".
+// A segmented scan over the chunks' tails (flag: a row began in the chunk) gives every
+// head what came before it in the tile. A row that crosses a tile boundary leaves its
+// partial sums in the tile records (aux: the row open at the tile's end, or ~0, and
+// whether it began in the tile; work: that row's partial sum, and the head partial of
+// the row the tile began inside), and TILE_FIX adds them in tile order. No float
+// atomics: the order of every addition is fixed, so results repeat exactly.
+
+shared uint s_flag[WG_SIZE];
+shared uint s_rows[2];
+
+// The row holding entry e: the largest r in [lo, hi] with rp(r) <= e (rp(lo) <= e).
+uint row_search(uint e, uint lo, uint hi)
+{
+    while (lo < hi) {
+        uint mid = lo + (hi - lo + 1u) / 2u;
+        if (rp(mid) <= e)
+            lo = mid;
+        else
+            hi = mid - 1u;
+    }
+    return lo;
+}
+
+// COO: the row array is bound where CSR has its row pointers.
+uint coo_row(uint e) { return min(ptr[PTR_OFF + e], ROWS - 1u); }
+
+// The first row, counting back from r (which holds entry c0), that is empty and sits at
+// position c0: those rows belong to the chunk that begins at c0.
+uint csr_empty_before(uint r, uint c0)
+{
+    if (rp(r) != c0)
+        return r;
+    while (r > 0u && rp(r - 1u) == c0)
+        r--;
+    return r;
+}
+
+void stage_tiles(bool coo)
+{
+    const uint tile = WG_SIZE * ITEMS;
+    uint g = group_index(), lid = gl_LocalInvocationID.x;
+    uint t0 = g * tile, t1 = min(t0 + tile, NNZ);
+    if (!coo) { // the tile's rows bound every chunk's search
+        if (lid == 0u)
+            s_rows[0] = row_search(t0, 0u, ROWS - 1u);
+        if (lid == WG_SIZE - 1u)
+            s_rows[1] = row_search(t1 - 1u, 0u, ROWS - 1u);
+        SYNC();
+    }
+    uint c0 = min(t0 + lid * ITEMS, t1), c1 = min(c0 + ITEMS, t1);
+    uint flag = 0u, r = 0u, head_row = 0u;
+    T sum = T_ZERO, head_sum = T_ZERO;
+    bool has_head = false, open_tail = false;
+    if (c0 < c1) {
+        r = coo ? coo_row(c0) : row_search(c0, s_rows[0], s_rows[1]);
+        uint empty = coo ? (c0 == 0u ? 0u : min(coo_row(c0 - 1u) + 1u, r)) : csr_empty_before(r, c0);
+        for (uint e = empty; e < r; e++)
+            write_row(e, T_ZERO);
+        bool before = coo ? c0 > 0u && coo_row(c0 - 1u) == r : rp(r) < c0;
+        uint next = coo ? 0u : rp(r + 1u); // CSR: where row r ends
+        for (uint e = c0; e < c1; e++) {
+            uint re = r;
+            if (coo) {
+                re = max(coo_row(e), r);
+            } else {
+                while (re + 1u < ROWS && next <= e)
+                    next = rp(++re + 1u);
+            }
+            if (re != r) { // row r ended before e
+                if (before) {
+                    has_head = true;
+                    head_row = r;
+                    head_sum = sum;
+                } else {
+                    write_row(r, sum);
+                }
+                for (uint x = r + 1u; x < re; x++)
+                    write_row(x, T_ZERO);
+                r = re;
+                sum = T_ZERO;
+                before = false;
+            }
+            sum += product(e);
+        }
+        bool ends = coo ? c1 >= NNZ || coo_row(c1) != r : next <= c1;
+        if (ends) {
+            if (before) {
+                has_head = true;
+                head_row = r;
+                head_sum = sum;
+            } else {
+                write_row(r, sum);
+            }
+            sum = T_ZERO;
+            if (c1 == NNZ) // the empty rows after the last entry
+                for (uint x = r + 1u; x < ROWS; x++)
+                    write_row(x, T_ZERO);
+        }
+        open_tail = !ends;
+        flag = ends || !before ? 1u : 0u;
+    }
+    // Inclusive segmented scan of (flag, sum) over the chunks, Hillis-Steele.
+    s_flag[lid] = flag;
+    s_reduce[lid] = sum;
+    SYNC();
+    for (uint d = 1u; d < WG_SIZE; d <<= 1) {
+        uint pf = 0u;
+        T pv = T_ZERO;
+        if (lid >= d) {
+            pf = s_flag[lid - d];
+            pv = s_reduce[lid - d];
+        }
+        SYNC();
+        if (lid >= d) {
+            if (flag == 0u)
+                sum = pv + sum;
+            flag |= pf;
+            s_flag[lid] = flag;
+            s_reduce[lid] = sum;
+        }
+        SYNC();
+    }
+    uint ef = lid > 0u ? s_flag[lid - 1u] : 0u;
+    T ev = lid > 0u ? s_reduce[lid - 1u] : T_ZERO;
+    if (has_head) {
+        if (ef != 0u)
+            write_row(head_row, ev + head_sum);
+        else // the row began in an earlier tile
+            work[WORK_OFF + 2u * g + 1u] = ev + head_sum;
+    }
+    if (c0 < c1 && c1 == t1) { // the tile's last chunk writes its record
+        aux[AUX_OFF + 2u * g] = open_tail ? r : 0xffffffffu;
+        aux[AUX_OFF + 2u * g + 1u] = flag;
+        work[WORK_OFF + 2u * g] = sum;
+    }
+}
+
+// One work-group per tile g; it works only if its last row began in it and goes on
+// (the same for the whole group: all read one record). The row's partials of the tiles
+// after g: tile h belongs to the row's run while tile h - 1 still has the row open at
+// its end, and gives its whole partial if the row is open at its own end too, else its
+// head. The group's invocations take every WG_SIZE-th tile of the run and their sums
+// are reduced together: a row of 10^7 nonzeros (~10^4 tiles) is ~80 loads each.
+void stage_tile_fix()
+{
+    uint g = group_index(), lid = gl_LocalInvocationID.x, tiles = K;
+    if (g >= tiles)
+        return;
+    uint r = aux[AUX_OFF + 2u * g];
+    if (r == 0xffffffffu || aux[AUX_OFF + 2u * g + 1u] == 0u)
+        return;
+    T s = T_ZERO;
+    for (uint h = g + 1u + lid; h < tiles; h += WG_SIZE) {
+        if (aux[AUX_OFF + 2u * (h - 1u)] != r)
+            break; // past the row's run, as every later h of this invocation
+        s += work[WORK_OFF + 2u * h + (aux[AUX_OFF + 2u * h] == r ? 0u : 1u)];
+    }
+    s = wg_reduce(s);
+    if (lid == 0u)
+        write_row(min(r, ROWS - 1u), work[WORK_OFF + 2u * g] + s);
+}
+
+// ----------------------------------------------------------------- validation
+
+// The status record in aux: the first bad row of each kind (atomicMin, ~0 = none), then
+// the longest and the shortest row.
+#define V_FIRST 0u    /* row_ptr[0] != 0 */
+#define V_DECREASE 1u /* row_ptr[i+1] < row_ptr[i] */
+#define V_LAST 2u     /* row_ptr[rows] != nnz */
+#define V_COLUMN 3u   /* a column >= cols */
+#define V_UNSORTED 4u /* columns not strictly ascending in the row */
+#define V_MAX_LEN 5u
+#define V_MIN_LEN 6u
+
+void validate_ptrs(uint i)
+{
+    if (i > ROWS)
+        return;
+    uint p = ptr[PTR_OFF + i];
+    if (i == 0u && p != 0u)
+        atomicMin(aux[AUX_OFF + V_FIRST], 0u);
+    if (i == ROWS) {
+        if (p != NNZ)
+            atomicMin(aux[AUX_OFF + V_LAST], ROWS > 0u ? ROWS - 1u : 0u);
+        return;
+    }
+    uint q = ptr[PTR_OFF + i + 1u];
+    if (q < p) {
+        atomicMin(aux[AUX_OFF + V_DECREASE], i);
+        return;
+    }
+    atomicMax(aux[AUX_OFF + V_MAX_LEN], q - p);
+    atomicMin(aux[AUX_OFF + V_MIN_LEN], q - p);
+}
+
+// Run only after validate_ptrs found the pointers sound (nondecreasing, 0 to NNZ).
+void validate_entry(uint k)
+{
+    if (k >= NNZ)
+        return;
+    uint r = row_search(k, 0u, ROWS - 1u), c = idx[IDX_OFF + k];
+    if (c >= COLS)
+        atomicMin(aux[AUX_OFF + V_COLUMN], r);
+    if (k > rp(r) && idx[IDX_OFF + k - 1u] >= c)
+        atomicMin(aux[AUX_OFF + V_UNSORTED], r);
+}
+
+void main()
+{
+    uint iid = invocation_index();
+    switch (STAGE) {
+    case 0u:
+        if (iid < ROWS)
+            aux[AUX_OFF + iid] = max(rp(iid), rp(iid + 1u)) - rp(iid);
+        return;
+    case 1u: {
+        uint t = K, j = iid + (t + 1u) / 2u;
+        if (j < t && aux[AUX_OFF + j] > aux[AUX_OFF + iid])
+            aux[AUX_OFF + iid] = aux[AUX_OFF + j];
+        return;
+    }
+    case 2u:
+        if (iid < NNZ)
+            work[WORK_OFF + iid] = product(iid);
+        return;
+    case 3u:
+        stage_sums(iid);
+        return;
+    case 4u:
+        if (iid < ROWS)
+            write_row(iid, aux[AUX_OFF + iid] > 0u ? work[WORK_OFF + rp(iid)] : T_ZERO);
+        return;
+    case 5u:
+        if (iid < ROWS)
+            write_row(iid, T_ZERO);
+        return;
+    case 6u:
+        if (iid < ROWS)
+            write_row(iid, csr_row(iid));
+        return;
+    case 7u:
+        stage_vector();
+        return;
+    case 8u:
+        stage_tiles(false);
+        return;
+    case 9u:
+        stage_tiles(true);
+        return;
+    case 10u:
+        stage_tile_fix();
+        return;
+    case 11u:
+        if (iid < ROWS)
+            write_row(iid, ell_row(iid));
+        return;
+    case 12u:
+        if (iid < ROWS)
+            sell_row(iid);
+        return;
+    case 13u:
+        if (iid < ROWS)
+            write_row(iid, bsr_row(iid));
+        return;
+    case 14u:
+        if (iid < COLS)
+            csc_products(iid);
+        return;
+    case 15u:
+        if (iid < ROWS)
+            write_row(iid, csc_gather(iid));
+        return;
+    case 16u:
+        validate_ptrs(iid);
+        return;
+    case 17u:
+        validate_entry(iid);
+        return;
+    default:
+        return;
+    }
+}

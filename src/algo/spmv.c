@@ -1,0 +1,423 @@
+/* y = alpha*A*x + beta*y on every format: Kiciak's classic five stages, one
+ * invocation per row (CSR, ELL, SELL, BSR: Radomski's kernels), Mossaiby's
+ * vector kernel, and the balanced tiles of nonzeros (CSR, and COO whose rows
+ * are sorted). See docs/ALGORITHMS.md. */
+#include <string.h>
+
+#include "algo/spmv.h"
+
+/* Parameters of glsl/spmv.comp after the stage. */
+enum {
+    P_ROWS = 1,
+    P_COLS,
+    P_NNZ,
+    P_PTR_OFF,
+    P_IDX_OFF,
+    P_VAL_OFF,
+    P_X_OFF,
+    P_Y_OFF,
+    P_ALPHA,          /* and P_ALPHA + 1 for f64 */
+    P_BETA = P_ALPHA + 2,
+    P_AUX_OFF = P_BETA + 2,
+    P_WORK_OFF,
+    P_K
+};
+
+/* A dispatch of `stage` on a's arrays as CSR-like kernels bind them: ptr at 0, idx at 1,
+ * values at 2; `entries` is what the stage may index in idx and values. */
+static exec_dispatch matrix_stage(const gpgpu_matrix *a, unsigned stage, unsigned wg,
+                                  unsigned items, spmv_array ptr, spmv_array idx,
+                                  size_t entries)
+{
+    exec_dispatch d = {.variant = {"spmv", a->type, 0, wg, items}};
+    d.params[0] = stage;
+    d.params[P_ROWS] = a->rows;
+    d.params[P_COLS] = a->cols;
+    d.params[P_NNZ] = (uint32_t)entries;
+    d.bind[0] = ptr.buf;
+    d.bind[1] = idx.buf;
+    d.bind[2] = a->val.buf;
+    if (ptr.buf)
+        d.params[P_PTR_OFF] = algo_index(ptr.buf, ptr.off, SPMV_U32);
+    if (idx.buf)
+        d.params[P_IDX_OFF] = algo_index(idx.buf, idx.off, SPMV_U32);
+    d.params[P_VAL_OFF] = algo_index(a->val.buf, a->val.off, a->type);
+    return d;
+}
+
+static exec_dispatch csr_stage(const gpgpu_matrix *a, unsigned stage, unsigned wg,
+                               unsigned items)
+{
+    return matrix_stage(a, stage, wg, items, a->ptr, a->idx, a->nnz);
+}
+
+/* A scalar of the matrix's type as the shader reads it: its bits, low word first. */
+static void put_scalar(exec_dispatch *d, unsigned at, gpgpu_type type, double v)
+{
+    if (type == GPGPU_TYPE_F32) {
+        float f = (float)v;
+        memcpy(&d->params[at], &f, sizeof f);
+    } else {
+        memcpy(&d->params[at], &v, sizeof v);
+    }
+}
+
+static void bind_x(exec_dispatch *d, gpgpu_type type, gpgpu_buffer *x, size_t x_off)
+{
+    d->bind[3] = x;
+    d->params[P_X_OFF] = algo_index(x, x_off, type);
+}
+
+static void bind_y(exec_dispatch *d, gpgpu_type type, double alpha, double beta,
+                   gpgpu_buffer *y, size_t y_off)
+{
+    d->bind[4] = y;
+    d->params[P_Y_OFF] = algo_index(y, y_off, type);
+    put_scalar(d, P_ALPHA, type, alpha);
+    put_scalar(d, P_BETA, type, beta);
+}
+
+static void bind_aux(exec_dispatch *d, gpgpu_buffer *aux, size_t aux_off)
+{
+    d->bind[5] = aux;
+    d->params[P_AUX_OFF] = algo_index(aux, aux_off, SPMV_U32);
+}
+
+static void bind_work(exec_dispatch *d, gpgpu_type type, gpgpu_buffer *work, size_t work_off)
+{
+    d->bind[6] = work;
+    d->params[P_WORK_OFF] = algo_index(work, work_off, type);
+}
+
+/* ------------------------------------------------------- classic, stage by stage */
+
+gpgpu_status spmv_stage_lengths(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_buffer *lgt,
+                                size_t lgt_off)
+{
+    exec_dispatch d = csr_stage(a, SPMV_STAGE_LENGTHS, CLASSIC_WG, 1);
+    bind_aux(&d, lgt, lgt_off);
+    d.groups = algo_groups(a->rows, CLASSIC_WG);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status spmv_stage_max(gpgpu_context *ctx, gpgpu_buffer *lgt, size_t lgt_off, uint32_t t)
+{
+    exec_dispatch d = {.variant = {"spmv", GPGPU_TYPE_F32, 0, CLASSIC_WG, 1}};
+    d.params[0] = SPMV_STAGE_MAX;
+    d.params[P_K] = t;
+    bind_aux(&d, lgt, lgt_off);
+    d.groups = algo_groups(t / 2, CLASSIC_WG);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status spmv_stage_products(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_buffer *x,
+                                 size_t x_off, gpgpu_buffer *work, size_t work_off)
+{
+    exec_dispatch d = csr_stage(a, SPMV_STAGE_PRODUCTS, CLASSIC_WG, 1);
+    bind_x(&d, a->type, x, x_off);
+    bind_work(&d, a->type, work, work_off);
+    d.groups = algo_groups(a->nnz, CLASSIC_WG);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status spmv_stage_sums(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_buffer *lgt,
+                             size_t lgt_off, gpgpu_buffer *work, size_t work_off, uint32_t t)
+{
+    exec_dispatch d = csr_stage(a, SPMV_STAGE_SUMS, CLASSIC_WG, 1);
+    bind_aux(&d, lgt, lgt_off);
+    bind_work(&d, a->type, work, work_off);
+    d.params[P_K] = t;
+    d.groups = algo_groups((size_t)a->rows * (t / 2), CLASSIC_WG);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status spmv_stage_copy(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_buffer *lgt,
+                             size_t lgt_off, gpgpu_buffer *work, size_t work_off, double alpha,
+                             double beta, gpgpu_buffer *y, size_t y_off)
+{
+    exec_dispatch d = csr_stage(a, SPMV_STAGE_COPY, CLASSIC_WG, 1);
+    bind_aux(&d, lgt, lgt_off);
+    bind_work(&d, a->type, work, work_off);
+    bind_y(&d, a->type, alpha, beta, y, y_off);
+    d.groups = algo_groups(a->rows, CLASSIC_WG);
+    return algo_stage(ctx, &d);
+}
+
+/* ------------------------------------------------------------------ drivers */
+
+/* One product's arguments. */
+typedef struct spmv_call {
+    const gpgpu_matrix *a;
+    double alpha, beta;
+    gpgpu_buffer *x, *y;
+    size_t x_off, y_off;
+} spmv_call;
+
+/* Kiciak's GPUMultSparseMatrixVectorf with *lmax = 0: the longest row is found on the
+ * GPU (stage 1 spoils the lengths, so stage 0 runs again), then all products, the
+ * pairwise sums within rows, and the copy out. Scratch 0 holds the row lengths,
+ * scratch 1 the products. */
+static gpgpu_status run_classic(gpgpu_context *ctx, const spmv_call *c)
+{
+    const gpgpu_matrix *a = c->a;
+    gpgpu_buffer *lgt, *work;
+    TRY(ctx_scratch(ctx, 0, (size_t)a->rows * sizeof(uint32_t), &lgt));
+    TRY(ctx_scratch(ctx, 1, a->nnz * gpgpu_type_size(a->type), &work));
+    TRY(spmv_stage_lengths(ctx, a, lgt, 0));
+    for (uint32_t t = a->rows; t > 1; t = (t + 1) / 2)
+        TRY(spmv_stage_max(ctx, lgt, 0, t));
+    uint32_t lmax;
+    TRY(ctx->exec->buffer_read(lgt, 0, &lmax, sizeof lmax));
+    CHECK((uint64_t)a->rows * (lmax / 2) <= UINT32_MAX, ctx, GPGPU_ERROR_TOO_LARGE,
+          "gpgpu_spmv: CLASSIC_SPMV sums %u rows of up to %u products with one invocation "
+          "per pair, more than 2^32 invocations; use SPMV_BALANCED",
+          a->rows, lmax);
+    TRY(spmv_stage_lengths(ctx, a, lgt, 0));
+    TRY(spmv_stage_products(ctx, a, c->x, c->x_off, work, 0));
+    for (uint32_t t = lmax; t > 1; t = (t + 1) / 2)
+        TRY(spmv_stage_sums(ctx, a, lgt, 0, work, 0, t));
+    return spmv_stage_copy(ctx, a, lgt, 0, work, 0, c->alpha, c->beta, c->y, c->y_off);
+}
+
+/* A kernel of one invocation per row (or column, for CSC's products). */
+static gpgpu_status per_row(gpgpu_context *ctx, const spmv_call *c, exec_dispatch d,
+                            size_t invocations)
+{
+    bind_x(&d, c->a->type, c->x, c->x_off);
+    bind_y(&d, c->a->type, c->alpha, c->beta, c->y, c->y_off);
+    d.groups = algo_groups(invocations, SPMV_WG);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status spmv_run_vector(gpgpu_context *ctx, const gpgpu_matrix *a, double alpha,
+                             double beta, gpgpu_buffer *x, size_t x_off, gpgpu_buffer *y,
+                             size_t y_off, uint32_t threads_per_row, uint32_t rows_per_group)
+{
+    exec_dispatch d = csr_stage(a, SPMV_STAGE_CSR_VECTOR, threads_per_row * rows_per_group,
+                                threads_per_row);
+    bind_x(&d, a->type, x, x_off);
+    bind_y(&d, a->type, alpha, beta, y, y_off);
+    d.groups = algo_groups(a->rows, rows_per_group);
+    return algo_stage(ctx, &d);
+}
+
+/* Balanced CSR and COO: tiles of SPMV_TILE nonzeros, then the rows that cross tiles.
+ * Scratch 0 holds two u32 per tile, scratch 1 two partial sums per tile. */
+static gpgpu_status run_tiles(gpgpu_context *ctx, const spmv_call *c, bool coo)
+{
+    const gpgpu_matrix *a = c->a;
+    size_t tiles = (a->nnz + SPMV_TILE - 1) / SPMV_TILE;
+    gpgpu_buffer *rec, *part;
+    TRY(ctx_scratch(ctx, 0, 2 * tiles * sizeof(uint32_t), &rec));
+    TRY(ctx_scratch(ctx, 1, 2 * tiles * gpgpu_type_size(a->type), &part));
+    exec_dispatch d = coo ? matrix_stage(a, SPMV_STAGE_COO_TILES, SPMV_TILE_WG, SPMV_TILE_ITEMS,
+                                         a->row, a->idx, a->nnz)
+                          : csr_stage(a, SPMV_STAGE_CSR_TILES, SPMV_TILE_WG, SPMV_TILE_ITEMS);
+    bind_x(&d, a->type, c->x, c->x_off);
+    bind_y(&d, a->type, c->alpha, c->beta, c->y, c->y_off);
+    bind_aux(&d, rec, 0);
+    bind_work(&d, a->type, part, 0);
+    d.groups = (uint32_t)tiles;
+    TRY(algo_stage(ctx, &d));
+    if (tiles == 1)
+        return GPGPU_SUCCESS; /* the only tile ends with the last row */
+    d.params[0] = SPMV_STAGE_TILE_FIX;
+    d.variant.wg_size = SPMV_WG;
+    d.variant.items = 1;
+    d.params[P_K] = (uint32_t)tiles;
+    d.groups = (uint32_t)tiles; /* one group per tile: those that begin a crossing row work */
+    return algo_stage(ctx, &d);
+}
+
+/* CSC: the products per column into scratch 1, then each row gathers its own. */
+static gpgpu_status run_csc(gpgpu_context *ctx, const spmv_call *c)
+{
+    const gpgpu_matrix *a = c->a;
+    gpgpu_buffer *work;
+    TRY(ctx_scratch(ctx, 1, a->nnz * gpgpu_type_size(a->type), &work));
+    exec_dispatch d = csr_stage(a, SPMV_STAGE_CSC_PRODUCTS, SPMV_WG, 1);
+    bind_x(&d, a->type, c->x, c->x_off);
+    bind_work(&d, a->type, work, 0);
+    d.groups = algo_groups(a->cols, SPMV_WG);
+    TRY(algo_stage(ctx, &d));
+    d = matrix_stage(a, SPMV_STAGE_CSC_GATHER, SPMV_WG, 1, a->row_ptr, a->perm, a->nnz);
+    bind_work(&d, a->type, work, 0);
+    return per_row(ctx, c, d, a->rows);
+}
+
+/* The format's own kernel (DEFAULT and SPMV_SCALAR on formats other than CSR). */
+static gpgpu_status run_format(gpgpu_context *ctx, const spmv_call *c)
+{
+    const gpgpu_matrix *a = c->a;
+    spmv_array none = {0};
+    exec_dispatch d;
+    switch (a->format) {
+    case GPGPU_FORMAT_COO:
+        return run_tiles(ctx, c, true);
+    case GPGPU_FORMAT_CSC:
+        return run_csc(ctx, c);
+    case GPGPU_FORMAT_ELL:
+        d = matrix_stage(a, SPMV_STAGE_ELL, SPMV_WG, 1, none, a->idx, a->stored);
+        break;
+    case GPGPU_FORMAT_SELL:
+        d = matrix_stage(a, SPMV_STAGE_SELL, SPMV_WG, 1, a->ptr, a->idx, a->stored);
+        bind_aux(&d, a->perm.buf, a->perm.off);
+        break;
+    case GPGPU_FORMAT_BSR:
+        d = matrix_stage(a, SPMV_STAGE_BSR, SPMV_WG, 1, a->ptr, a->idx, a->idx_count);
+        break;
+    default:
+        d = csr_stage(a, SPMV_STAGE_CSR_SCALAR, SPMV_WG, 1);
+        break;
+    }
+    d.params[P_K] = a->k;
+    return per_row(ctx, c, d, a->rows);
+}
+
+/* DEFAULT on CSR: the balanced kernel where rows are uneven (it splits the
+ * nonzeros evenly whatever the rows), and where every row is within a few
+ * times the mean, the kernels that need no row search: one invocation per
+ * row for short rows, the vector kernel (tuned or heuristic shape) for
+ * longer ones. Measured on an H100 (docs/PERFORMANCE.md): on a 3D Laplacian
+ * one invocation per row took 33 us where balanced took 75 us. */
+static gpgpu_status run_default(gpgpu_context *ctx, const spmv_call *c)
+{
+    const gpgpu_matrix *a = c->a;
+    if (a->format != GPGPU_FORMAT_CSR)
+        return run_format(ctx, c);
+    switch (spmv_default_kernel(a)) {
+    case GPGPU_ALGO_SPMV_SCALAR:
+        return run_format(ctx, c);
+    case GPGPU_ALGO_SPMV_VECTOR: {
+        gpgpu_spmv_tuning shape;
+        spmv_vector_shape(ctx, a, &shape);
+        return spmv_run_vector(ctx, a, c->alpha, c->beta, c->x, c->x_off, c->y, c->y_off,
+                               shape.threads_per_row, shape.rows_per_group);
+    }
+    default:
+        return run_tiles(ctx, c, false);
+    }
+}
+
+gpgpu_algo spmv_default_kernel(const gpgpu_matrix *a)
+{
+    double mean = a->stats.mean;
+    if (a->format != GPGPU_FORMAT_CSR || a->stats.max > SPMV_REGULAR_FACTOR * mean + SPMV_REGULAR_SLACK)
+        return GPGPU_ALGO_SPMV_BALANCED;
+    return mean < SPMV_SHORT_ROW ? GPGPU_ALGO_SPMV_SCALAR : GPGPU_ALGO_SPMV_VECTOR;
+}
+
+static gpgpu_status run(gpgpu_context *ctx, const gpgpu_spmv_desc *desc, const spmv_call *c,
+                        const gpgpu_spmv_tuning *shape)
+{
+    const gpgpu_matrix *a = c->a;
+    if (a->rows == 0)
+        return GPGPU_SUCCESS;
+    if (a->nnz == 0 || a->cols == 0) /* y = beta*y; no kernel may index x */
+        return per_row(ctx, c, csr_stage(a, SPMV_STAGE_SCALE, SPMV_WG, 1), a->rows);
+    switch (desc->algo) {
+    case GPGPU_ALGO_CLASSIC_SPMV:
+        return run_classic(ctx, c);
+    case GPGPU_ALGO_SPMV_VECTOR:
+        return spmv_run_vector(ctx, a, c->alpha, c->beta, c->x, c->x_off, c->y, c->y_off,
+                               shape->threads_per_row, shape->rows_per_group);
+    case GPGPU_ALGO_SPMV_SCALAR:
+        return run_format(ctx, c);
+    case GPGPU_ALGO_SPMV_BALANCED:
+        return run_tiles(ctx, c, false);
+    default:
+        return run_default(ctx, c);
+    }
+}
+
+/* ------------------------------------------------------------------ checks */
+
+uint32_t spmv_max_threads_per_row(const gpgpu_context *ctx)
+{
+    unsigned sg = ctx->info.subgroup_size;
+    return sg > SPMV_MAX_THREADS_PER_ROW && (sg & (sg - 1)) == 0 && sg <= 128
+               ? sg
+               : SPMV_MAX_THREADS_PER_ROW;
+}
+
+static bool power_of_two(uint32_t v) { return v && (v & (v - 1)) == 0; }
+
+static gpgpu_status check_algo(gpgpu_context *ctx, const gpgpu_spmv_desc *desc,
+                               const gpgpu_matrix *a)
+{
+    gpgpu_algo algo = desc->algo;
+    CHECK((int)algo >= GPGPU_ALGO_DEFAULT && algo <= GPGPU_ALGO_SPMV_BALANCED, ctx,
+          GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_spmv: unknown algorithm %d", (int)algo);
+    CHECK(algo == GPGPU_ALGO_DEFAULT || algo >= GPGPU_ALGO_CLASSIC_SPMV, ctx,
+          GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_spmv: algorithm %d is not a SpMV algorithm (DEFAULT, CLASSIC_SPMV, "
+          "SPMV_SCALAR, SPMV_VECTOR, SPMV_BALANCED)",
+          (int)algo);
+    bool csr_only = algo == GPGPU_ALGO_CLASSIC_SPMV || algo == GPGPU_ALGO_SPMV_VECTOR ||
+                    algo == GPGPU_ALGO_SPMV_BALANCED;
+    CHECK(!csr_only || a->format == GPGPU_FORMAT_CSR, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_spmv: %s works on CSR matrices, this one is %s; use DEFAULT or SPMV_SCALAR "
+          "(the format's own kernel)",
+          algo == GPGPU_ALGO_CLASSIC_SPMV ? "CLASSIC_SPMV"
+          : algo == GPGPU_ALGO_SPMV_VECTOR ? "SPMV_VECTOR"
+                                           : "SPMV_BALANCED",
+          gpgpu_format_name(a->format));
+    CHECK(algo != GPGPU_ALGO_CLASSIC_SPMV || !ctx->exec->recording_for_caller(ctx), ctx,
+          GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_spmv: CLASSIC_SPMV reads the longest row back between its stages, which work "
+          "recorded into the caller's command buffer cannot");
+    return GPGPU_SUCCESS;
+}
+
+/* The vector kernel's shape: the desc's where given, else the tuned or heuristic one. */
+static gpgpu_status vector_shape(gpgpu_context *ctx, const gpgpu_spmv_desc *desc,
+                                 const gpgpu_matrix *a, gpgpu_spmv_tuning *shape)
+{
+    uint32_t tpr = desc->threads_per_row, rpg = desc->rows_per_group;
+    uint32_t max_tpr = spmv_max_threads_per_row(ctx);
+    CHECK(tpr == 0 || (power_of_two(tpr) && tpr <= max_tpr), ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_spmv: threads_per_row %u is not a power of two from 1 to %u", tpr, max_tpr);
+    CHECK(rpg == 0 || power_of_two(rpg), ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_spmv: rows_per_group %u is not a power of two", rpg);
+    *shape = (gpgpu_spmv_tuning){0};
+    if (desc->algo != GPGPU_ALGO_SPMV_VECTOR)
+        return GPGPU_SUCCESS;
+    if (tpr == 0 || rpg == 0) {
+        gpgpu_spmv_tuning chosen;
+        spmv_vector_shape(ctx, a, &chosen);
+        tpr = tpr ? tpr : chosen.threads_per_row;
+        rpg = rpg ? rpg : chosen.rows_per_group;
+    }
+    unsigned limit = ctx->info.max_workgroup_invocations < SPMV_MAX_VECTOR_WG
+                         ? ctx->info.max_workgroup_invocations
+                         : SPMV_MAX_VECTOR_WG;
+    CHECK((uint64_t)tpr * rpg <= limit, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_spmv: %u threads per row x %u rows per group = %llu invocations, more than a "
+          "work-group of the vector kernel has on %s (%u)",
+          tpr, rpg, (unsigned long long)tpr * rpg, ctx->info.renderer, limit);
+    shape->threads_per_row = tpr;
+    shape->rows_per_group = rpg;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *desc, const gpgpu_matrix *a,
+                        gpgpu_buffer *x, size_t x_offset, gpgpu_buffer *y, size_t y_offset)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_spmv: desc is NULL");
+    CHECK(a, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_spmv: the matrix is NULL");
+    CHECK(a->ctx == ctx, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_spmv: the matrix belongs to another context");
+    TRY(check_algo(ctx, desc, a));
+    gpgpu_spmv_tuning shape;
+    TRY(vector_shape(ctx, desc, a, &shape));
+    TRY(algo_check_range(ctx, x, x_offset, a->cols, a->type, "gpgpu_spmv (x)"));
+    TRY(algo_check_range(ctx, y, y_offset, a->rows, a->type, "gpgpu_spmv (y)"));
+    CHECK(a->cols == 0 || a->rows == 0 ||
+              !algo_overlap(x, x_offset, a->cols, y, y_offset, a->rows),
+          ctx, GPGPU_ERROR_OVERLAP, "gpgpu_spmv: x and y overlap");
+    spmv_call c = {a, desc->alpha, desc->beta, x, y, x_offset, y_offset};
+    TRY(ctx->exec->begin(ctx));
+    return ctx_end(ctx, run(ctx, desc, &c, &shape));
+}

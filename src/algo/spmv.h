@@ -1,0 +1,131 @@
+/* Sparse matrices on the GPU (src/algo/matrix.c) and their products with a
+ * vector, one shader family (glsl/spmv.comp) driven by src/algo/spmv.c, the
+ * vector kernel's tuning in src/algo/spmv_tune.c. The stages can be run alone
+ * for the tests; offsets and counts are in elements. */
+#ifndef GPGPU_ALGO_SPMV_H
+#define GPGPU_ALGO_SPMV_H
+
+#include "algo/algo.h"
+#include "gpgpu/sparse.h"
+
+enum {
+    SPMV_WG = 128,        /* the one-row-per-invocation kernels and the helper stages */
+    SPMV_TILE_WG = 128,   /* balanced and COO: invocations per tile */
+    SPMV_TILE_ITEMS = 8,  /* ... and consecutive nonzeros per invocation */
+    SPMV_TILE = SPMV_TILE_WG * SPMV_TILE_ITEMS, /* TILE_CAP in glsl/spmv.comp */
+    SPMV_MAX_THREADS_PER_ROW = 32,
+    SPMV_MAX_VECTOR_WG = 1024,
+    SPMV_STATUS_WORDS = 8 /* the validation record (V_* in glsl/spmv.comp) */
+};
+
+/* The stages of glsl/spmv.comp. */
+enum {
+    SPMV_STAGE_LENGTHS,
+    SPMV_STAGE_MAX,
+    SPMV_STAGE_PRODUCTS,
+    SPMV_STAGE_SUMS,
+    SPMV_STAGE_COPY,
+    SPMV_STAGE_SCALE,
+    SPMV_STAGE_CSR_SCALAR,
+    SPMV_STAGE_CSR_VECTOR,
+    SPMV_STAGE_CSR_TILES,
+    SPMV_STAGE_COO_TILES,
+    SPMV_STAGE_TILE_FIX,
+    SPMV_STAGE_ELL,
+    SPMV_STAGE_SELL,
+    SPMV_STAGE_BSR,
+    SPMV_STAGE_CSC_PRODUCTS,
+    SPMV_STAGE_CSC_GATHER,
+    SPMV_STAGE_VALIDATE_PTRS,
+    SPMV_STAGE_VALIDATE_ENTRIES
+};
+
+/* The validation record's words. */
+enum {
+    SPMV_V_FIRST,    /* row_ptr[0] != 0 (row 0) */
+    SPMV_V_DECREASE, /* row_ptr[i + 1] < row_ptr[i] */
+    SPMV_V_LAST,     /* row_ptr[rows] != nnz (the last row) */
+    SPMV_V_COLUMN,   /* a column index >= cols */
+    SPMV_V_UNSORTED, /* columns not strictly ascending in a row */
+    SPMV_V_MAX_LEN,
+    SPMV_V_MIN_LEN
+};
+
+/* One array of a matrix: a buffer and the element (of its type) where it starts. */
+typedef struct spmv_array {
+    gpgpu_buffer *buf;
+    size_t off;
+} spmv_array;
+
+/* Which arrays a format uses (others have buf NULL):
+ *   CSR: ptr = row pointers, idx = columns.   COO: row, idx = columns.
+ *   CSC: ptr = column pointers, idx = rows, and for the gather row_ptr (the CSR's row
+ *        pointers) and perm (the CSC position of each entry in row order).
+ *   ELL: idx.   SELL: ptr = slice starts, idx, perm.   BSR: ptr, idx = block columns.
+ * A matrix made from a host CSR keeps every u32 array in one buffer, one after another
+ * (CSR: row pointers then columns, as the slides keep r and c), values in another. */
+struct gpgpu_matrix {
+    gpgpu_context *ctx;
+    gpgpu_type type;
+    gpgpu_format format;
+    uint32_t rows, cols;
+    size_t nnz;
+    size_t stored;    /* entries in val (with padding or whole blocks) */
+    size_t idx_count; /* entries in idx (BSR: blocks) */
+    uint32_t k;       /* ELL width, SELL slice height, BSR block size */
+    spmv_array ptr, idx, row, row_ptr, perm, val;
+    gpgpu_buffer *owned_ints, *owned_values; /* NULL when wrapped */
+    size_t bytes;
+    gpgpu_row_stats stats; /* wrapped: min, max and mean only (stddev 0) */
+};
+
+/* The element type of a format's u32 arrays, named for algo_index. */
+#define SPMV_U32 GPGPU_TYPE_U32
+
+/* ---- Kiciak's classic CSR product, stage by stage (CSR matrices only) ---- */
+
+/* LENGTHS: lgt[i] = row_ptr[i+1] - row_ptr[i] for i < rows. */
+gpgpu_status spmv_stage_lengths(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_buffer *lgt,
+                                size_t lgt_off);
+/* MAX (one step of the pairwise max): lgt[i] = max(lgt[i], lgt[i + ceil(t/2)]) where
+ * i + ceil(t/2) < t; after the steps t = rows, ceil(t/2), ..., 2, lgt[0] is the longest. */
+gpgpu_status spmv_stage_max(gpgpu_context *ctx, gpgpu_buffer *lgt, size_t lgt_off, uint32_t t);
+/* PRODUCTS: work[k] = val[k] * x[col[k]] for k < nnz. */
+gpgpu_status spmv_stage_products(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_buffer *x,
+                                 size_t x_off, gpgpu_buffer *work, size_t work_off);
+/* SUMS (one step, t >= 2): for each row i and j < t/2 with k = j + ceil(t/2) below both
+ * lgt[i] and t: work[r_i + j] += work[r_i + k]. */
+gpgpu_status spmv_stage_sums(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_buffer *lgt,
+                             size_t lgt_off, gpgpu_buffer *work, size_t work_off, uint32_t t);
+/* COPY: y[i] = alpha * (lgt[i] > 0 ? work[r_i] : 0) + beta * y[i] (y not read if beta = 0). */
+gpgpu_status spmv_stage_copy(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_buffer *lgt,
+                             size_t lgt_off, gpgpu_buffer *work, size_t work_off, double alpha,
+                             double beta, gpgpu_buffer *y, size_t y_off);
+
+/* ---- the rest of src/algo/spmv.c that other files use ---- */
+
+/* The vector kernel with an explicit shape (threads_per_row * rows_per_group invocations
+ * per work-group), on a checked call; used by the tuner. */
+gpgpu_status spmv_run_vector(gpgpu_context *ctx, const gpgpu_matrix *a, double alpha,
+                             double beta, gpgpu_buffer *x, size_t x_off, gpgpu_buffer *y,
+                             size_t y_off, uint32_t threads_per_row, uint32_t rows_per_group);
+
+/* The largest invocations per row the vector kernel takes on ctx (a power of two). */
+uint32_t spmv_max_threads_per_row(const gpgpu_context *ctx);
+
+/* ---- src/algo/spmv_tune.c ---- */
+
+/* The vector shape for a: the tuned choice for its device and shape if there is one
+ * (context, then the cache file), else the heuristic's. */
+void spmv_vector_shape(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_spmv_tuning *out);
+
+/* What DEFAULT runs on a CSR matrix: SPMV_BALANCED when its longest row is
+ * more than SPMV_REGULAR_FACTOR x the mean + SPMV_REGULAR_SLACK, else
+ * SPMV_SCALAR for a mean below SPMV_SHORT_ROW, SPMV_VECTOR above. */
+enum { SPMV_REGULAR_FACTOR = 4, SPMV_REGULAR_SLACK = 32, SPMV_SHORT_ROW = 12 };
+gpgpu_algo spmv_default_kernel(const gpgpu_matrix *a);
+
+/* The tuned choice alone: false if none is known. */
+bool spmv_tuned_shape(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_spmv_tuning *out);
+
+#endif /* GPGPU_ALGO_SPMV_H */

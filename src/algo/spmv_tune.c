@@ -1,0 +1,292 @@
+/* The vector kernel's shape (invocations per row x rows per work-group):
+ * Mossaiby's estimate from row lengths, and the tuner that times the shapes on
+ * the matrix itself and remembers the fastest per device and matrix shape, in
+ * the context and in a cache file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "algo/spmv.h"
+
+enum { TUNE_REPS = 3, TUNE_HEURISTIC_WG = 256 };
+
+static uint32_t floor_pow2(double v)
+{
+    uint32_t p = 1;
+    while (p * 2.0 <= v && p < 0x80000000u)
+        p *= 2;
+    return p;
+}
+
+/* Mossaiby found the time flat near the optimum, so a shape estimated from the row
+ * lengths does well: about as many invocations per row as a row has entries (the
+ * mean, rounded down to a power of two), a work-group of 256 invocations. */
+static void heuristic(const gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_spmv_tuning *out)
+{
+    uint32_t tpr = floor_pow2(a->stats.mean), max = spmv_max_threads_per_row(ctx);
+    tpr = tpr < max ? tpr : max;
+    unsigned wg = TUNE_HEURISTIC_WG < ctx->info.max_workgroup_invocations
+                      ? TUNE_HEURISTIC_WG
+                      : floor_pow2(ctx->info.max_workgroup_invocations);
+    while (tpr > wg)
+        tpr /= 2;
+    *out = (gpgpu_spmv_tuning){.threads_per_row = tpr, .rows_per_group = wg / tpr};
+}
+
+gpgpu_status gpgpu_spmv_heuristic(const gpgpu_matrix *a, gpgpu_spmv_tuning *result)
+{
+    if (!a)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(result, a->ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_spmv_heuristic: result is NULL");
+    heuristic(a->ctx, a, result);
+    return GPGPU_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- the cache */
+
+/* Device, backend, value type and the matrix's shape; no tabs or newlines (the file's
+ * separators). */
+static void tune_key(const gpgpu_context *ctx, const gpgpu_matrix *a, char *key)
+{
+    const gpgpu_row_stats *s = &a->stats;
+    snprintf(key, CTX_TUNE_KEY_SIZE, "%s|%s|%s|%u|%u|%zu|%u|%u|%.6g|%.6g", ctx->info.renderer,
+             ctx->info.backend, gpgpu_type_name(a->type), a->rows, a->cols, a->nnz, s->min,
+             s->max, s->mean, s->stddev);
+    for (char *p = key; *p; p++)
+        if (*p == '\t' || *p == '\n')
+            *p = ' ';
+}
+
+/* $GPGPU_TUNE_CACHE, else ~/.cache/libgpgpu/spmv.tune; false when there is to be no file
+ * (the variable set but empty, or no home). */
+static bool cache_path(char *out, size_t size)
+{
+    const char *env = getenv("GPGPU_TUNE_CACHE");
+    if (env)
+        return *env && snprintf(out, size, "%s", env) < (int)size;
+    const char *home = getenv("HOME");
+    return home && *home &&
+           snprintf(out, size, "%s/.cache/libgpgpu/spmv.tune", home) < (int)size;
+}
+
+static ctx_spmv_choice *find(gpgpu_context *ctx, const char *key)
+{
+    for (size_t i = 0; i < ctx->spmv_choice_count; i++)
+        if (strcmp(ctx->spmv_choices[i].key, key) == 0)
+            return &ctx->spmv_choices[i];
+    return NULL;
+}
+
+/* Adds or replaces (a later line of the file wins over an earlier one). */
+static gpgpu_status remember(gpgpu_context *ctx, const ctx_spmv_choice *c)
+{
+    ctx_spmv_choice *known = find(ctx, c->key);
+    if (!known) {
+        TRY(ctx_reserve(ctx, (void **)&ctx->spmv_choices, &ctx->spmv_choice_capacity,
+                        ctx->spmv_choice_count + 1, sizeof *ctx->spmv_choices));
+        known = &ctx->spmv_choices[ctx->spmv_choice_count++];
+    }
+    *known = *c;
+    return GPGPU_SUCCESS;
+}
+
+/* Lines "key<TAB>threads_per_row rows_per_group gpu_ns"; lines that do not parse, or
+ * whose shape the kernel would refuse, are skipped. */
+static void read_cache(gpgpu_context *ctx)
+{
+    ctx->spmv_cache_read = true;
+    char path[4096], line[CTX_TUNE_KEY_SIZE + 128];
+    FILE *f = cache_path(path, sizeof path) ? fopen(path, "r") : NULL;
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        char *tab = strrchr(line, '\t');
+        ctx_spmv_choice c = {0};
+        if (!tab || (size_t)(tab - line) >= sizeof c.key ||
+            sscanf(tab + 1, "%u %u %lf", &c.threads_per_row, &c.rows_per_group, &c.gpu_ns) != 3)
+            continue;
+        uint32_t t = c.threads_per_row, r = c.rows_per_group;
+        if (!t || (t & (t - 1)) || t > spmv_max_threads_per_row(ctx) || !r || (r & (r - 1)) ||
+            (uint64_t)t * r > ctx->info.max_workgroup_invocations ||
+            (uint64_t)t * r > SPMV_MAX_VECTOR_WG)
+            continue;
+        memcpy(c.key, line, (size_t)(tab - line));
+        if (remember(ctx, &c) != GPGPU_SUCCESS)
+            break;
+    }
+    fclose(f);
+}
+
+/* Makes the directories above path (mkdir -p of its dirname). */
+static void make_parents(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return;
+        *p = '/';
+    }
+}
+
+/* Appends the choice to the cache file; a file that cannot be written only costs the
+ * next process a tuning run, so it is not an error. */
+static void write_cache(const ctx_spmv_choice *c)
+{
+    char path[4096];
+    if (!cache_path(path, sizeof path))
+        return;
+    make_parents(path);
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return;
+    fprintf(f, "%s\t%u %u %.0f\n", c->key, c->threads_per_row, c->rows_per_group, c->gpu_ns);
+    fclose(f);
+}
+
+bool spmv_tuned_shape(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_spmv_tuning *out)
+{
+    if (!ctx->spmv_cache_read)
+        read_cache(ctx);
+    char key[CTX_TUNE_KEY_SIZE];
+    tune_key(ctx, a, key);
+    const ctx_spmv_choice *c = find(ctx, key);
+    if (!c)
+        return false;
+    *out = (gpgpu_spmv_tuning){.threads_per_row = c->threads_per_row,
+                               .rows_per_group = c->rows_per_group, .gpu_ns = c->gpu_ns};
+    return true;
+}
+
+void spmv_vector_shape(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_spmv_tuning *out)
+{
+    if (!spmv_tuned_shape(ctx, a, out))
+        heuristic(ctx, a, out);
+}
+
+/* ------------------------------------------------------------------ the tuner */
+
+/* GPU time of one product with the given shape, the mean of TUNE_REPS after a first,
+ * untimed run (which also compiles the variant). */
+static gpgpu_status time_shape(gpgpu_context *ctx, gpgpu_matrix *a, gpgpu_buffer *x,
+                               gpgpu_buffer *y, uint32_t tpr, uint32_t rpg, double *ns)
+{
+    TRY(ctx->exec->begin(ctx));
+    TRY(ctx_end(ctx, spmv_run_vector(ctx, a, 1, 0, x, 0, y, 0, tpr, rpg)));
+    TRY(gpgpu_timer_begin(ctx));
+    gpgpu_status s = ctx->exec->begin(ctx);
+    for (int r = 0; r < TUNE_REPS && s == GPGPU_SUCCESS; r++)
+        s = spmv_run_vector(ctx, a, 1, 0, x, 0, y, 0, tpr, rpg);
+    s = ctx_end(ctx, s);
+    double total = 0;
+    gpgpu_status t = gpgpu_timer_end(ctx, &total);
+    *ns = total / TUNE_REPS;
+    return s != GPGPU_SUCCESS ? s : t;
+}
+
+static void say(gpgpu_progress_callback progress, void *user_data, const char *fmt, uint32_t tpr,
+                uint32_t rpg, double ns)
+{
+    if (!progress)
+        return;
+    char line[160];
+    snprintf(line, sizeof line, fmt, tpr, rpg, ns / 1000);
+    progress(line, user_data);
+}
+
+/* x of ones (any finite values would do: the time is what counts), y written only. */
+static gpgpu_status tune_buffers(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_buffer **x,
+                                 gpgpu_buffer **y)
+{
+    size_t size = gpgpu_type_size(a->type);
+    TRY(ctx_scratch(ctx, 2, (size_t)a->cols * size, x));
+    TRY(ctx_scratch(ctx, 3, (size_t)a->rows * size, y));
+    void *ones = malloc((size_t)a->cols * size);
+    CHECK(ones, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spmv_tune: out of host memory");
+    for (size_t i = 0; i < a->cols; i++) {
+        if (a->type == GPGPU_TYPE_F32)
+            ((float *)ones)[i] = 1;
+        else
+            ((double *)ones)[i] = 1;
+    }
+    gpgpu_status s = ctx->exec->begin(ctx);
+    if (s == GPGPU_SUCCESS)
+        s = ctx_end(ctx, ctx->exec->buffer_write(*x, 0, ones, (size_t)a->cols * size));
+    free(ones);
+    return s;
+}
+
+/* Every power of two of invocations per row, in work-groups of 128 and 256: the row's
+ * share of invocations is what matters (Mossaiby found the time flat around the best
+ * shape), and each candidate is a program to build. */
+static gpgpu_status tune(gpgpu_context *ctx, gpgpu_matrix *a, gpgpu_progress_callback progress,
+                         void *user_data, gpgpu_spmv_tuning *best)
+{
+    gpgpu_spmv_tuning guess;
+    heuristic(ctx, a, &guess);
+    gpgpu_buffer *x, *y;
+    TRY(tune_buffers(ctx, a, &x, &y));
+    *best = (gpgpu_spmv_tuning){0};
+    uint32_t max_tpr = spmv_max_threads_per_row(ctx);
+    for (uint32_t wg = 128; wg <= 256 && wg <= ctx->info.max_workgroup_invocations; wg *= 2) {
+        for (uint32_t tpr = 1; tpr <= max_tpr && tpr <= wg; tpr *= 2) {
+            double ns;
+            TRY(time_shape(ctx, a, x, y, tpr, wg / tpr, &ns));
+            say(progress, user_data, "spmv tune: %u invocations per row x %u rows per group: %.1f us",
+                tpr, wg / tpr, ns);
+            if (tpr == guess.threads_per_row && wg / tpr == guess.rows_per_group)
+                best->heuristic_ns = ns;
+            if (best->threads_per_row == 0 || ns < best->gpu_ns) {
+                best->threads_per_row = tpr;
+                best->rows_per_group = wg / tpr;
+                best->gpu_ns = ns;
+            }
+        }
+    }
+    if (best->heuristic_ns == 0) /* a shape outside the candidates (a small device limit) */
+        TRY(time_shape(ctx, a, x, y, guess.threads_per_row, guess.rows_per_group,
+                       &best->heuristic_ns));
+    say(progress, user_data, "spmv tune: chose %u invocations per row x %u rows per group: %.1f us",
+        best->threads_per_row, best->rows_per_group, best->gpu_ns);
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_spmv_tune(gpgpu_context *ctx, gpgpu_matrix *a,
+                             gpgpu_progress_callback progress, void *user_data,
+                             gpgpu_spmv_tuning *result)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(a, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_spmv_tune: the matrix is NULL");
+    CHECK(a->ctx == ctx, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_spmv_tune: the matrix belongs to another context");
+    CHECK(a->format == GPGPU_FORMAT_CSR, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_spmv_tune: the vector kernel works on CSR, this matrix is %s",
+          gpgpu_format_name(a->format));
+    CHECK(!ctx->exec->recording_for_caller(ctx), ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_spmv_tune: timing needs the GPU's results, which work recorded into the "
+          "caller's command buffer cannot give");
+    CHECK(!ctx->timing, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_spmv_tune: a measurement (gpgpu_timer_begin) is running");
+    gpgpu_spmv_tuning best;
+    if (a->rows == 0 || a->nnz == 0 || a->cols == 0) {
+        heuristic(ctx, a, &best); /* nothing to time */
+    } else {
+        if (!ctx->spmv_cache_read)
+            read_cache(ctx);
+        TRY(tune(ctx, a, progress, user_data, &best));
+        ctx_spmv_choice c = {.threads_per_row = best.threads_per_row,
+                             .rows_per_group = best.rows_per_group, .gpu_ns = best.gpu_ns};
+        tune_key(ctx, a, c.key);
+        TRY(remember(ctx, &c));
+        write_cache(&c);
+    }
+    if (result)
+        *result = best;
+    return GPGPU_SUCCESS;
+}

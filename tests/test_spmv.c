@@ -1,0 +1,782 @@
+/* SpMV against the CPU reference (src/ref): Kiciak's five classic stages alone
+ * against their twins (bit for bit, on poisoned buffers), then every format and
+ * algorithm in f32 and f64 against ref_spmv_csr within ref_spmv_bound, on
+ * generated matrices, a few shared MatrixMarket files and hand-made edge cases,
+ * then wrapped buffers and their validation, the tuner, and misuse.
+ *
+ * y always lies between poisoned guard elements, which must keep their bits.
+ * Reference inputs are what the GPU sees: x drawn as f32 values, the matrix's
+ * values rounded to f32 for f32 products, alpha and beta exact in f32. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "algo/spmv.h"
+#include "gl/gl_internal.h"
+#include "gpgpu/io.h"
+#include "gpgpu/sparse.h"
+#include "ref/ref.h"
+#include "testlib.h"
+
+static gpgpu_context *ctx;
+static gpgpu_type types[2] = {GPGPU_TYPE_F32, GPGPU_TYPE_F64};
+static size_t type_count = 2;
+
+/* ------------------------------------------------------------ host helpers */
+
+static void die_on(gpgpu_status s, const char *what)
+{
+    if (s != GPGPU_SUCCESS) {
+        fprintf(stderr, "%s: %s\n", what, gpgpu_last_error(NULL));
+        exit(1);
+    }
+}
+
+/* A CSR from explicit arrays (copied into malloc'ed ones, so gpgpu_csr_free applies). */
+static gpgpu_csr csr_of(uint32_t rows, uint32_t cols, size_t nnz, const uint32_t *rp,
+                        const uint32_t *ci)
+{
+    gpgpu_csr a = {rows, cols, nnz, xmalloc((rows + 1) * sizeof(uint32_t)),
+                   xmalloc(nnz * sizeof(uint32_t)), xmalloc(nnz * sizeof(double))};
+    memcpy(a.row_ptr, rp, (rows + 1) * sizeof(uint32_t));
+    if (nnz)
+        memcpy(a.col_idx, ci, nnz * sizeof(uint32_t));
+    float *v = xmalloc(nnz * sizeof *v);
+    test_random(GPGPU_TYPE_F32, v, nnz, test_seed++);
+    for (size_t k = 0; k < nnz; k++)
+        a.values[k] = v[k];
+    free(v);
+    return a;
+}
+
+static gpgpu_csr generated(gpgpu_generator gen, uint32_t size, uint32_t avg)
+{
+    gpgpu_csr a = {0};
+    die_on(gpgpu_generate(gen, size, avg, 42 + size, &a), "gpgpu_generate");
+    return a;
+}
+
+/* A deep copy of a, its values rounded to f32 when t is. */
+static gpgpu_csr as_type(const gpgpu_csr *a, gpgpu_type t)
+{
+    uint32_t *ci = a->col_idx;
+    gpgpu_csr b = csr_of(a->rows, a->cols, a->nnz, a->row_ptr, ci);
+    for (size_t k = 0; k < a->nnz; k++)
+        b.values[k] = t == GPGPU_TYPE_F32 ? (double)(float)a->values[k] : a->values[k];
+    return b;
+}
+
+/* n doubles, each a random f32 (so x is the same in both types). */
+static double *random_doubles(size_t n)
+{
+    float *f = xmalloc(n * sizeof *f);
+    double *d = xmalloc(n * sizeof *d);
+    test_random(GPGPU_TYPE_F32, f, n, test_seed++);
+    for (size_t i = 0; i < n; i++)
+        d[i] = f[i];
+    free(f);
+    return d;
+}
+
+static void *typed(gpgpu_type t, const double *v, size_t n)
+{
+    void *out = xmalloc(n * gpgpu_type_size(t));
+    for (size_t i = 0; i < n; i++) {
+        if (t == GPGPU_TYPE_F32)
+            ((float *)out)[i] = (float)v[i];
+        else
+            ((double *)out)[i] = v[i];
+    }
+    return out;
+}
+
+static void put(gpgpu_type t, void *p, size_t i, double v)
+{
+    if (t == GPGPU_TYPE_F32)
+        ((float *)p)[i] = (float)v;
+    else
+        ((double *)p)[i] = v;
+}
+
+static const char *algo_name(gpgpu_algo a)
+{
+    switch (a) {
+    case GPGPU_ALGO_CLASSIC_SPMV: return "CLASSIC";
+    case GPGPU_ALGO_SPMV_SCALAR: return "SCALAR";
+    case GPGPU_ALGO_SPMV_VECTOR: return "VECTOR";
+    case GPGPU_ALGO_SPMV_BALANCED: return "BALANCED";
+    default: return "DEFAULT";
+    }
+}
+
+/* ------------------------------------------------------- one checked product */
+
+enum { X_PRE = 3, X_POST = 1, Y_PRE = 2, Y_POST = 3 };
+
+/* gpgpu_spmv of m (holding a) against ref_spmv_csr; y_in NaN when beta is 0. */
+static void check_product(const char *what, const gpgpu_matrix *m, const gpgpu_csr *a,
+                          gpgpu_type t, const gpgpu_spmv_desc *desc)
+{
+    double *x = random_doubles(a->cols), *y = random_doubles(a->rows);
+    for (size_t i = 0; desc->beta == 0 && i < a->rows; i++)
+        y[i] = NAN;
+    void *xt = typed(t, x, a->cols), *yt = typed(t, y, a->rows);
+    slab xs = slab_make(ctx, t, X_PRE, a->cols, X_POST, xt);
+    slab ys = slab_make(ctx, t, Y_PRE, a->rows, Y_POST, yt);
+    gpgpu_status s = gpgpu_spmv(ctx, desc, m, xs.buf, X_PRE, ys.buf, Y_PRE);
+    EXPECT(s == GPGPU_SUCCESS, "%s: gpgpu_spmv: %s", what, gpgpu_last_error(ctx));
+
+    gpgpu_csr ar = as_type(a, t);
+    double *want = xmalloc((a->rows + 1) * sizeof *want);
+    double *b = xmalloc((a->rows + 1) * sizeof *b), *b64 = xmalloc((a->rows + 1) * sizeof *b64);
+    memcpy(want, y, a->rows * sizeof *want);
+    ref_spmv_bound(&ar, x, desc->alpha, desc->beta, y, t == GPGPU_TYPE_F32 ? 0x1p-24 : 0x1p-53, b);
+    ref_spmv_bound(&ar, x, desc->alpha, desc->beta, y, 0x1p-53, b64);
+    ref_spmv_csr(&ar, desc->alpha, x, desc->beta, want);
+    double *tol = exact(ys.len);
+    for (size_t i = 0; i < a->rows; i++) {
+        put(t, slab_at(&ys, Y_PRE + i), 0, want[i]);
+        /* the GPU's bound, the reference's own (double), and rounding want to T */
+        double u = t == GPGPU_TYPE_F32 ? 0x1p-24 : 0x1p-53;
+        tol[Y_PRE + i] = b[i] + b64[i] + u * fabs(want[i]) + (t == GPGPU_TYPE_F32 ? 1e-37 : 1e-300);
+    }
+    if (s == GPGPU_SUCCESS)
+        slab_check(&ys, tol, what);
+    free(tol);
+    free(want);
+    free(b);
+    free(b64);
+    gpgpu_csr_free(&ar);
+    slab_free(&xs);
+    slab_free(&ys);
+    free(xt);
+    free(yt);
+    free(x);
+    free(y);
+}
+
+/* The alpha and beta pairs every product cycles through (exact in f32). */
+static const double coefs[][2] = {{1, 0}, {1.5, -0.75}, {-2, 0}, {0.5, 2}};
+static size_t coef_turn;
+
+static void check_algo(const char *name, const gpgpu_matrix *m, const gpgpu_csr *a, gpgpu_type t,
+                       gpgpu_format f, gpgpu_algo algo, uint32_t tpr, uint32_t rpg)
+{
+    const double *c = coefs[coef_turn++ % (sizeof coefs / sizeof *coefs)];
+    gpgpu_spmv_desc desc = {.algo = algo, .alpha = c[0], .beta = c[1], .threads_per_row = tpr,
+                            .rows_per_group = rpg};
+    char what[256];
+    snprintf(what, sizeof what, "%s %ux%u nnz=%zu %s %s %s tpr=%u rpg=%u alpha=%g beta=%g", name,
+             a->rows, a->cols, a->nnz, gpgpu_type_name(t), gpgpu_format_name(f),
+             algo_name(algo), tpr, rpg, c[0], c[1]);
+    check_product(what, m, a, t, &desc);
+}
+
+/* Every algorithm the format has, on a matrix made in it from a. */
+static void check_format(const char *name, const gpgpu_csr *a, gpgpu_type t, gpgpu_format f,
+                         const gpgpu_format_params *params)
+{
+    gpgpu_matrix *m = NULL;
+    gpgpu_matrix_desc md = {.type = t, .format = f};
+    if (params)
+        md.params = *params;
+    gpgpu_status s = gpgpu_matrix_create(ctx, &md, a, &m);
+    if (f == GPGPU_FORMAT_ELL && s == GPGPU_ERROR_TOO_LARGE)
+        return; /* past ELL's fill limit, as documented */
+    EXPECT(s == GPGPU_SUCCESS, "%s %s %s: gpgpu_matrix_create: %s", name, gpgpu_format_name(f),
+           gpgpu_type_name(t), gpgpu_last_error(ctx));
+    if (s != GPGPU_SUCCESS)
+        return;
+    gpgpu_matrix_info info;
+    EXPECT_STATUS(ctx, gpgpu_matrix_get_info(m, &info), GPGPU_SUCCESS);
+    EXPECT(info.rows == a->rows && info.cols == a->cols && info.nnz == a->nnz &&
+               info.format == f && info.type == t && info.stored >= a->nnz,
+           "%s %s: gpgpu_matrix_get_info", name, gpgpu_format_name(f));
+    check_algo(name, m, a, t, f, GPGPU_ALGO_DEFAULT, 0, 0);
+    check_algo(name, m, a, t, f, GPGPU_ALGO_SPMV_SCALAR, 0, 0);
+    if (f == GPGPU_FORMAT_CSR) {
+        check_algo(name, m, a, t, f, GPGPU_ALGO_SPMV_BALANCED, 0, 0);
+        check_algo(name, m, a, t, f, GPGPU_ALGO_CLASSIC_SPMV, 0, 0);
+        check_algo(name, m, a, t, f, GPGPU_ALGO_SPMV_VECTOR, 0, 0); /* the heuristic's shape */
+        static const uint32_t shapes[][2] = {{1, 64}, {4, 32}, {8, 8}, {32, 4}, {2, 1}};
+        for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
+            check_algo(name, m, a, t, f, GPGPU_ALGO_SPMV_VECTOR, shapes[k][0], shapes[k][1]);
+    }
+    gpgpu_matrix_destroy(m);
+}
+
+static void check_all_formats(const char *name, const gpgpu_csr *a)
+{
+    for (size_t ti = 0; ti < type_count; ti++) {
+        gpgpu_type t = types[ti];
+        for (gpgpu_format f = GPGPU_FORMAT_CSR; f <= GPGPU_FORMAT_BSR; f++)
+            check_format(name, a, t, f, NULL);
+        /* SELL with small slices and no sorting, BSR with blocks that do not divide */
+        check_format(name, a, t, GPGPU_FORMAT_SELL,
+                     &(gpgpu_format_params){.sell_c = 4, .sell_sigma = 1});
+        check_format(name, a, t, GPGPU_FORMAT_SELL,
+                     &(gpgpu_format_params){.sell_c = 8, .sell_sigma = 64});
+        check_format(name, a, t, GPGPU_FORMAT_BSR, &(gpgpu_format_params){.bsr_block = 3});
+    }
+}
+
+/* ------------------------------------------------------ the classic stages */
+
+/* Each of Kiciak's stages alone on a's arrays, against its twin; arrays at offsets
+ * between poisoned guards, and the WHOLE buffer compared bit for bit. */
+static void classic_stages(const char *name, const gpgpu_csr *a, gpgpu_type t)
+{
+    char what[200];
+    gpgpu_matrix *m = NULL;
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = t}, a, &m),
+                  GPGPU_SUCCESS);
+    if (!m)
+        return;
+    gpgpu_csr ar = as_type(a, t);
+
+    /* LENGTHS */
+    snprintf(what, sizeof what, "%s %s LENGTHS", name, gpgpu_type_name(t));
+    slab lgt = slab_make(ctx, GPGPU_TYPE_U32, 2, a->rows, 3, NULL);
+    EXPECT_STATUS(ctx, spmv_stage_lengths(ctx, m, lgt.buf, 2), GPGPU_SUCCESS);
+    ref_spmv_classic_lengths(a, slab_at(&lgt, 2));
+    slab_check(&lgt, NULL, what);
+    uint32_t *lengths = xmalloc((a->rows + 1) * sizeof *lengths);
+    memcpy(lengths, slab_at(&lgt, 2), a->rows * sizeof *lengths);
+
+    /* MAX, every step of the driver, on random lengths (so the steps matter) */
+    slab mx = slab_make(ctx, GPGPU_TYPE_U32, 1, a->rows, 2, NULL);
+    for (uint32_t tt = a->rows; tt > 1; tt = (tt + 1) / 2) {
+        snprintf(what, sizeof what, "%s MAX t=%u", name, tt);
+        EXPECT_STATUS(ctx, spmv_stage_max(ctx, mx.buf, 1, tt), GPGPU_SUCCESS);
+        ref_spmv_classic_max(slab_at(&mx, 1), tt);
+        slab_check(&mx, NULL, what);
+    }
+    uint32_t lmax = 0;
+    for (uint32_t i = 0; i < a->rows; i++)
+        lmax = lengths[i] > lmax ? lengths[i] : lmax;
+
+    /* PRODUCTS */
+    snprintf(what, sizeof what, "%s %s PRODUCTS", name, gpgpu_type_name(t));
+    slab x = slab_make(ctx, t, 3, a->cols, 1, NULL);
+    slab work = slab_make(ctx, t, 1, a->nnz, 2, NULL);
+    test_poison(slab_at(&work, 0), work.len * gpgpu_type_size(t));
+    gpgpu_buffer_upload(work.buf, 0, work.host, work.len * gpgpu_type_size(t));
+    EXPECT_STATUS(ctx, spmv_stage_products(ctx, m, x.buf, 3, work.buf, 1), GPGPU_SUCCESS);
+    ref_spmv_classic_products(t, &ar, slab_at(&x, 3), slab_at(&work, 1));
+    slab_check(&work, NULL, what);
+
+    /* SUMS, every step from lmax, each on the previous one's result */
+    for (uint32_t tt = lmax; tt > 1; tt = (tt + 1) / 2) {
+        snprintf(what, sizeof what, "%s %s SUMS t=%u", name, gpgpu_type_name(t), tt);
+        EXPECT_STATUS(ctx, spmv_stage_sums(ctx, m, lgt.buf, 2, work.buf, 1, tt), GPGPU_SUCCESS);
+        ref_spmv_classic_sums(t, &ar, lengths, slab_at(&work, 1), tt);
+        slab_check(&work, NULL, what);
+    }
+
+    /* COPY with beta (y read) and with beta = 0 over NaN (y only written) */
+    for (int zero = 0; zero < 2; zero++) {
+        double alpha = zero ? -2 : 1.5, beta = zero ? 0 : -0.75;
+        snprintf(what, sizeof what, "%s %s COPY beta=%g", name, gpgpu_type_name(t), beta);
+        slab y = slab_make(ctx, t, 2, a->rows, 2, NULL);
+        for (uint32_t i = 0; zero && i < a->rows; i++)
+            put(t, slab_at(&y, 2), i, NAN);
+        gpgpu_buffer_upload(y.buf, 0, y.host, y.len * gpgpu_type_size(t));
+        EXPECT_STATUS(ctx, spmv_stage_copy(ctx, m, lgt.buf, 2, work.buf, 1, alpha, beta, y.buf, 2),
+                      GPGPU_SUCCESS);
+        ref_spmv_classic_copy(t, &ar, lengths, slab_at(&work, 1), alpha, beta, slab_at(&y, 2));
+        slab_check(&y, NULL, what);
+        slab_free(&y);
+    }
+
+    /* the whole classic driver replays the stages: bit for bit too */
+    snprintf(what, sizeof what, "%s %s CLASSIC driver", name, gpgpu_type_name(t));
+    slab y = slab_make(ctx, t, 2, a->rows, 2, NULL);
+    EXPECT_STATUS(ctx,
+                  gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.algo = GPGPU_ALGO_CLASSIC_SPMV, .alpha = 0.5, .beta = 2}, m, x.buf,
+                             3, y.buf, 2),
+                  GPGPU_SUCCESS);
+    ref_spmv_classic(t, &ar, slab_at(&x, 3), 0.5, 2, slab_at(&y, 2));
+    slab_check(&y, NULL, what);
+
+    slab_free(&y);
+    slab_free(&x);
+    slab_free(&work);
+    slab_free(&mx);
+    slab_free(&lgt);
+    free(lengths);
+    gpgpu_csr_free(&ar);
+    gpgpu_matrix_destroy(m);
+}
+
+/* ------------------------------------------------------------- the matrices */
+
+/* Rows 0, 1, 4 and the last two empty, column 2 empty too; a row of 5. */
+static gpgpu_csr with_empty_rows(void)
+{
+    static const uint32_t rp[] = {0, 0, 0, 2, 7, 7, 8, 10, 10, 10};
+    static const uint32_t ci[] = {0, 5, 0, 1, 3, 4, 6, 6, 1, 3};
+    return csr_of(9, 7, 10, rp, ci);
+}
+
+/* Long rows crossing tiles, each beginning and ending mid-tile, between short and empty
+ * rows: 3 + 2500 + 0 + 1 + 1500 + 0 + 3000 + 2. */
+static gpgpu_csr long_rows(void)
+{
+    static const uint32_t lens[] = {3, 2500, 0, 1, 1500, 0, 3000, 2, 0};
+    uint32_t rows = sizeof lens / sizeof *lens, cols = 3001;
+    uint32_t rp[sizeof lens / sizeof *lens + 1] = {0};
+    for (uint32_t i = 0; i < rows; i++)
+        rp[i + 1] = rp[i] + lens[i];
+    uint32_t *ci = xmalloc(rp[rows] * sizeof *ci);
+    for (uint32_t i = 0; i < rows; i++)
+        for (uint32_t k = 0; k < lens[i]; k++)
+            ci[rp[i] + k] = k;
+    gpgpu_csr a = csr_of(rows, cols, rp[rows], rp, ci);
+    free(ci);
+    return a;
+}
+
+static void generated_matrices(void)
+{
+    static const struct {
+        const char *name;
+        gpgpu_generator gen;
+        uint32_t size, avg;
+    } gens[] = {
+        {"laplace7", GPGPU_GEN_LAPLACE3D_7, 5, 0},  {"laplace27", GPGPU_GEN_LAPLACE3D_27, 4, 0},
+        {"random", GPGPU_GEN_RANDOM, 700, 6},        {"power-law", GPGPU_GEN_POWER_LAW, 600, 8},
+        {"rmat", GPGPU_GEN_RMAT, 8, 4},              {"banded", GPGPU_GEN_BANDED, 300, 3},
+        {"dense-row", GPGPU_GEN_DENSE_ROW, 2500, 2}, {"dense", GPGPU_GEN_DENSE, 37, 0},
+    };
+    for (size_t g = 0; g < sizeof gens / sizeof *gens; g++) {
+        gpgpu_csr a = generated(gens[g].gen, gens[g].size, gens[g].avg);
+        check_all_formats(gens[g].name, &a);
+        gpgpu_csr_free(&a);
+    }
+}
+
+static void shared_matrices(void)
+{
+    static const char *const files[] = {"LFAT5.mtx", "lp_afiro.mtx", "west0067.mtx",
+                                        "Trec4.mtx", "Ragusa16.mtx"};
+    const char *dir = getenv("GPGPU_MATRIX_DIR");
+    EXPECT(dir != NULL, "GPGPU_MATRIX_DIR is not set");
+    for (size_t f = 0; dir && f < sizeof files / sizeof *files; f++) {
+        char path[1024], msg[256];
+        snprintf(path, sizeof path, "%s/%s", dir, files[f]);
+        gpgpu_csr a = {0};
+        gpgpu_status s = gpgpu_mtx_read_matrix(path, &a, NULL, msg, sizeof msg);
+        EXPECT(s == GPGPU_SUCCESS, "%s: %s", path, msg);
+        if (s == GPGPU_SUCCESS)
+            check_all_formats(files[f], &a);
+        gpgpu_csr_free(&a);
+    }
+}
+
+static void edge_matrices(void)
+{
+    static const uint32_t zeros[6] = {0};
+    static const uint32_t one_rp[] = {0, 1}, one_ci[] = {0};
+    struct {
+        const char *name;
+        gpgpu_csr a;
+    } cases[] = {
+        {"0x0", csr_of(0, 0, 0, zeros, NULL)},   {"5x0", csr_of(5, 0, 0, zeros, NULL)},
+        {"0x5", csr_of(0, 5, 0, zeros, NULL)},   {"1x1", csr_of(1, 1, 1, one_rp, one_ci)},
+        {"1x1 empty", csr_of(1, 1, 0, zeros, NULL)}, {"empty rows", with_empty_rows()},
+        {"long rows", long_rows()},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        check_all_formats(cases[c].name, &cases[c].a);
+        for (size_t ti = 0; ti < type_count; ti++)
+            if (cases[c].a.rows > 0)
+                classic_stages(cases[c].name, &cases[c].a, types[ti]);
+        gpgpu_csr_free(&cases[c].a);
+    }
+}
+
+/* One row of 10^6 nonzeros: the balanced and vector kernels. */
+static void one_long_row(void)
+{
+    enum { N = 1000000 };
+    uint32_t rp[2] = {0, N}, *ci = xmalloc(N * sizeof *ci);
+    for (uint32_t k = 0; k < N; k++)
+        ci[k] = k;
+    gpgpu_csr a = csr_of(1, N, N, rp, ci);
+    free(ci);
+    for (size_t ti = 0; ti < type_count; ti++) {
+        gpgpu_type t = types[ti];
+        gpgpu_matrix *m = NULL;
+        EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = t}, &a, &m),
+                      GPGPU_SUCCESS);
+        check_algo("one row", m, &a, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_BALANCED, 0, 0);
+        check_algo("one row", m, &a, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_VECTOR, 32, 1);
+        check_algo("one row", m, &a, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_VECTOR, 0, 0);
+        gpgpu_matrix_destroy(m);
+    }
+    gpgpu_csr_free(&a);
+}
+
+/* ------------------------------------------------------------ wrapped buffers */
+
+typedef struct wrapped {
+    gpgpu_buffer *rp, *ci, *val;
+} wrapped;
+
+enum { RP_OFF = 1, CI_OFF = 2, VAL_OFF = 3 };
+
+static wrapped upload_csr(const gpgpu_csr *a, gpgpu_type t)
+{
+    wrapped w;
+    size_t size = gpgpu_type_size(t);
+    uint32_t *rp = xmalloc((a->rows + 1 + RP_OFF) * 4), *ci = xmalloc((a->nnz + CI_OFF) * 4);
+    memcpy(rp + RP_OFF, a->row_ptr, (a->rows + 1) * 4);
+    memcpy(ci + CI_OFF, a->col_idx, a->nnz * 4);
+    rp[0] = ci[0] = ci[1] = 0xA5A5A5A5u;
+    void *v = typed(t, a->values, a->nnz);
+    w.rp = test_buffer(ctx, rp, (a->rows + 1 + RP_OFF) * 4);
+    w.ci = test_buffer(ctx, ci, (a->nnz + CI_OFF) * 4);
+    w.val = test_buffer(ctx, NULL, (a->nnz + VAL_OFF) * size);
+    gpgpu_buffer_upload(w.val, VAL_OFF * size, v, a->nnz * size);
+    free(rp);
+    free(ci);
+    free(v);
+    return w;
+}
+
+static void wrapped_free(wrapped *w)
+{
+    gpgpu_buffer_destroy(w->rp);
+    gpgpu_buffer_destroy(w->ci);
+    gpgpu_buffer_destroy(w->val);
+}
+
+static gpgpu_status wrap(const gpgpu_csr *a, gpgpu_type t, wrapped *w, gpgpu_matrix **m)
+{
+    return gpgpu_matrix_wrap_csr(ctx, &(gpgpu_matrix_desc){.type = t}, a->rows, a->cols, a->nnz,
+                                 w->rp, RP_OFF, w->ci, CI_OFF, w->val, VAL_OFF, m);
+}
+
+/* A broken copy of a must be refused with `row` named; a valid one made broken after the
+ * wrap is refused by gpgpu_matrix_validate, and every kernel runs on it without a fault. */
+static void refused(const char *what, const gpgpu_csr *bad, const gpgpu_csr *good, uint32_t row)
+{
+    gpgpu_type t = GPGPU_TYPE_F32;
+    char expect[64];
+    snprintf(expect, sizeof expect, "row %u:", row);
+    wrapped w = upload_csr(bad, t);
+    gpgpu_matrix *m = (gpgpu_matrix *)&w; /* must come back NULL */
+    EXPECT_STATUS(ctx, wrap(bad, t, &w, &m), GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT(m == NULL, "%s: *out is not NULL after a refusal", what);
+    EXPECT(strstr(gpgpu_last_error(ctx), expect), "%s: the message '%s' does not name %s", what,
+           gpgpu_last_error(ctx), expect);
+    wrapped_free(&w);
+
+    w = upload_csr(good, t);
+    EXPECT_STATUS(ctx, wrap(good, t, &w, &m), GPGPU_SUCCESS);
+    gpgpu_buffer_upload(w.rp, RP_OFF * 4, bad->row_ptr, (bad->rows + 1) * 4);
+    gpgpu_buffer_upload(w.ci, CI_OFF * 4, bad->col_idx, bad->nnz * 4);
+    EXPECT_STATUS(ctx, gpgpu_matrix_validate(m), GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT(strstr(gpgpu_last_error(ctx), expect), "%s (validate): '%s' does not name %s", what,
+           gpgpu_last_error(ctx), expect);
+    slab x = slab_make(ctx, t, 0, good->cols, 0, NULL), y = slab_make(ctx, t, 0, good->rows, 0, NULL);
+    static const gpgpu_algo algos[] = {GPGPU_ALGO_DEFAULT, GPGPU_ALGO_CLASSIC_SPMV,
+                                       GPGPU_ALGO_SPMV_SCALAR, GPGPU_ALGO_SPMV_VECTOR};
+    for (size_t k = 0; k < sizeof algos / sizeof *algos; k++)
+        EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.algo = algos[k], .alpha = 1}, m, x.buf, 0, y.buf, 0),
+                      GPGPU_SUCCESS);
+    float probe;
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(y.buf, 0, &probe, sizeof probe), GPGPU_SUCCESS);
+    slab_free(&x);
+    slab_free(&y);
+    gpgpu_matrix_destroy(m);
+    wrapped_free(&w);
+}
+
+static void wrapped_matrices(void)
+{
+    gpgpu_csr a = generated(GPGPU_GEN_POWER_LAW, 400, 6);
+    for (size_t ti = 0; ti < type_count; ti++) {
+        gpgpu_type t = types[ti];
+        wrapped w = upload_csr(&a, t);
+        gpgpu_matrix *m = NULL;
+        EXPECT_STATUS(ctx, wrap(&a, t, &w, &m), GPGPU_SUCCESS);
+        if (m) {
+            check_algo("wrapped", m, &a, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_DEFAULT, 0, 0);
+            check_algo("wrapped", m, &a, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_CLASSIC_SPMV, 0, 0);
+            check_algo("wrapped", m, &a, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_SCALAR, 0, 0);
+            check_algo("wrapped", m, &a, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_VECTOR, 0, 0);
+            check_algo("wrapped", m, &a, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_BALANCED, 0, 0);
+            gpgpu_matrix_info info;
+            gpgpu_matrix_get_info(m, &info);
+            EXPECT(info.format == GPGPU_FORMAT_CSR && info.nnz == a.nnz && info.stored == a.nnz,
+                   "wrapped: gpgpu_matrix_get_info");
+            EXPECT_STATUS(ctx, gpgpu_matrix_validate(m), GPGPU_SUCCESS);
+        }
+        gpgpu_matrix_destroy(m);
+        wrapped_free(&w);
+    }
+
+    /* the validation's failures, one kind at a time, on a row with two or more entries */
+    uint32_t r = 0;
+    while (a.row_ptr[r + 1] - a.row_ptr[r] < 2 || r < 5 || a.row_ptr[r] == 0)
+        r++;
+    gpgpu_csr bad = as_type(&a, GPGPU_TYPE_F64);
+    uint32_t k = a.row_ptr[r];
+
+    bad.row_ptr[r + 1] = bad.row_ptr[r] - 1; /* non-monotone: row r's end before its start */
+    refused("non-monotone row_ptr", &bad, &a, r);
+    bad.row_ptr[r + 1] = a.row_ptr[r + 1];
+
+    bad.row_ptr[0] = 1;
+    refused("row_ptr[0] != 0", &bad, &a, 0);
+    bad.row_ptr[0] = 0;
+
+    bad.row_ptr[a.rows] = (uint32_t)a.nnz + 5; /* last != nnz */
+    refused("row_ptr[rows] != nnz", &bad, &a, a.rows - 1);
+    bad.row_ptr[a.rows] = (uint32_t)a.nnz;
+
+    bad.col_idx[k + 1] = a.cols; /* column out of range */
+    refused("column out of range", &bad, &a, r);
+    bad.col_idx[k + 1] = a.col_idx[k + 1];
+
+    bad.col_idx[k] = a.col_idx[k + 1], bad.col_idx[k + 1] = a.col_idx[k]; /* unsorted */
+    refused("unsorted columns", &bad, &a, r);
+    bad.col_idx[k + 1] = bad.col_idx[k]; /* a duplicate */
+    refused("duplicate column", &bad, &a, r);
+
+    gpgpu_csr_free(&bad);
+    gpgpu_csr_free(&a);
+}
+
+/* ------------------------------------------------------------------- tuning */
+
+static int progress_lines;
+static void on_progress(const char *line, void *user)
+{
+    (void)line;
+    (void)user;
+    progress_lines++;
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = strstr(line, needle) != NULL;
+    if (f)
+        fclose(f);
+    return found;
+}
+
+static void tuning(void)
+{
+    gpgpu_csr a = generated(GPGPU_GEN_RANDOM, 2000, 12);
+    gpgpu_matrix *m = NULL;
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_F32}, &a, &m),
+                  GPGPU_SUCCESS);
+    gpgpu_spmv_tuning h, r, known;
+    EXPECT_STATUS(ctx, gpgpu_spmv_heuristic(m, &h), GPGPU_SUCCESS);
+    EXPECT(h.threads_per_row == 8 && h.threads_per_row * h.rows_per_group <= 1024,
+           "heuristic: %u x %u for rows of 12 on average", h.threads_per_row, h.rows_per_group);
+
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/gpgpu-test-spmv-%d/cache/spmv.tune", (int)getpid());
+    setenv("GPGPU_TUNE_CACHE", path, 1);
+    EXPECT(!spmv_tuned_shape(ctx, m, &known), "a tuned shape before tuning");
+    EXPECT_STATUS(ctx, gpgpu_spmv_tune(ctx, m, on_progress, NULL, &r), GPGPU_SUCCESS);
+    EXPECT(progress_lines > 1, "tune: %d progress lines", progress_lines);
+    EXPECT(r.threads_per_row >= 1 && r.gpu_ns > 0 && r.heuristic_ns >= r.gpu_ns,
+           "tune: %u x %u in %g ns, heuristic %g ns", r.threads_per_row, r.rows_per_group,
+           r.gpu_ns, r.heuristic_ns);
+    EXPECT(spmv_tuned_shape(ctx, m, &known) && known.threads_per_row == r.threads_per_row &&
+               known.rows_per_group == r.rows_per_group,
+           "tune: the context does not know its choice");
+    EXPECT(file_has(path, "|f32|2000|2000|"), "tune: %s does not hold the choice", path);
+    check_algo("tuned", m, &a, GPGPU_TYPE_F32, GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_VECTOR, 0, 0);
+
+    /* a new context finds the choice in the file */
+    gpgpu_context *other = NULL;
+    EXPECT_STATUS(NULL, gpgpu_context_create(NULL, &other), GPGPU_SUCCESS);
+    gpgpu_matrix *om = NULL;
+    EXPECT_STATUS(other,
+                  gpgpu_matrix_create(other, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_F32}, &a, &om),
+                  GPGPU_SUCCESS);
+    EXPECT(om && spmv_tuned_shape(other, om, &known) &&
+               known.threads_per_row == r.threads_per_row,
+           "tune: a new context does not read %s", path);
+    gpgpu_matrix_destroy(om);
+    gpgpu_context_destroy(other);
+    unlink(path);
+
+    /* set but empty: nothing is written */
+    setenv("GPGPU_TUNE_CACHE", "", 1);
+    EXPECT_STATUS(ctx, gpgpu_spmv_tune(ctx, m, NULL, NULL, &r), GPGPU_SUCCESS);
+    EXPECT(access(path, F_OK) != 0, "tune: %s written with GPGPU_TUNE_CACHE empty", path);
+    char dir[256];
+    snprintf(dir, sizeof dir, "/tmp/gpgpu-test-spmv-%d/cache", (int)getpid());
+    rmdir(dir);
+    snprintf(dir, sizeof dir, "/tmp/gpgpu-test-spmv-%d", (int)getpid());
+    rmdir(dir);
+
+    gpgpu_matrix_destroy(m);
+    gpgpu_csr_free(&a);
+}
+
+/* -------------------------------------------------------------------- misuse */
+
+static void misuse(void)
+{
+    gpgpu_csr a = generated(GPGPU_GEN_BANDED, 50, 2);
+    gpgpu_matrix_desc f32 = {.type = GPGPU_TYPE_F32};
+    gpgpu_matrix *m = NULL, *ell = NULL, *coo = NULL;
+
+    EXPECT_STATUS(NULL, gpgpu_matrix_create(NULL, &f32, &a, &m), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, NULL, &a, &m), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &f32, NULL, &m), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &f32, &a, NULL), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_U32}, &a, &m),
+                  GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = 9}, &a, &m),
+                  GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx,
+                  gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_F32, .format = 42},
+                                      &a, &m),
+                  GPGPU_ERROR_INVALID_ARGUMENT);
+    gpgpu_csr huge = {.rows = 0x80000000u, .cols = 4};
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &f32, &huge, &m), GPGPU_ERROR_TOO_LARGE);
+    gpgpu_csr broken = as_type(&a, GPGPU_TYPE_F64);
+    broken.col_idx[7] = a.cols + 3;
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &f32, &broken, &m), GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT(m == NULL, "a refused create leaves *out NULL");
+    gpgpu_csr_free(&broken);
+
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &f32, &a, &m), GPGPU_SUCCESS);
+    EXPECT_STATUS(ctx,
+                  gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_F32, .format = GPGPU_FORMAT_ELL},
+                                      &a, &ell),
+                  GPGPU_SUCCESS);
+    EXPECT_STATUS(ctx,
+                  gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_F32, .format = GPGPU_FORMAT_COO},
+                                      &a, &coo),
+                  GPGPU_SUCCESS);
+    EXPECT_STATUS(ctx, gpgpu_matrix_validate(m), GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, gpgpu_matrix_validate(NULL), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_get_info(NULL, &(gpgpu_matrix_info){0}), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_get_info(m, NULL), GPGPU_ERROR_NULL_POINTER);
+
+    gpgpu_buffer *x = test_buffer(ctx, NULL, 64 * 4), *y = test_buffer(ctx, NULL, 64 * 4);
+    gpgpu_buffer *xy = test_buffer(ctx, NULL, 100 * 4), *small = test_buffer(ctx, NULL, 10 * 4);
+    gpgpu_spmv_desc d = {.alpha = 1};
+#define SPMV(desc_, mat, xb, xo, yb, yo, code) \
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, desc_, mat, xb, xo, yb, yo), code)
+    EXPECT_STATUS(NULL, gpgpu_spmv(NULL, &d, m, x, 0, y, 0), GPGPU_ERROR_NULL_POINTER);
+    SPMV(NULL, m, x, 0, y, 0, GPGPU_ERROR_NULL_POINTER);
+    SPMV(&d, NULL, x, 0, y, 0, GPGPU_ERROR_NULL_POINTER);
+    SPMV(&d, m, NULL, 0, y, 0, GPGPU_ERROR_NULL_POINTER);
+    SPMV(&d, m, x, 0, NULL, 0, GPGPU_ERROR_NULL_POINTER);
+    SPMV(&d, m, small, 0, y, 0, GPGPU_ERROR_OUT_OF_RANGE);
+    SPMV(&d, m, x, 0, y, 20, GPGPU_ERROR_OUT_OF_RANGE);
+    SPMV(&d, m, xy, 0, xy, 49, GPGPU_ERROR_OVERLAP);
+    SPMV(&d, m, xy, 50, xy, 0, GPGPU_SUCCESS);
+    SPMV(&((gpgpu_spmv_desc){.algo = 99}), m, x, 0, y, 0, GPGPU_ERROR_INVALID_ARGUMENT);
+    SPMV(&((gpgpu_spmv_desc){.algo = (gpgpu_algo)-1}), m, x, 0, y, 0, GPGPU_ERROR_INVALID_ARGUMENT);
+    SPMV(&((gpgpu_spmv_desc){.algo = GPGPU_ALGO_RADIX}), m, x, 0, y, 0,
+         GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    SPMV(&((gpgpu_spmv_desc){.algo = GPGPU_ALGO_SPMV_VECTOR}), ell, x, 0, y, 0,
+         GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    SPMV(&((gpgpu_spmv_desc){.algo = GPGPU_ALGO_SPMV_BALANCED}), coo, x, 0, y, 0,
+         GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    SPMV(&((gpgpu_spmv_desc){.algo = GPGPU_ALGO_CLASSIC_SPMV}), ell, x, 0, y, 0,
+         GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    gpgpu_spmv_desc v = {.algo = GPGPU_ALGO_SPMV_VECTOR, .threads_per_row = 3};
+    SPMV(&v, m, x, 0, y, 0, GPGPU_ERROR_INVALID_ARGUMENT);
+    v.threads_per_row = 2 * spmv_max_threads_per_row(ctx);
+    SPMV(&v, m, x, 0, y, 0, GPGPU_ERROR_INVALID_ARGUMENT);
+    v = (gpgpu_spmv_desc){.algo = GPGPU_ALGO_SPMV_VECTOR, .threads_per_row = 32, .rows_per_group = 64};
+    SPMV(&v, m, x, 0, y, 0, GPGPU_ERROR_INVALID_ARGUMENT);
+    v.rows_per_group = 6;
+    SPMV(&v, m, x, 0, y, 0, GPGPU_ERROR_INVALID_ARGUMENT);
+
+    /* wrap: sizes, format, ranges */
+    gpgpu_matrix *w = (gpgpu_matrix *)x;
+    EXPECT_STATUS(ctx,
+                  gpgpu_matrix_wrap_csr(ctx, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_F32, .format = GPGPU_FORMAT_ELL},
+                                        4, 4, 4, x, 0, x, 0, x, 0, &w),
+                  GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    EXPECT(w == NULL, "a refused wrap leaves *out NULL");
+    EXPECT_STATUS(ctx, gpgpu_matrix_wrap_csr(ctx, &f32, 0x80000000u, 4, 4, x, 0, x, 0, x, 0, &w),
+                  GPGPU_ERROR_TOO_LARGE);
+    EXPECT_STATUS(ctx, gpgpu_matrix_wrap_csr(ctx, &f32, 100, 4, 4, x, 0, x, 0, x, 0, &w),
+                  GPGPU_ERROR_OUT_OF_RANGE);
+    EXPECT_STATUS(ctx, gpgpu_matrix_wrap_csr(ctx, &f32, 4, 4, 4, NULL, 0, x, 0, x, 0, &w),
+                  GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_wrap_csr(ctx, NULL, 4, 4, 4, x, 0, x, 0, x, 0, &w),
+                  GPGPU_ERROR_NULL_POINTER);
+
+    /* tune and heuristic */
+    EXPECT_STATUS(ctx, gpgpu_spmv_tune(ctx, ell, NULL, NULL, NULL), GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    EXPECT_STATUS(ctx, gpgpu_spmv_tune(ctx, NULL, NULL, NULL, NULL), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_spmv_heuristic(NULL, &(gpgpu_spmv_tuning){0}), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_spmv_heuristic(m, NULL), GPGPU_ERROR_NULL_POINTER);
+
+    gpgpu_buffer_destroy(x);
+    gpgpu_buffer_destroy(y);
+    gpgpu_buffer_destroy(xy);
+    gpgpu_buffer_destroy(small);
+    gpgpu_matrix_destroy(m);
+    gpgpu_matrix_destroy(ell);
+    gpgpu_matrix_destroy(coo);
+    gpgpu_matrix_destroy(NULL);
+    gpgpu_csr_free(&a);
+}
+
+/* f64 arrays in a GL buffer wrapped at byte 4 (GL only: the test reaches the library
+ * buffer's GL name through the backend's struct). */
+static void misaligned(void)
+{
+    if (ctx->exec != &gl_exec_backend || type_count < 2)
+        return;
+    gpgpu_csr a = generated(GPGPU_GEN_BANDED, 20, 2);
+    gpgpu_matrix *m = NULL;
+    gpgpu_matrix_desc f64 = {.type = GPGPU_TYPE_F64};
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &f64, &a, &m), GPGPU_SUCCESS);
+    gpgpu_buffer *lib = test_buffer(ctx, NULL, 4096), *w = NULL, *ok = test_buffer(ctx, NULL, 1024);
+    EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, ((gl_buffer *)lib->impl)->name, 4, 2048, &w),
+                  GPGPU_SUCCESS);
+    gpgpu_spmv_desc d = {.alpha = 1};
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, m, w, 0, ok, 0), GPGPU_ERROR_MISALIGNED);
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, m, ok, 0, w, 0), GPGPU_ERROR_MISALIGNED);
+    gpgpu_matrix *wm = NULL;
+    EXPECT_STATUS(ctx,
+                  gpgpu_matrix_wrap_csr(ctx, &f64, 4, 4, 4, ok, 0, ok, 0, w, 0, &wm),
+                  GPGPU_ERROR_MISALIGNED);
+    gpgpu_buffer_destroy(w);
+    gpgpu_buffer_destroy(lib);
+    gpgpu_buffer_destroy(ok);
+    gpgpu_matrix_destroy(m);
+    gpgpu_csr_free(&a);
+}
+
+int main(void)
+{
+    ctx = test_context();
+    gpgpu_info info;
+    gpgpu_context_info(ctx, &info);
+    if (!info.has_f64)
+        type_count = 1;
+    setenv("GPGPU_TUNE_CACHE", "", 1); /* no test writes the user's cache */
+    misuse();
+    misaligned();
+    edge_matrices();
+    one_long_row();
+    generated_matrices();
+    shared_matrices();
+    wrapped_matrices();
+    tuning();
+    gpgpu_context_destroy(ctx);
+    return test_finish();
+}
