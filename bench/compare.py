@@ -3,6 +3,7 @@
 
 usage: compare.py GPGPU.json CUB.json [OUT.md]
        compare.py --sort CUB.json OUT.md BACKEND=GPGPU.json [BACKEND=GPGPU.json ...]
+       compare.py --spmv CUSPARSE.json OUT.md BACKEND=GPGPU.json [BACKEND=GPGPU.json ...]
 
 The first form prints, for every gpgpu-bench record, the CUB time on the same
 case and size and the ratio CUB time / our time (above 1: we are faster), next
@@ -14,8 +15,19 @@ The second form prints the sort summary over backends and algorithms: small
 sorts' time per call (GPU and wall, against CUB's), the ratio to a copy of the
 same bytes, and last, throughput in Gkeys/s (pairs/s for sort_pairs_u32) with
 the ratio to CUB's DeviceRadixSort on the same data.
+
+The third form joins gpgpu-bench --only spmv records with bench/cusparse_peer.py's
+on (matrix, type) and prints the summary: the default CSR path (what
+GPGPU_ALGO_DEFAULT runs: the records marked "default") against cuSPARSE as the
+geometric mean of GFLOP/s ratios over the generated matrices and over the
+files (real matrices), per backend and type; the same for every format and
+algorithm and for the best of them per matrix; the autotuner's gain over the
+heuristic's shape; and the generated matrices' rows. OUT.md gets all of it and
+then every row (GFLOP/s and x cuSPARSE, GB/s and x copy, Radomski's k over
+the default CSR path's k) of every matrix.
 """
 import json
+import math
 import sys
 
 SORT_CASES = ["sort_keys_u32", "sort_keys_f32", "sort_pairs_u32"]
@@ -129,8 +141,152 @@ def sort_summary(cub_path, runs):
     return "\n".join(out)
 
 
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
+def spmv_records(path):
+    return [r for r in json.load(open(path)) if r.get("case", "").startswith("spmv_")]
+
+
+def spmv_summary(peer_path, runs):
+    """(summary text, full text) of the SpMV comparison."""
+    peer = {(r["matrix"], r["type"]): r for r in spmv_records(peer_path)}
+    ours = {}  # (backend, matrix, format, algo, type) -> record
+    by_matrix = {}  # (backend, matrix, type) -> its records
+    for be, path in runs:
+        for r in spmv_records(path):
+            ours[(be, r["matrix"], r["format"], r["algo"], r["type"])] = r
+            by_matrix.setdefault((be, r["matrix"], r["type"]), []).append(r)
+    backends = sorted((be for be, _ in runs), key=lambda be: be != "vulkan")  # Vulkan first
+    types = [t for t in ("f32", "f64") if any(k[4] == t for k in ours)]
+    mismatch = sorted({m for (_, m, _, _, t), r in ours.items()
+                       if (m, t) in peer and peer[(m, t)]["nnz"] != r["nnz"]})
+    gen = {k[1]: r["source"] == "gen" for k, r in ours.items()}
+    groups = [("generated", True), ("real (files)", False)]
+
+    def vs_peer(r):
+        p = peer.get((r["matrix"], r["type"]))
+        if not p or r["matrix"] in mismatch or not p.get("gflops") or not r.get("gflops"):
+            return None
+        return r["gflops"] / p["gflops"]
+
+    def default_csr(be, m, t):
+        return next((r for r in by_matrix.get((be, m, t), [])
+                     if r["format"] == "csr" and r.get("default")), None)
+
+    def cell(ratios):
+        g = geomean(ratios)
+        return f"{g:.3g}x (n={len([v for v in ratios if v])})" if g else "-"
+
+    out = ["SpMV: ours vs cuSPARSE (cusparseSpMV via CuPy), GFLOP/s ratio: above 1 we are faster"]
+    if mismatch:
+        out.append(f"(left out: nnz differs from the peer's for {', '.join(mismatch)})")
+    walls = sorted({be for (be, *_), r in ours.items() if r.get("timer") == "wall"})
+    if walls:
+        out.append(f"({', '.join(walls)}: the GPU timer misses the work, rates from the wall clock)")
+    for be in backends:
+        copy = max((r.get("copy_gbps") or 0 for k, r in ours.items() if k[0] == be), default=0)
+        out.append(f"{be}: {next((r['device'] for k, r in ours.items() if k[0] == be), '?')}, "
+                   f"copy ceiling {copy:.0f} GB/s")
+    cuda = next(iter(peer.values()), None)
+    out.append(f"cuSPARSE: {cuda['device'] if cuda else 'no results'}")
+
+    out += ["", "Default CSR path (GPGPU_ALGO_DEFAULT: csr balanced) vs cuSPARSE, geometric mean "
+            "of GFLOP/s ratios", "",
+            "| matrices | type | " + " | ".join(backends) + " |",
+            "|---|---|" + "---:|" * len(backends)]
+    for label, is_gen in groups:
+        for t in types:
+            row = [label, t]
+            for be in backends:
+                row.append(cell([vs_peer(default_csr(be, m, t)) for m in sorted(gen)
+                                 if gen[m] == is_gen and default_csr(be, m, t)]))
+            out.append("| " + " | ".join(row) + " |")
+
+    combos = sorted({(k[2], k[3]) for k in ours},
+                    key=lambda c: ("csr coo csc ell sell bsr".split().index(c[0])
+                                   if c[0] in "csr coo csc ell sell bsr".split() else 9, c[1]))
+    out += ["", "Every format and algorithm vs cuSPARSE (geometric mean; best: the fastest of "
+            "ours per matrix)", "",
+            "| format | algo | type | " + " | ".join(f"{be} {label}" for be in backends
+                                                      for label, _ in groups) + " |",
+            "|---|---|---|" + "---:|" * (len(backends) * len(groups))]
+    for fmt_, algo in combos + [("best", "")]:
+        for t in types:
+            row = [fmt_, algo, t]
+            for be in backends:
+                for _, is_gen in groups:
+                    ratios = []
+                    for m in sorted(gen):
+                        if gen[m] != is_gen:
+                            continue
+                        rs = [r for r in by_matrix.get((be, m, t), [])
+                              if fmt_ == "best" or (r["format"], r["algo"]) == (fmt_, algo)]
+                        best = max(rs, key=lambda r: r.get("gflops") or 0, default=None)
+                        ratios.append(vs_peer(best) if best else None)
+                    row.append(cell(ratios))
+            out.append("| " + " | ".join(row) + " |")
+
+    out += ["", "Autotuner: vector kernel, tuned shape's time over the heuristic's "
+            "(geometric mean of the gain, largest gain)", "",
+            "| type | " + " | ".join(backends) + " |", "|---|" + "---:|" * len(backends)]
+    for t in types:
+        row = [t]
+        for be in backends:
+            gains = [r.get("gain_vs_heuristic") for k, r in ours.items()
+                     if k[0] == be and k[4] == t and k[3] == "vector_tuned"]
+            g = geomean(gains)
+            row.append(f"{g:.3f}x, max {max(v for v in gains if v):.2f}x (n={len(gains)})"
+                       if g else "-")
+        out.append("| " + " | ".join(row) + " |")
+
+    def table(matrices):
+        lines = ["| matrix | format | algo | type | shape | MB | cuSPARSE GFLOP/s | "
+                 + " | ".join(f"{be} GFLOP/s (x cuSPARSE) | {be} GB/s (x copy) | {be} k/k_csr"
+                              for be in backends) + " |",
+                 "|---|---|---|---|---|---:|---:|" + "---:|" * (3 * len(backends))]
+        for m in matrices:
+            for t in types:
+                p = peer.get((m, t))
+                for fmt_, algo in combos:
+                    rs = [ours.get((be, m, fmt_, algo, t)) for be in backends]
+                    first = next((r for r in rs if r), None)
+                    if not first:
+                        continue
+                    shape = (f"{first['threads_per_row']}x{first['rows_per_group']}"
+                             if "threads_per_row" in first else "")
+                    row = [m, fmt_, algo, t, shape, fmt(first["bytes"] / 1e6, ".4g"),
+                           fmt(p.get("gflops") if p else None, ".4g")]
+                    for be, r in zip(backends, rs):
+                        if not r:
+                            row += ["-", "-", "-"]
+                            continue
+                        v, base = vs_peer(r), default_csr(be, m, t)
+                        row.append(f"{fmt(r['gflops'], '.4g')}" + (f" ({v:.3g}x)" if v else ""))
+                        row.append(f"{fmt(r['gbps'], '.4g')} ({fmt(r['ratio_to_copy'], '.3f')})")
+                        row.append(fmt(r["k_per_s_gb"] / base["k_per_s_gb"]
+                                       if base and base.get("k_per_s_gb") and r.get("k_per_s_gb")
+                                       else None, ".3f"))
+                    lines.append("| " + " | ".join(row) + " |")
+        return lines
+
+    out += ["", "Generated matrices", ""] + table(sorted(m for m in gen if gen[m]))
+    full = ["", "Every matrix", ""] + table(sorted(m for m in gen if not gen[m]))
+    return "\n".join(out), "\n".join(full)
+
+
 def main():
     args = sys.argv[1:]
+    if args and args[0] == "--spmv":
+        if len(args) < 4:
+            sys.exit(__doc__)
+        text, full = spmv_summary(args[1], [tuple(a.split("=", 1)) for a in args[3:]])
+        print(text)
+        with open(args[2], "w") as f:
+            f.write(text + "\n" + full + "\n")
+        return
     if args and args[0] == "--sort":
         if len(args) < 4:
             sys.exit(__doc__)

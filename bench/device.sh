@@ -3,15 +3,25 @@
 # and Vulkan loaders carried in .gl/, print the platform, run the GPU tests on
 # both backends (with and without subgroups), then gpgpu-bench on each
 # backend and the CUB peer on the same sizes, and print the joined tables
-# (the sort summary last).
+# (the sort summary last). With spmv in PRIMITIVES: gpgpu-bench --only spmv
+# on the generated and the real matrices, and bench/cusparse_peer.py (CuPy)
+# on the same matrices, then compare.py --spmv.
 # Expects build-device/ (built here with -Dglfw=disabled) and
-# build-device/cub_peer (nvcc, see bench/README.md).
+# build-device/cub_peer (nvcc, see bench/README.md; not needed for spmv).
 #
 # Environment (defaults in brackets):
 #   RUN_TESTS [1]      0 skips the tests; TESTS ["reduce scan sort api"] which
 #                      (a missing tests/test_X is skipped)
 #   RUN_BENCH [1]      0 skips the benchmarks
-#   PRIMITIVES ["sort reduce scan"]  what the benchmarks run, in this order
+#   PRIMITIVES ["sort reduce scan"]  what the benchmarks run, in this order;
+#                      "spmv" runs SpMV (first, before the others)
+#   SPMV_GENS ["laplace3d_7:128 rmat:20"]  generated matrices (gpgpu-bench
+#                      --gen), one gpgpu-bench process each per backend
+#   MATRIX_DIR [""]    real matrices: every *.mtx and *.mtx.gz in it, one
+#                      process per backend (bench/README.md: which to carry)
+#   GEN_DIR [/tmp/spmv_gen]  where the generated matrices are written for the
+#                      peer (not under $OUT: hundreds of MB of text)
+#   SPMV_RUNS [20], SPMV_WARMUP [3]; PEER_TIMEOUT [300] seconds for the peer
 #   BACKENDS ["gl vulkan"]
 #   MIN_LOG2, MAX_LOG2, STEP [10, 28, 2]  reduce/scan sizes (one process each)
 #   SORT_SIZES ["16 18 20 22 24 26 28"]   sort sizes, one process per size
@@ -91,6 +101,7 @@ fi
 [ -f "$OUT/cub.json" ] || echo '[]' >"$OUT/cub.json"
 # One gpgpu-bench process, with a time limit, its table appended to
 # bench_$be.txt. usage: bench1 BACKEND JSON_NAME ARGS...
+# (JSON in bench_BACKEND_JSON_NAME.json)
 bench1() {
     local be=$1 name=$2
     shift 2
@@ -100,10 +111,63 @@ bench1() {
     local rc=$?
     [ $rc = 0 ] || { echo "gpgpu-bench $be $name: rc=$rc"; tail -3 "$OUT/bench_$be.err"; }
 }
+# Joins the JSON arrays of several processes into one file, then removes
+# them. usage: merge_json OUT.json IN.json...
+merge_json() {
+    local out=$1
+    shift
+    python3 -c 'import json,sys; print(json.dumps([r for f in sys.argv[1:] for r in json.load(open(f))], indent=1))' \
+        "$@" >"$out" && rm -f "$@"
+}
 for be in $BACKENDS; do
     [ -n "$PRIMITIVES" ] || break
     : >"$OUT/bench_$be.txt"
 done
+# SpMV: the generated matrices written for the peer, the peer on them and on
+# the real ones, then gpgpu-bench on the same (generating its own: the same
+# matrices, faster than reading the text), its records in spmv_BACKEND.json.
+if has spmv; then
+    gens=${SPMV_GENS-laplace3d_7:128 rmat:20}
+    GEN_DIR=${GEN_DIR:-/tmp/spmv_gen}
+    mkdir -p "$GEN_DIR" && rm -f "$GEN_DIR"/*.mtx
+    gen_args=() real=() mtx_args=()
+    for g in $gens; do gen_args+=(--gen "$g"); done
+    if [ -n "${MATRIX_DIR:-}" ]; then
+        for f in "$MATRIX_DIR"/*.mtx "$MATRIX_DIR"/*.mtx.gz; do
+            [ -e "$f" ] && real+=("$f") && mtx_args+=(--matrix "$f")
+        done
+    fi
+    # Each run tunes afresh: no tuner cache file read or written.
+    export GPGPU_TUNE_CACHE=
+    echo "spmv: generated '$gens', ${#real[@]} files from '${MATRIX_DIR:-}'"
+    [ ${#gen_args[@]} -gt 0 ] &&
+        { $B/tools/gpgpu-bench --write-gen "$GEN_DIR" "${gen_args[@]}" || echo "--write-gen failed"; }
+    spmv_args=(--only spmv --runs "${SPMV_RUNS:-20}" --warmup "${SPMV_WARMUP:-3}")
+    peer_files=("$GEN_DIR"/*.mtx "${real[@]}")
+    if [ -e "${peer_files[0]}" ]; then
+        timeout "${PEER_TIMEOUT:-300}" python3 bench/cusparse_peer.py --runs "${SPMV_RUNS:-20}" \
+            --warmup "${SPMV_WARMUP:-3}" --json "$OUT/cusparse.json" "${peer_files[@]}" \
+            >"$OUT/cusparse.txt" 2>"$OUT/cusparse.err" ||
+            { echo "cusparse_peer: rc=$?"; tail -5 "$OUT/cusparse.err"; }
+        echo "cusparse_peer done at ${SECONDS}s"
+    fi
+    [ -f "$OUT/cusparse.json" ] || echo '[]' >"$OUT/cusparse.json"
+    spmv_joined=()
+    for be in $BACKENDS; do
+        for g in $gens; do
+            bench1 "$be" "spmv_gen_${g//:/-}" "${spmv_args[@]}" --gen "$g"
+        done
+        [ ${#real[@]} -gt 0 ] && bench1 "$be" spmv_files "${spmv_args[@]}" "${mtx_args[@]}"
+        files=("$OUT"/bench_"${be}"_spmv_*.json)
+        [ -e "${files[0]}" ] && merge_json "$OUT/spmv_$be.json" "${files[@]}" &&
+            spmv_joined+=("$be=$OUT/spmv_$be.json")
+        echo "spmv $be done at ${SECONDS}s"
+    done
+    if [ ${#spmv_joined[@]} -gt 0 ]; then
+        echo "== spmv vs cuSPARSE"
+        python3 bench/compare.py --spmv "$OUT/cusparse.json" "$OUT/table_spmv.md" "${spmv_joined[@]}"
+    fi
+fi
 # Sort first (the budget cuts the end of the run). One process per size and
 # key type: sort_keys_u32 and sort_pairs_u32 share one, sort_keys_f32 has its
 # own. The small sizes share one process per key type.
@@ -139,12 +203,10 @@ if [ -n "$rs" ]; then
 fi
 joined=()
 for be in $BACKENDS; do
-    [ -n "$PRIMITIVES" ] || break
+    { [ -n "$rs" ] || has sort; } || break
     files=("$OUT"/bench_"${be}"_*.json)
     [ -e "${files[0]}" ] || { echo "== gpgpu-bench $be: no results"; continue; }
-    python3 -c 'import json,sys; print(json.dumps([r for f in sys.argv[1:] for r in json.load(open(f))], indent=1))' \
-        "${files[@]}" >"$OUT/bench_$be.json"
-    rm -f "${files[@]}"
+    merge_json "$OUT/bench_$be.json" "${files[@]}"
     echo "== gpgpu-bench $be vs CUB"
     python3 bench/compare.py "$OUT/bench_$be.json" "$OUT/cub.json" "$OUT/table_$be.md"
     joined+=("$be=$OUT/bench_$be.json")

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char vector_options_help[] =
     "  --type TYPE       u32, i32, f32 or f64\n"
@@ -16,13 +17,20 @@ const char vector_options_help[] =
     "                    the same values on every machine\n"
     "  --quiet           no progress lines on stderr (given above 2^24 values)\n";
 
-void print_help(const char *command_help, bool vector_input)
+void print_help_sections(const char *command_help, const char *options_help,
+                         bool context_options)
 {
     fputs(command_help, stdout);
-    if (vector_input)
-        fputs(vector_options_help, stdout);
-    fputs(tool_context_options_help, stdout);
+    if (options_help != NULL)
+        fputs(options_help, stdout);
+    if (context_options)
+        fputs(tool_context_options_help, stdout);
     fputs(tool_help_footer, stdout);
+}
+
+void print_help(const char *command_help, bool vector_input)
+{
+    print_help_sections(command_help, vector_input ? vector_options_help : NULL, true);
 }
 
 bool is_help(const char *arg)
@@ -152,5 +160,229 @@ int download_output(gpgpu_context *ctx, gpgpu_buffer *buf, size_t count, size_t 
         *host = NULL;
         return tool_fail(status, "cannot download the result", gpgpu_last_error(ctx));
     }
+    return TOOL_EXIT_OK;
+}
+
+/* ------------------------------------------------ sparse matrices: spmv, cg */
+
+const char sparse_options_help[] =
+    "  --type TYPE       f32 (default: every GPU has it, doubles are often slow\n"
+    "                    or missing) or f64; the file's values are read as\n"
+    "                    doubles and rounded once to TYPE on upload\n"
+    "  --format FORMAT   csr (default), coo, csc, ell, sell or bsr\n"
+    "  --algo ALGO       classic (Kiciak's 5-stage CSR SpMV), scalar (a row per\n"
+    "                    invocation; the format's own kernel for the others),\n"
+    "                    vector or balanced (CSR only); default: the library's\n"
+    "                    choice (balanced for CSR, the format's kernel otherwise)\n"
+    "  --threads-per-row T, --rows-per-group R\n"
+    "                    the vector kernel's shape (powers of two; T*R <= 1024);\n"
+    "                    default: the tuned shape, else the heuristic's\n"
+    "  --tune            times the vector kernel's shapes on this matrix first\n"
+    "                    and remembers the fastest ($GPGPU_TUNE_CACHE); implies\n"
+    "                    --algo vector; CSR only\n"
+    FORMAT_OPTIONS_HELP
+    "  --quiet           no progress lines on stderr\n";
+
+static gpgpu_type parse_float_type(const char *text)
+{
+    gpgpu_type type = tool_parse_type(text);
+
+    if (type != GPGPU_TYPE_F32 && type != GPGPU_TYPE_F64)
+        tool_usage_error("--type: matrix values are f32 or f64, not %s", text);
+    return type;
+}
+
+bool parse_format_option(int argc, char **argv, int *i, gpgpu_format_params *p)
+{
+    const char *value;
+
+    if ((value = tool_option_value(argc, argv, i, "--sell-c")) != NULL)
+        p->sell_c = (uint32_t)tool_parse_uint("--sell-c", value, 1, 1024);
+    else if ((value = tool_option_value(argc, argv, i, "--sell-sigma")) != NULL)
+        p->sell_sigma = (uint32_t)tool_parse_uint("--sell-sigma", value, 1, INT32_MAX);
+    else if ((value = tool_option_value(argc, argv, i, "--bsr-block")) != NULL)
+        p->bsr_block = (uint32_t)tool_parse_uint("--bsr-block", value, 1, 64);
+    else if ((value = tool_option_value(argc, argv, i, "--ell-max-fill")) != NULL)
+        p->ell_max_fill = tool_parse_double("--ell-max-fill", value);
+    else
+        return false;
+    /* ELL stores at least nnz entries: a limit below 1 refuses everything
+     * (and 0 would mean the default). */
+    if (p->ell_max_fill != 0 && p->ell_max_fill < 1)
+        tool_usage_error("--ell-max-fill: %g is below 1 (ELL stores at least nnz entries)",
+                         p->ell_max_fill);
+    return true;
+}
+
+bool parse_sparse_option(int argc, char **argv, int *i, sparse_args *s)
+{
+    const char *value;
+
+    if (tool_context_option(argc, argv, i, &s->desc) ||
+        parse_format_option(argc, argv, i, &s->matrix.params))
+        return true;
+    if ((value = tool_option_value(argc, argv, i, "--type")) != NULL)
+        s->matrix.type = parse_float_type(value);
+    else if ((value = tool_option_value(argc, argv, i, "--format")) != NULL)
+        s->matrix.format = tool_parse_format(value);
+    else if ((value = tool_option_value(argc, argv, i, "--algo")) != NULL)
+        s->spmv.algo = tool_parse_spmv_algo(value);
+    else if ((value = tool_option_value(argc, argv, i, "--threads-per-row")) != NULL)
+        s->spmv.threads_per_row = (uint32_t)tool_parse_uint("--threads-per-row", value, 1, 1024);
+    else if ((value = tool_option_value(argc, argv, i, "--rows-per-group")) != NULL)
+        s->spmv.rows_per_group = (uint32_t)tool_parse_uint("--rows-per-group", value, 1, 1024);
+    else if (strcmp(argv[*i], "--tune") == 0)
+        s->tune = true;
+    else if (strcmp(argv[*i], "--quiet") == 0)
+        s->quiet = true;
+    else
+        return false;
+    return true;
+}
+
+void check_sparse_args(sparse_args *s)
+{
+    bool shape = s->spmv.threads_per_row != 0 || s->spmv.rows_per_group != 0;
+
+    if (s->matrix.type == 0)
+        s->matrix.type = GPGPU_TYPE_F32;
+    if (s->tune && s->spmv.algo == GPGPU_ALGO_DEFAULT)
+        s->spmv.algo = GPGPU_ALGO_SPMV_VECTOR;
+    if (s->tune && s->spmv.algo != GPGPU_ALGO_SPMV_VECTOR)
+        tool_usage_error("--tune times the vector kernel; it does not go with --algo %s",
+                         tool_spmv_algo_name(s->spmv.algo));
+    if (s->tune && shape)
+        tool_usage_error("--tune chooses --threads-per-row and --rows-per-group: give one or "
+                         "the other");
+    /* Only the vector kernel has a shape: silently ignoring one would time
+     * or test something other than what was asked. */
+    if (shape && s->spmv.algo != GPGPU_ALGO_SPMV_VECTOR)
+        tool_usage_error("--threads-per-row and --rows-per-group shape the vector kernel: "
+                         "add --algo vector");
+}
+
+void parse_matrix_operand(const char *arg, const char **path)
+{
+    if (arg[0] == '-' && arg[1] != '\0')
+        tool_usage_error("unknown option '%s'", arg);
+    if (*path != NULL)
+        tool_usage_error("more than one matrix file ('%s' and '%s')", *path, arg);
+    *path = arg;
+}
+
+int read_matrix(const char *path, bool quiet, gpgpu_csr *a, gpgpu_mtx_header *header)
+{
+    char msg[512] = "";
+    struct stat st;
+    gpgpu_status status;
+
+    /* Reading runs at some tens of MB/s: a big file takes seconds. */
+    if (!quiet && stat(path, &st) == 0 && (size_t)st.st_size > TOOL_PROGRESS_THRESHOLD)
+        tool_message("reading %s (%.0f MiB)...", path, (double)st.st_size / (1 << 20));
+    status = gpgpu_mtx_read_matrix(path, a, header, msg, sizeof(msg));
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot read the matrix", msg);
+    return TOOL_EXIT_OK;
+}
+
+int read_vector_of_length(const char *path, size_t expected, const char *what, double **v)
+{
+    char msg[512] = "";
+    size_t count;
+    gpgpu_status status = gpgpu_mtx_read_vector(path, GPGPU_TYPE_F64, (void **)v, &count, msg,
+                                                sizeof(msg));
+
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot read a vector", msg);
+    if (count != expected) {
+        snprintf(msg, sizeof(msg), "%s has %zu entries, but the matrix has %zu %s", path, count,
+                 expected, what);
+        free(*v);
+        *v = NULL;
+        return tool_fail(GPGPU_ERROR_INVALID_ARGUMENT, "vector length mismatch", msg);
+    }
+    return TOOL_EXIT_OK;
+}
+
+gpgpu_status upload_values(gpgpu_context *ctx, gpgpu_type type, const double *v, double fill,
+                           size_t n, gpgpu_buffer **buf)
+{
+    size_t size = gpgpu_type_size(type);
+    void *host = malloc((n > 0 ? n : 1) * size);
+    gpgpu_status status;
+
+    *buf = NULL;
+    if (host == NULL)
+        return GPGPU_ERROR_OUT_OF_MEMORY;
+    for (size_t k = 0; k < n; k++) {
+        double value = v != NULL ? v[k] : fill;
+
+        if (type == GPGPU_TYPE_F32)
+            ((float *)host)[k] = (float)value;
+        else
+            ((double *)host)[k] = value;
+    }
+    /* Buffers cannot be empty; a product with 0 rows still gets one. */
+    status = gpgpu_buffer_create(ctx, (n > 0 ? n : 1) * size, buf);
+    if (status == GPGPU_SUCCESS && n > 0)
+        status = gpgpu_buffer_upload(*buf, 0, host, n * size);
+    free(host);
+    return status;
+}
+
+int download_values(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf, size_t n,
+                    double **v)
+{
+    void *host;
+    int rc = download_output(ctx, buf, n, gpgpu_type_size(type), &host);
+
+    *v = NULL;
+    if (rc != TOOL_EXIT_OK || n == 0)
+        return rc;
+    *v = malloc(n * sizeof(double));
+    if (*v == NULL) {
+        free(host);
+        return tool_fail(GPGPU_ERROR_OUT_OF_MEMORY, "cannot download the result",
+                         "out of host memory");
+    }
+    for (size_t k = 0; k < n; k++)
+        (*v)[k] = type == GPGPU_TYPE_F32 ? (double)((const float *)host)[k]
+                                         : ((const double *)host)[k];
+    free(host);
+    return TOOL_EXIT_OK;
+}
+
+int write_values(const char *path, const double *v, size_t n)
+{
+    char msg[512] = "";
+    gpgpu_status status = gpgpu_mtx_write_vector(path, GPGPU_TYPE_F64, v, n, msg, sizeof(msg));
+
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot write the output", msg);
+    return TOOL_EXIT_OK;
+}
+
+static void print_progress(const char *line, void *user_data)
+{
+    (void)user_data;
+    tool_message("%s", line);
+}
+
+int create_matrix(gpgpu_context *ctx, const sparse_args *s, const gpgpu_csr *a,
+                  gpgpu_matrix **m)
+{
+    gpgpu_status status;
+
+    if (!s->quiet && a->nnz > TOOL_PROGRESS_THRESHOLD)
+        tool_message("converting %zu nonzeros to %s and uploading...", a->nnz,
+                     gpgpu_format_name(s->matrix.format ? s->matrix.format : GPGPU_FORMAT_CSR));
+    status = gpgpu_matrix_create(ctx, &s->matrix, a, m);
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot upload the matrix", gpgpu_last_error(ctx));
+    if (!s->tune)
+        return TOOL_EXIT_OK;
+    status = gpgpu_spmv_tune(ctx, *m, s->quiet ? NULL : print_progress, NULL, NULL);
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot tune the vector kernel", gpgpu_last_error(ctx));
     return TOOL_EXIT_OK;
 }

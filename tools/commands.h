@@ -6,30 +6,44 @@
 
 #include "tool_common.h"
 
+#include <gpgpu/io.h>
+
 /* A command: its entry point (argv[0] is the command's name) and help text. */
 typedef struct command {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *help;
-    bool vector_input; /* the help goes on with vector_options_help */
-    const char *help_hint; /* what a usage error suggests */
+    const char *options_help; /* shared option lines after the help, or NULL */
+    bool context_options;     /* it makes a context: --backend and the like */
+    const char *help_hint;    /* what a usage error suggests */
 } command;
 
 int cmd_info(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_sort(int argc, char **argv);
+int cmd_matinfo(int argc, char **argv);
+int cmd_spmv(int argc, char **argv);
+int cmd_cg(int argc, char **argv);
 
 extern const char info_help[];
 extern const char reduce_help[];
 extern const char scan_help[];
 extern const char sort_help[];
+extern const char matinfo_help[];
+extern const char spmv_help[];
+extern const char cg_help[];
 
 /* Help lines of the vector input options. */
 extern const char vector_options_help[];
 
-/* Prints a command's help, the vector input options' (when it takes them),
- * the context options' and the common footer. */
+/* Prints a command's help, the shared option lines (may be NULL), the
+ * context options' when the command makes a context, and the common footer. */
+void print_help_sections(const char *command_help, const char *options_help,
+                         bool context_options);
+
+/* print_help_sections for the commands that make a context, with the vector
+ * input options when they take them. */
 void print_help(const char *command_help, bool vector_input);
 
 /* -h or --help. */
@@ -79,5 +93,67 @@ int prepare(const vector_args *a, gpgpu_context **ctx, gpgpu_buffer **buf, size_
  * *host (NULL for count 0). */
 int download_output(gpgpu_context *ctx, gpgpu_buffer *buf, size_t count, size_t size,
                     void **host);
+
+/* ------------------------------------------------ sparse matrices: spmv, cg */
+
+/* The options spmv and cg share: the matrix's type and format on the GPU and
+ * how the products run. */
+typedef struct sparse_args {
+    gpgpu_context_desc desc;
+    gpgpu_matrix_desc matrix; /* type 0 until --type (check_sparse_args: f32) */
+    gpgpu_spmv_desc spmv;     /* algo and the vector kernel's shape; alpha, beta unused */
+    bool tune;
+    bool quiet;
+} sparse_args;
+
+/* Help lines of the sparse options (FORMAT_OPTIONS_HELP included). */
+extern const char sparse_options_help[];
+
+/* Help lines of the format parameters, for string literals. */
+#define FORMAT_OPTIONS_HELP                                                        \
+    "  --sell-c C, --sell-sigma S, --bsr-block B, --ell-max-fill F\n"              \
+    "                    format parameters (defaults 32, 32*C, 4, 8)\n"
+
+/* Returns true when argv[*i] was a format parameter (--sell-c and the like). */
+bool parse_format_option(int argc, char **argv, int *i, gpgpu_format_params *p);
+
+/* Returns true when argv[*i] was one of the sparse options (context options
+ * included). */
+bool parse_sparse_option(int argc, char **argv, int *i, sparse_args *s);
+
+/* Resolves the defaults (f32) and refuses combinations of options that mean
+ * nothing (--tune or a kernel shape with an algorithm other than vector). */
+void check_sparse_args(sparse_args *s);
+
+/* A matrix operand: one, not an option. */
+void parse_matrix_operand(const char *arg, const char **path);
+
+/* Reads a MatrixMarket matrix (a progress line first for a big file unless
+ * quiet); a complex or malformed file is a usage error (exit 2) with the
+ * reader's message. */
+int read_matrix(const char *path, bool quiet, gpgpu_csr *a, gpgpu_mtx_header *header);
+
+/* Reads a dense vector as f64 and checks that it has `expected` entries: the
+ * message says both lengths, "the matrix has N <what>". */
+int read_vector_of_length(const char *path, size_t expected, const char *what, double **v);
+
+/* Creates a buffer of `type` holding v[0..n), converted from f64 (rounded to
+ * nearest for f32); with v NULL, every element is `fill`. Returns a status
+ * (GPGPU_ERROR_OUT_OF_MEMORY for host memory) and prints nothing, so that it
+ * joins a chain of library calls. */
+gpgpu_status upload_values(gpgpu_context *ctx, gpgpu_type type, const double *v, double fill,
+                           size_t n, gpgpu_buffer **buf);
+
+/* Downloads n elements of `type` into a malloc'ed f64 array. */
+int download_values(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf, size_t n,
+                    double **v);
+
+/* Writes v as a one-column MatrixMarket array (%.17g); "-" is stdout. */
+int write_values(const char *path, const double *v, size_t n);
+
+/* Uploads A in the format of s (a progress line for a big one) and, with
+ * --tune, times the vector kernel's shapes (progress lines unless quiet). */
+int create_matrix(gpgpu_context *ctx, const sparse_args *s, const gpgpu_csr *a,
+                  gpgpu_matrix **m);
 
 #endif /* GPGPU_TOOL_COMMANDS_H */

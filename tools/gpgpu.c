@@ -9,22 +9,28 @@
 static const char main_help[] =
     "Usage: gpgpu COMMAND [OPTIONS]\n"
     "\n"
-    "GPU compute primitives on OpenGL compute shaders.\n"
+    "GPU compute primitives on OpenGL compute shaders and Vulkan.\n"
     "\n"
     "Commands:\n"
     "  info      print what the context runs on\n"
     "  reduce    sum, min, max or min and max of a vector\n"
     "  scan      inclusive or exclusive prefix sums of a vector\n"
     "  sort      sort a vector (and its permutation), whole or by segments\n"
+    "  matinfo   shape, row lengths and format sizes of a sparse matrix file\n"
+    "  spmv      sparse matrix times vector, y = alpha*A*x + beta*y0\n"
+    "  cg        conjugate-gradient solve of A*x = b, every step on the GPU\n"
     "  help [COMMAND]\n"
     "\n"
     "'gpgpu COMMAND --help' describes a command.\n";
 
 static const command commands[] = {
-    { "info", cmd_info, info_help, false, "gpgpu info --help" },
-    { "reduce", cmd_reduce, reduce_help, true, "gpgpu reduce --help" },
-    { "scan", cmd_scan, scan_help, true, "gpgpu scan --help" },
-    { "sort", cmd_sort, sort_help, true, "gpgpu sort --help" },
+    { "info", cmd_info, info_help, NULL, true, "gpgpu info --help" },
+    { "reduce", cmd_reduce, reduce_help, vector_options_help, true, "gpgpu reduce --help" },
+    { "scan", cmd_scan, scan_help, vector_options_help, true, "gpgpu scan --help" },
+    { "sort", cmd_sort, sort_help, vector_options_help, true, "gpgpu sort --help" },
+    { "matinfo", cmd_matinfo, matinfo_help, NULL, false, "gpgpu matinfo --help" },
+    { "spmv", cmd_spmv, spmv_help, sparse_options_help, true, "gpgpu spmv --help" },
+    { "cg", cmd_cg, cg_help, sparse_options_help, true, "gpgpu cg --help" },
 };
 
 static const command *find_command(const char *name)
@@ -52,7 +58,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "help") == 0) {
         cmd = find_command(argv[2]);
-        print_help(cmd->help, cmd->vector_input);
+        print_help_sections(cmd->help, cmd->options_help, cmd->context_options);
         return TOOL_EXIT_OK;
     }
     cmd = find_command(argv[1]);

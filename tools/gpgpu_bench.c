@@ -1,7 +1,8 @@
 /* gpgpu-bench: GPU time of libgpgpu's reduce, scan and sort over power-of-two
  * sizes, compared with the bandwidth of a plain buffer copy. Case names match
- * bench/cub_peer.cu so the two JSON outputs can be joined on them. */
-#include "tool_common.h"
+ * bench/cub_peer.cu so the two JSON outputs can be joined on them. The SpMV
+ * cases (--only spmv) are in bench_spmv.c. */
+#include "gpgpu_bench.h"
 
 #include <errno.h>
 #include <math.h>
@@ -43,7 +44,8 @@ static const char bench_help[] =
     "                        to 2^K only (default 24)\n"
     "  --bitonic-max-log2 K  run the bitonic sort up to 2^K only (default 30)\n"
     "  --only LIST           only these primitives, comma-separated: reduce,\n"
-    "                        scan, sort (default: all)\n"
+    "                        scan, sort, spmv (default: reduce,scan,sort; spmv\n"
+    "                        where --matrix or --gen is given)\n"
     "  --case TEXT           only cases whose name contains TEXT (e.g. reduce_sum_f32)\n"
     "  --algos LIST          only these algorithms, comma-separated (e.g.\n"
     "                        fast,radix; names as in the algo column)\n"
@@ -55,9 +57,7 @@ static const char bench_help[] =
     "                        own, made at its first call\n"
     "  --json FILE           also write the results as a JSON array\n";
 
-typedef enum bench_kind { KIND_REDUCE, KIND_SCAN, KIND_SORT } bench_kind;
-
-static const char *const kind_names[] = { "reduce", "scan", "sort" };
+static const char *const kind_names[KIND_COUNT] = { "reduce", "scan", "sort", "spmv" };
 
 /* One benchmark case: an operation, a type and an algorithm. */
 typedef struct bench_case {
@@ -117,55 +117,17 @@ static const gpgpu_type input_types[] = { GPGPU_TYPE_U32, GPGPU_TYPE_F32, GPGPU_
 /* One fixed seed: every run and device times the same data. */
 #define SEED 1
 
-#define MAX_SIZES 31
-
-typedef struct bench_options {
-    int min_log2, max_log2, step, runs, warmup, classic_max_log2, bitonic_max_log2;
-    int check_max_log2;
-    int sizes[MAX_SIZES]; /* the log2 sizes to run, from the range or --sizes */
-    int size_count;
-    const char *case_filter; /* only cases whose name contains it, or NULL */
-    const char *algo_filter; /* only algorithms in this comma-separated list, or NULL */
-    bool max_log2_given;
-    bool kinds[3];           /* indexed by bench_kind */
-    bool own_scratch;
-    const char *json_path;
-    gpgpu_context_desc desc;
-} bench_options;
-
-typedef struct bench {
-    const bench_options *opt;
-    gpgpu_context *ctx;
-    gpgpu_info info;
-    char device[512];
-    size_t cap_bytes; /* the largest input buffer a case may use */
-    /* One input and one output buffer of the largest size, made once and
-     * reused by every case and size: on an H100, buffers made late in a run
-     * of many allocations read at half the bandwidth of early ones. Sorts of
-     * pairs also take values from vin to vout, and with --own-scratch every
-     * sort uses scratch (else NULL: the context's own, made by the first
-     * sort). All are made before anything is timed. */
-    gpgpu_buffer *in, *out, *vin, *vout, *scratch;
-    size_t buffer_bytes;
-    double copy_gbps;
-    double *samples;  /* opt->runs GPU times in ns */
-    double *walls;    /* opt->runs wall-clock times in ns, call to result */
-    bool wall_clock;  /* the GPU timer misses the work: GB/s from wall_ns */
-    FILE *json;
-    bool json_empty;
-    bool stopped;     /* out of GPU memory: larger sizes cannot fit either */
-    bool check_failed;/* a sort gave a wrong result: the exit code says so */
-    char step[128];   /* what runs now, for progress and error messages */
-} bench;
-
-/* A timed call: a case on n elements, or (c NULL) a copy of n bytes from in
- * to out and, when vbytes > 0, of vbytes bytes from vin to vout. */
+/* A timed call: call(user) where call is set; else a case on n elements,
+ * or (c NULL) a copy of n bytes from in to out and, when vbytes > 0, of
+ * vbytes bytes from vin to vout. */
 typedef struct bench_job {
     const bench_case *c;
     gpgpu_buffer *in, *out;
     size_t n;
     gpgpu_buffer *vin, *vout;
     size_t vbytes;
+    bench_call call;
+    void *user;
 } bench_job;
 
 /* Algorithm names: the tools' names for reduce and scan, the sort's here. */
@@ -185,8 +147,7 @@ static const char *bench_algo_name(gpgpu_algo algo)
 
 /* ---------------------------------------------------------------- options */
 
-/* Whether the comma-separated `list` holds `word`. */
-static bool list_has(const char *list, const char *word)
+bool bench_list_has(const char *list, const char *word)
 {
     size_t len = strlen(word);
 
@@ -207,16 +168,16 @@ static void parse_only(bench_options *o, const char *value)
     if (strlen(value) >= sizeof(copy))
         tool_usage_error("--only: '%s' is too long", value);
     strcpy(copy, value);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < KIND_COUNT; k++)
         o->kinds[k] = false;
     for (char *word = strtok_r(copy, ",", &save); word; word = strtok_r(NULL, ",", &save)) {
         int k = 0;
 
-        while (k < 3 && strcmp(word, kind_names[k]) != 0)
+        while (k < KIND_COUNT && strcmp(word, kind_names[k]) != 0)
             k++;
-        if (k == 3)
-            tool_usage_error("--only: unknown value '%s' (expected reduce, scan or sort,"
-                             " comma-separated)", word);
+        if (k == KIND_COUNT)
+            tool_usage_error("--only: unknown value '%s' (expected reduce, scan, sort or"
+                             " spmv, comma-separated)", word);
         o->kinds[k] = true;
     }
 }
@@ -246,7 +207,7 @@ static void parse_sizes(bench_options *o, const char *value)
 
 static void parse_options(int argc, char **argv, bench_options *o)
 {
-    bool sizes_given = false;
+    bool sizes_given = false, only_given = false;
 
     *o = (bench_options){ .min_log2 = 10, .max_log2 = 28, .step = 2, .runs = 20,
                           .warmup = 3, .classic_max_log2 = 24, .bitonic_max_log2 = 30,
@@ -257,6 +218,7 @@ static void parse_options(int argc, char **argv, bench_options *o)
 
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             fputs(bench_help, stdout);
+            fputs(bench_spmv_help, stdout);
             fputs(tool_context_options_help, stdout);
             fputs(tool_help_footer, stdout);
             exit(TOOL_EXIT_OK);
@@ -289,6 +251,9 @@ static void parse_options(int argc, char **argv, bench_options *o)
             o->algo_filter = value;
         } else if ((value = tool_option_value(argc, argv, &i, "--only")) != NULL) {
             parse_only(o, value);
+            only_given = true;
+        } else if (bench_spmv_option(argc, argv, &i, &o->spmv)) {
+            /* matrices: without --only, only spmv runs (below) */
         } else if (strcmp(arg, "--own-scratch") == 0) {
             o->own_scratch = true;
         } else if ((value = tool_option_value(argc, argv, &i, "--json")) != NULL) {
@@ -296,6 +261,9 @@ static void parse_options(int argc, char **argv, bench_options *o)
         } else if (!tool_context_option(argc, argv, &i, &o->desc)) {
             tool_usage_error("unknown argument '%s'", arg);
         }
+    }
+    if (!only_given && o->spmv.input_count > 0) {
+        parse_only(o, "spmv");
     }
     if (sizes_given) {
         o->max_log2_given = true; /* explicit sizes: no cap */
@@ -310,7 +278,7 @@ static void parse_options(int argc, char **argv, bench_options *o)
 /* ---------------------------------------------------------------- output */
 
 /* JSON has no NaN or infinity (a timer that reports 0 ns gives one). */
-static void json_number(FILE *f, double value)
+void bench_json_number(FILE *f, double value)
 {
     if (isfinite(value))
         fprintf(f, "%.3f", value);
@@ -318,7 +286,7 @@ static void json_number(FILE *f, double value)
         fputs("null", f);
 }
 
-static void json_string(FILE *f, const char *s)
+void bench_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s != '\0'; s++) {
@@ -340,12 +308,6 @@ static void print_table_header(void)
            "min_us", "wall_us", "GB/s", "ratio_to_copy", "Gkeys/s");
 }
 
-/* Medians and minimum of one timed job, in ns. */
-typedef struct timing {
-    double median_ns, min_ns; /* GPU time (timer query) */
-    double wall_ns;           /* median wall-clock time of a whole call, its wait included */
-} timing;
-
 /* One result row. */
 typedef struct bench_row {
     const char *name, *algo;
@@ -357,8 +319,7 @@ typedef struct bench_row {
     const char *check; /* sort: "ok", "failed" or "skipped"; NULL for others */
 } bench_row;
 
-/* The time that rates are computed from: GPU time where the timer works. */
-static double rate_ns(const bench *b, timing t)
+double bench_rate_ns(const bench *b, timing t)
 {
     return b->wall_clock ? t.wall_ns : t.median_ns;
 }
@@ -367,7 +328,7 @@ static double rate_ns(const bench *b, timing t)
  * and appends the JSON record. Bytes (elements) per ns are GB/s (G/s). */
 static void report(bench *b, const bench_row *r)
 {
-    double ns = rate_ns(b, r->t);
+    double ns = bench_rate_ns(b, r->t);
     double gbps = r->bytes / ns, gkeys = (double)r->n / ns;
 
     printf("%-20s %-8s %11zu %12.2f %12.2f %12.2f %9.2f %13.3f %9.4f\n", r->name, r->algo, r->n,
@@ -375,40 +336,50 @@ static void report(bench *b, const bench_row *r)
     fflush(stdout);
     if (b->json == NULL)
         return;
-    fputs(b->json_empty ? "\n  {" : ",\n  {", b->json);
-    b->json_empty = false;
+    bench_json_begin(b);
     fputs("\"case\": ", b->json);
-    json_string(b->json, r->name);
+    bench_json_string(b->json, r->name);
     fputs(", \"algo\": ", b->json);
-    json_string(b->json, r->algo);
+    bench_json_string(b->json, r->algo);
     fprintf(b->json, ", \"n\": %zu, \"median_us\": ", r->n);
-    json_number(b->json, r->t.median_ns / 1e3);
+    bench_json_number(b->json, r->t.median_ns / 1e3);
     fputs(", \"min_us\": ", b->json);
-    json_number(b->json, r->t.min_ns / 1e3);
+    bench_json_number(b->json, r->t.min_ns / 1e3);
     fputs(", \"wall_us\": ", b->json);
-    json_number(b->json, r->t.wall_ns / 1e3);
+    bench_json_number(b->json, r->t.wall_ns / 1e3);
     fputs(", \"gbps\": ", b->json);
-    json_number(b->json, gbps);
+    bench_json_number(b->json, gbps);
     fputs(", \"gkeys_per_s\": ", b->json);
-    json_number(b->json, gkeys);
-    fputs(", \"copy_gbps\": ", b->json);
-    json_number(b->json, b->copy_gbps);
+    bench_json_number(b->json, gkeys);
     fputs(", \"ratio_to_copy\": ", b->json);
-    json_number(b->json, r->ratio);
+    bench_json_number(b->json, r->ratio);
     if (!isnan(r->copy_ns)) {
         fputs(", \"copy_us\": ", b->json);
-        json_number(b->json, r->copy_ns / 1e3);
+        bench_json_number(b->json, r->copy_ns / 1e3);
     }
     if (r->check != NULL) {
         fputs(", \"check\": ", b->json);
-        json_string(b->json, r->check);
+        bench_json_string(b->json, r->check);
     }
+    bench_json_end(b);
+}
+
+void bench_json_begin(bench *b)
+{
+    fputs(b->json_empty ? "\n  {" : ",\n  {", b->json);
+    b->json_empty = false;
+}
+
+void bench_json_end(bench *b)
+{
+    fputs(", \"copy_gbps\": ", b->json);
+    bench_json_number(b->json, b->copy_gbps);
     fputs(", \"timer\": ", b->json);
-    json_string(b->json, b->wall_clock ? "wall" : "gpu");
+    bench_json_string(b->json, b->wall_clock ? "wall" : "gpu");
     fputs(", \"device\": ", b->json);
-    json_string(b->json, b->device);
+    bench_json_string(b->json, b->device);
     fputs(", \"backend\": ", b->json);
-    json_string(b->json, b->info.backend);
+    bench_json_string(b->json, b->info.backend);
     fputc('}', b->json);
 }
 
@@ -416,7 +387,7 @@ static void report(bench *b, const bench_row *r)
 
 /* Checks the status of a library call. Out of GPU memory stops the benchmark
  * cleanly (b->stopped, exit code 0); other failures fail it. */
-static int check(bench *b, gpgpu_status status)
+int bench_check(bench *b, gpgpu_status status)
 {
     if (status == GPGPU_SUCCESS)
         return TOOL_EXIT_OK;
@@ -444,6 +415,8 @@ static gpgpu_status run_once(bench *b, const bench_job *job)
 {
     const bench_case *c = job->c;
 
+    if (job->call != NULL)
+        return job->call(job->user);
     if (c == NULL) {
         gpgpu_status status = gpgpu_buffer_copy(job->in, 0, job->out, 0, job->n);
         if (status == GPGPU_SUCCESS && job->vbytes > 0)
@@ -473,13 +446,13 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int count)
+double bench_median(double *v, int count)
 {
     qsort(v, (size_t)count, sizeof(double), compare_double);
     return count % 2 ? v[count / 2] : 0.5 * (v[count / 2 - 1] + v[count / 2]);
 }
 
-static double now_ns(void)
+double bench_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -504,7 +477,7 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
     }
     for (int r = 0; r < runs; r++) {
         gpgpu_status end;
-        double start = now_ns();
+        double start = bench_now_ns();
 
         status = gpgpu_timer_begin(b->ctx);
         if (status != GPGPU_SUCCESS)
@@ -513,23 +486,28 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
         /* End the measurement even after a failed call, so that none stays
          * open; the call's failure is the one to report. */
         end = gpgpu_timer_end(b->ctx, &b->samples[r]);
-        b->walls[r] = now_ns() - start;
+        b->walls[r] = bench_now_ns() - start;
         if (status != GPGPU_SUCCESS)
             return status;
         if (end != GPGPU_SUCCESS)
             return end;
     }
-    t->median_ns = median(b->samples, runs);
+    t->median_ns = bench_median(b->samples, runs);
     t->min_ns = b->samples[0]; /* sorted by median() */
-    t->wall_ns = median(b->walls, runs);
+    t->wall_ns = bench_median(b->walls, runs);
     return GPGPU_SUCCESS;
+}
+
+gpgpu_status bench_time_call(bench *b, bench_call call, void *user, timing *t)
+{
+    return time_job(b, &(bench_job){ .call = call, .user = user }, t);
 }
 
 /* ----------------------------------------------------------------- cases */
 
 static bool algo_enabled(const bench_options *o, gpgpu_algo algo)
 {
-    return o->algo_filter == NULL || list_has(o->algo_filter, bench_algo_name(algo));
+    return o->algo_filter == NULL || bench_list_has(o->algo_filter, bench_algo_name(algo));
 }
 
 static bool case_enabled(const bench *b, const bench_case *c, int log2n)
@@ -585,7 +563,7 @@ static int time_step(bench *b, bench_job *job, int log2n, timing *t)
     const bench_case *c = job->c;
     snprintf(b->step, sizeof(b->step), "%s %s n=2^%d", c->name, bench_algo_name(c->algo), log2n);
     tool_message("%s", b->step);
-    return check(b, time_job(b, job, t));
+    return bench_check(b, time_job(b, job, t));
 }
 
 static int run_case(bench *b, const bench_case *c, gpgpu_buffer *in, gpgpu_buffer *out,
@@ -600,7 +578,7 @@ static int run_case(bench *b, const bench_case *c, gpgpu_buffer *in, gpgpu_buffe
                    (c->kind == KIND_SCAN ? 2.0 : 1.0);
     report(b, &(bench_row){ .name = c->name, .algo = bench_algo_name(c->algo), .n = job.n,
                             .t = t, .bytes = bytes,
-                            .ratio = bytes / rate_ns(b, t) / b->copy_gbps, .copy_ns = NAN });
+                            .ratio = bytes / bench_rate_ns(b, t) / b->copy_gbps, .copy_ns = NAN });
     return TOOL_EXIT_OK;
 }
 
@@ -612,11 +590,11 @@ static int run_copy(bench *b, gpgpu_buffer *in, gpgpu_buffer *out, size_t bytes)
 
     snprintf(b->step, sizeof(b->step), "copy_u32 of %zu bytes", bytes);
     tool_message("%s", b->step);
-    int rc = check(b, time_job(b, &job, &t));
+    int rc = bench_check(b, time_job(b, &job, &t));
     if (rc == TOOL_EXIT_OK && !b->stopped)
         report(b, &(bench_row){ .name = "copy_u32", .algo = "copy", .n = bytes / 4, .t = t,
                                 .bytes = 2.0 * (double)bytes,
-                                .ratio = 2.0 * (double)bytes / rate_ns(b, t) / b->copy_gbps,
+                                .ratio = 2.0 * (double)bytes / bench_rate_ns(b, t) / b->copy_gbps,
                                 .copy_ns = NAN });
     return rc;
 }
@@ -817,8 +795,8 @@ static int time_sort_copy(bench *b, size_t n, bool pairs, double *ns)
 
     snprintf(b->step, sizeof(b->step), "copy of the %s of n=%zu", pairs ? "pairs" : "keys", n);
     tool_message("%s", b->step);
-    int rc = check(b, time_job(b, &job, &t));
-    *ns = rate_ns(b, t);
+    int rc = bench_check(b, time_job(b, &job, &t));
+    *ns = bench_rate_ns(b, t);
     return rc;
 }
 
@@ -840,7 +818,7 @@ static int run_sort_case(bench *b, const bench_case *c, int log2n, sort_input *i
     double bytes = 2.0 * (double)job.n * (double)(gpgpu_type_size(c->type) +
                                                   (c->pairs ? sizeof(uint32_t) : 0));
     report(b, &(bench_row){ .name = c->name, .algo = bench_algo_name(c->algo), .n = job.n,
-                            .t = t, .bytes = bytes, .ratio = copy_ns / rate_ns(b, t),
+                            .t = t, .bytes = bytes, .ratio = copy_ns / bench_rate_ns(b, t),
                             .copy_ns = copy_ns, .check = verdict });
     return TOOL_EXIT_OK;
 }
@@ -1039,7 +1017,7 @@ static int measure_copy(bench *b)
     if (status == GPGPU_SUCCESS)
         report(b, &(bench_row){ .name = "copy_d2d_u32", .algo = "transfer", .n = bytes / 4,
                                 .t = t, .bytes = 2.0 * (double)bytes,
-                                .ratio = 2.0 * (double)bytes / rate_ns(b, t) / b->copy_gbps,
+                                .ratio = 2.0 * (double)bytes / bench_rate_ns(b, t) / b->copy_gbps,
                                 .copy_ns = NAN });
     else
         tool_message("%s: %s", b->step, gpgpu_last_error(transfer));
@@ -1078,8 +1056,10 @@ static int run(bench *b)
                 break;
         }
     }
+    if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_SPMV])
+        rc = bench_spmv_run(b);
     if (rc == TOOL_EXIT_OK && b->check_failed) {
-        tool_message("a sort check failed (see CHECK FAILED above)");
+        tool_message("a check failed (see CHECK FAILED above)");
         rc = TOOL_EXIT_FAILURE;
     }
     return rc;
@@ -1094,6 +1074,8 @@ int main(int argc, char **argv)
 
     tool_set_program("gpgpu-bench", "gpgpu-bench --help");
     parse_options(argc, argv, &opt);
+    if (opt.spmv.write_gen_dir != NULL)
+        return bench_spmv_write_gen(&opt.spmv);
 
     b.samples = malloc((size_t)opt.runs * sizeof(double));
     b.walls = malloc((size_t)opt.runs * sizeof(double));

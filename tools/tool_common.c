@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *program_name = "gpgpu";
 static const char *program_help = "gpgpu --help";
@@ -104,6 +105,19 @@ static const name_value algo_names[] = {
     { "classic", GPGPU_ALGO_CLASSIC_SCAN },
 };
 
+/* SpMV's own names: "classic" is Kiciak's 5-stage SpMV here. */
+static const name_value spmv_algo_names[] = {
+    { "classic", GPGPU_ALGO_CLASSIC_SPMV },
+    { "scalar", GPGPU_ALGO_SPMV_SCALAR },
+    { "vector", GPGPU_ALGO_SPMV_VECTOR },
+    { "balanced", GPGPU_ALGO_SPMV_BALANCED },
+};
+
+static const name_value format_names[] = {
+    { "csr", GPGPU_FORMAT_CSR },   { "coo", GPGPU_FORMAT_COO },  { "csc", GPGPU_FORMAT_CSC },
+    { "ell", GPGPU_FORMAT_ELL },   { "sell", GPGPU_FORMAT_SELL }, { "bsr", GPGPU_FORMAT_BSR },
+};
+
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The value named `text` in the table; otherwise a usage error that lists
@@ -183,6 +197,21 @@ uint64_t tool_parse_uint(const char *option, const char *text, uint64_t min, uin
     return (uint64_t)value;
 }
 
+double tool_parse_double(const char *option, const char *text)
+{
+    char *end;
+    double value;
+
+    errno = 0;
+    value = strtod(text, &end);
+    /* strtod also takes nan, inf and hexadecimal: a factor or a tolerance
+     * that is not a plain finite number is a typo, never a wish. */
+    if (end == text || *end != '\0' || errno == ERANGE || !(value - value == 0) ||
+        strpbrk(text, "xX") != NULL)
+        tool_usage_error("%s: '%s' is not a finite decimal number", option, text);
+    return value;
+}
+
 gpgpu_type tool_parse_type(const char *text)
 {
     static const gpgpu_type types[] = { GPGPU_TYPE_U32, GPGPU_TYPE_I32, GPGPU_TYPE_F32,
@@ -207,6 +236,33 @@ const char *tool_algo_name(gpgpu_algo algo)
             return algo_names[k].name;
     }
     return "default";
+}
+
+gpgpu_algo tool_parse_spmv_algo(const char *text)
+{
+    return (gpgpu_algo)lookup_name(spmv_algo_names, COUNT_OF(spmv_algo_names), "--algo", text);
+}
+
+const char *tool_spmv_algo_name(gpgpu_algo algo)
+{
+    for (size_t k = 0; k < COUNT_OF(spmv_algo_names); k++) {
+        if (spmv_algo_names[k].value == (int)algo)
+            return spmv_algo_names[k].name;
+    }
+    return "default";
+}
+
+gpgpu_format tool_parse_format(const char *text)
+{
+    return (gpgpu_format)lookup_name(format_names, COUNT_OF(format_names), "--format", text);
+}
+
+double tool_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 /* Element i of the sequence is the (i+1)-th output of splitmix64 seeded with

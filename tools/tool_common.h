@@ -3,6 +3,7 @@
 #define GPGPU_TOOL_COMMON_H
 
 #include <gpgpu/gpgpu.h>
+#include <gpgpu/sparse.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,6 +69,10 @@ int tool_context_create(const gpgpu_context_desc *desc, gpgpu_context **ctx);
  * usage error. */
 uint64_t tool_parse_uint(const char *option, const char *text, uint64_t min, uint64_t max);
 
+/* Parses a finite decimal number given to `option` (strtod's syntax without
+ * nan, inf and hexadecimal); anything else is a usage error. */
+double tool_parse_double(const char *option, const char *text);
+
 /* Parses "u32", "i32", "f32" or "f64"; anything else is a usage error. */
 gpgpu_type tool_parse_type(const char *text);
 
@@ -75,6 +80,18 @@ gpgpu_type tool_parse_type(const char *text);
  * tool_algo_name gives "default" for GPGPU_ALGO_DEFAULT. */
 gpgpu_algo tool_parse_algo(const char *text);
 const char *tool_algo_name(gpgpu_algo algo);
+
+/* SpMV algorithm names: classic (CLASSIC_SPMV), scalar, vector, balanced;
+ * tool_spmv_algo_name gives "default" for GPGPU_ALGO_DEFAULT. */
+gpgpu_algo tool_parse_spmv_algo(const char *text);
+const char *tool_spmv_algo_name(gpgpu_algo algo);
+
+/* Parses csr, coo, csc, ell, sell or bsr for --format. */
+gpgpu_format tool_parse_format(const char *text);
+
+/* Wall-clock time in nanoseconds from a monotonic clock (only differences
+ * mean anything). */
+double tool_now_ns(void);
 
 /* Writes elements [first, first + count) of the random sequence of `seed`:
  * u32 in [1, 1000], i32 in [-1000, 1000] without 0, f32/f64 uniform in

@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# `gpgpu matinfo`, `gpgpu spmv` and `gpgpu cg` end to end on small shared
+# matrices. Every y of spmv (f32 and f64, every --format with each of its
+# --algo, x from a file, alpha/beta/y0, --tune, the kernel shape) is checked by
+# spmv_check, which recomputes it on the CPU within a rounding-error bound;
+# then the exit-2 cases, matinfo on karate, and cg converging on the 3D
+# Laplacian and on small SPD matrices.
+#
+# Usage: test_cli_spmv.sh GPGPU SPMV_CHECK BACKEND MATRIX_DIR
+# Exit status 0 on success, 1 on a failure, 77 when BACKEND cannot start.
+set -u
+export LC_ALL=C
+# --tune must not write the user's cache file.
+export GPGPU_TUNE_CACHE=
+
+gpgpu=$1
+check=$2
+backend=$3
+mdir=$4
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli_spmv.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+"$gpgpu" info --backend "$backend" >"$tmp/info" 2>&1
+rc=$?
+if [ "$rc" -eq 77 ]; then
+    echo "backend $backend unavailable: skipped" >&2
+    exit 77
+elif [ "$rc" -ne 0 ]; then
+    cat "$tmp/info" >&2
+    exit 1
+fi
+# f64 only where the shaders have doubles.
+types=f32
+grep -q '^has_f64: yes' "$tmp/info" && types="f32 f64"
+
+# mtx FILE VALUE... : a one-column real array file.
+mtx() {
+    local file=$1
+    shift
+    {
+        echo "%%MatrixMarket matrix array real general"
+        echo "$# 1"
+        for v in "$@"; do echo "$v"; done
+    } >"$file"
+}
+
+# vec FILE N SEED : N reproducible values in [-1, 1) (Park-Miller keeps awk's
+# doubles exact).
+vec() {
+    awk -v n="$2" -v x="$3" 'BEGIN { print "%%MatrixMarket matrix array real general";
+        print n, 1; for (i = 0; i < n; i++) { x = (x * 16807) % 2147483647;
+        printf "%.6f\n", x / 1073741823.5 - 1 } }' >"$1"
+}
+
+# spmv_ok NAME CHECK-ARGS -- SPMV-ARGS... : runs gpgpu spmv on the backend
+# into $tmp/y.mtx; it must succeed, and spmv_check must accept y.
+spmv_ok() {
+    local name=$1 type=f32 matrix=""
+    local -a check_args=()
+    shift
+    while [ "$1" != "--" ]; do check_args+=("$1"); shift; done
+    shift
+    for ((k = 1; k <= $#; k++)); do
+        [ "${!k}" = "--type" ] && { k=$((k + 1)); type=${!k}; }
+        case "${!k}" in *.mtx) [ -z "$matrix" ] && matrix=${!k} ;; esac
+    done
+    rm -f "$tmp/y.mtx"
+    if ! "$gpgpu" spmv --backend "$backend" "$@" -o "$tmp/y.mtx" 2>"$tmp/stderr"; then
+        fail "$name: gpgpu spmv $* failed: $(cat "$tmp/stderr")"
+        return 1
+    fi
+    if ! "$check" "$type" "$matrix" "$tmp/y.mtx" "${check_args[@]}" >/dev/null 2>"$tmp/check"; then
+        fail "$name: $(cat "$tmp/check")"
+        return 1
+    fi
+}
+
+# ---- every format with each algorithm it has, f32 and f64: a square general
+# matrix, a rectangular one, a pattern file, an integer one
+for m in west0067 lp_afiro karate n3c4-b4; do
+    for type in $types; do
+        for algo in "" classic scalar vector balanced; do
+            spmv_ok "$m $type csr ${algo:-default}" -- "$mdir/$m.mtx" --type "$type" \
+                ${algo:+--algo "$algo"}
+        done
+        for format in coo csc ell sell bsr; do
+            for algo in "" scalar; do
+                spmv_ok "$m $type $format ${algo:-default}" -- "$mdir/$m.mtx" --type "$type" \
+                    --format "$format" ${algo:+--algo "$algo"}
+            done
+        done
+    done
+done
+
+# ---- x from a file, alpha, beta and y0, format parameters, the vector kernel's
+# shape and --tune; a larger symmetric matrix
+vec "$tmp/x67.mtx" 67 4242
+vec "$tmp/y67.mtx" 67 777
+vec "$tmp/x51.mtx" 51 99
+vec "$tmp/x153.mtx" 153 5
+for type in $types; do
+    spmv_ok "x file $type" --x "$tmp/x67.mtx" -- "$mdir/west0067.mtx" --type "$type" \
+        --x "$tmp/x67.mtx"
+    spmv_ok "x file rectangular $type csc" --x "$tmp/x51.mtx" -- "$mdir/lp_afiro.mtx" \
+        --type "$type" --x "$tmp/x51.mtx" --format csc
+    spmv_ok "alpha beta y0 $type" --x "$tmp/x67.mtx" --alpha -2.5 --beta 0.5 --y0 "$tmp/y67.mtx" \
+        -- "$mdir/west0067.mtx" --type "$type" --x "$tmp/x67.mtx" --alpha -2.5 --beta 0.5 \
+        --y0 "$tmp/y67.mtx"
+    spmv_ok "y0 alone (beta 1) $type sell" --beta 1 --y0 "$tmp/y67.mtx" -- "$mdir/west0067.mtx" \
+        --type "$type" --y0 "$tmp/y67.mtx" --format sell
+    spmv_ok "bcsstk05 $type bsr 3" --x "$tmp/x153.mtx" -- "$mdir/bcsstk05.mtx" --type "$type" \
+        --x "$tmp/x153.mtx" --format bsr --bsr-block 3
+    spmv_ok "bcsstk05 $type sell 8" --x "$tmp/x153.mtx" -- "$mdir/bcsstk05.mtx" --type "$type" \
+        --x "$tmp/x153.mtx" --format sell --sell-c 8 --sell-sigma 16
+    spmv_ok "bcsstk05 $type vector 4x16" --x "$tmp/x153.mtx" -- "$mdir/bcsstk05.mtx" \
+        --type "$type" --x "$tmp/x153.mtx" --algo vector --threads-per-row 4 --rows-per-group 16
+done
+spmv_ok "tune" --x "$tmp/x153.mtx" -- "$mdir/bcsstk05.mtx" --x "$tmp/x153.mtx" --tune
+grep -q "spmv tune" "$tmp/stderr" || fail "--tune printed no progress line"
+spmv_ok "tune quiet" -- "$mdir/bcsstk05.mtx" --tune --quiet
+[ -s "$tmp/stderr" ] && fail "--tune --quiet printed: $(cat "$tmp/stderr")"
+spmv_ok "repeat" -- "$mdir/west0067.mtx" --repeat 5
+grep -q "GFLOP/s" "$tmp/stderr" || fail "--repeat printed no rate: $(cat "$tmp/stderr")"
+
+# ---- the checker itself refuses a wrong y (the last row off by 1e-3)
+"$gpgpu" spmv --backend "$backend" "$mdir/west0067.mtx" -o "$tmp/y.mtx" 2>/dev/null
+awk 'NR == 69 { $1 = $1 + 1e-3 } { print }' "$tmp/y.mtx" >"$tmp/bad_y.mtx"
+if "$check" f32 "$mdir/west0067.mtx" "$tmp/bad_y.mtx" >/dev/null 2>&1; then
+    fail "spmv_check accepted a wrong y"
+fi
+
+# ---- standard output by default and with -o -, the same values as a file
+"$gpgpu" spmv --backend "$backend" "$mdir/cage3.mtx" -o "$tmp/y_file.mtx" 2>"$tmp/stderr" ||
+    fail "cage3 to a file: $(cat "$tmp/stderr")"
+"$gpgpu" spmv --backend "$backend" "$mdir/cage3.mtx" >"$tmp/y_stdout.mtx" 2>"$tmp/stderr" ||
+    fail "cage3 to stdout: $(cat "$tmp/stderr")"
+"$gpgpu" spmv --backend "$backend" "$mdir/cage3.mtx" -o - >"$tmp/y_dash.mtx" 2>"$tmp/stderr" ||
+    fail "cage3 to -o -: $(cat "$tmp/stderr")"
+cmp -s "$tmp/y_file.mtx" "$tmp/y_stdout.mtx" || fail "standard output differs from -o FILE"
+cmp -s "$tmp/y_file.mtx" "$tmp/y_dash.mtx" || fail "-o - differs from -o FILE"
+"$check" f32 "$mdir/cage3.mtx" "$tmp/y_stdout.mtx" >/dev/null 2>&1 || fail "cage3 stdout: wrong y"
+
+# ---- exit 2 with the reason
+usage() { # NAME EXPECTED-TEXT COMMAND ARGS...
+    local name=$1 text=$2
+    shift 2
+    "$gpgpu" "$@" >/dev/null 2>"$tmp/stderr"
+    local rc=$?
+    if [ "$rc" -ne 2 ]; then
+        fail "$name: exit $rc, expected 2 ($(cat "$tmp/stderr"))"
+    elif ! grep -q -- "$text" "$tmp/stderr"; then
+        fail "$name: the message '$(cat "$tmp/stderr")' does not say '$text'"
+    fi
+}
+mtx "$tmp/x3.mtx" 1 2 3
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 2 2.0\n' >"$tmp/bad.mtx"
+usage "complex" "complex" spmv "$mdir/qc324.mtx" --backend "$backend"
+usage "hermitian" "complex" spmv "$mdir/mhd1280b.mtx" --backend "$backend"
+usage "x length" "has 3 entries, but the matrix has 5 columns" \
+    spmv "$mdir/cage3.mtx" --x "$tmp/x3.mtx" --backend "$backend"
+usage "y0 length" "has 3 entries, but the matrix has 5 rows" \
+    spmv "$mdir/cage3.mtx" --y0 "$tmp/x3.mtx" --backend "$backend"
+usage "malformed" "bad.mtx" spmv "$tmp/bad.mtx" --backend "$backend"
+usage "bad format" "unknown value 'dia'" spmv "$mdir/cage3.mtx" --format dia
+usage "unknown algo" "unknown value 'radix'" spmv "$mdir/cage3.mtx" --algo radix
+usage "algo of another format" "SPMV_VECTOR works on CSR" \
+    spmv "$mdir/cage3.mtx" --format ell --algo vector --backend "$backend"
+usage "classic on coo" "CSR" spmv "$mdir/cage3.mtx" --format coo --algo classic --backend "$backend"
+usage "integer type" "f32 or f64" spmv "$mdir/cage3.mtx" --type u32
+usage "beta without y0" "needs --y0" spmv "$mdir/cage3.mtx" --beta 2
+usage "shape without vector" "add --algo vector" spmv "$mdir/cage3.mtx" --threads-per-row 4
+usage "ell past its fill" "ell_max_fill" \
+    spmv "$mdir/karate.mtx" --format ell --ell-max-fill 2 --backend "$backend"
+usage "no matrix" "a matrix file is required" spmv
+usage "matinfo complex" "complex" matinfo "$mdir/qc324.mtx"
+usage "cg not square" "CG needs a square matrix" cg "$mdir/Trec4.mtx" --backend "$backend"
+usage "cg b length" "has 3 entries, but the matrix has 5 rows" \
+    cg "$mdir/cage3.mtx" --b "$tmp/x3.mtx" --backend "$backend"
+usage "cg both inputs" "one of them" cg "$mdir/cage3.mtx" --laplace3d 4
+
+# ---- matinfo: karate is 34 x 34 with 78 stored entries, 156 once symmetric
+"$gpgpu" matinfo "$mdir/karate.mtx" >"$tmp/matinfo" 2>"$tmp/stderr" ||
+    fail "matinfo karate: $(cat "$tmp/stderr")"
+for line in "rows: 34" "cols: 34" "nnz: 156" "file_entries: 78" "field: pattern" \
+    "symmetry: symmetric" "row_length_min: 1" "row_length_max: 17" "empty_rows: 0"; do
+    grep -qx "$line" "$tmp/matinfo" || fail "matinfo karate does not say '$line'"
+done
+# CSR bytes: (35 + 156) u32 + 156 values.
+grep -Eq "^csr +156 +1388 +2012$" "$tmp/matinfo" || fail "matinfo karate: csr line wrong"
+"$gpgpu" matinfo --ell-max-fill 2 "$mdir/karate.mtx" >"$tmp/matinfo" 2>&1
+grep -q "^ell  *refused: " "$tmp/matinfo" || fail "matinfo: ell not refused past --ell-max-fill 2"
+"$gpgpu" matinfo --help | grep -q -- "--ell-max-fill" || fail "matinfo --help"
+"$gpgpu" spmv --help | grep -q -- "--format" || fail "spmv --help"
+"$gpgpu" help cg | grep -q -- "--laplace3d" || fail "gpgpu help cg"
+
+# ---- cg: converges on the 3D Laplacian and small SPD matrices; x near ones
+cg_ok() { # NAME MAX-ERROR ARGS...
+    local name=$1 max_error=$2
+    shift 2
+    if ! "$gpgpu" cg --backend "$backend" --every 1000 "$@" >"$tmp/cg" 2>"$tmp/stderr"; then
+        fail "$name: gpgpu cg $* failed: $(cat "$tmp/stderr") $(tail -3 "$tmp/cg")"
+        return
+    fi
+    grep -q "^converged after" "$tmp/cg" || fail "$name: no 'converged' line"
+    awk -v m="$max_error" '/^max \|x_i - 1\|/ { found = 1; if (!($5 <= m)) exit 1 }
+                           END { exit !found }' "$tmp/cg" ||
+        fail "$name: max error above $max_error: $(grep '^max' "$tmp/cg")"
+}
+cg_ok "laplace3d 8 f32" 1e-4 --laplace3d 8
+if [ "$types" = "f32 f64" ]; then
+    cg_ok "laplace3d 8 f64" 1e-7 --laplace3d 8 --type f64 --format sell
+    cg_ok "bcsstk05 jacobi" 1e-6 "$mdir/bcsstk05.mtx" --type f64 --jacobi
+    cg_ok "lund_a" 1e-2 "$mdir/lund_a.mtx" --type f64 --algo vector
+    # x written, -o - moves the lines to stderr
+    if "$gpgpu" cg --backend "$backend" --laplace3d 4 --type f64 -o - >"$tmp/x.mtx" 2>"$tmp/stderr"; then
+        grep -q "^converged after" "$tmp/stderr" || fail "cg -o -: no 'converged' on stderr"
+        awk 'NR > 2 { if ($1 < 1 - 1e-6 || $1 > 1 + 1e-6) bad = 1; n++ }
+             END { exit bad || n != 64 }' "$tmp/x.mtx" || fail "cg -o -: x is not ones"
+    else
+        fail "cg -o -: $(cat "$tmp/stderr")"
+    fi
+fi
+# Not symmetric: a warning, then no convergence (exit 1).
+"$gpgpu" cg --backend "$backend" "$mdir/cage3.mtx" --max-iter 3 >/dev/null 2>"$tmp/stderr"
+rc=$?
+[ "$rc" -eq 1 ] || fail "cg cage3: exit $rc, expected 1"
+grep -q "is not symmetric" "$tmp/stderr" || fail "cg cage3: no warning"
+
+if [ "$failures" -gt 0 ]; then
+    echo "$failures check(s) failed" >&2
+    exit 1
+fi
+exit 0
