@@ -12,24 +12,7 @@ export LC_ALL=C
 
 gpgpu=$1
 backend=$2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli_sort.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-"$gpgpu" info --backend "$backend" >"$tmp/info" 2>&1
-rc=$?
-if [ "$rc" -eq 77 ]; then
-    echo "backend $backend unavailable: skipped" >&2
-    exit 77
-elif [ "$rc" -ne 0 ]; then
-    cat "$tmp/info" >&2
-    exit 1
-fi
+. "$(dirname "$0")/cli_common.sh"
 
 # mtx FILE FIELD VALUE... : a one-column array file.
 mtx() {

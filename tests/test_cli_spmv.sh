@@ -17,24 +17,7 @@ gpgpu=$1
 check=$2
 backend=$3
 mdir=$4
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli_spmv.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-"$gpgpu" info --backend "$backend" >"$tmp/info" 2>&1
-rc=$?
-if [ "$rc" -eq 77 ]; then
-    echo "backend $backend unavailable: skipped" >&2
-    exit 77
-elif [ "$rc" -ne 0 ]; then
-    cat "$tmp/info" >&2
-    exit 1
-fi
+. "$(dirname "$0")/cli_common.sh"
 # f64 only where the shaders have doubles.
 types=f32
 grep -q '^has_f64: yes' "$tmp/info" && types="f32 f64"
