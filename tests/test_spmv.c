@@ -7,6 +7,7 @@
  * y always lies between poisoned guard elements, which must keep their bits.
  * Reference inputs are what the GPU sees: x drawn as f32 values, the matrix's
  * values rounded to f32 for f32 products, alpha and beta exact in f32. */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,6 +373,49 @@ static void shared_matrices(void)
             check_all_formats(files[f], &a);
         gpgpu_csr_free(&a);
     }
+}
+
+/* Every file of the shared collection: read (the complex and hermitian ones
+ * refused by name), then DEFAULT, SCALAR and BALANCED on CSR in each type. */
+static void every_shared_matrix(void)
+{
+    const char *dir = getenv("GPGPU_MATRIX_DIR");
+    DIR *d = dir ? opendir(dir) : NULL;
+    EXPECT(d != NULL, "cannot list GPGPU_MATRIX_DIR (%s)", dir ? dir : "not set");
+    size_t files = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".mtx") != 0)
+            continue;
+        char path[1024], msg[256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        gpgpu_csr a = {0};
+        gpgpu_status st = gpgpu_mtx_read_matrix(path, &a, NULL, msg, sizeof msg);
+        files++;
+        if (st == GPGPU_ERROR_PARSE && (strstr(msg, "complex") || strstr(msg, "hermitian"))) {
+            gpgpu_csr_free(&a);
+            continue;
+        }
+        EXPECT(st == GPGPU_SUCCESS, "%s: %s", path, msg);
+        for (size_t ti = 0; st == GPGPU_SUCCESS && ti < type_count; ti++) {
+            gpgpu_matrix *m = NULL;
+            EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = types[ti]},
+                                                   &a, &m),
+                          GPGPU_SUCCESS);
+            if (!m)
+                continue;
+            check_algo(e->d_name, m, &a, types[ti], GPGPU_FORMAT_CSR, GPGPU_ALGO_DEFAULT, 0, 0);
+            check_algo(e->d_name, m, &a, types[ti], GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_SCALAR, 0,
+                       0);
+            check_algo(e->d_name, m, &a, types[ti], GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_BALANCED,
+                       0, 0);
+            gpgpu_matrix_destroy(m);
+        }
+        gpgpu_csr_free(&a);
+    }
+    if (d)
+        closedir(d);
+    EXPECT(files >= 60, "only %zu .mtx files in %s", files, dir ? dir : "");
 }
 
 static void edge_matrices(void)
@@ -775,6 +819,7 @@ int main(void)
     one_long_row();
     generated_matrices();
     shared_matrices();
+    every_shared_matrix();
     wrapped_matrices();
     tuning();
     gpgpu_context_destroy(ctx);
