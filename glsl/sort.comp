@@ -610,13 +610,14 @@ void stage_scatter()
 #define OS_TILES     GROUPS
 #define OS_STARTS    AUX_OFF
 #define OS_TICKETS   (AUX_OFF + KEY_PASSES * DIGITS)
-uint os_status(uint region) { return OS_TICKETS + 8u + region * OS_TILES * DIGITS; }
+#define OS_TICKET_WORDS 8u /* RADIX_OS_TICKETS in src/algo/sort.h */
+uint os_status(uint region) { return OS_TICKETS + OS_TICKET_WORDS + region * OS_TILES * DIGITS; }
 
 // OS_CLEAR: the digit counts and the tile tickets start at zero.
 void stage_os_clear()
 {
     uint i = invocation_index();
-    if (i < KEY_PASSES * DIGITS + 8u)
+    if (i < KEY_PASSES * DIGITS + OS_TICKET_WORDS)
         aux[AUX_OFF + i] = 0u;
 }
 

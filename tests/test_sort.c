@@ -408,6 +408,62 @@ static const flagset radix_sets[] = {
     {2, SORT_SEGMENTED | SORT_DESCENDING},
 };
 
+/* The source of a radix stage test for flag set f (pay 2 and 3: the payload
+ * is the input index; 2 has no payload buffer), with `extra` SORT_* flags. */
+static staged radix_source(gpgpu_type t, size_t n, flagset f, unsigned extra, int data)
+{
+    flagset fs = f;
+    if (f.pay >= 2)
+        fs.flags |= SORT_PAYLOAD_IS_INDEX;
+    fs.flags |= extra;
+    staged s = staged_make(t, n, fs, data);
+    if (f.pay == 2) {
+        /* PAYLOAD_IS_INDEX: no payload to read; segments from the index. */
+        s.gpu.pay = NULL;
+        s.host.pay = NULL;
+    }
+    return s;
+}
+
+/* Where a radix scatter writes: keys at 1 and payloads (when f has them) at
+ * 4, poisoned all around, and their host twin. */
+typedef struct scatter_dest {
+    slab keys, pay;
+    sort_keys gpu;
+    ref_sort_keys host;
+} scatter_dest;
+
+static scatter_dest scatter_dest_make(gpgpu_type t, size_t n, flagset f)
+{
+    scatter_dest d = {.keys = slab_make(ctx, t, 1 + n + 3, 0, 0, NULL),
+                      .pay = slab_make(ctx, GPGPU_TYPE_U32, 4 + n + 2, 0, 0, NULL)};
+    bool pay = f.pay != 0;
+    d.gpu = (sort_keys){t, d.keys.buf, 1, pay ? d.pay.buf : NULL, 4, n, 0, NULL, 0, 0};
+    d.host = (ref_sort_keys){t, slab_at(&d.keys, 1), pay ? slab_at(&d.pay, 4) : NULL, n, 0,
+                             NULL, 0};
+    return d;
+}
+
+static void scatter_dest_check_free(scatter_dest *d, const char *what)
+{
+    slab_check(&d->keys, NULL, what);
+    slab_check(&d->pay, NULL, what);
+    slab_free(&d->keys);
+    slab_free(&d->pay);
+}
+
+/* a[0..n) becomes its exclusive scan; returns the total. */
+static uint32_t exclusive_scan(uint32_t *a, size_t n)
+{
+    uint32_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = a[i];
+        a[i] = run;
+        run += c;
+    }
+    return run;
+}
+
 /* HIST and SCATTER of the passes that matter (the first, the second, both
  * sides of f64's word boundary, the last key pass, every segment pass) on
  * the same source, with `plan` (the driver's, or one with several tiles per
@@ -417,16 +473,7 @@ static void stage_radix(gpgpu_type t, size_t n, flagset f, int data, radix_plan 
     char what[240], fl[64];
     flag_text(f, fl, sizeof fl);
     const char *tn = gpgpu_type_name(t);
-    flagset fs = f;
-    if (f.pay >= 2)
-        fs.flags |= SORT_PAYLOAD_IS_INDEX;
-    staged s = staged_make(t, n, fs, data);
-    if (f.pay == 2) {
-        /* PAYLOAD_IS_INDEX: no payload to read; segments from the index. */
-        s.gpu.pay = NULL;
-        s.host.pay = NULL;
-    }
-    bool out_pay = f.pay != 0;
+    staged s = radix_source(t, n, f, 0, data);
     size_t per_group = (size_t)plan.tiles_per_group * plan.wg * plan.items;
     size_t hn = (size_t)RADIX_DIGITS * plan.groups;
     unsigned kp = radix_key_passes(t);
@@ -447,30 +494,19 @@ static void stage_radix(gpgpu_type t, size_t n, flagset f, int data, radix_plan 
 
         /* SCATTER from the scanned twin's counts. */
         ref_radix_hist(&s.host, p, plan.groups, per_group, hist);
-        uint32_t run = 0;
-        for (size_t i = 0; i < hn; i++) {
-            uint32_t c = hist[i];
-            hist[i] = run;
-            run += c;
-        }
+        uint32_t run = exclusive_scan(hist, hn);
         EXPECT(run == n, "%s: the histogram counts %u elements, not %zu", what, run, n);
         snprintf(what, sizeof what, "%s SCATTER %s pass %u/%u n=%zu groups=%u tiles/group=%u (%s)",
                  tn, fl, p, passes, n, plan.groups, plan.tiles_per_group, data_names[data]);
         slab hs = slab_make(ctx, GPGPU_TYPE_U32, 7, hn, 2, hist);
-        slab dk = slab_make(ctx, t, 1 + n + 3, 0, 0, NULL);
-        slab dp = slab_make(ctx, GPGPU_TYPE_U32, 4 + n + 2, 0, 0, NULL);
-        sort_keys dst = {t, dk.buf, 1, out_pay ? dp.buf : NULL, 4, n, 0, NULL, 0, 0};
-        ref_sort_keys hdst = {t, slab_at(&dk, 1), out_pay ? slab_at(&dp, 4) : NULL, n, 0, NULL, 0};
-        EXPECT_STATUS(ctx, radix_stage_scatter(ctx, &s.gpu, &dst, p, plan, hs.buf, 7),
+        scatter_dest dst = scatter_dest_make(t, n, f);
+        EXPECT_STATUS(ctx, radix_stage_scatter(ctx, &s.gpu, &dst.gpu, p, plan, hs.buf, 7),
                       GPGPU_SUCCESS);
-        ref_radix_scatter(&s.host, &hdst, p, hist, plan.groups, per_group);
-        slab_check(&dk, NULL, what);
-        slab_check(&dp, NULL, what);
+        ref_radix_scatter(&s.host, &dst.host, p, hist, plan.groups, per_group);
+        scatter_dest_check_free(&dst, what);
         slab_check(&hs, NULL, what);
         staged_check(&s, what);
         slab_free(&hs);
-        slab_free(&dk);
-        slab_free(&dp);
     }
     free(hist);
     staged_free(&s);
@@ -488,30 +524,15 @@ static void stage_onesweep(gpgpu_type t, size_t n, flagset f, int data, radix_pl
     char what[240], fl[64];
     flag_text(f, fl, sizeof fl);
     const char *tn = gpgpu_type_name(t);
-    flagset fs = f;
-    if (f.pay >= 2)
-        fs.flags |= SORT_PAYLOAD_IS_INDEX;
-    if (recount)
-        fs.flags |= SORT_ONESWEEP_RECOUNT;
-    staged s = staged_make(t, n, fs, data);
-    if (f.pay == 2) {
-        s.gpu.pay = NULL;
-        s.host.pay = NULL;
-    }
-    bool out_pay = f.pay != 0;
+    staged s = radix_source(t, n, f, recount ? SORT_ONESWEEP_RECOUNT : 0, data);
     unsigned kp = radix_key_passes(t);
     size_t tile = (size_t)plan.wg * plan.items, tiles = n == 0 ? 1 : ceil_div(n, tile);
-    size_t status = (size_t)kp * RADIX_DIGITS + 8, hn = status + 2 * tiles * RADIX_DIGITS;
+    size_t status = (size_t)kp * RADIX_DIGITS + RADIX_OS_TICKETS, hn = status + 2 * tiles * RADIX_DIGITS;
     uint32_t *starts = xmalloc((size_t)kp * RADIX_DIGITS * 4);
     uint32_t *tile_counts = xmalloc(tiles * RADIX_DIGITS * 4);
     for (unsigned p = 0; p < kp; p++) {
         ref_radix_hist(&s.host, p, 1, n, starts + p * RADIX_DIGITS);
-        uint32_t run = 0;
-        for (size_t d = 0; d < RADIX_DIGITS; d++) {
-            uint32_t c = starts[p * RADIX_DIGITS + d];
-            starts[p * RADIX_DIGITS + d] = run;
-            run += c;
-        }
+        exclusive_scan(starts + p * RADIX_DIGITS, RADIX_DIGITS);
     }
     for (unsigned p = 0; p < kp; p++) {
         if (!(p == 0 || p == 1 || p == kp / 2 || p == kp - 1))
@@ -527,13 +548,10 @@ static void stage_onesweep(gpgpu_type t, size_t n, flagset f, int data, radix_pl
 
         snprintf(what, sizeof what, "%s ONESWEEP %s%s pass %u/%u n=%zu tiles=%zu (%s)", tn, fl,
                  recount ? " recount" : "", p, kp, n, tiles, data_names[data]);
-        slab dk = slab_make(ctx, t, 1 + n + 3, 0, 0, NULL);
-        slab dp = slab_make(ctx, GPGPU_TYPE_U32, 4 + n + 2, 0, 0, NULL);
-        sort_keys dst = {t, dk.buf, 1, out_pay ? dp.buf : NULL, 4, n, 0, NULL, 0, 0};
-        ref_sort_keys hdst = {t, slab_at(&dk, 1), out_pay ? slab_at(&dp, 4) : NULL, n, 0, NULL, 0};
-        EXPECT_STATUS(ctx, radix_stage_onesweep(ctx, &s.gpu, &dst, p, plan, h.buf, 7),
+        scatter_dest dst = scatter_dest_make(t, n, f);
+        EXPECT_STATUS(ctx, radix_stage_onesweep(ctx, &s.gpu, &dst.gpu, p, plan, h.buf, 7),
                       GPGPU_SUCCESS);
-        ref_radix_scatter(&s.host, &hdst, p, starts + p * RADIX_DIGITS, 1, n);
+        ref_radix_scatter(&s.host, &dst.host, p, starts + p * RADIX_DIGITS, 1, n);
         ref_radix_hist(&s.host, p, (uint32_t)tiles, tile, tile_counts);
         img[kp * RADIX_DIGITS + p] = (uint32_t)tiles;
         uint32_t *region = img + status + (p % 2) * tiles * RADIX_DIGITS;
@@ -545,12 +563,9 @@ static void stage_onesweep(gpgpu_type t, size_t n, flagset f, int data, radix_pl
             }
         }
         slab_check(&h, NULL, what);
-        slab_check(&dk, NULL, what);
-        slab_check(&dp, NULL, what);
+        scatter_dest_check_free(&dst, what);
         staged_check(&s, what);
         slab_free(&h);
-        slab_free(&dk);
-        slab_free(&dp);
     }
     free(starts);
     free(tile_counts);

@@ -70,7 +70,8 @@ bool radix_onesweep(size_t n, bool payload)
  * pass, and two regions of a status word per (tile, digit). */
 static size_t onesweep_aux_count(gpgpu_type type, size_t tiles)
 {
-    return (size_t)radix_key_passes(type) * RADIX_DIGITS + 8 + 2 * tiles * RADIX_DIGITS;
+    return (size_t)radix_key_passes(type) * RADIX_DIGITS + RADIX_OS_TICKETS +
+           2 * tiles * RADIX_DIGITS;
 }
 
 unsigned radix_key_passes(gpgpu_type type)
@@ -132,7 +133,7 @@ gpgpu_status radix_stage_os_counts(gpgpu_context *ctx, const sort_keys *src, rad
     uint32_t tiles = (uint32_t)onesweep_tiles(plan, src->n);
     exec_dispatch d = pass_dispatch(src, SORT_STAGE_OS_CLEAR, 0, plan, hist, hist_off);
     d.params[SORT_P_GROUPS] = tiles;
-    d.groups = algo_groups(radix_key_passes(src->type) * RADIX_DIGITS + 8, plan.wg);
+    d.groups = algo_groups(radix_key_passes(src->type) * RADIX_DIGITS + RADIX_OS_TICKETS, plan.wg);
     TRY(algo_stage(ctx, &d));
     d.params[0] = SORT_STAGE_OS_HIST;
     d.groups = tiles < RADIX_OS_HIST_GROUPS ? tiles : RADIX_OS_HIST_GROUPS;

@@ -29,6 +29,7 @@ enum {
     RADIX_MAX_GROUPS = 2048, /* default, likewise */
     RADIX_ONESWEEP_MAX = 1 << 30, /* the one-sweep's status words count in 30 bits */
     RADIX_OS_HIST_GROUPS = 1024, /* work-groups counting the digits of every pass at once */
+    RADIX_OS_TICKETS = 8,        /* ticket words after the one-sweep's digit starts (8u in sort.comp) */
     RADIX_POLLS = 64,            /* default; algo_tuning_get() has the value in use */
     RADIX_ONESWEEP_KEYS_MAX = 1 << 23 /* keys alone sort one-sweep below this (radix.c) */
 };
@@ -161,7 +162,7 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
  * (in mode 1) a payload or n < RADIX_ONESWEEP_KEYS_MAX. */
 bool radix_onesweep(size_t n, bool payload);
 /* The one-sweep's words at hist_off: the digit starts of each key pass
- * (256 per pass), 8 tickets (tiles drawn in each pass), then two status
+ * (256 per pass), RADIX_OS_TICKETS tickets (tiles drawn in each pass), then two status
  * regions of `tiles` x 256 words (tile-major): bit 31 INCLUSIVE, bit 30
  * AGGREGATE, bits 0-29 the count. */
 /* OS_CLEAR, OS_HIST, OS_SCAN: hist[hist_off + p * 256 + d] = where the
