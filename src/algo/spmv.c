@@ -283,8 +283,6 @@ static gpgpu_status run_format(gpgpu_context *ctx, const spmv_call *c)
 static gpgpu_status run_default(gpgpu_context *ctx, const spmv_call *c)
 {
     const gpgpu_matrix *a = c->a;
-    if (a->format != GPGPU_FORMAT_CSR)
-        return run_format(ctx, c);
     switch (spmv_default_kernel(a)) {
     case GPGPU_ALGO_SPMV_SCALAR:
         return run_format(ctx, c);
@@ -302,7 +300,9 @@ static gpgpu_status run_default(gpgpu_context *ctx, const spmv_call *c)
 gpgpu_algo spmv_default_kernel(const gpgpu_matrix *a)
 {
     double mean = a->stats.mean;
-    if (a->format != GPGPU_FORMAT_CSR || a->stats.max > SPMV_REGULAR_FACTOR * mean + SPMV_REGULAR_SLACK)
+    if (a->format != GPGPU_FORMAT_CSR)
+        return GPGPU_ALGO_SPMV_SCALAR; /* the format's own kernel */
+    if (a->stats.max > SPMV_REGULAR_FACTOR * mean + SPMV_REGULAR_SLACK)
         return GPGPU_ALGO_SPMV_BALANCED;
     return mean < SPMV_SHORT_ROW ? GPGPU_ALGO_SPMV_SCALAR : GPGPU_ALGO_SPMV_VECTOR;
 }

@@ -119,7 +119,8 @@ uint32_t spmv_max_threads_per_row(const gpgpu_context *ctx);
  * (context, then the cache file), else the heuristic's. */
 void spmv_vector_shape(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_spmv_tuning *out);
 
-/* What DEFAULT runs on a CSR matrix: SPMV_BALANCED when its longest row is
+/* What DEFAULT runs: SPMV_SCALAR (the format's own kernel) on formats other
+ * than CSR; on CSR SPMV_BALANCED when its longest row is
  * more than SPMV_REGULAR_FACTOR x the mean + SPMV_REGULAR_SLACK, else
  * SPMV_SCALAR for a mean below SPMV_SHORT_ROW, SPMV_VECTOR above. */
 enum { SPMV_REGULAR_FACTOR = 4, SPMV_REGULAR_SLACK = 32, SPMV_SHORT_ROW = 12 };

@@ -24,9 +24,9 @@ static once_flag tuning_once = ONCE_FLAG_INIT;
 
 /* Powers of two keep the shaders' index arithmetic and shared arrays simple;
  * modes take 0, 1 or 2. */
-static void set(unsigned *field, const char *value, bool is_switch)
+static void set(unsigned *field, const char *value, bool is_mode)
 {
-    if (is_switch) {
+    if (is_mode) {
         if (value[0] >= '0' && value[0] <= '2' && value[1] == '\0')
             *field = (unsigned)(value[0] - '0');
         else
@@ -46,7 +46,7 @@ static void read_env(void)
     static const struct {
         const char *name;
         unsigned *field;
-        bool is_switch;
+        bool is_mode;
     } knobs[] = {
         {"reduce_items", &tuning.reduce_items, false},
         {"reduce_groups", &tuning.reduce_max_groups, false},
@@ -69,7 +69,7 @@ static void read_env(void)
         for (size_t i = 0; eq && i < sizeof knobs / sizeof knobs[0]; i++) {
             if (strncmp(item, knobs[i].name, (size_t)(eq - item)) == 0 &&
                 knobs[i].name[eq - item] == '\0') {
-                set(knobs[i].field, eq + 1, knobs[i].is_switch);
+                set(knobs[i].field, eq + 1, knobs[i].is_mode);
                 known = true;
             }
         }
