@@ -98,7 +98,10 @@ typedef enum gpgpu_algo {
     GPGPU_ALGO_CLASSIC_SPMV = 9,     /**< Kiciak's 5-stage CSR SpMV (gpgpu/sparse.h) */
     GPGPU_ALGO_SPMV_SCALAR = 10,     /**< one invocation per row (CSR); the format's own kernel otherwise */
     GPGPU_ALGO_SPMV_VECTOR = 11,     /**< CSR, rows per work-group x invocations per row (tunable) */
-    GPGPU_ALGO_SPMV_BALANCED = 12    /**< CSR, nonzeros split evenly over work-groups */
+    GPGPU_ALGO_SPMV_BALANCED = 12,   /**< CSR, nonzeros split evenly over work-groups */
+    GPGPU_ALGO_CLASSIC_SPGEMM = 13,  /**< Kiciak's 13-stage sparse x sparse product (gpgpu/sparse.h) */
+    GPGPU_ALGO_SPGEMM_ROWS = 14,     /**< two-phase: rows binned by products, sorted in shared memory */
+    GPGPU_ALGO_SPGEMM_ESC = 15       /**< every row expanded, segment-sorted and compressed in global memory */
 } gpgpu_algo;
 
 /** Backends. */
@@ -209,6 +212,7 @@ typedef struct gpgpu_info {
     size_t max_storage_block_bytes;
     size_t storage_offset_alignment;
     size_t max_storage_range_bytes; /**< largest range one binding can hold */
+    size_t device_memory_bytes; /**< device-local memory (0 when the API does not say) */
 } gpgpu_info;
 
 /** Fills *info. @return GPGPU_SUCCESS or GPGPU_ERROR_NULL_POINTER. */

@@ -423,6 +423,12 @@ static void query_info(gpgpu_context *ctx, gl_state *st)
         .storage_offset_alignment = st->ssbo_alignment,
     };
     query_subgroups(st, info);
+    /* GL itself does not say how much memory the device has; NVIDIA's extension does (KiB). */
+    if (gl_has_extension(gl, "GL_NVX_gpu_memory_info")) {
+        GLint kib = 0;
+        gl->GetIntegerv(0x9047 /* GPU_MEMORY_INFO_DEDICATED_VIDMEM_NVX */, &kib);
+        info->device_memory_bytes = kib > 0 ? (size_t)kib * 1024 : 0;
+    }
 }
 
 static void GLAD_API_PTR debug_message(GLenum source, GLenum type, GLuint id, GLenum severity,

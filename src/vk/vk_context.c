@@ -158,6 +158,11 @@ static void query_info(gpgpu_context *ctx, vk_state *st, bool adopted)
              VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
     snprintf(st->driver, sizeof st->driver, "%.200s %.100s", driver.driverName, driver.driverInfo);
     const VkPhysicalDeviceLimits *lim = &st->props.limits;
+    VkDeviceSize device_local = 0; /* the largest device-local heap */
+    for (uint32_t h = 0; h < st->memory.memoryHeapCount; h++)
+        if ((st->memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+            st->memory.memoryHeaps[h].size > device_local)
+            device_local = st->memory.memoryHeaps[h].size;
     ctx->info = (gpgpu_info){
         .backend = "vulkan",
         .platform = adopted ? "vulkan-adopt" : "vulkan",
@@ -176,6 +181,7 @@ static void query_info(gpgpu_context *ctx, vk_state *st, bool adopted)
         .max_storage_block_bytes = lim->maxStorageBufferRange,
         .storage_offset_alignment = (size_t)lim->minStorageBufferOffsetAlignment,
         .max_storage_range_bytes = lim->maxStorageBufferRange,
+        .device_memory_bytes = (size_t)device_local,
     };
 }
 

@@ -190,6 +190,11 @@ static void vk_buffer_destroy(gpgpu_buffer *buf)
         }
         vkDeviceWaitIdle(st->device); /* no room to keep it: make sure it is unused */
     }
+    /* Work the library recorded and has not yet submitted may use it (a temporary of the
+     * call that is running): run that work first. A failed flush leaves the device idle
+     * or lost, so the buffer is free to go either way. */
+    if (b->memory && st->recording && !st->caller_cmd && flush(buf->ctx) != GPGPU_SUCCESS)
+        vkDeviceWaitIdle(st->device);
     free_buffer(st->device, b);
     free(b);
 }
