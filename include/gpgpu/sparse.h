@@ -330,6 +330,73 @@ GPGPU_API gpgpu_status gpgpu_spmv_tune(gpgpu_context *ctx, gpgpu_matrix *a,
 /** The heuristic's shape for a matrix (what SPMV_VECTOR takes without tuning). */
 GPGPU_API gpgpu_status gpgpu_spmv_heuristic(const gpgpu_matrix *a, gpgpu_spmv_tuning *result);
 
+/* ------------------------------------------------------------ SpGEMM and friends */
+
+/**
+ * Copies a CSR matrix back to host memory (values as double). *out is filled by the library:
+ * free it with gpgpu_csr_free.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_UNSUPPORTED_COMBINATION (a
+ *   format other than CSR; work being recorded into a caller's Vulkan command buffer);
+ *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_matrix_download(const gpgpu_matrix *a, gpgpu_csr *out);
+
+/**
+ * A^T as a new CSR matrix the caller owns (gpgpu_matrix_destroy), computed on the GPU: a
+ * stable radix sort of the entries by column, so each row of A^T has its columns ascending.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (a matrix of
+ *   another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (not CSR; recording into a caller's
+ *   Vulkan command buffer); GPGPU_ERROR_OUT_OF_MEMORY.
+ */
+GPGPU_API gpgpu_status gpgpu_matrix_transpose(gpgpu_context *ctx, const gpgpu_matrix *a,
+                                              gpgpu_matrix **out);
+
+/** C = A * B. */
+typedef struct gpgpu_spgemm_desc {
+    /** DEFAULT/FAST = SPGEMM_ROWS (rows binned by their count of products: up to 2048 sorted
+     *  in shared memory, longer ones through the global path of SPGEMM_ESC);
+     *  CLASSIC_SPGEMM (Kiciak's 13 stages); SPGEMM_ESC (every row through the global path). */
+    gpgpu_algo algo;
+    /** Entries of C that come out exactly zero (+0 or -0) are dropped; by default every
+     *  structural entry is kept, as cuSPARSE keeps them. */
+    bool drop_zeros;
+    /** GPU memory (bytes) the product's temporaries and C together may take; the fast paths
+     *  work through chunks of rows to stay below it. 0: half of gpgpu_info.device_memory_bytes
+     *  (1 GiB where the device does not say). The classic algorithm ignores it. */
+    size_t memory_budget;
+    /** Called with a line on each chunk of a product with more than 2^26 products (may be NULL). */
+    gpgpu_progress_callback progress;
+    void *user_data;
+} gpgpu_spgemm_desc;
+
+/** What a product did (gpgpu_spgemm fills it when not NULL). */
+typedef struct gpgpu_spgemm_stats {
+    uint64_t products;      /**< intermediate products a_ik * b_kj (FLOP = 2 x products) */
+    size_t nnz;             /**< entries of C */
+    size_t dropped;         /**< entries dropped by drop_zeros */
+    uint32_t chunks;        /**< row chunks the global path took (0: none needed it) */
+    uint32_t long_rows;     /**< rows that went through the global path */
+    size_t peak_bytes;      /**< most GPU memory the call held at once: temporaries and C */
+} gpgpu_spgemm_stats;
+
+/**
+ * C = A * B for CSR matrices of one type (f32 or f64) and context, A rows x n, B n x cols.
+ * C is a new CSR matrix the caller owns (gpgpu_matrix_destroy), columns ascending within each
+ * row; it holds every (i, j) with some a_ik and b_kj stored, even where the sum is zero
+ * (unless desc->drop_zeros). A and B may be the same matrix.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (A's columns
+ *   differ from B's rows, the message says both; types that differ; a matrix of another
+ *   context; an unknown algorithm); GPGPU_ERROR_UNSUPPORTED_COMBINATION (not CSR; an
+ *   algorithm of another primitive; recording into a caller's Vulkan command buffer);
+ *   GPGPU_ERROR_TOO_LARGE (C with more than 2^31 - 1 entries; a row with 2^32 or more
+ *   products; the classic algorithm past its 32-bit indices or one storage binding);
+ *   GPGPU_ERROR_OUT_OF_MEMORY (the product cannot fit in the budget even row by row: the
+ *   message says how many bytes it needed); GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_spgemm(gpgpu_context *ctx, const gpgpu_spgemm_desc *desc,
+                                    const gpgpu_matrix *a, const gpgpu_matrix *b,
+                                    gpgpu_matrix **c, gpgpu_spgemm_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

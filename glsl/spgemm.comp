@@ -1,0 +1,598 @@
+// spgemm.comp: sparse x sparse products C = A * B (CSR), and the transpose.
+// variants: TYPE=F32,F64
+//
+// Stages (STAGE = params[0]); src/algo/spgemm.h says exactly what each does.
+//  1..13  Kiciak's classic product, one stage (or one step of one) per dispatch
+//  14 NNZ_PRODUCTS  apos[k] = |B row col_A[k]| (then an exclusive scan: each nonzero's first
+//                   product within the whole expansion, modulo 2^32)
+//  15 ROW_BINS      per row: its products, its bin (by products), bin counts, total products
+//  16 BIN_FILL      the rows listed bin by bin; the long rows with their products
+//  17 ROWS          the rows of one bin, TILE / CAP rows per work-group, each row's products
+//                   sorted by column in shared memory: counted (symbolic) or summed into C
+//  18 ESC_EXPAND    a chunk of long rows expanded into (column, value) in global memory
+//  19 ESC_FLAGS     after the segmented sort: 1 where a run of one column starts
+//  20 ESC_COUNT     per long row: its entries of C (symbolic)
+//  21 ESC_WRITE     per run: C's column and the run's sum (numeric)
+//  22 ZERO_FLAGS, 23 ZERO_PTRS, 24 ZERO_COMPACT: C without its exact zeros
+//  25 ROW_OF        per entry of a CSR: its row (the transpose)
+//  26 TRANSPOSE     A^T's columns and values through the sorted permutation
+//  27 COL_PTRS      A^T's row pointers by binary search in the sorted columns
+//
+// Bindings: matrices' index arrays (row pointers and columns) are u32, values T.
+layout(std430, binding = 0) buffer IA { uint ia[]; };  // A's ints (classic 8, 13: C's)
+layout(std430, binding = 1) buffer VA { T va[]; };     // A's values (classic 12: C's)
+layout(std430, binding = 2) buffer IB { uint ib[]; };  // B's ints
+layout(std430, binding = 3) buffer VB { T vb[]; };     // B's values
+layout(std430, binding = 4) buffer Aux { uint aux[]; };// work words
+layout(std430, binding = 5) buffer WV { T wv[]; };     // work values (products)
+layout(std430, binding = 6) buffer UX { uint ux[]; };  // second work words (pairs, keys)
+layout(std430, binding = 7) buffer CV { T cv[]; };     // C's values (fast stages)
+
+#define ROWS   params[1]
+#define NNZ_A  params[2]
+#define A_PTR  params[3]
+#define A_IDX  params[4]
+#define A_VAL  params[5]
+#define B_PTR  params[6]
+#define B_IDX  params[7]
+#define B_VAL  params[8]
+// classic
+#define PRODUCTS params[9]
+#define TABLGT   params[10]
+#define NNZ_C    params[11]
+#define STEP_T   params[12] /* prN of a max or sum step; h of a sort step */
+#define NN       params[13] /* the padded run of the sort */
+#define REVERSE  params[14]
+#define C_IDX    params[15] /* where C's columns start in its ints */
+// fast (the same slots, other names)
+#define COUNT    params[9]  /* rows of the bin, products of the chunk, entries */
+#define CAP      params[10] /* ROWS: shared slots per row (a power of two) */
+#define LIST_OFF params[11] /* ROWS: this bin's first row in the list; ESC: the chunk's rows */
+#define APOS_OFF params[12]
+#define NUMERIC  params[13] /* ROWS: 0 symbolic, 1 numeric; ESC_EXPAND: write values */
+#define RPTR_OFF params[14] /* per-row counts, then C's row pointers (exclusive scan) */
+
+uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
+
+// The largest x in [lo, hi) with key(x) <= v, for a key nondecreasing in x and key(lo) <= v.
+#define LAST_AT_MOST(RESULT, LO, HI, KEY, V)                 \
+    {                                                        \
+        uint lo_ = (LO), hi_ = (HI);                         \
+        while (hi_ - lo_ > 1u) {                             \
+            uint mid_ = lo_ + (hi_ - lo_) / 2u;              \
+            if ((KEY(mid_)) <= (V)) lo_ = mid_; else hi_ = mid_; \
+        }                                                    \
+        RESULT = lo_;                                        \
+    }
+// The first x in [lo, hi) with key(x) >= v (hi if none).
+#define FIRST_AT_LEAST(RESULT, LO, HI, KEY, V)               \
+    {                                                        \
+        uint lo_ = (LO), hi_ = (HI);                         \
+        while (lo_ < hi_) {                                  \
+            uint mid_ = lo_ + (hi_ - lo_) / 2u;              \
+            if ((KEY(mid_)) < (V)) lo_ = mid_ + 1u; else hi_ = mid_; \
+        }                                                    \
+        RESULT = lo_;                                        \
+    }
+
+#define RA(I) ia[A_PTR + (I)]
+#define CA(I) ia[A_IDX + (I)]
+#define RB(I) ib[B_PTR + (I)]
+#define CB(I) ib[B_IDX + (I)]
+
+// ------------------------------------------------------------------ classic (Kiciak)
+// off = aux[0..], tab1/2/3 = aux (a separate binding of the same role), pairs = ux.
+#define OFF(I)   aux[(I)]
+#define PAIRI(I) ux[2u * (I)]
+#define PAIRJ(I) ux[2u * (I) + 1u]
+#define TAB1(I)  aux[(I)]
+#define TAB2(I)  aux[TABLGT + (I)]
+#define TAB3(I)  aux[2u * TABLGT + (I)]
+
+void classic_count(uint i)
+{
+    if (i == 0u)
+        OFF(0u) = 0u;
+    if (i < NNZ_A) {
+        uint j = CA(i);
+        OFF(i + 1u) = RB(j + 1u) - RB(j);
+    }
+}
+
+void classic_expand(uint i)
+{
+    if (i >= PRODUCTS)
+        return;
+    uint p, j;
+    LAST_AT_MOST(p, 0u, NNZ_A, OFF, i);
+    LAST_AT_MOST(j, 0u, ROWS, RA, p);
+    uint q = RB(CA(p)) + i - OFF(p);
+    PAIRI(i) = j;
+    PAIRJ(i) = CB(q);
+    wv[i] = va[A_VAL + p] * vb[B_VAL + q];
+}
+
+void classic_row_starts(uint i)
+{
+    if (i == 0u) {
+        TAB1(0u) = 0u;
+        TAB1(ROWS) = PRODUCTS;
+    } else if (i < ROWS) {
+        uint k;
+        FIRST_AT_LEAST(k, 0u, PRODUCTS, PAIRI, i);
+        TAB1(i) = k;
+    }
+}
+
+// One pairwise-max step over t = STEP_T words at `base`.
+void max_step(uint i, uint base)
+{
+    uint t = STEP_T, j = i + (t + 1u) / 2u;
+    if (j < t && aux[base + i] < aux[base + j])
+        aux[base + i] = aux[base + j];
+}
+
+// Kiciak's SortIt: pair np of row ns's run of triples, block h = STEP_T.
+void classic_sort(uint x)
+{
+    uint half_nn = NN / 2u;
+    uint ns = x / half_nn, np = x % half_nn;
+    if (ns >= ROWS)
+        return;
+    uint h = STEP_T, h2 = h >> 1u;
+    uint l = np % h2, blk = np / h2;
+    uint u = TAB1(ns) + blk * h + l;
+    uint v = REVERSE != 0u ? TAB1(ns) + blk * h + h - 1u - l : u + h2;
+    if (v < TAB1(ns + 1u) && PAIRJ(u) > PAIRJ(v)) {
+        uint c = PAIRJ(u);
+        PAIRJ(u) = PAIRJ(v);
+        PAIRJ(v) = c;
+        T w = wv[u];
+        wv[u] = wv[v];
+        wv[v] = w;
+    }
+}
+
+void classic_flags(uint i)
+{
+    if (i == 0u) {
+        TAB1(0u) = 0u;
+        TAB1(1u) = 1u;
+    } else if (i < PRODUCTS) {
+        TAB1(i + 1u) = PAIRI(i) != PAIRI(i - 1u) || PAIRJ(i) != PAIRJ(i - 1u) ? 1u : 0u;
+    }
+}
+
+// C's ints are bound where A's were (binding 0): row pointers at 0, columns at C_IDX.
+void classic_columns(uint i)
+{
+    if (i > PRODUCTS)
+        return;
+    if (i == PRODUCTS)
+        TAB2(NNZ_C) = PRODUCTS;
+    else if (TAB1(i + 1u) > TAB1(i)) {
+        ia[C_IDX + TAB1(i)] = PAIRJ(i);
+        TAB2(TAB1(i)) = i;
+    }
+}
+
+void classic_runs(uint e)
+{
+    if (e < NNZ_C)
+        TAB3(e) = TAB2(e + 1u) - TAB2(e);
+}
+
+void classic_sums(uint x)
+{
+    uint t = STEP_T, p = t / 2u;
+    uint j = x % p, e = x / p;
+    if (e < NNZ_C) {
+        uint k = j + t - p;
+        if (k < TAB3(e))
+            wv[TAB2(e) + j] += wv[TAB2(e) + k];
+    }
+}
+
+// C's values are bound where A's were (binding 1).
+void classic_values(uint e)
+{
+    if (e < NNZ_C) {
+        uint t = TAB2(e);
+        va[e] = wv[t];
+        TAB1(e) = PAIRI(t);
+    }
+}
+
+void classic_row_ptrs(uint i)
+{
+    if (i == 0u) {
+        ia[0] = 0u;
+        ia[ROWS] = NNZ_C;
+    } else if (i < ROWS) {
+        uint p;
+        FIRST_AT_LEAST(p, 0u, NNZ_C, TAB1, i);
+        ia[i] = p;
+    }
+}
+
+// ------------------------------------------------------------------ fast: counts and bins
+// aux: a header of HEADER words at 0 (bin counts, bin fill counters, 64-bit totals), then
+// the regions whose offsets the driver passes.
+#define BINS 8u            /* bins 0..6: CAP = 32 << b; bin 7: the long rows */
+#define LONG_BIN 7u
+#define H_COUNT 0u
+#define H_FILL 8u
+#define H_PRODUCTS 16u     /* two words: low, high */
+#define H_NNZ 18u          /* two words */
+#define APOS(I) aux[APOS_OFF + (I)]
+
+void add64(uint at, uint v)
+{
+    uint old = atomicAdd(aux[at], v);
+    if (old + v < old)
+        atomicAdd(aux[at + 1u], 1u);
+}
+
+void nnz_products(uint k)
+{
+    if (k < NNZ_A) {
+        uint j = CA(k);
+        APOS(k) = RB(j + 1u) - RB(j);
+    } else if (k == NNZ_A) {
+        APOS(k) = 0u;
+    }
+}
+
+// A row's products (the expansion's offsets are modulo 2^32; a row's own count is below it).
+uint row_products(uint r) { return APOS(RA(r + 1u)) - APOS(RA(r)); }
+
+// The bin of a row of p > 0 products: the smallest b with p <= 32 << b, or LONG_BIN past
+// the largest shared row (CAP param: 0 sends every row to LONG_BIN).
+uint bin_of(uint p, uint shared_max)
+{
+    if (p > shared_max)
+        return LONG_BIN;
+    uint b = 0u;
+    while ((32u << b) < p)
+        b++;
+    return b;
+}
+
+void row_bins(uint r)
+{
+    if (r >= ROWS) {
+        if (r == ROWS)
+            aux[RPTR_OFF + r] = 0u; // the exclusive scan's last word: nnz(C)
+        return;
+    }
+    uint p = row_products(r);
+    aux[RPTR_OFF + r] = 0u; // a row without products has no entries; the others are counted
+    if (p == 0u)
+        return;
+    atomicAdd(aux[H_COUNT + bin_of(p, CAP)], 1u);
+    add64(H_PRODUCTS, p);
+}
+
+// The list: bin 0's rows, then bin 1's, ...; the long rows also as (row, products) pairs
+// at LIST_OFF + ROWS.
+void bin_fill(uint r)
+{
+    if (r >= ROWS)
+        return;
+    uint p = row_products(r);
+    if (p == 0u)
+        return;
+    uint b = bin_of(p, CAP), start = 0u;
+    for (uint c = 0u; c < b; c++)
+        start += aux[H_COUNT + c];
+    uint slot = atomicAdd(aux[H_FILL + b], 1u);
+    aux[LIST_OFF + start + slot] = r;
+    if (b == LONG_BIN) {
+        aux[LIST_OFF + ROWS + 2u * slot] = r;
+        aux[LIST_OFF + ROWS + 2u * slot + 1u] = p;
+    }
+}
+
+// Product o of row r (o below its products): the nonzero k of A it comes from and the entry
+// q of B, found by binary search on the expansion offsets.
+void find_product(uint r, uint o, out uint k, out uint q)
+{
+    uint lo = RA(r), hi = RA(r + 1u), base = APOS(lo);
+#define REL(X) (APOS(X) - base)
+    LAST_AT_MOST(k, lo, hi, REL, o);
+    q = RB(CA(k)) + (o - REL(k));
+#undef REL
+}
+
+// ------------------------------------------------------------------ fast: rows in shared memory
+// A work-group holds TILE = WG_SIZE * ITEMS (column, value) slots: TILE / CAP rows of one
+// bin, CAP slots each, padded with PAD keys (which sort last). Each row's slots are sorted
+// by the bitonic network (blocks up to CAP), then the first slot of each run of equal
+// columns is flagged and the flags scanned: a row's count, and each entry's place in C.
+#define TILE (WG_SIZE * ITEMS)
+#define PAD 0xffffffffu
+shared uint s_key[TILE];
+shared T s_val[TILE];
+shared uint s_part[WG_SIZE];
+shared uint s_row_start[TILE / 32u + 1u]; // runs before each row slot, and the total
+
+void rows_load(uint g, uint lid, uint rows_per_group, uint log_cap, bool numeric)
+{
+    for (uint e = lid; e < TILE; e += WG_SIZE) {
+        uint s = e >> log_cap, o = e & (CAP - 1u), at = g * rows_per_group + s;
+        uint key = PAD;
+        T v = T_ZERO;
+        if (at < COUNT) {
+            uint r = aux[LIST_OFF + at];
+            if (o < row_products(r)) {
+                uint k, q;
+                find_product(r, o, k, q);
+                key = CB(q);
+                if (numeric)
+                    v = va[A_VAL + k] * vb[B_VAL + q];
+            }
+        }
+        s_key[e] = key;
+        if (numeric)
+            s_val[e] = v;
+    }
+}
+
+void rows_sort(uint lid, bool numeric)
+{
+    for (uint h = 2u; h <= CAP; h <<= 1u) {
+        for (uint b = h; b >= 2u; b >>= 1u) {
+            bool reverse = b == h;
+            uint b2 = b >> 1u;
+            for (uint p = lid; p < TILE / 2u; p += WG_SIZE) {
+                uint l = p & (b2 - 1u), blk = p / b2;
+                uint i = blk * b + l;
+                uint j = reverse ? blk * b + b - 1u - l : i + b2;
+                uint ki = s_key[i], kj = s_key[j];
+                if (ki > kj) {
+                    s_key[i] = kj;
+                    s_key[j] = ki;
+                    if (numeric) {
+                        T w = s_val[i];
+                        s_val[i] = s_val[j];
+                        s_val[j] = w;
+                    }
+                }
+            }
+            barrier();
+        }
+    }
+}
+
+// Whether slot e starts a run of one column in its row.
+bool run_starts(uint e)
+{
+    uint key = s_key[e];
+    return key != PAD && ((e & (CAP - 1u)) == 0u || s_key[e - 1u] != key);
+}
+
+// Invocation lid owns the ITEMS consecutive slots from lid * ITEMS (CAP >= 32 is a multiple
+// of ITEMS, so each row slot starts at an invocation's first). Returns how many runs start
+// before its first slot; s_row_start[s] gets the runs before row slot s, and
+// s_row_start[rows_per_group] all of them.
+uint rows_scan(uint lid, uint log_cap, uint rows_per_group)
+{
+    uint first = lid * ITEMS, count = 0u;
+    for (uint u = 0u; u < ITEMS; u++)
+        count += run_starts(first + u) ? 1u : 0u;
+    s_part[lid] = count;
+    barrier();
+    for (uint d = 1u; d < WG_SIZE; d <<= 1u) {
+        uint add = lid >= d ? s_part[lid - d] : 0u;
+        barrier();
+        s_part[lid] += add;
+        barrier();
+    }
+    uint before = s_part[lid] - count;
+    if ((first & (CAP - 1u)) == 0u)
+        s_row_start[first >> log_cap] = before;
+    if (lid == WG_SIZE - 1u)
+        s_row_start[rows_per_group] = s_part[lid];
+    barrier();
+    return before;
+}
+
+void rows_stage(uint lid)
+{
+    uint log_cap = findLSB(CAP), rows_per_group = TILE >> log_cap, g = group_index();
+    bool numeric = NUMERIC != 0u;
+    if (g * rows_per_group >= COUNT)
+        return; // the whole group: no barrier is skipped by part of it
+    rows_load(g, lid, rows_per_group, log_cap, numeric);
+    barrier();
+    rows_sort(lid, numeric);
+    uint pos = rows_scan(lid, log_cap, rows_per_group);
+    uint first = lid * ITEMS, s = first >> log_cap, at = g * rows_per_group + s;
+    if (at >= COUNT)
+        return; // past the bin's last row: nothing to write (no barrier follows)
+    uint r = aux[LIST_OFF + at], row_first = s << log_cap;
+    if (!numeric) {
+        if (first == row_first) {
+            uint n = s_row_start[s + 1u] - s_row_start[s];
+            aux[RPTR_OFF + r] = n;
+            add64(H_NNZ, n);
+        }
+        return;
+    }
+    uint base = aux[RPTR_OFF + r] - s_row_start[s];
+    for (uint u = 0u; u < ITEMS; u++) {
+        uint e = first + u;
+        if (!run_starts(e))
+            continue;
+        uint key = s_key[e];
+        T sum = s_val[e];
+        for (uint v = e + 1u; v < row_first + CAP && s_key[v] == key; v++)
+            sum += s_val[v];
+        ux[C_IDX + base + pos] = key;
+        cv[base + pos] = sum;
+        pos++;
+    }
+}
+
+// ------------------------------------------------------------------ fast: expand, sort, compress
+// A chunk of long rows lives in ux: the rows' ids at 0, their segment starts (within the
+// chunk's expansion, CHUNK_ROWS + 1 words) at CHUNK_ROWS, keys at KEY_OFF, the sort's
+// payload (each key's expansion index) at PAY_OFF, run flags (then their scan) at FLAG_OFF.
+#define CHUNK_ROWS params[10]
+#define KEY_OFF    params[11]
+#define PAY_OFF    params[3]  /* FLAGS, COUNT, WRITE: they read neither A nor B */
+#define FLAG_OFF   params[4]
+#define SEG(I) ux[CHUNK_ROWS + (I)]
+
+// The chunk row whose segment holds expansion index t.
+uint chunk_row(uint t)
+{
+    uint s;
+    LAST_AT_MOST(s, 0u, CHUNK_ROWS, SEG, t);
+    return s;
+}
+
+void esc_expand(uint t)
+{
+    if (t >= COUNT)
+        return;
+    uint s = chunk_row(t), k, q;
+    find_product(ux[s], t - SEG(s), k, q);
+    ux[KEY_OFF + t] = CB(q);
+    if (NUMERIC != 0u)
+        wv[t] = va[A_VAL + k] * vb[B_VAL + q];
+}
+
+// After the segmented sort (keys ascending within each row's segment, ties in expansion order).
+void esc_flags(uint t)
+{
+    if (t < COUNT) {
+        uint s = chunk_row(t);
+        ux[FLAG_OFF + t] = t == SEG(s) || ux[KEY_OFF + t] != ux[KEY_OFF + t - 1u] ? 1u : 0u;
+    } else if (t == COUNT) {
+        ux[FLAG_OFF + t] = 0u;
+    }
+}
+
+// After an exclusive scan of the flags.
+void esc_count(uint s)
+{
+    if (s < CHUNK_ROWS) {
+        uint n = ux[FLAG_OFF + SEG(s + 1u)] - ux[FLAG_OFF + SEG(s)];
+        aux[RPTR_OFF + ux[s]] = n;
+        add64(H_NNZ, n);
+    }
+}
+
+// C's ints are bound at 0 (in place of A's), its values at 7.
+void esc_write(uint t)
+{
+    if (t >= COUNT)
+        return;
+    uint s = chunk_row(t), end = SEG(s + 1u), key = ux[KEY_OFF + t];
+    if (t != SEG(s) && ux[KEY_OFF + t - 1u] == key)
+        return;
+    uint dst = aux[RPTR_OFF + ux[s]] + ux[FLAG_OFF + t] - ux[FLAG_OFF + SEG(s)];
+    T sum = wv[ux[PAY_OFF + t]];
+    for (uint u = t + 1u; u < end && ux[KEY_OFF + u] == key; u++)
+        sum += wv[ux[PAY_OFF + u]];
+    ia[C_IDX + dst] = key;
+    cv[dst] = sum;
+}
+
+// ------------------------------------------------------------------ C without exact zeros
+// C at bindings 0 (ints) and 1 (values); the new C's ints at 6, values at 7; flags in aux.
+#define ZFLAG_OFF params[12]
+#define NEW_IDX   params[14]
+
+void zero_flags(uint e)
+{
+    if (e < COUNT)
+        aux[ZFLAG_OFF + e] = va[e] != T_ZERO ? 1u : 0u;
+    else if (e == COUNT)
+        aux[ZFLAG_OFF + e] = 0u;
+}
+
+void zero_ptrs(uint i)
+{
+    if (i <= ROWS)
+        ux[i] = aux[ZFLAG_OFF + ia[i]];
+}
+
+void zero_compact(uint e)
+{
+    if (e < COUNT && va[e] != T_ZERO) {
+        uint p = aux[ZFLAG_OFF + e];
+        ux[NEW_IDX + p] = ia[C_IDX + e];
+        cv[p] = va[e];
+    }
+}
+
+// ------------------------------------------------------------------ transpose
+// A at bindings 0/1; A^T's ints at 2 (row pointers at 0, columns at C_IDX), values at 3;
+// each entry's row in aux; the entries sorted by column in ux (keys at KEY_OFF, their
+// entry index at T_PAY_OFF). COUNT = A's columns.
+#define T_PAY_OFF params[10]
+
+void row_of(uint e)
+{
+    if (e < NNZ_A) {
+        uint r;
+        LAST_AT_MOST(r, 0u, ROWS, RA, e);
+        aux[e] = r;
+    }
+}
+
+void transpose(uint t)
+{
+    if (t < NNZ_A) {
+        uint e = ux[T_PAY_OFF + t];
+        ib[C_IDX + t] = aux[e];
+        vb[t] = va[A_VAL + e];
+    }
+}
+
+#define SORTED_KEY(I) ux[KEY_OFF + (I)]
+void col_ptrs(uint j)
+{
+    if (j <= COUNT) {
+        uint p;
+        FIRST_AT_LEAST(p, 0u, NNZ_A, SORTED_KEY, j);
+        ib[j] = p;
+    }
+}
+
+void main()
+{
+    uint i = invocation_index();
+    switch (STAGE) {
+    case 1u: classic_count(i); break;
+    case 2u: classic_expand(i); break;
+    case 3u: classic_row_starts(i); break;
+    case 4u: if (i < ROWS) TAB2(i) = TAB1(i + 1u) - TAB1(i); break;
+    case 5u: max_step(i, TABLGT); break;
+    case 6u: classic_sort(i); break;
+    case 7u: classic_flags(i); break;
+    case 8u: classic_columns(i); break;
+    case 9u: classic_runs(i); break;
+    case 10u: max_step(i, 2u * TABLGT); break;
+    case 11u: classic_sums(i); break;
+    case 12u: classic_values(i); break;
+    case 13u: classic_row_ptrs(i); break;
+    case 14u: nnz_products(i); break;
+    case 15u: row_bins(i); break;
+    case 16u: bin_fill(i); break;
+    case 17u: rows_stage(gl_LocalInvocationID.x); break;
+    case 18u: esc_expand(i); break;
+    case 19u: esc_flags(i); break;
+    case 20u: esc_count(i); break;
+    case 21u: esc_write(i); break;
+    case 22u: zero_flags(i); break;
+    case 23u: zero_ptrs(i); break;
+    case 24u: zero_compact(i); break;
+    case 25u: row_of(i); break;
+    case 26u: transpose(i); break;
+    case 27u: col_ptrs(i); break;
+    default: break;
+    }
+}

@@ -1,0 +1,776 @@
+/* C = A * B on CSR matrices, the fast way, and gpgpu_spgemm itself.
+ *
+ * Two phases over the same row kernels (Gustavson's product, one row of C at
+ * a time): a symbolic phase counts each row's entries, a scan makes C's row
+ * pointers, C is allocated exactly, and a numeric phase fills it. Rows are
+ * binned by their count of products p (the sum over the row of A of the
+ * lengths of the rows of B it selects):
+ *  - p <= 2048: the ROWS stage. A work-group holds 2048 (column, value) slots
+ *    in shared memory, 2048 / CAP rows of CAP = 32..2048 slots (the bin's
+ *    power of two); each row's products are sorted by column with the
+ *    bitonic network and each run of one column is counted or summed.
+ *  - p > 2048 (or every row, with SPGEMM_ESC): expand-sort-compress in global
+ *    memory: the rows' products written out, sorted by column within each row
+ *    by the segmented radix sort, runs counted or summed. These rows go in
+ *    chunks whose temporaries fit the memory budget; they are expanded and
+ *    sorted in both phases, so nothing but C outlives a chunk.
+ * Sorting rather than hashing keeps the sums deterministic without float
+ * atomics (which GL on Mesa lacks): a run's products are added in the order
+ * the sort leaves them, the same on every run. docs/ALGORITHMS.md has the
+ * alternatives and their numbers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/copy.h"
+#include "algo/scan.h"
+#include "algo/sort.h"
+#include "algo/spgemm.h"
+
+/* Stages of glsl/spgemm.comp after the classic ones. */
+enum {
+    STAGE_NNZ_PRODUCTS = 14,
+    STAGE_ROW_BINS,
+    STAGE_BIN_FILL,
+    STAGE_ROWS,
+    STAGE_ESC_EXPAND,
+    STAGE_ESC_FLAGS,
+    STAGE_ESC_COUNT,
+    STAGE_ESC_WRITE,
+    STAGE_ZERO_FLAGS,
+    STAGE_ZERO_PTRS,
+    STAGE_ZERO_COMPACT,
+    STAGE_ROW_OF,
+    STAGE_TRANSPOSE,
+    STAGE_COL_PTRS
+};
+/* Parameters (glsl/spgemm.comp names them). */
+enum {
+    P_ROWS = 1, P_NNZ_A, P_A_PTR, P_A_IDX, P_A_VAL, P_B_PTR, P_B_IDX, P_B_VAL,
+    P_COUNT = 9, P_CAP, P_LIST_OFF, P_APOS_OFF, P_NUMERIC, P_RPTR_OFF, P_C_IDX,
+    P_CHUNK_ROWS = 10, P_KEY_OFF = 11, P_PAY_OFF = 3, P_FLAG_OFF = 4,
+    P_ZFLAG_OFF = 12, P_NEW_IDX = 14, P_T_PAY_OFF = 10
+};
+/* The aux header (glsl/spgemm.comp): bin counts, fill counters, 64-bit totals. */
+enum { BINS = 8, LONG_BIN = 7, H_COUNT = 0, H_FILL = 8, H_PRODUCTS = 16, H_NNZ = 18,
+       HEADER = 32 };
+enum { SHARED_MAX = SPGEMM_WG * SPGEMM_ROW_ITEMS, MIN_CAP = 32 };
+/* Products of a product past which each chunk prints a progress line. */
+#define PROGRESS_PRODUCTS ((uint64_t)1 << 26)
+
+/* ------------------------------------------------------------- shared helpers */
+
+gpgpu_status spgemm_operand_open(gpgpu_context *ctx, const gpgpu_matrix *m, spgemm_operand *op)
+{
+    *op = (spgemm_operand){.m = m, .vals = m->val.buf};
+    op->val = algo_index(m->val.buf, m->val.off, m->type);
+    if (m->ptr.buf == m->idx.buf) {
+        op->ints = m->ptr.buf;
+        op->ptr = algo_index(m->ptr.buf, m->ptr.off, GPGPU_TYPE_U32);
+        op->idx = algo_index(m->idx.buf, m->idx.off, GPGPU_TYPE_U32);
+        return GPGPU_SUCCESS;
+    }
+    size_t ptr_bytes = ((size_t)m->rows + 1) * 4, idx_bytes = m->nnz * 4;
+    TRY(buffer_create_internal(ctx, ptr_bytes + idx_bytes, &op->merged));
+    op->ints = op->merged;
+    op->ptr = 0;
+    op->idx = m->rows + 1;
+    TRY(copy_stage(ctx, m->ptr.buf, m->ptr.off * 4, op->merged, 0, ptr_bytes));
+    if (idx_bytes)
+        TRY(copy_stage(ctx, m->idx.buf, m->idx.off * 4, op->merged, ptr_bytes, idx_bytes));
+    return GPGPU_SUCCESS;
+}
+
+void spgemm_operand_close(spgemm_operand *op)
+{
+    buffer_destroy_internal(op->merged);
+    op->merged = NULL;
+}
+
+exec_dispatch spgemm_dispatch(gpgpu_type type, unsigned stage, unsigned wg, unsigned items,
+                              const spgemm_operand *a, const spgemm_operand *b)
+{
+    exec_dispatch d = {.variant = {"spgemm", type, 0, wg, items}};
+    d.params[0] = stage;
+    if (a) {
+        d.bind[0] = a->ints;
+        d.bind[1] = a->vals;
+        d.params[P_ROWS] = a->m->rows;
+        d.params[P_NNZ_A] = (uint32_t)a->m->nnz;
+        d.params[P_A_PTR] = a->ptr;
+        d.params[P_A_IDX] = a->idx;
+        d.params[P_A_VAL] = a->val;
+    }
+    if (b) {
+        d.bind[2] = b->ints;
+        d.bind[3] = b->vals;
+        d.params[P_B_PTR] = b->ptr;
+        d.params[P_B_IDX] = b->idx;
+        d.params[P_B_VAL] = b->val;
+    }
+    return d;
+}
+
+gpgpu_status spgemm_new_matrix(gpgpu_context *ctx, gpgpu_type type, uint32_t rows,
+                               uint32_t cols, size_t nnz, gpgpu_matrix **out)
+{
+    *out = NULL;
+    size_t int_bytes = ((size_t)rows + 1 + nnz) * 4, val_bytes = nnz * gpgpu_type_size(type);
+    size_t limit = ctx->info.max_storage_range_bytes;
+    CHECK(int_bytes <= limit && val_bytes <= limit, ctx, GPGPU_ERROR_TOO_LARGE,
+          "gpgpu_spgemm: C's arrays take %zu and %zu bytes, more than one storage binding of "
+          "%s holds (%zu)",
+          int_bytes, val_bytes, ctx->info.renderer, limit);
+    gpgpu_matrix *m = calloc(1, sizeof *m);
+    CHECK(m, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
+    *m = (gpgpu_matrix){.ctx = ctx, .type = type, .format = GPGPU_FORMAT_CSR, .rows = rows,
+                        .cols = cols, .nnz = nnz, .stored = nnz, .idx_count = nnz,
+                        .bytes = int_bytes + val_bytes};
+    m->stats.mean = rows ? (double)nnz / rows : 0;
+    gpgpu_status s = buffer_create_internal(ctx, int_bytes, &m->owned_ints);
+    if (s == GPGPU_SUCCESS)
+        s = buffer_create_internal(ctx, val_bytes ? val_bytes : 16, &m->owned_values);
+    if (s == GPGPU_SUCCESS && nnz == 0) { /* no entries: every row pointer is 0 */
+        uint32_t *zeros = calloc((size_t)rows + 1, 4);
+        s = zeros ? ctx->exec->buffer_write(m->owned_ints, 0, zeros, ((size_t)rows + 1) * 4)
+                  : ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
+        free(zeros);
+    }
+    if (s != GPGPU_SUCCESS) {
+        gpgpu_matrix_destroy(m);
+        return s;
+    }
+    m->ptr = (spmv_array){m->owned_ints, 0};
+    m->idx = (spmv_array){m->owned_ints, (size_t)rows + 1};
+    m->val = (spmv_array){m->owned_values, 0};
+    *out = m;
+    return GPGPU_SUCCESS;
+}
+
+/* An exclusive u32 scan of n words in place (the fast scan's three stages). */
+static gpgpu_status scan_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t off, size_t n)
+{
+    scan_plan sp = scan_plan_for(n);
+    gpgpu_buffer *part;
+    TRY(ctx_scratch(ctx, 1, sp.groups * 4, &part));
+    TRY(scan_stage_reduce(ctx, GPGPU_TYPE_U32, buf, off, n, part, sp));
+    TRY(scan_stage_partials(ctx, GPGPU_TYPE_U32, part, 0, sp.groups));
+    return scan_stage_tiles(ctx, GPGPU_TYPE_U32, true, buf, off, buf, off, n, part, sp);
+}
+
+static gpgpu_status read_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t at, void *out,
+                               size_t count)
+{
+    return ctx->exec->buffer_read(buf, at * 4, out, count * 4);
+}
+
+/* The row maximum and mean SpMV's kernel choice reads, from C's row pointers. */
+static gpgpu_status fill_stats(gpgpu_context *ctx, gpgpu_matrix *c)
+{
+    size_t n = (size_t)c->rows + 1;
+    uint32_t *rp = malloc(n * 4);
+    CHECK(rp, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
+    gpgpu_status s = read_words(ctx, c->owned_ints, 0, rp, n);
+    c->stats = (gpgpu_row_stats){.min = c->rows ? UINT32_MAX : 0,
+                                 .mean = c->rows ? (double)c->nnz / c->rows : 0};
+    for (uint32_t i = 0; s == GPGPU_SUCCESS && i < c->rows; i++) {
+        uint32_t len = rp[i + 1] - rp[i];
+        c->stats.max = len > c->stats.max ? len : c->stats.max;
+        c->stats.min = len < c->stats.min ? len : c->stats.min;
+        c->stats.empty_rows += len == 0;
+    }
+    free(rp);
+    return s;
+}
+
+/* ------------------------------------------------------------- GPU memory */
+
+/* The call's buffers, counted against the budget as they come and go. */
+typedef struct memory {
+    size_t budget, held, peak;
+} memory;
+
+static gpgpu_status mem_create(gpgpu_context *ctx, memory *mem, size_t bytes, gpgpu_buffer **out)
+{
+    bytes = bytes ? bytes : 16;
+    CHECK(bytes <= ctx->info.max_storage_range_bytes, ctx, GPGPU_ERROR_TOO_LARGE,
+          "gpgpu_spgemm: a work array of %zu bytes is more than one storage binding of %s "
+          "holds (%zu)",
+          bytes, ctx->info.renderer, ctx->info.max_storage_range_bytes);
+    TRY(buffer_create_internal(ctx, bytes, out));
+    mem->held += bytes;
+    mem->peak = mem->held > mem->peak ? mem->held : mem->peak;
+    return GPGPU_SUCCESS;
+}
+
+static void mem_destroy(memory *mem, gpgpu_buffer **buf)
+{
+    if (*buf)
+        mem->held -= (*buf)->size;
+    buffer_destroy_internal(*buf);
+    *buf = NULL;
+}
+
+static size_t default_budget(const gpgpu_context *ctx)
+{
+    size_t device = ctx->info.device_memory_bytes;
+    return device ? device / 2 : (size_t)1 << 30;
+}
+
+/* ------------------------------------------------------------- the product */
+
+/* One fast product's state. aux (u32): the header, then apos[nnz(A) + 1] (each nonzero's
+ * first product, modulo 2^32), rptr[rows + 1] (row counts, then C's row pointers),
+ * list[rows] (rows bin by bin), then the long rows as (row, products) pairs. */
+typedef struct product {
+    gpgpu_context *ctx;
+    const gpgpu_spgemm_desc *desc;
+    gpgpu_type type;
+    spgemm_operand a, b;
+    memory mem;
+    gpgpu_buffer *aux;
+    size_t apos_off, rptr_off, list_off;
+    uint32_t header[HEADER];
+    uint32_t shared_max; /* the longest row (in products) the ROWS stage takes */
+    uint32_t *long_rows; /* (row, products) pairs, host copy */
+    gpgpu_matrix *c;
+    gpgpu_spgemm_stats stats;
+    uint64_t chunk_products_done;
+} product;
+
+static exec_dispatch product_dispatch(product *p, unsigned stage, unsigned wg, unsigned items)
+{
+    exec_dispatch d = spgemm_dispatch(p->type, stage, wg, items, &p->a, &p->b);
+    d.bind[4] = p->aux;
+    d.params[P_APOS_OFF] = (uint32_t)p->apos_off;
+    d.params[P_RPTR_OFF] = (uint32_t)p->rptr_off;
+    d.params[P_LIST_OFF] = (uint32_t)p->list_off;
+    return d;
+}
+
+static uint64_t header64(const product *p, unsigned at)
+{
+    return p->header[at] | (uint64_t)p->header[at + 1] << 32;
+}
+
+/* Products per nonzero and per row, the bins and their lists. */
+static gpgpu_status count_and_bin(product *p)
+{
+    gpgpu_context *ctx = p->ctx;
+    const gpgpu_matrix *a = p->a.m;
+    size_t words = HEADER + (a->nnz + 1) + ((size_t)a->rows + 1) + (size_t)a->rows * 3;
+    TRY(mem_create(ctx, &p->mem, words * 4, &p->aux));
+    p->apos_off = HEADER;
+    p->rptr_off = p->apos_off + a->nnz + 1;
+    p->list_off = p->rptr_off + a->rows + 1;
+    memset(p->header, 0, sizeof p->header);
+    TRY(ctx->exec->buffer_write(p->aux, 0, p->header, sizeof p->header));
+
+    exec_dispatch d = product_dispatch(p, STAGE_NNZ_PRODUCTS, SPGEMM_WG, 1);
+    d.groups = algo_groups(a->nnz + 1, SPGEMM_WG);
+    TRY(algo_stage(ctx, &d));
+    TRY(scan_words(ctx, p->aux, p->apos_off, a->nnz + 1));
+    d = product_dispatch(p, STAGE_ROW_BINS, SPGEMM_WG, 1);
+    d.params[P_CAP] = p->shared_max;
+    d.groups = algo_groups((size_t)a->rows + 1, SPGEMM_WG);
+    TRY(algo_stage(ctx, &d));
+    TRY(read_words(ctx, p->aux, 0, p->header, HEADER));
+    p->stats.products = header64(p, H_PRODUCTS);
+    d.params[0] = STAGE_BIN_FILL;
+    return algo_stage(ctx, &d);
+}
+
+/* The ROWS stage on every shared-memory bin. */
+static gpgpu_status shared_rows(product *p, bool numeric)
+{
+    size_t start = 0;
+    for (unsigned b = 0; b < LONG_BIN; b++) {
+        uint32_t count = p->header[H_COUNT + b], cap = MIN_CAP << b;
+        if (count) {
+            exec_dispatch d = product_dispatch(p, STAGE_ROWS, SPGEMM_WG, SPGEMM_ROW_ITEMS);
+            d.params[P_COUNT] = count;
+            d.params[P_CAP] = cap;
+            d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start);
+            d.params[P_NUMERIC] = numeric;
+            if (numeric) {
+                d.bind[6] = p->c->owned_ints;
+                d.bind[7] = p->c->owned_values;
+                d.params[P_C_IDX] = p->c->rows + 1;
+            }
+            d.groups = algo_groups(count, SHARED_MAX / cap);
+            TRY(algo_stage(p->ctx, &d));
+        }
+        start += count;
+    }
+    return GPGPU_SUCCESS;
+}
+
+/* Bytes of global-path temporaries per product: keys and payload twice (the radix sort's
+ * ping-pong), run flags, and in the numeric phase the values. */
+static size_t esc_bytes_per_product(const product *p, bool numeric)
+{
+    return 5 * 4 + (numeric ? gpgpu_type_size(p->type) : 0);
+}
+
+static size_t esc_fixed_bytes(gpgpu_context *ctx, size_t products, size_t rows)
+{
+    return (radix_hist_count(ctx, GPGPU_TYPE_U32, products, true) +
+            radix_part_count(ctx, products) + 2 * rows + 2) * 4 + 64;
+}
+
+/* One chunk of long rows through expand, segmented sort, and count or write. */
+static gpgpu_status esc_chunk(product *p, const uint32_t *rows_prod, size_t nrows,
+                              size_t products, bool numeric)
+{
+    gpgpu_context *ctx = p->ctx;
+    /* ux: rows, segment starts, keys, payload, flags; then the sort's other keys and
+     * payload and its counters in their own buffers. */
+    size_t seg_off = nrows, key_off = 2 * nrows + 1, pay_off = key_off + products,
+           flag_off = pay_off + products;
+    size_t ux_words = flag_off + products + 1;
+    gpgpu_buffer *ux = NULL, *alt = NULL, *hist = NULL, *vals = NULL;
+    uint32_t *host = malloc((2 * nrows + 1) * 4);
+    CHECK(host, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
+    host[seg_off] = 0;
+    for (size_t s = 0; s < nrows; s++) {
+        host[s] = rows_prod[2 * s];
+        host[seg_off + s + 1] = host[seg_off + s] + rows_prod[2 * s + 1];
+    }
+    size_t hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, products, true),
+           part_words = radix_part_count(ctx, products);
+    gpgpu_status s = mem_create(ctx, &p->mem, ux_words * 4, &ux);
+    if (s == GPGPU_SUCCESS)
+        s = mem_create(ctx, &p->mem, 2 * products * 4, &alt);
+    if (s == GPGPU_SUCCESS)
+        s = mem_create(ctx, &p->mem, (hist_words + part_words) * 4, &hist);
+    if (s == GPGPU_SUCCESS && numeric)
+        s = mem_create(ctx, &p->mem, products * gpgpu_type_size(p->type), &vals);
+    if (s == GPGPU_SUCCESS)
+        s = ctx->exec->buffer_write(ux, 0, host, (2 * nrows + 1) * 4);
+    free(host);
+
+    exec_dispatch d = product_dispatch(p, STAGE_ESC_EXPAND, SPGEMM_WG, 1);
+    d.bind[5] = vals;
+    d.bind[6] = ux;
+    d.params[P_COUNT] = (uint32_t)products;
+    d.params[P_CHUNK_ROWS] = (uint32_t)nrows;
+    d.params[P_KEY_OFF] = (uint32_t)key_off;
+    d.params[P_NUMERIC] = numeric;
+    d.groups = algo_groups(products, SPGEMM_WG);
+    if (s == GPGPU_SUCCESS)
+        s = algo_stage(ctx, &d);
+
+    /* Columns ascending within each row's segment, ties in expansion order (stable). */
+    sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = ux, .keys_off = key_off, .pay = ux,
+                     .pay_off = pay_off, .n = products, .flags = SORT_SEGMENTED,
+                     .segs = ux, .segs_off = seg_off, .nseg = nrows};
+    sort_keys src = dst, other = dst;
+    src.flags |= SORT_PAYLOAD_IS_INDEX;
+    other.keys = alt;
+    other.keys_off = 0;
+    other.pay = alt;
+    other.pay_off = products;
+    if (s == GPGPU_SUCCESS)
+        s = radix_sort(ctx, &src, &dst, &other, hist, 0, hist, hist_words);
+
+    /* Runs: flags, their exclusive scan, then counts (symbolic) or C's entries. */
+    d.params[P_PAY_OFF] = (uint32_t)pay_off;
+    d.params[P_FLAG_OFF] = (uint32_t)flag_off;
+    d.params[0] = STAGE_ESC_FLAGS;
+    d.groups = algo_groups(products + 1, SPGEMM_WG);
+    if (s == GPGPU_SUCCESS)
+        s = algo_stage(ctx, &d);
+    if (s == GPGPU_SUCCESS)
+        s = scan_words(ctx, ux, flag_off, products + 1);
+    if (!numeric) {
+        d.params[0] = STAGE_ESC_COUNT;
+        d.groups = algo_groups(nrows, SPGEMM_WG);
+    } else {
+        d.params[0] = STAGE_ESC_WRITE;
+        d.bind[0] = p->c->owned_ints;
+        d.bind[7] = p->c->owned_values;
+        d.params[P_C_IDX] = p->c->rows + 1;
+        d.groups = algo_groups(products, SPGEMM_WG);
+    }
+    if (s == GPGPU_SUCCESS)
+        s = algo_stage(ctx, &d);
+    mem_destroy(&p->mem, &ux);
+    mem_destroy(&p->mem, &alt);
+    mem_destroy(&p->mem, &hist);
+    mem_destroy(&p->mem, &vals);
+    return s;
+}
+
+/* The long rows in chunks under the budget (what C and aux leave of it). */
+static gpgpu_status long_rows(product *p, bool numeric)
+{
+    gpgpu_context *ctx = p->ctx;
+    size_t n = p->header[H_COUNT + LONG_BIN];
+    if (n == 0)
+        return GPGPU_SUCCESS;
+    size_t per = esc_bytes_per_product(p, numeric);
+    size_t room = p->mem.budget > p->mem.held ? p->mem.budget - p->mem.held : 0;
+    /* One binding holds a chunk's ux words and its values. */
+    size_t by_binding = ctx->info.max_storage_range_bytes / 8;
+    size_t cap_products = ALGO_MAX_COUNT / 4 < by_binding ? ALGO_MAX_COUNT / 4 : by_binding;
+    uint32_t chunks = 0;
+    for (size_t first = 0; first < n;) {
+        size_t products = 0, last = first;
+        while (last < n) {
+            size_t next = products + p->long_rows[2 * last + 1];
+            size_t rows = last + 1 - first;
+            if (next > cap_products || next * per + esc_fixed_bytes(ctx, next, rows) > room)
+                break;
+            products = next;
+            last++;
+        }
+        if (last == first) {
+            size_t one = p->long_rows[2 * first + 1];
+            size_t need = p->mem.held + one * per + esc_fixed_bytes(ctx, one, 1);
+            CHECK(one <= cap_products, ctx, GPGPU_ERROR_TOO_LARGE,
+                  "gpgpu_spgemm: row %u has %zu products, more than one pass of the global "
+                  "path takes (%zu)",
+                  p->long_rows[2 * first], one, cap_products);
+            return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+                            "gpgpu_spgemm: the product needs %zu bytes of GPU memory (row %u "
+                            "alone has %zu products), more than its budget of %zu bytes",
+                            need, p->long_rows[2 * first], one, p->mem.budget);
+        }
+        TRY(esc_chunk(p, p->long_rows + 2 * first, last - first, products, numeric));
+        chunks++;
+        p->chunk_products_done += products;
+        if (p->desc->progress && p->stats.products > PROGRESS_PRODUCTS) {
+            char line[200];
+            snprintf(line, sizeof line,
+                     "spgemm: %s chunk %u: rows %zu..%zu of %zu long rows, %zu products",
+                     numeric ? "numeric" : "symbolic", chunks, first, last - 1, n, products);
+            p->desc->progress(line, p->desc->user_data);
+        }
+        first = last;
+    }
+    p->stats.chunks = chunks > p->stats.chunks ? chunks : p->stats.chunks;
+    return GPGPU_SUCCESS;
+}
+
+/* C without its exact zeros: flags, a scan, new row pointers, the entries compacted. */
+static gpgpu_status drop_zeros(product *p)
+{
+    gpgpu_context *ctx = p->ctx;
+    gpgpu_matrix *c = p->c, *out = NULL;
+    size_t n = c->nnz;
+    gpgpu_buffer *flags = NULL;
+    TRY(mem_create(ctx, &p->mem, (n + 1) * 4, &flags));
+    spgemm_operand oc = {.m = c, .ints = c->owned_ints, .vals = c->owned_values,
+                         .idx = c->rows + 1};
+    exec_dispatch d = spgemm_dispatch(c->type, STAGE_ZERO_FLAGS, SPGEMM_WG, 1, &oc, NULL);
+    d.bind[4] = flags;
+    d.params[P_COUNT] = (uint32_t)n;
+    d.params[P_C_IDX] = c->rows + 1;
+    d.groups = algo_groups(n + 1, SPGEMM_WG);
+    gpgpu_status s = algo_stage(ctx, &d);
+    if (s == GPGPU_SUCCESS)
+        s = scan_words(ctx, flags, 0, n + 1);
+    uint32_t kept = 0;
+    if (s == GPGPU_SUCCESS)
+        s = read_words(ctx, flags, n, &kept, 1);
+    if (s == GPGPU_SUCCESS)
+        s = spgemm_new_matrix(ctx, c->type, c->rows, c->cols, kept, &out);
+    if (s == GPGPU_SUCCESS) {
+        p->mem.held += out->bytes;
+        p->mem.peak = p->mem.held > p->mem.peak ? p->mem.held : p->mem.peak;
+        d.bind[6] = out->owned_ints;
+        d.bind[7] = out->owned_values;
+        d.params[P_NEW_IDX] = c->rows + 1;
+        d.params[0] = STAGE_ZERO_PTRS;
+        d.groups = algo_groups((size_t)c->rows + 1, SPGEMM_WG);
+        s = algo_stage(ctx, &d);
+    }
+    if (s == GPGPU_SUCCESS && kept > 0) {
+        d.params[0] = STAGE_ZERO_COMPACT;
+        d.groups = algo_groups(n, SPGEMM_WG);
+        s = algo_stage(ctx, &d);
+    }
+    mem_destroy(&p->mem, &flags);
+    if (s != GPGPU_SUCCESS) {
+        gpgpu_matrix_destroy(out);
+        return s;
+    }
+    p->stats.dropped = n - kept;
+    p->mem.held -= c->bytes;
+    gpgpu_matrix_destroy(c);
+    p->c = out;
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status run_fast(product *p)
+{
+    gpgpu_context *ctx = p->ctx;
+    const gpgpu_matrix *a = p->a.m;
+    TRY(count_and_bin(p));
+    CHECK(p->mem.held <= p->mem.budget, ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+          "gpgpu_spgemm: the product needs at least %zu bytes of GPU memory for its row "
+          "counts alone, more than its budget of %zu bytes",
+          p->mem.held, p->mem.budget);
+    size_t n_long = p->header[H_COUNT + LONG_BIN];
+    p->stats.long_rows = (uint32_t)n_long;
+    if (n_long) {
+        p->long_rows = malloc(2 * n_long * 4);
+        CHECK(p->long_rows, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
+        TRY(read_words(ctx, p->aux, p->list_off + a->rows, p->long_rows, 2 * n_long));
+    }
+    /* Symbolic: every row's count of entries, then C's row pointers. */
+    TRY(shared_rows(p, false));
+    TRY(long_rows(p, false));
+    TRY(scan_words(ctx, p->aux, p->rptr_off, (size_t)a->rows + 1));
+    TRY(read_words(ctx, p->aux, H_NNZ, p->header + H_NNZ, 2));
+    uint64_t nnz = header64(p, H_NNZ);
+    CHECK(nnz <= GPGPU_SPARSE_MAX_INDEX, ctx, GPGPU_ERROR_TOO_LARGE,
+          "gpgpu_spgemm: C has %llu entries, more than the 2^31 - 1 the shaders index",
+          (unsigned long long)nnz);
+    size_t c_bytes = ((size_t)a->rows + 1 + nnz) * 4 + nnz * gpgpu_type_size(p->type);
+    CHECK(p->mem.held + c_bytes <= p->mem.budget, ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+          "gpgpu_spgemm: the product needs %zu bytes of GPU memory (C alone takes %zu), more "
+          "than its budget of %zu bytes",
+          p->mem.held + c_bytes, c_bytes, p->mem.budget);
+    TRY(spgemm_new_matrix(ctx, p->type, a->rows, p->b.m->cols, nnz, &p->c));
+    p->mem.held += p->c->bytes;
+    p->mem.peak = p->mem.held > p->mem.peak ? p->mem.held : p->mem.peak;
+    TRY(copy_stage(ctx, p->aux, p->rptr_off * 4, p->c->owned_ints, 0,
+                   ((size_t)a->rows + 1) * 4));
+    /* Numeric: the same rows again, now summed into C. */
+    TRY(shared_rows(p, true));
+    TRY(long_rows(p, true));
+    if (p->desc->drop_zeros)
+        TRY(drop_zeros(p));
+    return GPGPU_SUCCESS;
+}
+
+/* ------------------------------------------------------------- public calls */
+
+static gpgpu_status check_matrix(gpgpu_context *ctx, const gpgpu_matrix *m, const char *name,
+                                 const char *what)
+{
+    CHECK(m, ctx, GPGPU_ERROR_NULL_POINTER, "%s: %s is NULL", what, name);
+    CHECK(m->ctx == ctx, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "%s: %s belongs to another context", what, name);
+    CHECK(m->format == GPGPU_FORMAT_CSR, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "%s: %s is %s; this takes CSR matrices", what, name, gpgpu_format_name(m->format));
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status check_readback(gpgpu_context *ctx, const char *what)
+{
+    CHECK(!ctx->exec->recording_for_caller(ctx), ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "%s: work is recorded into the caller's command buffer, but this call reads sizes "
+          "back as it goes; call gpgpu_vk_record_into with VK_NULL_HANDLE first",
+          what);
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status check_spgemm(gpgpu_context *ctx, const gpgpu_spgemm_desc *desc,
+                                 const gpgpu_matrix *a, const gpgpu_matrix *b)
+{
+    static const char what[] = "gpgpu_spgemm";
+    CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "%s: desc is NULL", what);
+    CHECK(desc->algo == GPGPU_ALGO_DEFAULT || desc->algo == GPGPU_ALGO_FAST ||
+              desc->algo == GPGPU_ALGO_CLASSIC_SPGEMM || desc->algo == GPGPU_ALGO_SPGEMM_ROWS ||
+              desc->algo == GPGPU_ALGO_SPGEMM_ESC,
+          ctx,
+          desc->algo >= GPGPU_ALGO_DEFAULT && desc->algo <= GPGPU_ALGO_SPGEMM_ESC
+              ? GPGPU_ERROR_UNSUPPORTED_COMBINATION : GPGPU_ERROR_INVALID_ARGUMENT,
+          "%s: algorithm %d is not a sparse product's (use DEFAULT, CLASSIC_SPGEMM, "
+          "SPGEMM_ROWS or SPGEMM_ESC)", what, (int)desc->algo);
+    TRY(check_matrix(ctx, a, "A", what));
+    TRY(check_matrix(ctx, b, "B", what));
+    CHECK(a->type == b->type, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "%s: A holds %s and B %s; both must be of one type", what, gpgpu_type_name(a->type),
+          gpgpu_type_name(b->type));
+    CHECK(a->cols == b->rows, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "%s: A is %u x %u and B is %u x %u: A's columns must equal B's rows", what, a->rows,
+          a->cols, b->rows, b->cols);
+    return check_readback(ctx, what);
+}
+
+static gpgpu_status spgemm_fast(gpgpu_context *ctx, const gpgpu_spgemm_desc *desc,
+                                const gpgpu_matrix *a, const gpgpu_matrix *b, gpgpu_matrix **c,
+                                gpgpu_spgemm_stats *stats)
+{
+    product p = {.ctx = ctx, .desc = desc, .type = a->type};
+    p.mem.budget = desc->memory_budget ? desc->memory_budget : default_budget(ctx);
+    p.shared_max = desc->algo == GPGPU_ALGO_SPGEMM_ESC ? 0 : SHARED_MAX;
+    gpgpu_status s = spgemm_operand_open(ctx, a, &p.a);
+    if (s == GPGPU_SUCCESS)
+        s = spgemm_operand_open(ctx, b, &p.b);
+    if (s == GPGPU_SUCCESS)
+        s = run_fast(&p);
+    if (s == GPGPU_SUCCESS)
+        s = fill_stats(ctx, p.c);
+    mem_destroy(&p.mem, &p.aux);
+    spgemm_operand_close(&p.a);
+    spgemm_operand_close(&p.b);
+    free(p.long_rows);
+    if (s != GPGPU_SUCCESS) {
+        gpgpu_matrix_destroy(p.c);
+        return s;
+    }
+    p.stats.nnz = p.c->nnz;
+    p.stats.peak_bytes = p.mem.peak;
+    if (stats)
+        *stats = p.stats;
+    *c = p.c;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_spgemm(gpgpu_context *ctx, const gpgpu_spgemm_desc *desc,
+                          const gpgpu_matrix *a, const gpgpu_matrix *b, gpgpu_matrix **c,
+                          gpgpu_spgemm_stats *stats)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(c, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_spgemm: c is NULL");
+    *c = NULL;
+    TRY(check_spgemm(ctx, desc, a, b));
+    TRY(ctx->exec->begin(ctx));
+    if (desc->algo == GPGPU_ALGO_CLASSIC_SPGEMM) {
+        gpgpu_status s = spgemm_run_classic(ctx, a, b, c, stats);
+        if (s == GPGPU_SUCCESS)
+            s = fill_stats(ctx, *c);
+        if (s == GPGPU_SUCCESS && desc->drop_zeros) {
+            product p = {.ctx = ctx, .desc = desc, .type = a->type, .c = *c};
+            p.mem.budget = SIZE_MAX;
+            s = drop_zeros(&p);
+            *c = p.c;
+            if (stats)
+                stats->dropped = p.stats.dropped, stats->nnz = p.c->nnz;
+            if (s == GPGPU_SUCCESS)
+                s = fill_stats(ctx, *c);
+        }
+        if (s != GPGPU_SUCCESS) {
+            gpgpu_matrix_destroy(*c);
+            *c = NULL;
+        }
+        return ctx_end(ctx, s);
+    }
+    return ctx_end(ctx, spgemm_fast(ctx, desc, a, b, c, stats));
+}
+
+/* A^T: each entry's row, the entries sorted by column (stable: rows stay ascending), then
+ * A^T's columns, values and row pointers. */
+static gpgpu_status transpose(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_matrix **out)
+{
+    size_t n = a->nnz;
+    TRY(spgemm_new_matrix(ctx, a->type, a->cols, a->rows, n, out));
+    if (n == 0)
+        return GPGPU_SUCCESS;
+    spgemm_operand oa;
+    TRY(spgemm_operand_open(ctx, a, &oa));
+    gpgpu_buffer *rows = NULL, *sorted = NULL, *alt = NULL, *hist = NULL;
+    size_t hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, n, true),
+           part_words = radix_part_count(ctx, n);
+    gpgpu_status s = buffer_create_internal(ctx, n * 4, &rows);
+    if (s == GPGPU_SUCCESS)
+        s = buffer_create_internal(ctx, 2 * n * 4, &sorted);
+    if (s == GPGPU_SUCCESS)
+        s = buffer_create_internal(ctx, 2 * n * 4, &alt);
+    if (s == GPGPU_SUCCESS)
+        s = buffer_create_internal(ctx, (hist_words + part_words) * 4, &hist);
+    exec_dispatch d = spgemm_dispatch(a->type, STAGE_ROW_OF, SPGEMM_WG, 1, &oa, NULL);
+    d.bind[2] = (*out)->owned_ints;
+    d.bind[3] = (*out)->owned_values;
+    d.bind[4] = rows;
+    d.bind[6] = sorted;
+    d.params[P_COUNT] = a->cols;
+    d.params[P_KEY_OFF] = 0;
+    d.params[P_T_PAY_OFF] = (uint32_t)n;
+    d.params[P_C_IDX] = a->cols + 1;
+    d.groups = algo_groups(n, SPGEMM_WG);
+    if (s == GPGPU_SUCCESS)
+        s = algo_stage(ctx, &d);
+    sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = sorted, .keys_off = 0, .pay = sorted,
+                     .pay_off = n, .n = n};
+    sort_keys src = dst, other = dst;
+    src.keys = a->idx.buf;
+    src.keys_off = a->idx.off;
+    src.flags = SORT_PAYLOAD_IS_INDEX;
+    other.keys = alt;
+    other.pay = alt;
+    if (s == GPGPU_SUCCESS)
+        s = radix_sort(ctx, &src, &dst, &other, hist, 0, hist, hist_words);
+    d.params[0] = STAGE_TRANSPOSE;
+    if (s == GPGPU_SUCCESS)
+        s = algo_stage(ctx, &d);
+    d.params[0] = STAGE_COL_PTRS;
+    d.groups = algo_groups((size_t)a->cols + 1, SPGEMM_WG);
+    if (s == GPGPU_SUCCESS)
+        s = algo_stage(ctx, &d);
+    buffer_destroy_internal(rows);
+    buffer_destroy_internal(sorted);
+    buffer_destroy_internal(alt);
+    buffer_destroy_internal(hist);
+    spgemm_operand_close(&oa);
+    if (s == GPGPU_SUCCESS)
+        s = fill_stats(ctx, *out);
+    return s;
+}
+
+gpgpu_status gpgpu_matrix_transpose(gpgpu_context *ctx, const gpgpu_matrix *a,
+                                    gpgpu_matrix **out)
+{
+    static const char what[] = "gpgpu_matrix_transpose";
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(out, ctx, GPGPU_ERROR_NULL_POINTER, "%s: out is NULL", what);
+    *out = NULL;
+    TRY(check_matrix(ctx, a, "the matrix", what));
+    TRY(check_readback(ctx, what));
+    TRY(ctx->exec->begin(ctx));
+    gpgpu_status s = transpose(ctx, a, out);
+    if (s != GPGPU_SUCCESS) {
+        gpgpu_matrix_destroy(*out);
+        *out = NULL;
+    }
+    return ctx_end(ctx, s);
+}
+
+static gpgpu_status download(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_csr *out)
+{
+    size_t n = a->nnz, vs = gpgpu_type_size(a->type);
+    out->rows = a->rows;
+    out->cols = a->cols;
+    out->nnz = n;
+    out->row_ptr = malloc(((size_t)a->rows + 1) * 4);
+    out->col_idx = malloc(n ? n * 4 : 1);
+    out->values = malloc(n ? n * sizeof(double) : 1);
+    void *raw = malloc(n ? n * vs : 1);
+    gpgpu_status s = out->row_ptr && out->col_idx && out->values && raw
+                         ? GPGPU_SUCCESS
+                         : ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+                                    "gpgpu_matrix_download: out of host memory");
+    if (s == GPGPU_SUCCESS)
+        s = ctx->exec->buffer_read(a->ptr.buf, a->ptr.off * 4, out->row_ptr,
+                                   ((size_t)a->rows + 1) * 4);
+    if (s == GPGPU_SUCCESS && n)
+        s = ctx->exec->buffer_read(a->idx.buf, a->idx.off * 4, out->col_idx, n * 4);
+    if (s == GPGPU_SUCCESS && n)
+        s = ctx->exec->buffer_read(a->val.buf, a->val.off * vs, raw, n * vs);
+    for (size_t k = 0; s == GPGPU_SUCCESS && k < n; k++)
+        out->values[k] = a->type == GPGPU_TYPE_F32 ? ((float *)raw)[k] : ((double *)raw)[k];
+    free(raw);
+    return s;
+}
+
+gpgpu_status gpgpu_matrix_download(const gpgpu_matrix *a, gpgpu_csr *out)
+{
+    if (!a)
+        return GPGPU_ERROR_NULL_POINTER;
+    gpgpu_context *ctx = a->ctx;
+    CHECK(out, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_matrix_download: out is NULL");
+    *out = (gpgpu_csr){0};
+    TRY(check_matrix(ctx, a, "the matrix", "gpgpu_matrix_download"));
+    TRY(check_readback(ctx, "gpgpu_matrix_download"));
+    TRY(ctx->exec->begin(ctx));
+    gpgpu_status s = ctx_end(ctx, download(ctx, a, out));
+    if (s != GPGPU_SUCCESS)
+        gpgpu_csr_free(out);
+    return s;
+}

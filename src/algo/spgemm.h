@@ -1,0 +1,119 @@
+/* Sparse x sparse products (C = A * B, CSR), one shader family
+ * (glsl/spgemm.comp): Kiciak's 13 classic stages (src/algo/spgemm_classic.c),
+ * the fast two-phase row product and the global expand-sort-compress path
+ * (src/algo/spgemm.c), and the GPU transpose. Stages can be run alone for the
+ * tests; offsets and counts are in elements. */
+#ifndef GPGPU_ALGO_SPGEMM_H
+#define GPGPU_ALGO_SPGEMM_H
+
+#include "algo/spmv.h"
+
+/* ------------------------------------------------------------------ classic */
+
+/* The stages of Kiciak's product, numbered as on his slides. */
+enum {
+    SPGEMM_CLASSIC_COUNT = 1,      /* off[0] = 0, off[k + 1] = |row col_A[k] of B|, k < nnz(A) */
+    SPGEMM_CLASSIC_EXPAND = 2,     /* the products as (i, j, a_ik * b_kj) triples */
+    SPGEMM_CLASSIC_ROW_STARTS = 3, /* tab1(i) = first triple of row i */
+    SPGEMM_CLASSIC_ROW_LENGTHS = 4,/* tab2(i) = tab1(i + 1) - tab1(i) */
+    SPGEMM_CLASSIC_ROW_MAX = 5,    /* one pairwise-max step on tab2 */
+    SPGEMM_CLASSIC_SORT = 6,       /* one bitonic step in every row's run of triples */
+    SPGEMM_CLASSIC_FLAGS = 7,      /* tab1(i + 1) = triple i starts a new (i, j) */
+    SPGEMM_CLASSIC_COLUMNS = 8,    /* C's columns and where each entry's run starts (tab2) */
+    SPGEMM_CLASSIC_RUNS = 9,       /* tab3(e) = tab2(e + 1) - tab2(e) */
+    SPGEMM_CLASSIC_RUN_MAX = 10,   /* one pairwise-max step on tab3 */
+    SPGEMM_CLASSIC_SUMS = 11,      /* one pairwise-sum step in every run */
+    SPGEMM_CLASSIC_VALUES = 12,    /* C's values, and tab1(e) = row of entry e */
+    SPGEMM_CLASSIC_ROW_PTRS = 13   /* C's row pointers by binary search in tab1 */
+};
+
+/* Everything the classic stages read and write. A (rows x inner) and B
+ * (inner x cols) are CSR gpgpu_matrix objects of one type; the work arrays
+ * are library buffers, u32 except prod (of the matrices' type):
+ *   off[nnz(A) + 1]          stage 1's counts, then (after an in-place inclusive scan of
+ *                            off[1..nnz(A)], Kiciak's iPrefixSum) each nonzero's first product
+ *   pairs[2 * products]      pairi(t) = pairs[2t] (row i), pairj(t) = pairs[2t + 1] (column j)
+ *   prod[products]           the product values a_ik * b_kj (then the partial sums)
+ *   tab[3 * tablgt]          tab1(x) = tab[x], tab2(x) = tab[tablgt + x], tab3(x) = tab[2 * tablgt + x],
+ *                            tablgt = max(products, rows) + 1
+ *   c_ints[rows + 1 + nnz_c] C's row pointers, then its columns (as gpgpu_matrix_create lays
+ *                            them out); c_vals[nnz_c] C's values.
+ * `products` and `nnz_c` are filled in by the driver as it reads them back. */
+typedef struct spgemm_classic {
+    const gpgpu_matrix *a, *b;
+    gpgpu_buffer *off, *pairs, *prod, *tab, *c_ints, *c_vals;
+    size_t products, tablgt, nnz_c;
+} spgemm_classic;
+
+/* One dispatch of a classic stage. `t` is the step's prN (ROW_MAX, RUN_MAX, SUMS) or the
+ * bitonic block h (SORT), `nn` the padded run length of SORT (a power of two >= the
+ * longest row's triples), `reverse` SORT's flag; other stages ignore them.
+ *
+ *  1 COUNT       invocations k < nnz(A): k == 0 writes off[0] = 0; off[k + 1] = row length
+ *                in B of column col_A[k].
+ *  2 EXPAND      t < products: p = the largest index with off[p] <= t (the nonzero of A),
+ *                i = the largest row with row_ptr_A[i] <= p, q = row_ptr_B[col_A[p]] + t - off[p]:
+ *                pairi(t) = i, pairj(t) = col_B[q], prod[t] = val_A[p] * val_B[q].
+ *  3 ROW_STARTS  i < rows: i == 0 writes tab1(0) = 0 and tab1(rows) = products; 0 < i < rows:
+ *                tab1(i) = the first t with pairi(t) >= i (products if none).
+ *  4 ROW_LENGTHS i < rows: tab2(i) = tab1(i + 1) - tab1(i).
+ *  5 ROW_MAX     i with j = i + ceil(t/2) < t: tab2(i) = max(tab2(i), tab2(j)); after
+ *                t = rows, ceil(rows/2), ..., 2: tab2(0) is the longest row's triples.
+ *  6 SORT        invocation x < rows * nn/2: row r = x / (nn/2), pair np = x % (nn/2),
+ *                h2 = h/2, l = np % h2, blk = np / h2, u = tab1(r) + blk*h + l,
+ *                v = reverse ? tab1(r) + blk*h + h-1-l : u + h2; if v < tab1(r + 1) and
+ *                pairj(u) > pairj(v): pairj and prod of u and v swap.
+ *  7 FLAGS       t < products: t == 0 writes tab1(0) = 0, tab1(1) = 1; t > 0:
+ *                tab1(t + 1) = (pairi(t), pairj(t)) != (pairi(t-1), pairj(t-1)).
+ *                (Then an in-place inclusive scan of tab1(1..products): tab1(t) = the
+ *                entry of C that triple t adds to, tab1(products) = nnz_c.)
+ *  8 COLUMNS     t <= products: t == products writes tab2(nnz_c) = products; else if
+ *                tab1(t + 1) > tab1(t): col_C[tab1(t)] = pairj(t), tab2(tab1(t)) = t.
+ *  9 RUNS        e < nnz_c: tab3(e) = tab2(e + 1) - tab2(e).
+ * 10 RUN_MAX     as ROW_MAX, on tab3.
+ * 11 SUMS        invocation x < nnz_c * floor(t/2): p = floor(t/2), j = x % p, e = x / p,
+ *                k = j + t - p; if k < tab3(e): prod[tab2(e) + j] += prod[tab2(e) + k].
+ *                After t = longest run, ceil(t/2), ..., 2 each run's sum is at its start.
+ * 12 VALUES      e < nnz_c: val_C[e] = prod[tab2(e)]; tab1(e) = pairi(tab2(e)).
+ * 13 ROW_PTRS    i < rows: i == 0 writes row_ptr_C[0] = 0, row_ptr_C[rows] = nnz_c;
+ *                0 < i < rows: row_ptr_C[i] = the first e with tab1(e) >= i (nnz_c if none).
+ */
+gpgpu_status spgemm_classic_stage(gpgpu_context *ctx, const spgemm_classic *s, unsigned stage,
+                                  uint32_t t, uint32_t nn, bool reverse);
+
+/* Kiciak's iPrefixSum (the classic scan's steps) in place on n u32 at element `off` of buf,
+ * inclusive; what stages 1 and 7 are followed by. */
+gpgpu_status spgemm_classic_scan(gpgpu_context *ctx, gpgpu_buffer *buf, size_t off, size_t n);
+
+/* The whole classic product into a new matrix (*c NULL when it has no entries is never
+ * returned: an empty C is a matrix with nnz 0). */
+gpgpu_status spgemm_run_classic(gpgpu_context *ctx, const gpgpu_matrix *a, const gpgpu_matrix *b,
+                                gpgpu_matrix **c, gpgpu_spgemm_stats *stats);
+
+/* --------------------------------------------------- helpers shared by both */
+
+enum { SPGEMM_WG = 256, SPGEMM_ROW_ITEMS = 8 /* the ROWS stage's tile: 2048 slots */ };
+
+/* A matrix's arrays as the stages bind them: its row pointers and columns in one u32
+ * buffer (as Kiciak keeps r and c), its values in another. A wrapped matrix whose two
+ * arrays are separate buffers is copied into `merged` (owned) first. */
+typedef struct spgemm_operand {
+    const gpgpu_matrix *m;
+    gpgpu_buffer *ints, *vals, *merged;
+    uint32_t ptr, idx, val; /* offsets within the bindings */
+} spgemm_operand;
+
+gpgpu_status spgemm_operand_open(gpgpu_context *ctx, const gpgpu_matrix *m, spgemm_operand *op);
+void spgemm_operand_close(spgemm_operand *op);
+
+/* A dispatch of `stage` of glsl/spgemm.comp with A at bindings 0/1 and B at 2/3 (either
+ * may be NULL) and their offsets and counts set. */
+exec_dispatch spgemm_dispatch(gpgpu_type type, unsigned stage, unsigned wg, unsigned items,
+                              const spgemm_operand *a, const spgemm_operand *b);
+
+/* An empty rows x cols CSR matrix of `type` with room for nnz entries: row pointers and
+ * columns in one u32 buffer (ptr at 0, idx at rows + 1), values in another. */
+gpgpu_status spgemm_new_matrix(gpgpu_context *ctx, gpgpu_type type, uint32_t rows,
+                               uint32_t cols, size_t nnz, gpgpu_matrix **out);
+
+#endif /* GPGPU_ALGO_SPGEMM_H */
