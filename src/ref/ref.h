@@ -128,4 +128,76 @@ void ref_spmv_classic_copy(gpgpu_type type, const gpgpu_csr *a, const uint32_t *
 void ref_spmv_classic(gpgpu_type type, const gpgpu_csr *a, const void *x, double alpha,
                       double beta, void *y);
 
+/* ---- sparse x sparse products (glsl/spgemm.comp; src/algo/spgemm.h) ---- */
+
+/* The intermediate products a_ik * b_kj of A*B: the sum over A's nonzeros of
+ * the length of B's row at their column (A's cols must be B's rows). */
+uint64_t ref_spgemm_products(const gpgpu_csr *a, const gpgpu_csr *b);
+
+/* C = A*B by Gustavson's rows (a dense accumulator and a marker per column):
+ * every (i, j) with some a_ik b_kj stored, even where the sum is zero, columns
+ * ascending; the products summed in long double, then rounded to double.
+ * *bound (when bound is not NULL; malloc'ed, nnz(C) entries, free it) gets per
+ * entry what a GPU sum in `type` (f32 or f64) may differ from c's value, for A
+ * and B whose values are exact in `type` (the caller rounds them first, as the
+ * GPU's matrices do): see ref_spgemm.c. c is filled by the function (free it
+ * with gpgpu_csr_free). Returns false when out of memory (nothing left
+ * allocated) or past 2^32 - 1 entries. */
+bool ref_spgemm_gustavson(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_csr *c,
+                          double **bound);
+
+/* A^T by a stable counting sort on the columns: rows of A^T with their
+ * columns ascending, values copied bit for bit. false when out of memory. */
+bool ref_transpose(const gpgpu_csr *a, gpgpu_csr *t);
+
+/* Kiciak's classic product, stage by stage: host twins of the GPU's stages,
+ * bit for bit, on arrays laid out as struct spgemm_classic lays out its buffers
+ * (tab1(x) = tab[x], tab2(x) = tab[tablgt + x], tab3(x) = tab[2 * tablgt + x];
+ * pairi(t) = pairs[2t], pairj(t) = pairs[2t + 1]; c_ints = C's row pointers,
+ * then its columns). prod and c_vals hold elements of `type` (f32 or f64), and
+ * every product and partial sum is rounded to it, one operation per element. */
+typedef struct ref_spgemm_classic_state {
+    gpgpu_type type;
+    const gpgpu_csr *a, *b; /* A rows x inner, B inner x cols; values exact in type */
+    uint32_t *off;          /* nnz(A) + 1 */
+    uint32_t *pairs;        /* 2 * products */
+    void *prod;             /* products */
+    uint32_t *tab;          /* 3 * tablgt */
+    uint32_t *c_ints;       /* rows + 1 + nnz_c */
+    void *c_vals;           /* nnz_c */
+    size_t products, tablgt, nnz_c;
+} ref_spgemm_classic_state;
+
+/* One dispatch of stage 1..13 (SPGEMM_CLASSIC_*), as spgemm_classic_stage does
+ * it: t, nn and reverse as there. */
+void ref_spgemm_classic_stage(ref_spgemm_classic_state *s, unsigned stage, uint32_t t,
+                              uint32_t nn, bool reverse);
+
+/* The twin of spgemm_classic_scan: n u32 inclusively scanned in place (modulo 2^32). */
+void ref_spgemm_classic_scan(uint32_t *a, size_t n);
+
+/* Called by ref_spgemm_classic_run before (after = false) and after (true) each
+ * step it replays: stage 1..13 with its t, nn and reverse, or stage 0 for the
+ * scan that follows stage t (1: off + 1, nnz(A) words; 7: tab + 1, products
+ * words). The arrays a step uses are allocated by then (new ones filled with
+ * 0xA5 bytes); the hook may change the state's contents between steps. */
+typedef void (*ref_spgemm_classic_hook)(ref_spgemm_classic_state *s, unsigned stage, uint32_t t,
+                                        uint32_t nn, bool reverse, bool after, void *user);
+
+/* The classic driver replayed (src/algo/spgemm_classic.c): stage 1, the scan,
+ * products read (without products, C is rows + 1 zero row pointers and no
+ * entries: the driver stops there); stages 2, 3, 4; stage 5's steps t = rows,
+ * ceil(t/2), ..., 2; the sort with nn = the power of two >= tab2(0), for
+ * h = 2, 4, ..., nn its reverse step h, then plain steps h/2, ..., 2; stage 7,
+ * the scan, nnz_c read; 8; 9; stage 10's steps t = nnz_c, ..., 2; 9 again;
+ * stage 11's steps t = tab3(0) (the longest run), ceil(t/2), ..., 2; 12; 13.
+ * C is then c_ints / c_vals. hook may be NULL. false when out of memory (s
+ * freed). */
+bool ref_spgemm_classic_run(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *b,
+                            ref_spgemm_classic_state *s, ref_spgemm_classic_hook hook,
+                            void *user);
+
+/* Frees the arrays ref_spgemm_classic_run allocated and zeroes *s. */
+void ref_spgemm_classic_free(ref_spgemm_classic_state *s);
+
 #endif /* GPGPU_REF_H */

@@ -1,0 +1,1064 @@
+/* SpGEMM against the CPU reference (src/ref/ref_spgemm.c): Kiciak's 13 classic
+ * stages alone against their twins, bit for bit (each step run on the twin's
+ * state uploaded, the step's pure outputs poisoned, every buffer compared with
+ * poisoned guards after it); then whole products with every algorithm in f32
+ * and f64 against ref_spgemm_gustavson: C's structure exact, its values within
+ * the reference's bound, the classic product bit for bit against the replayed
+ * driver; the GPU transpose exact; zeros kept and dropped; memory budgets
+ * (chunks, and too small for C); misuse; and the shared MatrixMarket files,
+ * A*A for square ones and A*A^T for the others.
+ *
+ * Reference inputs are what the GPU sees: A's and B's values rounded to f32
+ * for f32 products, so the reference's bound (which assumes inputs exact in
+ * the type) applies. */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/spgemm.h"
+#include "gpgpu/io.h"
+#include "gpgpu/sparse.h"
+#include "ref/ref.h"
+#include "testlib.h"
+
+static gpgpu_context *ctx;
+static gpgpu_type types[2] = {GPGPU_TYPE_F32, GPGPU_TYPE_F64};
+static size_t type_count = 2;
+
+/* Test time on llvmpipe. The classic product's sort runs rows x nn/2 invocations in each
+ * of its log2(nn) (log2(nn) + 1) / 2 steps, nn the longest row's products rounded up to a
+ * power of two (a 2500-row matrix with one row of 7543 products: 10^9 invocations, minutes):
+ * it is tried where that stays below CLASSIC_MAX_SORT. The shared files are tried up to
+ * FILE_MAX_PRODUCTS products, in f32 too up to FILE_F32_MAX_PRODUCTS. */
+#define CLASSIC_MAX_SORT 2e7
+enum { FILE_MAX_PRODUCTS = 3000000, FILE_F32_MAX_PRODUCTS = 50000 };
+
+/* The longest row (in products) the shared-memory path of SPGEMM_ROWS takes. */
+enum { SHARED_MAX_PRODUCTS = 2048 };
+
+/* ------------------------------------------------------------ host helpers */
+
+static void die_on(gpgpu_status s, const char *what)
+{
+    if (s != GPGPU_SUCCESS) {
+        fprintf(stderr, "%s: %s\n", what, gpgpu_last_error(NULL));
+        exit(1);
+    }
+}
+
+static void ref_or_die(bool ok, const char *what)
+{
+    if (!ok) {
+        fprintf(stderr, "%s: out of host memory\n", what);
+        exit(1);
+    }
+}
+
+/* A CSR from explicit arrays (copied into malloc'ed ones, so gpgpu_csr_free
+ * applies), with the given values or random f32 ones when values is NULL. */
+static gpgpu_csr csr_of(uint32_t rows, uint32_t cols, size_t nnz, const uint32_t *rp,
+                        const uint32_t *ci, const double *values)
+{
+    gpgpu_csr a = {rows, cols, nnz, xmalloc((rows + 1) * sizeof(uint32_t)),
+                   xmalloc(nnz * sizeof(uint32_t)), xmalloc(nnz * sizeof(double))};
+    memcpy(a.row_ptr, rp, (rows + 1) * sizeof(uint32_t));
+    if (nnz)
+        memcpy(a.col_idx, ci, nnz * sizeof(uint32_t));
+    if (values) {
+        memcpy(a.values, values, nnz * sizeof(double));
+        return a;
+    }
+    float *v = xmalloc(nnz * sizeof *v);
+    test_random(GPGPU_TYPE_F32, v, nnz, test_seed++);
+    for (size_t k = 0; k < nnz; k++)
+        a.values[k] = v[k];
+    free(v);
+    return a;
+}
+
+static gpgpu_csr generated(gpgpu_generator gen, uint32_t size, uint32_t avg)
+{
+    gpgpu_csr a = {0};
+    die_on(gpgpu_generate(gen, size, avg, 42 + size, &a), "gpgpu_generate");
+    return a;
+}
+
+static uint64_t splitmix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* rows x cols, row lengths uniform in [0, 2 avg] (columns drawn with replacement,
+ * duplicates summed), every `empty`-th row empty (none when 0); values random f32,
+ * or +-1 when `signs` (then every sum of products is an exact small integer). */
+static gpgpu_csr random_csr(uint32_t rows, uint32_t cols, uint32_t avg, uint32_t empty,
+                            bool signs)
+{
+    uint64_t state = test_seed++;
+    size_t cap = (size_t)rows * (2 * avg + 1) + 1, n = 0;
+    uint32_t *r = xmalloc(cap * sizeof *r), *c = xmalloc(cap * sizeof *c);
+    double *v = xmalloc(cap * sizeof *v);
+    for (uint32_t i = 0; i < rows && cols > 0; i++) {
+        uint32_t len = (uint32_t)(splitmix(&state) % (2 * avg + 1));
+        if (empty && i % empty == empty - 1)
+            len = 0;
+        for (uint32_t k = 0; k < len; k++, n++) {
+            uint64_t x = splitmix(&state);
+            r[n] = i;
+            c[n] = (uint32_t)(x % cols);
+            v[n] = signs ? ((x >> 40) & 1 ? 1.0 : -1.0)
+                         : (double)(float)((double)((x >> 40) % 2000 + 1) / 1000.0 *
+                                           ((x >> 39) & 1 ? 1 : -1));
+        }
+    }
+    gpgpu_csr a = {0};
+    char msg[256];
+    die_on(gpgpu_csr_from_coo(rows, cols, n, r, c, v, &a, msg, sizeof msg), msg);
+    if (signs) /* duplicates summed may give 0 or +-2: still exact integers */
+        for (size_t k = 0; k < a.nnz; k++)
+            a.values[k] = a.values[k] == 0 ? 1 : a.values[k];
+    free(r);
+    free(c);
+    free(v);
+    return a;
+}
+
+/* A deep copy of a, its values rounded to f32 when t is. */
+static gpgpu_csr as_type(const gpgpu_csr *a, gpgpu_type t)
+{
+    gpgpu_csr b = csr_of(a->rows, a->cols, a->nnz, a->row_ptr, a->col_idx, a->values);
+    for (size_t k = 0; t == GPGPU_TYPE_F32 && k < a->nnz; k++)
+        b.values[k] = (double)(float)a->values[k];
+    return b;
+}
+
+static gpgpu_matrix *upload(const gpgpu_csr *a, gpgpu_type t)
+{
+    gpgpu_matrix *m = NULL;
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = t}, a, &m),
+                  GPGPU_SUCCESS);
+    return m;
+}
+
+static const char *algo_name(gpgpu_algo a)
+{
+    switch (a) {
+    case GPGPU_ALGO_CLASSIC_SPGEMM: return "CLASSIC";
+    case GPGPU_ALGO_SPGEMM_ROWS: return "ROWS";
+    case GPGPU_ALGO_SPGEMM_ESC: return "ESC";
+    case GPGPU_ALGO_FAST: return "FAST";
+    default: return "DEFAULT";
+    }
+}
+
+/* Bytes of a CSR matrix of `type` on the GPU: row pointers, columns, values. */
+static size_t csr_bytes(uint32_t rows, size_t nnz, gpgpu_type t)
+{
+    return ((size_t)rows + 1 + nnz) * sizeof(uint32_t) + nnz * gpgpu_type_size(t);
+}
+
+/* ---------------------------------------------------------- CSR comparisons */
+
+/* got has exactly want's structure (dimensions, row pointers, columns); prints the first
+ * difference. */
+static bool same_structure(const char *what, const gpgpu_csr *got, const gpgpu_csr *want)
+{
+    if (got->rows != want->rows || got->cols != want->cols || got->nnz != want->nnz) {
+        EXPECT(false, "%s: C is %ux%u with %zu entries, expected %ux%u with %zu", what,
+               got->rows, got->cols, got->nnz, want->rows, want->cols, want->nnz);
+        return false;
+    }
+    for (uint32_t i = 0; i <= want->rows; i++) {
+        if (got->row_ptr[i] != want->row_ptr[i]) {
+            EXPECT(false, "%s: row_ptr[%u] = %u, expected %u", what, i, got->row_ptr[i],
+                   want->row_ptr[i]);
+            return false;
+        }
+    }
+    for (size_t e = 0; e < want->nnz; e++) {
+        if (got->col_idx[e] != want->col_idx[e]) {
+            uint32_t row = 0;
+            while (want->row_ptr[row + 1] <= e)
+                row++;
+            EXPECT(false, "%s: entry %zu (row %u): column %u, expected %u", what, e, row,
+                   got->col_idx[e], want->col_idx[e]);
+            return false;
+        }
+    }
+    test_checks++;
+    return true;
+}
+
+/* Values within bound (bit for bit where bound is NULL); a value of an f32 matrix must
+ * be an f32. */
+static void close_values(const char *what, const gpgpu_csr *got, const gpgpu_csr *want,
+                         const double *bound, gpgpu_type t)
+{
+    size_t bad = 0;
+    for (size_t e = 0; e < want->nnz; e++) {
+        double g = got->values[e], w = want->values[e];
+        bool ok = bound ? fabs(g - w) <= bound[e] : memcmp(&g, &w, sizeof g) == 0;
+        ok = ok && (t != GPGPU_TYPE_F32 || (double)(float)g == g || isnan(g));
+        if (!ok && ++bad <= 5)
+            fprintf(stderr, "  %s: entry %zu (column %u): got %.17g, expected %.17g (%s %g)\n",
+                    what, e, want->col_idx[e], g, w, bound ? "bound" : "bit-exact",
+                    bound ? bound[e] : 0.0);
+    }
+    EXPECT(bad == 0, "%s: %zu of %zu values differ", what, bad, want->nnz);
+}
+
+/* The host image of a GPU matrix, checked against want (values within bound, or bit for
+ * bit where bound is NULL). */
+static void check_matrix(const char *what, const gpgpu_matrix *m, const gpgpu_csr *want,
+                         const double *bound, gpgpu_type t)
+{
+    gpgpu_csr got = {0};
+    gpgpu_status s = gpgpu_matrix_download(m, &got);
+    EXPECT(s == GPGPU_SUCCESS, "%s: gpgpu_matrix_download: %s", what, gpgpu_last_error(ctx));
+    if (s != GPGPU_SUCCESS)
+        return;
+    gpgpu_matrix_info info;
+    EXPECT_STATUS(ctx, gpgpu_matrix_get_info(m, &info), GPGPU_SUCCESS);
+    EXPECT(info.type == t && info.format == GPGPU_FORMAT_CSR && info.rows == want->rows &&
+               info.cols == want->cols && info.nnz == want->nnz,
+           "%s: gpgpu_matrix_get_info: %s %s %ux%u nnz %zu", what, gpgpu_type_name(info.type),
+           gpgpu_format_name(info.format), info.rows, info.cols, info.nnz);
+    if (same_structure(what, &got, want))
+        close_values(what, &got, want, bound, t);
+    gpgpu_csr_free(&got);
+}
+
+/* ------------------------------------------------------ the classic stages */
+
+/* The six arrays of struct spgemm_classic, in its order. */
+enum { ARR_OFF, ARR_PAIRS, ARR_PROD, ARR_TAB, ARR_C_INTS, ARR_C_VALS, ARRAYS };
+static const char *const array_names[ARRAYS] = {"off", "pairs", "prod", "tab", "c_ints",
+                                                "c_vals"};
+enum { GUARD = 3 }; /* poisoned elements after each array in its buffer */
+
+/* A product replayed stage by stage on the GPU alongside its twin. */
+typedef struct stage_replay {
+    const char *name;
+    gpgpu_type t;
+    spgemm_classic g;            /* the GPU's state */
+    gpgpu_buffer *bufs[ARRAYS];  /* the same buffers as g's, by index */
+    size_t lens[ARRAYS];         /* elements the twin's arrays hold */
+    gpgpu_status status;         /* of the GPU's step */
+    bool failed;                 /* a step differed: the later ones are not compared */
+    unsigned steps;
+} stage_replay;
+
+static void *array_of(ref_spgemm_classic_state *s, int k, size_t *len, size_t *size)
+{
+    size_t prec = gpgpu_type_size(s->type), rows = s->a->rows;
+    switch (k) {
+    case ARR_OFF: *len = s->a->nnz + 1, *size = 4; return s->off;
+    case ARR_PAIRS: *len = 2 * s->products, *size = 4; return s->pairs;
+    case ARR_PROD: *len = s->products, *size = prec; return s->prod;
+    case ARR_TAB: *len = 3 * s->tablgt, *size = 4; return s->tab;
+    case ARR_C_INTS: *len = rows + 1 + s->nnz_c, *size = 4; return s->c_ints;
+    default: *len = s->nnz_c, *size = prec; return s->c_vals;
+    }
+}
+
+/* Poisons words [from, from + n) of a u32 array (the twin's and, once uploaded, the GPU's). */
+static void poison_u32(uint32_t *a, size_t from, size_t n)
+{
+    test_poison(a + from, n * sizeof *a);
+}
+
+/* The arrays a stage only writes: poisoned before it, so an element it should write and
+ * does not shows. Stages 5, 6, 10, 11 and the scan work in place. */
+static void poison_outputs(ref_spgemm_classic_state *s, unsigned stage)
+{
+    size_t rows = s->a->rows, tl = s->tablgt, prec = gpgpu_type_size(s->type);
+    switch (stage) {
+    case 1: poison_u32(s->off, 0, s->a->nnz + 1); break;
+    case 2:
+        poison_u32(s->pairs, 0, 2 * s->products);
+        test_poison(s->prod, s->products * prec);
+        break;
+    case 3: poison_u32(s->tab, 0, rows + 1); break;
+    case 4: poison_u32(s->tab, tl, rows); break;
+    case 7: poison_u32(s->tab, 0, s->products + 1); break;
+    case 8:
+        poison_u32(s->c_ints, rows + 1, s->nnz_c);
+        poison_u32(s->tab, tl, s->nnz_c + 1);
+        break;
+    case 9: poison_u32(s->tab, 2 * tl, s->nnz_c); break;
+    case 12:
+        test_poison(s->c_vals, s->nnz_c * prec);
+        poison_u32(s->tab, 0, s->nnz_c);
+        break;
+    case 13: poison_u32(s->c_ints, 0, rows + 1); break;
+    default: break;
+    }
+}
+
+static void step_label(char *out, size_t size, const stage_replay *r, unsigned stage,
+                       uint32_t t, uint32_t nn, bool reverse)
+{
+    if (stage == 0)
+        snprintf(out, size, "%s %s classic scan after stage %u", r->name,
+                 gpgpu_type_name(r->t), t);
+    else
+        snprintf(out, size, "%s %s classic stage %u t=%u nn=%u%s", r->name,
+                 gpgpu_type_name(r->t), stage, t, nn, reverse ? " reverse" : "");
+}
+
+/* Before a step: the twin's state (outputs poisoned) uploaded into buffers made to its
+ * sizes, then the GPU's step. */
+static void gpu_step(ref_spgemm_classic_state *s, stage_replay *r, unsigned stage, uint32_t t,
+                     uint32_t nn, bool reverse)
+{
+    poison_outputs(s, stage);
+    for (int k = 0; k < ARRAYS; k++) {
+        size_t len, size;
+        void *host = array_of(s, k, &len, &size);
+        if (!host)
+            continue;
+        if (!r->bufs[k]) {
+            r->bufs[k] = test_buffer(ctx, NULL, (len + GUARD) * size);
+            r->lens[k] = len;
+        }
+        EXPECT(r->lens[k] == len, "%s: the twin's %s changed size", r->name, array_names[k]);
+        EXPECT_STATUS(ctx, gpgpu_buffer_upload(r->bufs[k], 0, host, len * size), GPGPU_SUCCESS);
+    }
+    r->g.off = r->bufs[ARR_OFF], r->g.pairs = r->bufs[ARR_PAIRS], r->g.prod = r->bufs[ARR_PROD];
+    r->g.tab = r->bufs[ARR_TAB], r->g.c_ints = r->bufs[ARR_C_INTS];
+    r->g.c_vals = r->bufs[ARR_C_VALS];
+    r->g.products = s->products, r->g.tablgt = s->tablgt, r->g.nnz_c = s->nnz_c;
+    if (stage == 0 && t == 1)
+        r->status = spgemm_classic_scan(ctx, r->g.off, 1, s->a->nnz);
+    else if (stage == 0)
+        r->status = spgemm_classic_scan(ctx, r->g.tab, 1, s->products);
+    else
+        r->status = spgemm_classic_stage(ctx, &r->g, stage, t, nn, reverse);
+}
+
+/* After the twin's step: every buffer downloaded and compared with the twin's array and
+ * its poisoned guards. */
+static void compare_step(ref_spgemm_classic_state *s, stage_replay *r, unsigned stage,
+                         uint32_t t, uint32_t nn, bool reverse)
+{
+    char what[256], label[300];
+    step_label(what, sizeof what, r, stage, t, nn, reverse);
+    r->steps++;
+    if (r->status != GPGPU_SUCCESS) {
+        EXPECT(false, "%s: %s: %s", what, gpgpu_status_string(r->status),
+               gpgpu_last_error(ctx));
+        r->failed = true;
+        return;
+    }
+    int before = test_failures;
+    for (int k = 0; k < ARRAYS; k++) {
+        size_t len, size;
+        void *host = array_of(s, k, &len, &size);
+        if (!host)
+            continue;
+        char *want = xmalloc((len + GUARD) * size), *got = xmalloc((len + GUARD) * size);
+        memcpy(want, host, len * size);
+        test_poison(want + len * size, GUARD * size);
+        EXPECT_STATUS(ctx, gpgpu_buffer_download(r->bufs[k], 0, got, (len + GUARD) * size),
+                      GPGPU_SUCCESS);
+        gpgpu_type et = size == 4 ? (k == ARR_PROD || k == ARR_C_VALS ? GPGPU_TYPE_F32
+                                                                      : GPGPU_TYPE_U32)
+                                  : GPGPU_TYPE_F64;
+        snprintf(label, sizeof label, "%s: %s (%zu + %d guard)", what, array_names[k], len,
+                 GUARD);
+        check_elems(label, et, got, want, len + GUARD, NULL);
+        free(want);
+        free(got);
+    }
+    r->failed = test_failures != before;
+}
+
+static void stage_hook(ref_spgemm_classic_state *s, unsigned stage, uint32_t t, uint32_t nn,
+                       bool reverse, bool after, void *user)
+{
+    stage_replay *r = user;
+    if (r->failed)
+        return; /* the first differing step is the one to read */
+    if (after)
+        compare_step(s, r, stage, t, nn, reverse);
+    else
+        gpu_step(s, r, stage, t, nn, reverse);
+}
+
+/* Every step of the classic driver, GPU against twin, on a's and b's values rounded to t;
+ * then the whole classic product through gpgpu_spgemm against the replayed driver, bit for
+ * bit. */
+static void classic_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b,
+                           gpgpu_type t)
+{
+    gpgpu_csr ar = as_type(a, t), br = as_type(b, t);
+    gpgpu_matrix *ma = upload(&ar, t), *mb = upload(&br, t);
+    if (!ma || !mb) {
+        gpgpu_matrix_destroy(ma);
+        gpgpu_matrix_destroy(mb);
+        gpgpu_csr_free(&ar);
+        gpgpu_csr_free(&br);
+        return;
+    }
+    stage_replay r = {.name = name, .t = t, .g = {.a = ma, .b = mb}};
+    ref_spgemm_classic_state s;
+    ref_or_die(ref_spgemm_classic_run(t, &ar, &br, &s, stage_hook, &r), "classic twin");
+    EXPECT(r.steps >= 13 || s.products == 0, "%s: only %u steps replayed", name, r.steps);
+
+    char what[200];
+    snprintf(what, sizeof what, "%s %s CLASSIC driver", name, gpgpu_type_name(t));
+    gpgpu_matrix *mc = NULL;
+    gpgpu_spgemm_stats st;
+    gpgpu_status status =
+        gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){.algo = GPGPU_ALGO_CLASSIC_SPGEMM}, ma, mb, &mc,
+                     &st);
+    EXPECT(status == GPGPU_SUCCESS, "%s: %s", what, gpgpu_last_error(ctx));
+    if (mc) {
+        gpgpu_csr want = {ar.rows, br.cols, s.nnz_c, s.c_ints, s.c_ints + ar.rows + 1,
+                          xmalloc((s.nnz_c + 1) * sizeof(double))};
+        for (size_t e = 0; e < s.nnz_c; e++)
+            want.values[e] = t == GPGPU_TYPE_F32 ? ((float *)s.c_vals)[e]
+                                                 : ((double *)s.c_vals)[e];
+        check_matrix(what, mc, &want, NULL, t);
+        EXPECT(st.products == s.products && st.nnz == s.nnz_c,
+               "%s: stats say %llu products and %zu entries, the twin %zu and %zu", what,
+               (unsigned long long)st.products, st.nnz, s.products, s.nnz_c);
+        free(want.values);
+    }
+    for (int k = 0; k < ARRAYS; k++)
+        gpgpu_buffer_destroy(r.bufs[k]);
+    gpgpu_matrix_destroy(mc);
+    ref_spgemm_classic_free(&s);
+    gpgpu_matrix_destroy(ma);
+    gpgpu_matrix_destroy(mb);
+    gpgpu_csr_free(&ar);
+    gpgpu_csr_free(&br);
+}
+
+/* A 6x5 and B 5x7 by hand: A's rows 0 and 4 empty; row 2 reaches only B's empty row 1 (no
+ * products), row 3 every row of B (collisions in every column), row 1 rows 0, 2, 4 of B. */
+static void hand_pair(gpgpu_csr *a, gpgpu_csr *b)
+{
+    static const uint32_t arp[] = {0, 0, 3, 4, 9, 9, 10};
+    static const uint32_t aci[] = {0, 2, 4, 1, 0, 1, 2, 3, 4, 3};
+    static const uint32_t brp[] = {0, 3, 3, 6, 7, 14};
+    static const uint32_t bci[] = {1, 3, 6, 0, 1, 3, 6, 0, 1, 2, 3, 4, 5, 6};
+    *a = csr_of(6, 5, 10, arp, aci, NULL);
+    *b = csr_of(5, 7, 14, brp, bci, NULL);
+}
+
+static void classic_stage_tests(void)
+{
+    gpgpu_csr a, b;
+    hand_pair(&a, &b);
+    gpgpu_csr ra = random_csr(23, 41, 3, 5, false), rb = random_csr(41, 17, 2, 4, false);
+    gpgpu_csr pl = generated(GPGPU_GEN_POWER_LAW, 80, 5);
+    static const uint32_t drp[] = {0, 1, 2, 3, 4, 5}, dci[] = {3, 0, 4, 1, 2};
+    gpgpu_csr perm = csr_of(5, 5, 5, drp, dci, NULL); /* one product per row: no sort, no sums */
+    struct {
+        const char *name;
+        const gpgpu_csr *a, *b;
+    } cases[] = {
+        {"hand", &a, &b},
+        {"rectangular", &ra, &rb},
+        {"power-law A*A", &pl, &pl},
+        {"permutation", &perm, &perm},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (size_t ti = 0; ti < type_count; ti++)
+            classic_stages(cases[c].name, cases[c].a, cases[c].b, types[ti]);
+    gpgpu_csr_free(&a);
+    gpgpu_csr_free(&b);
+    gpgpu_csr_free(&ra);
+    gpgpu_csr_free(&rb);
+    gpgpu_csr_free(&pl);
+    gpgpu_csr_free(&perm);
+}
+
+/* --------------------------------------------------------- whole products */
+
+/* A product's reference in one type: C, its bound, the products per row. */
+typedef struct reference {
+    gpgpu_type t;
+    gpgpu_csr ar, br, c;
+    double *bound;
+    uint64_t products;
+    uint32_t long_rows;    /* rows past the shared-memory path */
+    uint32_t busy_rows;    /* rows with products */
+    double classic_sort;   /* invocations of the classic sort's steps */
+} reference;
+
+static reference make_reference(const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t)
+{
+    reference r = {.t = t, .ar = as_type(a, t), .br = as_type(b, t)};
+    uint64_t longest = 0;
+    ref_or_die(ref_spgemm_gustavson(t, &r.ar, &r.br, &r.c, &r.bound), "ref_spgemm_gustavson");
+    r.products = ref_spgemm_products(&r.ar, &r.br);
+    for (uint32_t i = 0; i < r.ar.rows; i++) {
+        uint64_t p = 0;
+        for (uint32_t k = r.ar.row_ptr[i]; k < r.ar.row_ptr[i + 1]; k++)
+            p += r.br.row_ptr[r.ar.col_idx[k] + 1] - r.br.row_ptr[r.ar.col_idx[k]];
+        r.long_rows += p > SHARED_MAX_PRODUCTS;
+        r.busy_rows += p > 0;
+        longest = p > longest ? p : longest;
+    }
+    double nn = 1, steps = 0;
+    for (unsigned k = 1; nn < longest; k++, nn *= 2)
+        steps += k;
+    r.classic_sort = r.ar.rows * nn / 2 * steps;
+    return r;
+}
+
+static void free_reference(reference *r)
+{
+    gpgpu_csr_free(&r->ar);
+    gpgpu_csr_free(&r->br);
+    gpgpu_csr_free(&r->c);
+    free(r->bound);
+}
+
+/* gpgpu_spgemm of ma * mb (holding r's A and B) with desc, against r: structure exact,
+ * values within the bound, the statistics. */
+static void check_spgemm(const char *name, const gpgpu_matrix *ma, const gpgpu_matrix *mb,
+                         const reference *r, const gpgpu_spgemm_desc *desc)
+{
+    char what[300];
+    snprintf(what, sizeof what, "%s %ux%u*%ux%u %s %s%s", name, r->ar.rows, r->ar.cols,
+             r->br.rows, r->br.cols, gpgpu_type_name(r->t), algo_name(desc->algo),
+             desc->memory_budget ? " (budget)" : "");
+    gpgpu_matrix *mc = NULL;
+    gpgpu_spgemm_stats st;
+    memset(&st, 0xA5, sizeof st);
+    gpgpu_status s = gpgpu_spgemm(ctx, desc, ma, mb, &mc, &st);
+    EXPECT(s == GPGPU_SUCCESS && mc, "%s: gpgpu_spgemm: %s (%s)", what, gpgpu_status_string(s),
+           gpgpu_last_error(ctx));
+    if (s != GPGPU_SUCCESS || !mc)
+        return;
+    check_matrix(what, mc, &r->c, r->bound, r->t);
+    EXPECT(st.products == r->products && st.nnz == r->c.nnz && st.dropped == 0,
+           "%s: stats: %llu products, %zu entries, %zu dropped; expected %llu, %zu, 0", what,
+           (unsigned long long)st.products, st.nnz, st.dropped,
+           (unsigned long long)r->products, r->c.nnz);
+    EXPECT(st.peak_bytes >= csr_bytes(r->c.rows, r->c.nnz, r->t) &&
+               (!desc->memory_budget || desc->algo == GPGPU_ALGO_CLASSIC_SPGEMM ||
+                st.peak_bytes <= desc->memory_budget),
+           "%s: peak_bytes %zu (C alone takes %zu, budget %zu)", what, st.peak_bytes,
+           csr_bytes(r->c.rows, r->c.nnz, r->t), desc->memory_budget);
+    if (desc->algo == GPGPU_ALGO_SPGEMM_ESC)
+        EXPECT(st.long_rows == r->busy_rows && (st.chunks > 0) == (r->busy_rows > 0),
+               "%s: ESC: %u long rows in %u chunks, expected every row with products (%u)",
+               what, st.long_rows, st.chunks, r->busy_rows);
+    else if (desc->algo != GPGPU_ALGO_CLASSIC_SPGEMM)
+        EXPECT(st.long_rows == r->long_rows && (st.chunks > 0) == (r->long_rows > 0),
+               "%s: %u long rows in %u chunks, expected %u rows past %d products", what,
+               st.long_rows, st.chunks, r->long_rows, SHARED_MAX_PRODUCTS);
+    gpgpu_matrix_destroy(mc);
+}
+
+static const gpgpu_algo all_algos[] = {GPGPU_ALGO_DEFAULT, GPGPU_ALGO_SPGEMM_ROWS,
+                                       GPGPU_ALGO_SPGEMM_ESC, GPGPU_ALGO_CLASSIC_SPGEMM};
+
+/* A*B (b NULL: A*A with one matrix object for both) with each algorithm in each type;
+ * CLASSIC only on products it can do quickly. */
+static void check_algos(const char *name, const gpgpu_csr *a, const gpgpu_csr *b)
+{
+    for (size_t ti = 0; ti < type_count; ti++) {
+        gpgpu_type t = types[ti];
+        reference r = make_reference(a, b ? b : a, t);
+        gpgpu_matrix *ma = upload(&r.ar, t), *mb = b ? upload(&r.br, t) : ma;
+        for (size_t k = 0; ma && mb && k < sizeof all_algos / sizeof *all_algos; k++) {
+            if (all_algos[k] == GPGPU_ALGO_CLASSIC_SPGEMM && r.classic_sort > CLASSIC_MAX_SORT)
+                continue;
+            check_spgemm(name, ma, mb, &r, &(gpgpu_spgemm_desc){.algo = all_algos[k]});
+        }
+        if (b)
+            gpgpu_matrix_destroy(mb);
+        gpgpu_matrix_destroy(ma);
+        free_reference(&r);
+    }
+}
+
+/* The GPU transpose of m (holding ar) against ref_transpose, bit for bit; returns it. */
+static gpgpu_matrix *checked_transpose(const char *name, const gpgpu_matrix *m,
+                                       const gpgpu_csr *ar, gpgpu_type t)
+{
+    char what[200];
+    snprintf(what, sizeof what, "%s %s transpose", name, gpgpu_type_name(t));
+    gpgpu_matrix *mt = NULL;
+    gpgpu_status s = gpgpu_matrix_transpose(ctx, m, &mt);
+    EXPECT(s == GPGPU_SUCCESS && mt, "%s: %s", what, gpgpu_last_error(ctx));
+    if (!mt)
+        return NULL;
+    gpgpu_csr want;
+    ref_or_die(ref_transpose(ar, &want), "ref_transpose");
+    check_matrix(what, mt, &want, NULL, t);
+    gpgpu_csr_free(&want);
+    return mt;
+}
+
+/* A*A^T with A^T made on the GPU (checked first), every algorithm. */
+static void check_a_at(const char *name, const gpgpu_csr *a)
+{
+    for (size_t ti = 0; ti < type_count; ti++) {
+        gpgpu_type t = types[ti];
+        gpgpu_csr at;
+        ref_or_die(ref_transpose(a, &at), "ref_transpose");
+        reference r = make_reference(a, &at, t);
+        gpgpu_matrix *ma = upload(&r.ar, t), *mt = ma ? checked_transpose(name, ma, &r.ar, t)
+                                                      : NULL;
+        for (size_t k = 0; mt && k < sizeof all_algos / sizeof *all_algos; k++) {
+            if (all_algos[k] == GPGPU_ALGO_CLASSIC_SPGEMM && r.classic_sort > CLASSIC_MAX_SORT)
+                continue;
+            char what[200];
+            snprintf(what, sizeof what, "%s A*At", name);
+            check_spgemm(what, ma, mt, &r, &(gpgpu_spgemm_desc){.algo = all_algos[k]});
+        }
+        gpgpu_matrix_destroy(mt);
+        gpgpu_matrix_destroy(ma);
+        free_reference(&r);
+        gpgpu_csr_free(&at);
+    }
+}
+
+/* ------------------------------------------------------------ the matrices */
+
+/* Rows 0, 1, 4 and the last two empty, column 2 empty too. */
+static gpgpu_csr with_empty_rows(void)
+{
+    static const uint32_t rp[] = {0, 0, 0, 2, 7, 7, 8, 10, 10, 10};
+    static const uint32_t ci[] = {0, 5, 0, 1, 3, 4, 6, 6, 1, 3};
+    return csr_of(9, 7, 10, rp, ci, NULL);
+}
+
+/* 7 x 6: rows 1, 2 and 5 empty, columns 0 and 4 empty. */
+static gpgpu_csr empty_rows_b(void)
+{
+    static const uint32_t rp[] = {0, 2, 2, 2, 5, 6, 6, 8};
+    static const uint32_t ci[] = {1, 5, 1, 2, 3, 5, 2, 3};
+    return csr_of(7, 6, 8, rp, ci, NULL);
+}
+
+static void edge_products(void)
+{
+    static const uint32_t zeros[8] = {0};
+    static const uint32_t one_rp[] = {0, 1}, one_ci[] = {0};
+    /* A's columns 1 and 3 meet only B's empty rows 1 and 3: no products at all */
+    static const uint32_t np_arp[] = {0, 1, 1, 3}, np_aci[] = {1, 1, 3};
+    static const uint32_t np_brp[] = {0, 2, 2, 3, 3}, np_bci[] = {0, 4, 2};
+    struct {
+        const char *name;
+        gpgpu_csr a, b;
+    } cases[] = {
+        {"1x1", csr_of(1, 1, 1, one_rp, one_ci, NULL), csr_of(1, 1, 1, one_rp, one_ci, NULL)},
+        {"no products", csr_of(3, 4, 3, np_arp, np_aci, NULL),
+         csr_of(4, 5, 3, np_brp, np_bci, NULL)},
+        {"A without entries", csr_of(4, 4, 0, zeros, NULL, NULL),
+         csr_of(4, 5, 3, np_brp, np_bci, NULL)},
+        {"0 rows", csr_of(0, 3, 0, zeros, NULL, NULL), csr_of(3, 2, 0, zeros, NULL, NULL)},
+        {"inner 0", csr_of(4, 0, 0, zeros, NULL, NULL), csr_of(0, 3, 0, zeros, NULL, NULL)},
+        {"empty rows and columns", with_empty_rows(), empty_rows_b()},
+        {"rectangular", random_csr(37, 53, 2, 6, false), random_csr(53, 19, 2, 5, false)},
+        {"dense", generated(GPGPU_GEN_DENSE, 12, 0), generated(GPGPU_GEN_DENSE, 12, 0)},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        check_algos(cases[c].name, &cases[c].a, &cases[c].b);
+        gpgpu_csr_free(&cases[c].a);
+        gpgpu_csr_free(&cases[c].b);
+    }
+}
+
+static void generated_products(void)
+{
+    static const struct {
+        const char *name;
+        gpgpu_generator gen;
+        uint32_t size, avg;
+    } gens[] = {
+        {"power-law", GPGPU_GEN_POWER_LAW, 600, 8}, {"dense-row", GPGPU_GEN_DENSE_ROW, 2500, 2},
+        {"banded", GPGPU_GEN_BANDED, 300, 3},        {"laplace7", GPGPU_GEN_LAPLACE3D_7, 6, 0},
+        {"rmat", GPGPU_GEN_RMAT, 9, 4},
+    };
+    for (size_t g = 0; g < sizeof gens / sizeof *gens; g++) {
+        gpgpu_csr a = generated(gens[g].gen, gens[g].size, gens[g].avg);
+        check_algos(gens[g].name, &a, NULL);
+        gpgpu_csr_free(&a);
+    }
+    gpgpu_csr pl = generated(GPGPU_GEN_POWER_LAW, 500, 6);
+    check_a_at("power-law", &pl);
+    gpgpu_csr_free(&pl);
+    gpgpu_csr rect = random_csr(70, 300, 4, 7, false);
+    check_a_at("rectangular", &rect);
+    gpgpu_csr_free(&rect);
+}
+
+/* ------------------------------------------------------------------ zeros */
+
+/* Entries of C that sum to exactly zero: kept by default, dropped with drop_zeros. */
+static void crafted_zeros(void)
+{
+    static const uint32_t arp[] = {0, 2}, aci[] = {0, 1}, brp[] = {0, 1, 2}, bci[] = {0, 0};
+    static const double ones[] = {1, 1}, plus_minus[] = {1, -1};
+    static const double minus_two[] = {-1, 2}, zero_pair[] = {0, -0.0};
+    struct {
+        const char *name;
+        const double *av, *bv;
+    } cases[] = {{"1 - 1", ones, plus_minus}, {"-0 + -0", minus_two, zero_pair}};
+    for (size_t c = 0; c < 2; c++)
+        for (size_t ti = 0; ti < type_count; ti++) {
+            gpgpu_type t = types[ti];
+            gpgpu_csr a = csr_of(1, 2, 2, arp, aci, cases[c].av);
+            gpgpu_csr b = csr_of(2, 1, 2, brp, bci, cases[c].bv);
+            gpgpu_matrix *ma = upload(&a, t), *mb = upload(&b, t);
+            for (size_t k = 0; ma && mb && k < sizeof all_algos / sizeof *all_algos; k++) {
+                for (int drop = 0; drop < 2; drop++) {
+                    char what[200];
+                    snprintf(what, sizeof what, "zeros %s %s %s%s", cases[c].name,
+                             gpgpu_type_name(t), algo_name(all_algos[k]),
+                             drop ? " drop_zeros" : "");
+                    gpgpu_matrix *mc = NULL;
+                    gpgpu_spgemm_stats st = {0};
+                    gpgpu_spgemm_desc d = {.algo = all_algos[k], .drop_zeros = drop};
+                    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, ma, mb, &mc, &st), GPGPU_SUCCESS);
+                    gpgpu_csr got = {0};
+                    if (!mc || gpgpu_matrix_download(mc, &got) != GPGPU_SUCCESS) {
+                        EXPECT(false, "%s: no C to download", what);
+                        gpgpu_matrix_destroy(mc);
+                        continue;
+                    }
+                    if (drop)
+                        EXPECT(got.nnz == 0 && got.row_ptr[0] == 0 && got.row_ptr[1] == 0 &&
+                                   st.dropped == 1 && st.nnz == 0 && st.products == 2,
+                               "%s: %zu entries, row_ptr %u %u, stats %zu dropped, %zu entries, "
+                               "%llu products", what, got.nnz, got.row_ptr[0], got.row_ptr[1],
+                               st.dropped, st.nnz, (unsigned long long)st.products);
+                    else
+                        EXPECT(got.nnz == 1 && got.row_ptr[1] == 1 && got.col_idx[0] == 0 &&
+                                   got.values[0] == 0 && st.dropped == 0 && st.nnz == 1,
+                               "%s: %zu entries, value %g, stats %zu dropped", what, got.nnz,
+                               got.nnz ? got.values[0] : NAN, st.dropped);
+                    gpgpu_csr_free(&got);
+                    gpgpu_matrix_destroy(mc);
+                }
+            }
+            gpgpu_matrix_destroy(ma);
+            gpgpu_matrix_destroy(mb);
+            gpgpu_csr_free(&a);
+            gpgpu_csr_free(&b);
+        }
+}
+
+/* c without its exact zeros; returns how many there were. */
+static size_t without_zeros(const gpgpu_csr *c, gpgpu_csr *out)
+{
+    *out = csr_of(c->rows, c->cols, c->nnz, c->row_ptr, c->col_idx, c->values);
+    size_t n = 0;
+    for (uint32_t i = 0; i < c->rows; i++) {
+        out->row_ptr[i] = (uint32_t)n;
+        for (uint32_t e = c->row_ptr[i]; e < c->row_ptr[i + 1]; e++)
+            if (c->values[e] != 0) {
+                out->col_idx[n] = c->col_idx[e];
+                out->values[n++] = c->values[e];
+            }
+    }
+    out->row_ptr[c->rows] = (uint32_t)n;
+    size_t dropped = c->nnz - n;
+    out->nnz = n;
+    return dropped;
+}
+
+/* Matrices of +-1 (and +-2): every sum is an exact integer in any order, so which entries
+ * are zero does not depend on the summation; with long rows for the global path. */
+static void integer_zeros(void)
+{
+    gpgpu_csr a = random_csr(300, 300, 4, 9, true);
+    gpgpu_csr d = generated(GPGPU_GEN_DENSE_ROW, 2500, 2);
+    for (size_t k = 0; k < d.nnz; k++)
+        d.values[k] = d.col_idx[k] % 3 == 0 ? -1 : 1;
+    const gpgpu_csr *mats[] = {&a, &d};
+    for (size_t m = 0; m < 2; m++)
+        for (size_t ti = 0; ti < type_count; ti++) {
+            gpgpu_type t = types[ti];
+            reference r = make_reference(mats[m], mats[m], t);
+            gpgpu_csr want;
+            size_t zeros = without_zeros(&r.c, &want);
+            EXPECT(zeros > 0, "integer zeros: the test matrix %zu has no zero in A*A", m);
+            gpgpu_matrix *ma = upload(&r.ar, t);
+            for (size_t k = 0; ma && k < sizeof all_algos / sizeof *all_algos; k++) {
+                if (all_algos[k] == GPGPU_ALGO_CLASSIC_SPGEMM && r.classic_sort > CLASSIC_MAX_SORT)
+                    continue;
+                char what[200];
+                snprintf(what, sizeof what, "integer A*A %zu %s %s drop_zeros", m,
+                         gpgpu_type_name(t), algo_name(all_algos[k]));
+                gpgpu_matrix *mc = NULL;
+                gpgpu_spgemm_stats st = {0};
+                gpgpu_spgemm_desc desc = {.algo = all_algos[k], .drop_zeros = true};
+                EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &desc, ma, ma, &mc, &st), GPGPU_SUCCESS);
+                if (mc)
+                    check_matrix(what, mc, &want, NULL, t);
+                EXPECT(st.dropped == zeros && st.nnz == want.nnz &&
+                           st.products == r.products,
+                       "%s: stats %zu dropped, %zu entries; expected %zu, %zu", what,
+                       st.dropped, st.nnz, zeros, want.nnz);
+                gpgpu_matrix_destroy(mc);
+            }
+            gpgpu_matrix_destroy(ma);
+            gpgpu_csr_free(&want);
+            free_reference(&r);
+        }
+    gpgpu_csr_free(&a);
+    gpgpu_csr_free(&d);
+}
+
+/* ---------------------------------------------------------- memory budgets */
+
+/* The largest number written in msg (0 if none). */
+static unsigned long long largest_number(const char *msg)
+{
+    unsigned long long best = 0;
+    for (const char *p = msg; *p; p++) {
+        if (*p < '0' || *p > '9')
+            continue;
+        char *end;
+        unsigned long long v = strtoull(p, &end, 10);
+        best = v > best ? v : best;
+        p = end - 1;
+    }
+    return best;
+}
+
+/* 48 rows of about 2500 products each (past the shared-memory path) over a wide B: the
+ * global path's temporaries dwarf C, so a budget a little above C must split them. */
+static void budgets(void)
+{
+    gpgpu_type t = types[type_count - 1];
+    gpgpu_csr a = random_csr(48, 3000, 50, 0, false), b = random_csr(3000, 20000, 50, 0, false);
+    reference r = make_reference(&a, &b, t);
+    gpgpu_matrix *ma = upload(&r.ar, t), *mb = upload(&r.br, t);
+    static const gpgpu_algo algos[] = {GPGPU_ALGO_DEFAULT, GPGPU_ALGO_SPGEMM_ESC};
+    size_t c_bytes = csr_bytes(r.c.rows, r.c.nnz, t);
+    for (size_t k = 0; ma && mb && k < 2; k++) {
+        char what[200];
+        gpgpu_spgemm_stats full = {0}, st = {0};
+        gpgpu_matrix *mc = NULL;
+        snprintf(what, sizeof what, "budget %s unlimited", algo_name(algos[k]));
+        EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){.algo = algos[k]}, ma, mb, &mc,
+                                        &full),
+                      GPGPU_SUCCESS);
+        gpgpu_matrix_destroy(mc);
+        mc = NULL;
+        EXPECT(full.chunks >= 1 && full.peak_bytes > c_bytes,
+               "%s: %u chunks, peak %zu bytes (C %zu)", what, full.chunks, full.peak_bytes,
+               c_bytes);
+        if (full.peak_bytes <= c_bytes)
+            continue; /* no product to take a budget from */
+
+        /* C and a quarter of what the unlimited product took besides it */
+        size_t budget = c_bytes + (full.peak_bytes - c_bytes) / 4;
+        snprintf(what, sizeof what, "budget %s %zu bytes", algo_name(algos[k]), budget);
+        gpgpu_spgemm_desc d = {.algo = algos[k], .memory_budget = budget};
+        gpgpu_status s = gpgpu_spgemm(ctx, &d, ma, mb, &mc, &st);
+        EXPECT(s == GPGPU_SUCCESS, "%s: %s", what, gpgpu_last_error(ctx));
+        if (mc)
+            check_matrix(what, mc, &r.c, r.bound, t);
+        EXPECT(st.chunks > full.chunks && st.chunks > 1 && st.peak_bytes <= budget &&
+                   st.products == r.products && st.nnz == r.c.nnz,
+               "%s: %u chunks (unlimited %u), peak %zu", what, st.chunks, full.chunks,
+               st.peak_bytes);
+        gpgpu_matrix_destroy(mc);
+        mc = NULL;
+
+        /* less than C itself */
+        d.memory_budget = c_bytes / 2;
+        snprintf(what, sizeof what, "budget %s %zu bytes (C takes %zu)", algo_name(algos[k]),
+                 d.memory_budget, c_bytes);
+        EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, ma, mb, &mc, &st), GPGPU_ERROR_OUT_OF_MEMORY);
+        EXPECT(mc == NULL, "%s: a matrix came back", what);
+        unsigned long long needed = largest_number(gpgpu_last_error(ctx));
+        EXPECT(needed >= c_bytes, "%s: the message '%s' does not say the bytes needed", what,
+               gpgpu_last_error(ctx));
+        gpgpu_matrix_destroy(mc);
+    }
+    gpgpu_matrix_destroy(ma);
+    gpgpu_matrix_destroy(mb);
+    free_reference(&r);
+    gpgpu_csr_free(&a);
+    gpgpu_csr_free(&b);
+}
+
+/* ------------------------------------------------------------------ misuse */
+
+static void misuse(void)
+{
+    gpgpu_csr a = random_csr(3, 41, 3, 0, false), b = random_csr(43, 2, 2, 0, false);
+    gpgpu_csr sq = generated(GPGPU_GEN_BANDED, 20, 2);
+    gpgpu_matrix *ma = upload(&a, GPGPU_TYPE_F32), *mb = upload(&b, GPGPU_TYPE_F32);
+    gpgpu_matrix *ms = upload(&sq, GPGPU_TYPE_F32), *mc = NULL, *ell = NULL;
+    gpgpu_spgemm_desc d = {0};
+    EXPECT_STATUS(ctx,
+                  gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_F32,
+                                                                .format = GPGPU_FORMAT_ELL},
+                                      &sq, &ell),
+                  GPGPU_SUCCESS);
+
+    EXPECT_STATUS(NULL, gpgpu_spgemm(NULL, &d, ms, ms, &mc, NULL), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, NULL, ms, ms, &mc, NULL), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, NULL, ms, &mc, NULL), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, ms, NULL, &mc, NULL), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, ms, ms, NULL, NULL), GPGPU_ERROR_NULL_POINTER);
+
+    /* 3x41 times 43x2: the message names both sizes */
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, ma, mb, &mc, NULL), GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT(strstr(gpgpu_last_error(ctx), "41") && strstr(gpgpu_last_error(ctx), "43"),
+           "dimension mismatch: '%s' does not name 41 and 43", gpgpu_last_error(ctx));
+    EXPECT(mc == NULL, "a refused product leaves *c NULL");
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){.algo = 99}, ms, ms, &mc, NULL),
+                  GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx,
+                  gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){.algo = GPGPU_ALGO_RADIX}, ms, ms, &mc,
+                               NULL),
+                  GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    EXPECT_STATUS(ctx,
+                  gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){.algo = GPGPU_ALGO_SPMV_VECTOR}, ms, ms,
+                               &mc, NULL),
+                  GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, ell, ms, &mc, NULL),
+                  GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, ms, ell, &mc, NULL),
+                  GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    if (type_count > 1) {
+        gpgpu_matrix *m64 = upload(&sq, GPGPU_TYPE_F64);
+        EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, ms, m64, &mc, NULL),
+                      GPGPU_ERROR_INVALID_ARGUMENT);
+        EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, m64, ms, &mc, NULL),
+                      GPGPU_ERROR_INVALID_ARGUMENT);
+        gpgpu_matrix_destroy(m64);
+    }
+    EXPECT(mc == NULL, "a refused product leaves *c NULL");
+
+    /* download and transpose */
+    gpgpu_csr h = {0};
+    EXPECT_STATUS(ctx, gpgpu_matrix_download(NULL, &h), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_download(ms, NULL), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_download(ell, &h), GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    EXPECT_STATUS(ctx, gpgpu_matrix_transpose(NULL, ms, &mc), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_transpose(ctx, NULL, &mc), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_transpose(ctx, ms, NULL), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_matrix_transpose(ctx, ell, &mc), GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+
+    /* matrices of another context */
+    gpgpu_context *other = NULL;
+    EXPECT_STATUS(NULL, gpgpu_context_create(NULL, &other), GPGPU_SUCCESS);
+    gpgpu_matrix *om = NULL;
+    if (other) {
+        EXPECT_STATUS(other,
+                      gpgpu_matrix_create(other, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_F32},
+                                          &sq, &om),
+                      GPGPU_SUCCESS);
+        EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, ms, om, &mc, NULL),
+                      GPGPU_ERROR_INVALID_ARGUMENT);
+        EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, om, ms, &mc, NULL),
+                      GPGPU_ERROR_INVALID_ARGUMENT);
+        EXPECT_STATUS(ctx, gpgpu_matrix_transpose(ctx, om, &mc), GPGPU_ERROR_INVALID_ARGUMENT);
+        gpgpu_matrix_destroy(om);
+        gpgpu_context_destroy(other);
+    }
+    EXPECT(mc == NULL, "a refused call leaves *out NULL");
+
+    /* A and B the same object, stats NULL, FAST as DEFAULT */
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &d, ms, ms, &mc, NULL), GPGPU_SUCCESS);
+    gpgpu_matrix_destroy(mc);
+    mc = NULL;
+    EXPECT_STATUS(ctx,
+                  gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){.algo = GPGPU_ALGO_FAST}, ms, ms, &mc,
+                               NULL),
+                  GPGPU_SUCCESS);
+    gpgpu_matrix_destroy(mc);
+
+    gpgpu_matrix_destroy(ma);
+    gpgpu_matrix_destroy(mb);
+    gpgpu_matrix_destroy(ms);
+    gpgpu_matrix_destroy(ell);
+    gpgpu_csr_free(&a);
+    gpgpu_csr_free(&b);
+    gpgpu_csr_free(&sq);
+}
+
+/* ------------------------------------------------------- the shared files */
+
+/* Every file of the shared collection whose product has at most FILE_MAX_PRODUCTS
+ * products: A*A (one matrix object) when square, A*A^T (the GPU's transpose, checked)
+ * otherwise; DEFAULT in f64, and in f32 too for small products. The complex and
+ * hermitian files are refused by the reader, by name. */
+static void shared_files(void)
+{
+    const char *dir = getenv("GPGPU_MATRIX_DIR");
+    DIR *d = dir ? opendir(dir) : NULL;
+    EXPECT(d != NULL, "cannot list GPGPU_MATRIX_DIR (%s)", dir ? dir : "not set");
+    size_t files = 0, tried = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".mtx") != 0)
+            continue;
+        char path[1024], msg[256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        gpgpu_csr a = {0}, at = {0};
+        gpgpu_status st = gpgpu_mtx_read_matrix(path, &a, NULL, msg, sizeof msg);
+        files++;
+        if (st == GPGPU_ERROR_PARSE && (strstr(msg, "complex") || strstr(msg, "hermitian"))) {
+            gpgpu_csr_free(&a);
+            continue;
+        }
+        EXPECT(st == GPGPU_SUCCESS, "%s: %s", path, msg);
+        bool square = a.rows == a.cols;
+        if (st == GPGPU_SUCCESS && !square)
+            ref_or_die(ref_transpose(&a, &at), "ref_transpose");
+        uint64_t products = st != GPGPU_SUCCESS ? 0 : ref_spgemm_products(&a, square ? &a : &at);
+        for (size_t ti = type_count; st == GPGPU_SUCCESS && products <= FILE_MAX_PRODUCTS &&
+                                     ti-- > 0;) {
+            gpgpu_type t = types[ti];
+            if (t == GPGPU_TYPE_F32 && type_count > 1 && products > FILE_F32_MAX_PRODUCTS)
+                continue;
+            reference r = make_reference(&a, square ? &a : &at, t);
+            gpgpu_matrix *ma = upload(&r.ar, t);
+            gpgpu_matrix *mb = ma && !square ? checked_transpose(e->d_name, ma, &r.ar, t) : ma;
+            char what[300];
+            snprintf(what, sizeof what, "%s %s", e->d_name, square ? "A*A" : "A*At");
+            if (mb)
+                check_spgemm(what, ma, mb, &r, &(gpgpu_spgemm_desc){0});
+            if (mb != ma)
+                gpgpu_matrix_destroy(mb);
+            gpgpu_matrix_destroy(ma);
+            free_reference(&r);
+            tried++;
+        }
+        gpgpu_csr_free(&a);
+        gpgpu_csr_free(&at);
+    }
+    if (d)
+        closedir(d);
+    EXPECT(files >= 60 && tried >= 60, "only %zu .mtx files in %s, %zu products tried", files,
+           dir ? dir : "", tried);
+}
+
+int main(void)
+{
+    ctx = test_context();
+    gpgpu_info info;
+    gpgpu_context_info(ctx, &info);
+    if (!info.has_f64)
+        type_count = 1;
+    misuse();
+    classic_stage_tests();
+    edge_products();
+    crafted_zeros();
+    integer_zeros();
+    generated_products();
+    budgets();
+    shared_files();
+    gpgpu_context_destroy(ctx);
+    return test_finish();
+}
