@@ -4,6 +4,7 @@
 usage: compare.py GPGPU.json CUB.json [OUT.md]
        compare.py --sort CUB.json OUT.md BACKEND=GPGPU.json [BACKEND=GPGPU.json ...]
        compare.py --spmv CUSPARSE.json OUT.md BACKEND=GPGPU.json [BACKEND=GPGPU.json ...]
+       compare.py --spgemm CUSPARSE.json OUT.md BACKEND=GPGPU.json [BACKEND=GPGPU.json ...]
 
 The first form prints, for every gpgpu-bench record, the CUB time on the same
 case and size and the ratio CUB time / our time (above 1: we are faster), next
@@ -25,6 +26,19 @@ algorithm and for the best of them per matrix; the autotuner's gain over the
 heuristic's shape; and the generated matrices' rows. OUT.md gets all of it and
 then every row (GFLOP/s and x cuSPARSE, GB/s and x copy, Radomski's k over
 the default CSR path's k) of every matrix.
+
+The fourth form joins gpgpu-bench --only spgemm records with
+bench/cusparse_peer.py --mode spgemm's on (matrix, type) (a matrix whose
+products or nnz(C) differ from the peer's is left out and named) and prints
+the geometric mean of GFLOP/s ratios (ours / cuSPARSE) over the real matrices
+(files) and over the large generated ones (at least 2^24 products), per
+backend and type: for the default algorithm (rows), every algorithm, and the
+best of ours per matrix; the geometric mean of peak GPU memory over
+cuSPARSE's, per algorithm; then the generated matrices' rows: products,
+nnz(C), cuSPARSE's GFLOP/s and peak MB, per backend and algorithm GFLOP/s and
+peak MB with their ratios to cuSPARSE's, and for rows the time of a copy of
+A's, B's and C's bytes over the product's (x copy). OUT.md adds every file's
+rows.
 """
 import json
 import math
@@ -277,12 +291,135 @@ def spmv_summary(peer_path, runs):
     return "\n".join(out), "\n".join(full)
 
 
+SPGEMM_ALGOS = ["rows", "esc", "classic"]
+SPGEMM_LARGE = 1 << 24  # products: a generated matrix counts as large from here
+
+
+def spgemm_records(path):
+    return [r for r in json.load(open(path)) if r.get("case", "").startswith("spgemm_")]
+
+
+def spgemm_summary(peer_path, runs):
+    """(summary text, full text) of the SpGEMM comparison."""
+    peer = {(r["matrix"], r["type"]): r for r in spgemm_records(peer_path)}
+    ours = {}  # (backend, matrix, algo, type) -> record
+    for be, path in runs:
+        for r in spgemm_records(path):
+            ours[(be, r["matrix"], r["algo"], r["type"])] = r
+    backends = sorted((be for be, _ in runs), key=lambda be: be != "vulkan")  # Vulkan first
+    types = [t for t in ("f32", "f64") if any(k[3] == t for k in ours)]
+    algos = [a for a in SPGEMM_ALGOS if any(k[2] == a for k in ours)]
+    mismatch = sorted({m for (_, m, _, t), r in ours.items() if (m, t) in peer and
+                       (peer[(m, t)]["products"], peer[(m, t)]["nnz_c"]) !=
+                       (r["products"], r["nnz_c"])})
+    first = {}  # matrix -> one of our records (source, products, shape)
+    for (_, m, _, _), r in ours.items():
+        first.setdefault(m, r)
+    groups = [("generated, >= 2^24 products",
+               lambda m: first[m]["source"] == "gen" and first[m]["products"] >= SPGEMM_LARGE),
+              ("real (files)", lambda m: first[m]["source"] != "gen")]
+
+    def vs_peer(r, key="gflops"):
+        p = peer.get((r["matrix"], r["type"])) if r else None
+        if not p or r["matrix"] in mismatch or not p.get(key) or not r.get(key):
+            return None
+        return r[key] / p[key]
+
+    def cell(ratios, digits=".3g"):
+        g = geomean(ratios)
+        return f"{g:{digits}}x (n={len([v for v in ratios if v])})" if g else "-"
+
+    def best(be, m, t):
+        rs = [ours.get((be, m, a, t)) for a in algos]
+        return max((r for r in rs if r), key=lambda r: r.get("gflops") or 0, default=None)
+
+    out = ["SpGEMM: ours vs cuSPARSE (cusparseSpGEMM via CuPy), C = A*A (A*A^T for a "
+           "rectangular A), GFLOP/s = 2 x products / time: above 1 we are faster"]
+    if mismatch:
+        out.append(f"(left out: products or nnz(C) differ from the peer's for "
+                   f"{', '.join(mismatch)})")
+    walls = sorted({be for (be, *_), r in ours.items() if r.get("timer") == "wall"})
+    if walls:
+        out.append(f"({', '.join(walls)}: the GPU timer misses the work, rates from the wall clock)")
+    for be in backends:
+        copy = max((r.get("copy_gbps") or 0 for k, r in ours.items() if k[0] == be), default=0)
+        out.append(f"{be}: {next((r['device'] for k, r in ours.items() if k[0] == be), '?')}, "
+                   f"copy ceiling {copy:.0f} GB/s")
+    cuda = next(iter(peer.values()), None)
+    out.append(f"cuSPARSE: {cuda['device'] + ' (' + cuda.get('path', '?') + ')' if cuda else 'no results'}")
+
+    out += ["", "GFLOP/s vs cuSPARSE, geometric mean (best: the fastest of ours per matrix)", "",
+            "| algo | type | " + " | ".join(f"{be} {label}" for be in backends
+                                           for label, _ in groups) + " |",
+            "|---|---|" + "---:|" * (len(backends) * len(groups))]
+    for algo in algos + ["best"]:
+        for t in types:
+            row = [algo + (" (default)" if algo == "rows" else ""), t]
+            for be in backends:
+                for _, member in groups:
+                    rs = [best(be, m, t) if algo == "best" else ours.get((be, m, algo, t))
+                          for m in sorted(first) if member(m)]
+                    row.append(cell([vs_peer(r) for r in rs if r]))
+            out.append("| " + " | ".join(row) + " |")
+
+    out += ["", "Peak GPU memory of a product over cuSPARSE's (ours: gpgpu_spgemm_stats."
+            "peak_bytes; cuSPARSE: the CuPy pool's growth), geometric mean: below 1 we take less",
+            "", "| algo | type | " + " | ".join(f"{be} {label}" for be in backends
+                                                for label, _ in groups) + " |",
+            "|---|---|" + "---:|" * (len(backends) * len(groups))]
+    for algo in algos:
+        for t in types:
+            row = [algo, t]
+            for be in backends:
+                for _, member in groups:
+                    row.append(cell([vs_peer(ours.get((be, m, algo, t)), "peak_bytes")
+                                     for m in sorted(first) if member(m)]))
+            out.append("| " + " | ".join(row) + " |")
+
+    def table(matrices):
+        lines = ["| matrix | B | type | products | nnz(C) | cuSPARSE GFLOP/s / peak MB | "
+                 + " | ".join(f"{be} {a}: GFLOP/s (x cuSPARSE) / peak MB (x)" if a else
+                              f"{be} rows x copy" for be in backends for a in algos + [None])
+                 + " |",
+                 "|---|---|---|---:|---:|---:|" + "---:|" * ((len(algos) + 1) * len(backends))]
+        for m in matrices:
+            for t in types:
+                base = next((r for r in (ours.get((be, m, a, t)) for be in backends
+                                         for a in algos) if r), None)
+                if not base:
+                    continue
+                p = peer.get((m, t))
+                row = [m, base.get("b", ""), t, str(base["products"]), str(base["nnz_c"]),
+                       f"{fmt(p.get('gflops'), '.4g')} / {fmt(p.get('peak_bytes', 0) / 1e6, '.4g')}"
+                       if p else "-"]
+                for be in backends:
+                    for a in algos:
+                        r = ours.get((be, m, a, t))
+                        if not r:
+                            row.append("-")
+                            continue
+                        v, mem = vs_peer(r), vs_peer(r, "peak_bytes")
+                        row.append(fmt(r.get("gflops"), ".4g") + (f" ({v:.3g}x)" if v else "")
+                                   + " / " + fmt(r.get("peak_bytes", 0) / 1e6, ".4g")
+                                   + (f" ({mem:.3g}x)" if mem else ""))
+                    r = ours.get((be, m, "rows", t))
+                    row.append(fmt(r.get("ratio_to_copy") if r else None, ".3f"))
+                lines.append("| " + " | ".join(row) + " |")
+        return lines
+
+    out += ["", "Generated matrices", ""] + table(sorted(m for m in first
+                                                         if first[m]["source"] == "gen"))
+    full = ["", "Every file", ""] + table(sorted(m for m in first if first[m]["source"] != "gen"))
+    return "\n".join(out), "\n".join(full)
+
+
 def main():
     args = sys.argv[1:]
-    if args and args[0] == "--spmv":
+    if args and args[0] in ("--spmv", "--spgemm"):
         if len(args) < 4:
             sys.exit(__doc__)
-        text, full = spmv_summary(args[1], [tuple(a.split("=", 1)) for a in args[3:]])
+        summary = spmv_summary if args[0] == "--spmv" else spgemm_summary
+        text, full = summary(args[1], [tuple(a.split("=", 1)) for a in args[3:]])
         print(text)
         with open(args[2], "w") as f:
             f.write(text + "\n" + full + "\n")

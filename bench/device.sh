@@ -5,16 +5,19 @@
 # backend and the CUB peer on the same sizes, and print the joined tables
 # (the sort summary last). With spmv in PRIMITIVES: gpgpu-bench --only spmv
 # on the generated and the real matrices, and bench/cusparse_peer.py (CuPy)
-# on the same matrices, then compare.py --spmv.
+# on the same matrices, then compare.py --spmv. With spgemm: the same for
+# gpgpu-bench --only spgemm, the peer's --mode spgemm and compare.py --spgemm.
 # Expects build-device/ (built here with -Dglfw=disabled) and
-# build-device/cub_peer (nvcc, see bench/README.md; not needed for spmv).
+# build-device/cub_peer (nvcc, see bench/README.md; not needed for spmv and
+# spgemm).
 #
 # Environment (defaults in brackets):
 #   RUN_TESTS [1]      0 skips the tests; TESTS ["reduce scan sort api"] which
 #                      (a missing tests/test_X is skipped)
 #   RUN_BENCH [1]      0 skips the benchmarks
 #   PRIMITIVES ["sort reduce scan"]  what the benchmarks run, in this order;
-#                      "spmv" runs SpMV (first, before the others)
+#                      "spmv" runs SpMV (first, before the others), "spgemm"
+#                      SpGEMM (after SpMV)
 #   SPMV_GENS ["laplace3d_7:128 rmat:20"]  generated matrices (gpgpu-bench
 #                      --gen), one gpgpu-bench process each per backend
 #   MATRIX_DIR [""]    real matrices: every *.mtx and *.mtx.gz in it, one
@@ -22,6 +25,11 @@
 #   GEN_DIR [/tmp/spmv_gen]  where the generated matrices are written for the
 #                      peer (not under $OUT: hundreds of MB of text)
 #   SPMV_RUNS [20], SPMV_WARMUP [3]; PEER_TIMEOUT [300] seconds for the peer
+#   SPGEMM_GENS ["laplace3d_7:64 laplace3d_7:128 banded:1048576:4
+#                power_law:262144:8 rmat:15:16"]  generated matrices of
+#                      SpGEMM (C = A*A), one gpgpu-bench process each per backend
+#   SPGEMM_GEN_DIR [/tmp/spgemm_gen]  where they are written for the peer
+#   SPGEMM_RUNS [10], SPGEMM_WARMUP [2]
 #   BACKENDS ["gl vulkan"]
 #   MIN_LOG2, MAX_LOG2, STEP [10, 28, 2]  reduce/scan sizes (one process each)
 #   SORT_SIZES ["16 18 20 22 24 26 28"]   sort sizes, one process per size
@@ -166,6 +174,51 @@ if has spmv; then
     if [ ${#spmv_joined[@]} -gt 0 ]; then
         echo "== spmv vs cuSPARSE"
         python3 bench/compare.py --spmv "$OUT/cusparse.json" "$OUT/table_spmv.md" "${spmv_joined[@]}"
+    fi
+fi
+# SpGEMM: as SpMV (the generated matrices written for the peer, the peer on
+# them and on the real ones, then gpgpu-bench per backend generating its own),
+# records in spgemm_BACKEND.json, peer's in cusparse_spgemm.json.
+if has spgemm; then
+    gens=${SPGEMM_GENS-laplace3d_7:64 laplace3d_7:128 banded:1048576:4 power_law:262144:8 rmat:15:16}
+    gen_dir=${SPGEMM_GEN_DIR:-/tmp/spgemm_gen}
+    mkdir -p "$gen_dir" && rm -f "$gen_dir"/*.mtx
+    gen_args=() real=() mtx_args=()
+    for g in $gens; do gen_args+=(--gen "$g"); done
+    if [ -n "${MATRIX_DIR:-}" ]; then
+        for f in "$MATRIX_DIR"/*.mtx "$MATRIX_DIR"/*.mtx.gz; do
+            [ -e "$f" ] && real+=("$f") && mtx_args+=(--matrix "$f")
+        done
+    fi
+    echo "spgemm: generated '$gens', ${#real[@]} files from '${MATRIX_DIR:-}'"
+    [ ${#gen_args[@]} -gt 0 ] &&
+        { $B/tools/gpgpu-bench --write-gen "$gen_dir" "${gen_args[@]}" || echo "--write-gen failed"; }
+    spgemm_args=(--only spgemm --runs "${SPGEMM_RUNS:-10}" --warmup "${SPGEMM_WARMUP:-2}")
+    peer_files=("$gen_dir"/*.mtx "${real[@]}")
+    if [ -e "${peer_files[0]}" ]; then
+        timeout "${PEER_TIMEOUT:-300}" python3 bench/cusparse_peer.py --mode spgemm \
+            --runs "${SPGEMM_RUNS:-10}" --warmup "${SPGEMM_WARMUP:-2}" \
+            --json "$OUT/cusparse_spgemm.json" "${peer_files[@]}" \
+            >"$OUT/cusparse_spgemm.txt" 2>"$OUT/cusparse_spgemm.err" ||
+            { echo "cusparse_peer --mode spgemm: rc=$?"; tail -5 "$OUT/cusparse_spgemm.err"; }
+        echo "cusparse_peer spgemm done at ${SECONDS}s"
+    fi
+    [ -f "$OUT/cusparse_spgemm.json" ] || echo '[]' >"$OUT/cusparse_spgemm.json"
+    spgemm_joined=()
+    for be in $BACKENDS; do
+        for g in $gens; do
+            bench1 "$be" "spgemm_gen_${g//:/-}" "${spgemm_args[@]}" --gen "$g"
+        done
+        [ ${#real[@]} -gt 0 ] && bench1 "$be" spgemm_files "${spgemm_args[@]}" "${mtx_args[@]}"
+        files=("$OUT"/bench_"${be}"_spgemm_*.json)
+        [ -e "${files[0]}" ] && merge_json "$OUT/spgemm_$be.json" "${files[@]}" &&
+            spgemm_joined+=("$be=$OUT/spgemm_$be.json")
+        echo "spgemm $be done at ${SECONDS}s"
+    done
+    if [ ${#spgemm_joined[@]} -gt 0 ]; then
+        echo "== spgemm vs cuSPARSE"
+        python3 bench/compare.py --spgemm "$OUT/cusparse_spgemm.json" "$OUT/table_spgemm.md" \
+            "${spgemm_joined[@]}"
     fi
 fi
 # Sort first (the budget cuts the end of the run). One process per size and

@@ -25,6 +25,7 @@ int cmd_sort(int argc, char **argv);
 int cmd_matinfo(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_cg(int argc, char **argv);
+int cmd_spgemm(int argc, char **argv);
 
 extern const char info_help[];
 extern const char reduce_help[];
@@ -33,6 +34,7 @@ extern const char sort_help[];
 extern const char matinfo_help[];
 extern const char spmv_help[];
 extern const char cg_help[];
+extern const char spgemm_help[];
 
 /* Help lines of the vector input options. */
 extern const char vector_options_help[];

@@ -19,6 +19,7 @@ static const char main_help[] =
     "  matinfo   shape, row lengths and format sizes of a sparse matrix file\n"
     "  spmv      sparse matrix times vector, y = alpha*A*x + beta*y0\n"
     "  cg        conjugate-gradient solve of A*x = b, every step on the GPU\n"
+    "  spgemm    sparse matrix times sparse matrix, C = A*B\n"
     "  help [COMMAND]\n"
     "\n"
     "'gpgpu COMMAND --help' describes a command.\n";
@@ -31,6 +32,7 @@ static const command commands[] = {
     { "matinfo", cmd_matinfo, matinfo_help, NULL, false, "gpgpu matinfo --help" },
     { "spmv", cmd_spmv, spmv_help, sparse_options_help, true, "gpgpu spmv --help" },
     { "cg", cmd_cg, cg_help, sparse_options_help, true, "gpgpu cg --help" },
+    { "spgemm", cmd_spgemm, spgemm_help, NULL, true, "gpgpu spgemm --help" },
 };
 
 static const command *find_command(const char *name)

@@ -1,7 +1,8 @@
 /* gpgpu-bench: GPU time of libgpgpu's reduce, scan and sort over power-of-two
  * sizes, compared with the bandwidth of a plain buffer copy. Case names match
  * bench/cub_peer.cu so the two JSON outputs can be joined on them. The SpMV
- * cases (--only spmv) are in bench_spmv.c. */
+ * cases (--only spmv) are in bench_spmv.c, the SpGEMM ones (--only spgemm) in
+ * bench_spgemm.c. */
 #include "gpgpu_bench.h"
 
 #include <errno.h>
@@ -44,8 +45,8 @@ static const char bench_help[] =
     "                        to 2^K only (default 24)\n"
     "  --bitonic-max-log2 K  run the bitonic sort up to 2^K only (default 30)\n"
     "  --only LIST           only these primitives, comma-separated: reduce,\n"
-    "                        scan, sort, spmv (default: reduce,scan,sort; spmv\n"
-    "                        where --matrix or --gen is given)\n"
+    "                        scan, sort, spmv, spgemm (default: reduce,scan,sort;\n"
+    "                        spmv where --matrix or --gen is given)\n"
     "  --case TEXT           only cases whose name contains TEXT (e.g. reduce_sum_f32)\n"
     "  --algos LIST          only these algorithms, comma-separated (e.g.\n"
     "                        fast,radix; names as in the algo column)\n"
@@ -57,7 +58,8 @@ static const char bench_help[] =
     "                        own, made at its first call\n"
     "  --json FILE           also write the results as a JSON array\n";
 
-static const char *const kind_names[KIND_COUNT] = { "reduce", "scan", "sort", "spmv" };
+static const char *const kind_names[KIND_COUNT] = { "reduce", "scan", "sort", "spmv",
+                                                     "spgemm" };
 
 /* One benchmark case: an operation, a type and an algorithm. */
 typedef struct bench_case {
@@ -176,8 +178,8 @@ static void parse_only(bench_options *o, const char *value)
         while (k < KIND_COUNT && strcmp(word, kind_names[k]) != 0)
             k++;
         if (k == KIND_COUNT)
-            tool_usage_error("--only: unknown value '%s' (expected reduce, scan, sort or"
-                             " spmv, comma-separated)", word);
+            tool_usage_error("--only: unknown value '%s' (expected reduce, scan, sort, spmv"
+                             " or spgemm, comma-separated)", word);
         o->kinds[k] = true;
     }
 }
@@ -219,6 +221,7 @@ static void parse_options(int argc, char **argv, bench_options *o)
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             fputs(bench_help, stdout);
             fputs(bench_spmv_help, stdout);
+            fputs(bench_spgemm_help, stdout);
             fputs(tool_context_options_help, stdout);
             fputs(tool_help_footer, stdout);
             exit(TOOL_EXIT_OK);
@@ -1058,6 +1061,8 @@ static int run(bench *b)
     }
     if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_SPMV])
         rc = bench_spmv_run(b);
+    if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_SPGEMM])
+        rc = bench_spgemm_run(b);
     if (rc == TOOL_EXIT_OK && b->check_failed) {
         tool_message("a check failed (see CHECK FAILED above)");
         rc = TOOL_EXIT_FAILURE;

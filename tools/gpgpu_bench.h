@@ -1,13 +1,20 @@
-/* What gpgpu_bench.c (the driver, reduce, scan, sort, the copy ceiling) and
- * bench_spmv.c (the SpMV cases) share: the options, the run's state, timing
- * and the JSON records. */
+/* What gpgpu_bench.c (the driver, reduce, scan, sort, the copy ceiling),
+ * bench_spmv.c (the SpMV cases) and bench_spgemm.c (the SpGEMM cases) share:
+ * the options, the run's state, timing and the JSON records. */
 #ifndef GPGPU_BENCH_H
 #define GPGPU_BENCH_H
 
 #include "tool_common.h"
 
 /* The primitives --only picks; indexes bench_options.kinds. */
-typedef enum bench_kind { KIND_REDUCE, KIND_SCAN, KIND_SORT, KIND_SPMV, KIND_COUNT } bench_kind;
+typedef enum bench_kind {
+    KIND_REDUCE,
+    KIND_SCAN,
+    KIND_SORT,
+    KIND_SPMV,
+    KIND_SPGEMM,
+    KIND_COUNT
+} bench_kind;
 
 #define MAX_SIZES 31
 #define BENCH_SPMV_MAX_INPUTS 256
@@ -105,5 +112,10 @@ bool bench_spmv_option(int argc, char **argv, int *i, bench_spmv_options *o);
 int bench_spmv_write_gen(const bench_spmv_options *o);
 /* Runs the SpMV cases on every matrix (after the copy ceiling is measured). */
 int bench_spmv_run(bench *b);
+
+/* SpGEMM (bench_spgemm.c): the matrices of --matrix and --gen (bench_spmv_options). */
+extern const char bench_spgemm_help[];
+/* Runs the SpGEMM cases on every matrix (after the copy ceiling is measured). */
+int bench_spgemm_run(bench *b);
 
 #endif /* GPGPU_BENCH_H */

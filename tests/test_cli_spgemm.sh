@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# `gpgpu spgemm` end to end on small shared matrices. Every C (A*A by each
+# --algo, A*At, a file B, a rectangular A, f32 and f64, a small memory budget,
+# --drop-zeros on a crafted cancellation) is checked by spgemm_check, which
+# recomputes it on the CPU: the structure exactly, the values within a
+# rounding-error bound; the file's entries must come in CSR order. Then
+# --stats, standard output, and the exit-2 cases.
+#
+# Usage: test_cli_spgemm.sh GPGPU SPGEMM_CHECK BACKEND MATRIX_DIR
+# Exit status 0 on success, 1 on a failure, 77 when BACKEND cannot start.
+set -u
+export LC_ALL=C
+
+gpgpu=$1
+check=$2
+backend=$3
+mdir=$4
+. "$(dirname "$0")/cli_common.sh"
+# f64 only where the shaders have doubles.
+types=f32
+grep -q '^has_f64: yes' "$tmp/info" && types="f32 f64"
+
+# in_order FILE : the entries of a coordinate file come row by row, columns
+# ascending within each row (what the CSR of gpgpu_spgemm promises).
+in_order() {
+    awk '/^%/ { next } !size { size = 1; next }
+         { if ($1 < r || ($1 == r && $2 <= c)) exit 1; r = $1; c = $2 }' "$1"
+}
+
+# spgemm_ok NAME TYPE A B [CHECK-FLAG] -- GPGPU-ARGS... : runs gpgpu spgemm A B
+# on the backend into $tmp/c.mtx; it must succeed, write the entries in order,
+# and spgemm_check must accept C.
+spgemm_ok() {
+    local name=$1 type=$2 a=$3 b=$4 flag=""
+    shift 4
+    [ "$1" != "--" ] && { flag=$1; shift; }
+    shift
+    rm -f "$tmp/c.mtx"
+    if ! "$gpgpu" spgemm "$a" "$b" -o "$tmp/c.mtx" --type "$type" --backend "$backend" "$@" \
+        >"$tmp/stdout" 2>"$tmp/stderr"; then
+        fail "$name: gpgpu spgemm $a $b --type $type $* failed: $(cat "$tmp/stderr")"
+        return 1
+    fi
+    in_order "$tmp/c.mtx" || fail "$name: C's entries are not in row and column order"
+    if ! "$check" "$type" "$a" "$b" "$tmp/c.mtx" $flag >/dev/null 2>"$tmp/check"; then
+        fail "$name: $(cat "$tmp/check")"
+        return 1
+    fi
+}
+
+# stat NAME : the value of one --stats line of the last run.
+stat() {
+    awk -v k="$1:" '$1 == k { print $2 }' "$tmp/stdout"
+}
+
+# B as a file: lp_afiro (27 x 51) transposed, so lp_afiro * B is 27 x 27.
+awk '/^%/ { print; next } !size { size = 1; print $2, $1, $3; next } { print $2, $1, $3 }' \
+    "$mdir/lp_afiro.mtx" >"$tmp/afiro_t.mtx"
+
+# ---- A*A by every algorithm, A*At, a file B, f32 and f64: a square general
+# matrix, a symmetric pattern one, a rectangular one and an integer one
+spgemm_ok "west0067 A*A fast" f32 "$mdir/west0067.mtx" A -- --algo fast
+for type in $types; do
+    for algo in "" rows esc classic; do
+        spgemm_ok "west0067 A*A $type ${algo:-default}" "$type" "$mdir/west0067.mtx" A -- \
+            ${algo:+--algo "$algo"}
+    done
+    for algo in "" esc classic; do
+        spgemm_ok "karate A*A $type ${algo:-default}" "$type" "$mdir/karate.mtx" A -- \
+            ${algo:+--algo "$algo"}
+        spgemm_ok "lp_afiro A*At $type ${algo:-default}" "$type" "$mdir/lp_afiro.mtx" At -- \
+            ${algo:+--algo "$algo"}
+    done
+    spgemm_ok "lp_afiro * file $type" "$type" "$mdir/lp_afiro.mtx" "$tmp/afiro_t.mtx" --
+    spgemm_ok "afiro_t * lp_afiro $type rows" "$type" "$tmp/afiro_t.mtx" "$mdir/lp_afiro.mtx" \
+        -- --algo rows
+    spgemm_ok "n3c4-b4 A*At $type" "$type" "$mdir/n3c4-b4.mtx" At --
+    spgemm_ok "bcsstk05 * file bcsstk05 $type esc" "$type" "$mdir/bcsstk05.mtx" \
+        "$mdir/bcsstk05.mtx" -- --algo esc
+done
+
+# ---- a budget far below the temporaries of one pass: the fast paths go
+# through row chunks (--stats says how many) and C is the same
+spgemm_ok "bcsstk05 budget esc" f32 "$mdir/bcsstk05.mtx" A -- --algo esc \
+    --memory-budget 256K --stats
+chunks=$(stat chunks)
+[ "${chunks:-0}" -ge 2 ] || fail "bcsstk05 esc in 256 KiB: chunks '${chunks:-}', expected >= 2"
+spgemm_ok "bcsstk05 budget rows" f32 "$mdir/bcsstk05.mtx" A -- --memory-budget 256K
+
+# ---- --stats: products (the sum over A's entries of the length of B's row
+# they meet) and C's entries as the file has them
+spgemm_ok "karate stats" f32 "$mdir/karate.mtx" A -- --stats
+# karate is symmetric: row j of A has deg(j) entries and column j meets it
+# deg(j) times, so products = sum of deg(j)^2.
+want=$(awk '/^%/ { next } !size { size = 1; next } $1 != $2 { d[$1]++; d[$2]++ }
+            END { for (j in d) s += d[j] * d[j]; print s }' "$mdir/karate.mtx")
+[ "$(stat products)" = "$want" ] || fail "karate --stats: products '$(stat products)', expected $want"
+[ "$(stat flops)" = "$((2 * want))" ] || fail "karate --stats: flops '$(stat flops)'"
+[ "$(stat nnz)" = "$(awk '/^%/ { next } { print $3; exit }' "$tmp/c.mtx")" ] ||
+    fail "karate --stats: nnz '$(stat nnz)' is not C's"
+for key in dropped chunks long_rows peak_bytes gpu_us wall_us gflops gflops_wall; do
+    [ -n "$(stat $key)" ] || fail "karate --stats: no '$key:' line in $(cat "$tmp/stdout")"
+done
+[ "$(stat peak_bytes)" -gt 0 ] 2>/dev/null || fail "karate --stats: peak_bytes '$(stat peak_bytes)'"
+
+# ---- --drop-zeros: [1 1; 1 -1]^2 = [2 0; 0 2], where both zeros are exact
+# (1*1 + 1*(-1)): kept as structural entries by default, dropped on request
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 4\n1 1 1\n1 2 1\n2 1 1\n2 2 -1\n' \
+    >"$tmp/cancel.mtx"
+for algo in rows esc classic; do
+    spgemm_ok "cancel $algo" f32 "$tmp/cancel.mtx" A -- --algo "$algo"
+    grep -q "^2 2 4$" "$tmp/c.mtx" || fail "cancel $algo: C should keep 4 entries, zeros too"
+    spgemm_ok "cancel $algo --drop-zeros" f32 "$tmp/cancel.mtx" A --drop-zeros -- \
+        --algo "$algo" --drop-zeros --stats
+    grep -q "^2 2 2$" "$tmp/c.mtx" || fail "cancel $algo --drop-zeros: C should have 2 entries"
+    [ "$(stat dropped)" = 2 ] || fail "cancel $algo --drop-zeros: dropped '$(stat dropped)'"
+done
+# The checker refuses a C that kept the zeros under --drop-zeros, and one
+# that lost a nonzero.
+"$gpgpu" spgemm "$tmp/cancel.mtx" A -o "$tmp/c.mtx" --backend "$backend" 2>/dev/null
+"$check" f32 "$tmp/cancel.mtx" A "$tmp/c.mtx" --drop-zeros >/dev/null 2>&1 &&
+    fail "spgemm_check --drop-zeros accepted kept zeros"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 2\n' >"$tmp/lost.mtx"
+"$check" f32 "$tmp/cancel.mtx" A "$tmp/lost.mtx" --drop-zeros >/dev/null 2>&1 &&
+    fail "spgemm_check --drop-zeros accepted a lost nonzero"
+
+# ---- the checker refuses a wrong value and a missing entry
+"$gpgpu" spgemm "$mdir/west0067.mtx" A -o "$tmp/c.mtx" --backend "$backend" 2>/dev/null
+awk 'NR == 10 { $3 = $3 * 1.001 } { print }' "$tmp/c.mtx" >"$tmp/bad.mtx"
+"$check" f32 "$mdir/west0067.mtx" A "$tmp/bad.mtx" >/dev/null 2>&1 &&
+    fail "spgemm_check accepted a wrong value"
+awk 'NR != 10' "$tmp/c.mtx" | awk 'NR == 2 { $3 = $3 - 1 } { print }' >"$tmp/bad.mtx"
+"$check" f32 "$mdir/west0067.mtx" A "$tmp/bad.mtx" >/dev/null 2>&1 &&
+    fail "spgemm_check accepted a missing entry"
+
+# ---- standard output with -o - (--stats then on stderr), the same C as a
+# file; gzip'ed through a pipe reads back
+"$gpgpu" spgemm "$mdir/cage3.mtx" A -o "$tmp/c_file.mtx" --backend "$backend" 2>"$tmp/stderr" ||
+    fail "cage3 to a file: $(cat "$tmp/stderr")"
+"$gpgpu" spgemm "$mdir/cage3.mtx" A -o - --stats --backend "$backend" >"$tmp/c_stdout.mtx" \
+    2>"$tmp/stderr" || fail "cage3 to -o -: $(cat "$tmp/stderr")"
+cmp -s "$tmp/c_file.mtx" "$tmp/c_stdout.mtx" || fail "-o - differs from -o FILE"
+grep -q "^products: " "$tmp/stderr" || fail "-o - --stats: no products line on stderr"
+gzip -c "$tmp/c_stdout.mtx" >"$tmp/c.mtx.gz"
+"$check" f32 "$mdir/cage3.mtx" A "$tmp/c.mtx.gz" >/dev/null 2>"$tmp/check" ||
+    fail "cage3 gzip'ed: $(cat "$tmp/check")"
+
+# ---- exit 2 with the reason
+usage() { # NAME EXPECTED-TEXT ARGS...
+    local name=$1 text=$2
+    shift 2
+    "$gpgpu" spgemm "$@" >/dev/null 2>"$tmp/stderr"
+    local rc=$?
+    if [ "$rc" -ne 2 ]; then
+        fail "$name: exit $rc, expected 2 ($(cat "$tmp/stderr"))"
+    elif ! grep -q -- "$text" "$tmp/stderr"; then
+        fail "$name: the message '$(cat "$tmp/stderr")' does not say '$text'"
+    fi
+}
+af=$mdir/lp_afiro.mtx
+usage "dimension mismatch" "is 27 x 51 and B ($af) is 27 x 51" "$af" "$af" -o "$tmp/c.mtx" \
+    --backend "$backend"
+usage "A*A not square" "A\*A needs a square A" "$af" A -o "$tmp/c.mtx" --backend "$backend"
+usage "complex A" "complex" "$mdir/qc324.mtx" A -o "$tmp/c.mtx" --backend "$backend"
+usage "complex B" "complex" "$mdir/west0067.mtx" "$mdir/young1c.mtx" -o "$tmp/c.mtx"
+usage "unknown algo" "unknown value 'radix'" "$af" At -o "$tmp/c.mtx" --algo radix
+usage "spmv algo" "unknown value 'balanced'" "$af" At -o "$tmp/c.mtx" --algo balanced
+usage "integer type" "f32 or f64" "$af" At -o "$tmp/c.mtx" --type u32
+usage "no -o" "-o C.mtx is required" "$af" At
+usage "one matrix" "two matrices are required" "$af" -o "$tmp/c.mtx"
+usage "three matrices" "more than two matrices" "$af" At A -o "$tmp/c.mtx"
+usage "gz output" "plain text" "$af" At -o "$tmp/c.mtx.gz"
+usage "bad budget" "not a byte count" "$af" At -o "$tmp/c.mtx" --memory-budget 12X
+usage "zero budget" "out of range" "$af" At -o "$tmp/c.mtx" --memory-budget 0
+usage "unknown option" "unknown option '--fast'" "$af" At -o "$tmp/c.mtx" --fast
+# A missing file is an I/O failure (exit 1, as for spmv), named in the message.
+"$gpgpu" spgemm "$tmp/none.mtx" A -o "$tmp/c.mtx" >/dev/null 2>"$tmp/stderr"
+rc=$?
+[ "$rc" -eq 1 ] || fail "missing file: exit $rc, expected 1"
+grep -q "none.mtx" "$tmp/stderr" || fail "missing file: '$(cat "$tmp/stderr")' does not name it"
+
+# ---- help
+"$gpgpu" spgemm --help >"$tmp/help" || fail "spgemm --help: exit $?"
+grep -q -- "--drop-zeros" "$tmp/help" || fail "spgemm --help does not name --drop-zeros"
+"$gpgpu" help spgemm | grep -q -- "--memory-budget" || fail "gpgpu help spgemm"
+"$gpgpu" --help | grep -q "spgemm" || fail "gpgpu --help does not list spgemm"
+
+if [ "$failures" -gt 0 ]; then
+    echo "$failures check(s) failed" >&2
+    exit 1
+fi
+exit 0
