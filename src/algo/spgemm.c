@@ -51,10 +51,6 @@ enum {
     P_CHUNK_ROWS = 10, P_KEY_OFF = 11, P_PAY_OFF = 3, P_FLAG_OFF = 4,
     P_ZFLAG_OFF = 12, P_NEW_IDX = 14, P_T_PAY_OFF = 10
 };
-/* The aux header (glsl/spgemm.comp): bin counts, fill counters, 64-bit totals. */
-enum { BINS = 8, LONG_BIN = 7, H_COUNT = 0, H_FILL = 8, H_PRODUCTS = 16, H_NNZ = 18,
-       HEADER = 32 };
-enum { SHARED_MAX = SPGEMM_WG * SPGEMM_ROW_ITEMS, MIN_CAP = 32 };
 /* Products of a product past which each chunk prints a progress line. */
 #define PROGRESS_PRODUCTS ((uint64_t)1 << 26)
 
@@ -147,8 +143,8 @@ gpgpu_status spgemm_new_matrix(gpgpu_context *ctx, gpgpu_type type, uint32_t row
     return GPGPU_SUCCESS;
 }
 
-/* An exclusive u32 scan of n words in place (the fast scan's three stages). */
-static gpgpu_status scan_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t off, size_t n)
+/* The fast scan's three stages, in place. */
+gpgpu_status spgemm_scan_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t off, size_t n)
 {
     scan_plan sp = scan_plan_for(n);
     gpgpu_buffer *part;
@@ -185,12 +181,8 @@ static gpgpu_status fill_stats(gpgpu_context *ctx, gpgpu_matrix *c)
 
 /* ------------------------------------------------------------- GPU memory */
 
-/* The call's buffers, counted against the budget as they come and go. */
-typedef struct memory {
-    size_t budget, held, peak;
-} memory;
-
-static gpgpu_status mem_create(gpgpu_context *ctx, memory *mem, size_t bytes, gpgpu_buffer **out)
+static gpgpu_status mem_create(gpgpu_context *ctx, spgemm_memory *mem, size_t bytes,
+                               gpgpu_buffer **out)
 {
     bytes = bytes ? bytes : 16;
     CHECK(bytes <= ctx->info.max_storage_range_bytes, ctx, GPGPU_ERROR_TOO_LARGE,
@@ -203,12 +195,19 @@ static gpgpu_status mem_create(gpgpu_context *ctx, memory *mem, size_t bytes, gp
     return GPGPU_SUCCESS;
 }
 
-static void mem_destroy(memory *mem, gpgpu_buffer **buf)
+static void mem_destroy(spgemm_memory *mem, gpgpu_buffer **buf)
 {
     if (*buf)
         mem->held -= (*buf)->size;
     buffer_destroy_internal(*buf);
     *buf = NULL;
+}
+
+/* C counts against the budget from when it is made. */
+static void mem_take(spgemm_memory *mem, size_t bytes)
+{
+    mem->held += bytes;
+    mem->peak = mem->held > mem->peak ? mem->held : mem->peak;
 }
 
 static size_t default_budget(const gpgpu_context *ctx)
@@ -217,97 +216,106 @@ static size_t default_budget(const gpgpu_context *ctx)
     return device ? device / 2 : (size_t)1 << 30;
 }
 
-/* ------------------------------------------------------------- the product */
+/* ------------------------------------------------------------- the stages */
 
-/* One fast product's state. aux (u32): the header, then apos[nnz(A) + 1] (each nonzero's
- * first product, modulo 2^32), rptr[rows + 1] (row counts, then C's row pointers),
- * list[rows] (rows bin by bin), then the long rows as (row, products) pairs. */
-typedef struct product {
-    gpgpu_context *ctx;
-    const gpgpu_spgemm_desc *desc;
-    gpgpu_type type;
-    spgemm_operand a, b;
-    memory mem;
-    gpgpu_buffer *aux;
-    size_t apos_off, rptr_off, list_off;
-    uint32_t header[HEADER];
-    uint32_t shared_max; /* the longest row (in products) the ROWS stage takes */
-    uint32_t *long_rows; /* (row, products) pairs, host copy */
-    gpgpu_matrix *c;
-    gpgpu_spgemm_stats stats;
-    uint64_t chunk_products_done;
-} product;
-
-static exec_dispatch product_dispatch(product *p, unsigned stage, unsigned wg, unsigned items)
+gpgpu_status spgemm_product_open(gpgpu_context *ctx, const gpgpu_spgemm_desc *desc,
+                                 const gpgpu_matrix *a, const gpgpu_matrix *b,
+                                 spgemm_product *p)
 {
-    exec_dispatch d = spgemm_dispatch(p->type, stage, wg, items, &p->a, &p->b);
+    *p = (spgemm_product){.ctx = ctx, .desc = desc, .type = a->type};
+    p->mem.budget = desc->memory_budget ? desc->memory_budget : default_budget(ctx);
+    p->shared_max = desc->algo == GPGPU_ALGO_SPGEMM_ESC ? 0 : SPGEMM_SHARED_MAX;
+    TRY(spgemm_operand_open(ctx, a, &p->a));
+    TRY(spgemm_operand_open(ctx, b, &p->b));
+    size_t words = SPGEMM_HEADER + (a->nnz + 1) + ((size_t)a->rows + 1) + (size_t)a->rows * 3;
+    TRY(mem_create(ctx, &p->mem, words * 4, &p->aux));
+    p->apos_off = SPGEMM_HEADER;
+    p->rptr_off = p->apos_off + a->nnz + 1;
+    p->list_off = p->rptr_off + a->rows + 1;
+    memset(p->header, 0, sizeof p->header);
+    return ctx->exec->buffer_write(p->aux, 0, p->header, sizeof p->header);
+}
+
+void spgemm_product_close(spgemm_product *p)
+{
+    mem_destroy(&p->mem, &p->aux);
+    spgemm_operand_close(&p->a);
+    spgemm_operand_close(&p->b);
+    free(p->long_rows);
+    p->long_rows = NULL;
+}
+
+static exec_dispatch product_dispatch(spgemm_product *p, unsigned stage, unsigned items)
+{
+    exec_dispatch d = spgemm_dispatch(p->type, stage, SPGEMM_WG, items, &p->a, &p->b);
     d.bind[4] = p->aux;
     d.params[P_APOS_OFF] = (uint32_t)p->apos_off;
     d.params[P_RPTR_OFF] = (uint32_t)p->rptr_off;
     d.params[P_LIST_OFF] = (uint32_t)p->list_off;
+    d.params[P_CAP] = p->shared_max;
     return d;
 }
 
-static uint64_t header64(const product *p, unsigned at)
+static uint64_t header64(const spgemm_product *p, unsigned at)
 {
     return p->header[at] | (uint64_t)p->header[at + 1] << 32;
 }
 
-/* Products per nonzero and per row, the bins and their lists. */
-static gpgpu_status count_and_bin(product *p)
+gpgpu_status spgemm_stage_nnz_products(spgemm_product *p)
 {
-    gpgpu_context *ctx = p->ctx;
-    const gpgpu_matrix *a = p->a.m;
-    size_t words = HEADER + (a->nnz + 1) + ((size_t)a->rows + 1) + (size_t)a->rows * 3;
-    TRY(mem_create(ctx, &p->mem, words * 4, &p->aux));
-    p->apos_off = HEADER;
-    p->rptr_off = p->apos_off + a->nnz + 1;
-    p->list_off = p->rptr_off + a->rows + 1;
-    memset(p->header, 0, sizeof p->header);
-    TRY(ctx->exec->buffer_write(p->aux, 0, p->header, sizeof p->header));
+    exec_dispatch d = product_dispatch(p, STAGE_NNZ_PRODUCTS, 1);
+    d.groups = algo_groups(p->a.m->nnz + 1, SPGEMM_WG);
+    return algo_stage(p->ctx, &d);
+}
 
-    exec_dispatch d = product_dispatch(p, STAGE_NNZ_PRODUCTS, SPGEMM_WG, 1);
-    d.groups = algo_groups(a->nnz + 1, SPGEMM_WG);
-    TRY(algo_stage(ctx, &d));
-    TRY(scan_words(ctx, p->aux, p->apos_off, a->nnz + 1));
-    d = product_dispatch(p, STAGE_ROW_BINS, SPGEMM_WG, 1);
-    d.params[P_CAP] = p->shared_max;
-    d.groups = algo_groups((size_t)a->rows + 1, SPGEMM_WG);
-    TRY(algo_stage(ctx, &d));
-    TRY(read_words(ctx, p->aux, 0, p->header, HEADER));
-    p->stats.products = header64(p, H_PRODUCTS);
-    d.params[0] = STAGE_BIN_FILL;
-    return algo_stage(ctx, &d);
+gpgpu_status spgemm_stage_row_bins(spgemm_product *p)
+{
+    exec_dispatch d = product_dispatch(p, STAGE_ROW_BINS, 1);
+    d.groups = algo_groups((size_t)p->a.m->rows + 1, SPGEMM_WG);
+    return algo_stage(p->ctx, &d);
+}
+
+gpgpu_status spgemm_stage_bin_fill(spgemm_product *p)
+{
+    exec_dispatch d = product_dispatch(p, STAGE_BIN_FILL, 1);
+    d.groups = algo_groups(p->a.m->rows, SPGEMM_WG);
+    return algo_stage(p->ctx, &d);
+}
+
+gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, size_t start,
+                               bool numeric)
+{
+    uint32_t cap = SPGEMM_MIN_CAP << bin;
+    exec_dispatch d = product_dispatch(p, STAGE_ROWS, SPGEMM_ROW_ITEMS);
+    d.params[P_COUNT] = count;
+    d.params[P_CAP] = cap;
+    d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start);
+    d.params[P_NUMERIC] = numeric;
+    if (numeric) {
+        d.bind[6] = p->c->owned_ints;
+        d.bind[7] = p->c->owned_values;
+        d.params[P_C_IDX] = p->c->rows + 1;
+    }
+    d.groups = algo_groups(count, SPGEMM_SHARED_MAX / cap);
+    return algo_stage(p->ctx, &d);
 }
 
 /* The ROWS stage on every shared-memory bin. */
-static gpgpu_status shared_rows(product *p, bool numeric)
+static gpgpu_status shared_rows(spgemm_product *p, bool numeric)
 {
     size_t start = 0;
-    for (unsigned b = 0; b < LONG_BIN; b++) {
-        uint32_t count = p->header[H_COUNT + b], cap = MIN_CAP << b;
-        if (count) {
-            exec_dispatch d = product_dispatch(p, STAGE_ROWS, SPGEMM_WG, SPGEMM_ROW_ITEMS);
-            d.params[P_COUNT] = count;
-            d.params[P_CAP] = cap;
-            d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start);
-            d.params[P_NUMERIC] = numeric;
-            if (numeric) {
-                d.bind[6] = p->c->owned_ints;
-                d.bind[7] = p->c->owned_values;
-                d.params[P_C_IDX] = p->c->rows + 1;
-            }
-            d.groups = algo_groups(count, SHARED_MAX / cap);
-            TRY(algo_stage(p->ctx, &d));
-        }
+    for (unsigned b = 0; b < SPGEMM_LONG_BIN; b++) {
+        uint32_t count = p->header[SPGEMM_H_COUNT + b];
+        if (count)
+            TRY(spgemm_stage_rows(p, b, count, start, numeric));
         start += count;
     }
     return GPGPU_SUCCESS;
 }
 
-/* Bytes of global-path temporaries per product: keys and payload twice (the radix sort's
- * ping-pong), run flags, and in the numeric phase the values. */
-static size_t esc_bytes_per_product(const product *p, bool numeric)
+/* Bytes of global-path temporaries per product: key, payload and flag, the radix sort's
+ * other keys and payload, and in the numeric phase the value. */
+static size_t esc_bytes_per_product(const spgemm_product *p, bool numeric)
 {
     return 5 * 4 + (numeric ? gpgpu_type_size(p->type) : 0);
 }
@@ -318,99 +326,134 @@ static size_t esc_fixed_bytes(gpgpu_context *ctx, size_t products, size_t rows)
             radix_part_count(ctx, products) + 2 * rows + 2) * 4 + 64;
 }
 
-/* One chunk of long rows through expand, segmented sort, and count or write. */
-static gpgpu_status esc_chunk(product *p, const uint32_t *rows_prod, size_t nrows,
-                              size_t products, bool numeric)
+gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t rows,
+                               bool numeric, spgemm_chunk *ch)
 {
     gpgpu_context *ctx = p->ctx;
-    /* ux: rows, segment starts, keys, payload, flags; then the sort's other keys and
-     * payload and its counters in their own buffers. */
-    size_t seg_off = nrows, key_off = 2 * nrows + 1, pay_off = key_off + products,
-           flag_off = pay_off + products;
-    size_t ux_words = flag_off + products + 1;
-    gpgpu_buffer *ux = NULL, *alt = NULL, *hist = NULL, *vals = NULL;
-    uint32_t *host = malloc((2 * nrows + 1) * 4);
+    size_t products = 0;
+    for (size_t s = 0; s < rows; s++)
+        products += pairs[2 * s + 1];
+    *ch = (spgemm_chunk){.rows = rows, .products = products, .numeric = numeric,
+                         .seg_off = rows, .key_off = 2 * rows + 1};
+    ch->pay_off = ch->key_off + products;
+    ch->flag_off = ch->pay_off + products;
+    ch->hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, products, true);
+    size_t part_words = radix_part_count(ctx, products);
+    TRY(mem_create(ctx, &p->mem, (ch->flag_off + products + 1) * 4, &ch->ux));
+    TRY(mem_create(ctx, &p->mem, 2 * products * 4, &ch->alt));
+    TRY(mem_create(ctx, &p->mem, (ch->hist_words + part_words) * 4, &ch->hist));
+    if (numeric)
+        TRY(mem_create(ctx, &p->mem, products * gpgpu_type_size(p->type), &ch->vals));
+    uint32_t *host = malloc((2 * rows + 1) * 4);
     CHECK(host, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
-    host[seg_off] = 0;
-    for (size_t s = 0; s < nrows; s++) {
-        host[s] = rows_prod[2 * s];
-        host[seg_off + s + 1] = host[seg_off + s] + rows_prod[2 * s + 1];
+    host[ch->seg_off] = 0;
+    for (size_t s = 0; s < rows; s++) {
+        host[s] = pairs[2 * s];
+        host[ch->seg_off + s + 1] = host[ch->seg_off + s] + pairs[2 * s + 1];
     }
-    size_t hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, products, true),
-           part_words = radix_part_count(ctx, products);
-    gpgpu_status s = mem_create(ctx, &p->mem, ux_words * 4, &ux);
-    if (s == GPGPU_SUCCESS)
-        s = mem_create(ctx, &p->mem, 2 * products * 4, &alt);
-    if (s == GPGPU_SUCCESS)
-        s = mem_create(ctx, &p->mem, (hist_words + part_words) * 4, &hist);
-    if (s == GPGPU_SUCCESS && numeric)
-        s = mem_create(ctx, &p->mem, products * gpgpu_type_size(p->type), &vals);
-    if (s == GPGPU_SUCCESS)
-        s = ctx->exec->buffer_write(ux, 0, host, (2 * nrows + 1) * 4);
+    gpgpu_status st = ctx->exec->buffer_write(ch->ux, 0, host, (2 * rows + 1) * 4);
     free(host);
+    return st;
+}
 
-    exec_dispatch d = product_dispatch(p, STAGE_ESC_EXPAND, SPGEMM_WG, 1);
-    d.bind[5] = vals;
-    d.bind[6] = ux;
-    d.params[P_COUNT] = (uint32_t)products;
-    d.params[P_CHUNK_ROWS] = (uint32_t)nrows;
-    d.params[P_KEY_OFF] = (uint32_t)key_off;
-    d.params[P_NUMERIC] = numeric;
-    d.groups = algo_groups(products, SPGEMM_WG);
-    if (s == GPGPU_SUCCESS)
-        s = algo_stage(ctx, &d);
+void spgemm_chunk_close(spgemm_product *p, spgemm_chunk *ch)
+{
+    mem_destroy(&p->mem, &ch->ux);
+    mem_destroy(&p->mem, &ch->alt);
+    mem_destroy(&p->mem, &ch->hist);
+    mem_destroy(&p->mem, &ch->vals);
+}
 
-    /* Columns ascending within each row's segment, ties in expansion order (stable). */
-    sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = ux, .keys_off = key_off, .pay = ux,
-                     .pay_off = pay_off, .n = products, .flags = SORT_SEGMENTED,
-                     .segs = ux, .segs_off = seg_off, .nseg = nrows};
+static exec_dispatch chunk_dispatch(spgemm_product *p, const spgemm_chunk *ch, unsigned stage,
+                                    size_t invocations)
+{
+    exec_dispatch d = product_dispatch(p, stage, 1);
+    d.bind[5] = ch->vals;
+    d.bind[6] = ch->ux;
+    d.params[P_COUNT] = (uint32_t)ch->products;
+    d.params[P_CHUNK_ROWS] = (uint32_t)ch->rows;
+    d.params[P_KEY_OFF] = (uint32_t)ch->key_off;
+    d.params[P_NUMERIC] = ch->numeric;
+    if (stage != STAGE_ESC_EXPAND) { /* the stages after it read neither A nor B */
+        d.params[P_PAY_OFF] = (uint32_t)ch->pay_off;
+        d.params[P_FLAG_OFF] = (uint32_t)ch->flag_off;
+    }
+    d.groups = algo_groups(invocations, SPGEMM_WG);
+    return d;
+}
+
+gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch)
+{
+    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_EXPAND, ch->products);
+    return algo_stage(p->ctx, &d);
+}
+
+gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
+{
+    sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = ch->ux, .keys_off = ch->key_off,
+                     .pay = ch->ux, .pay_off = ch->pay_off, .n = ch->products,
+                     .flags = SORT_SEGMENTED, .segs = ch->ux, .segs_off = ch->seg_off,
+                     .nseg = ch->rows};
     sort_keys src = dst, other = dst;
     src.flags |= SORT_PAYLOAD_IS_INDEX;
-    other.keys = alt;
+    other.keys = ch->alt;
     other.keys_off = 0;
-    other.pay = alt;
-    other.pay_off = products;
-    if (s == GPGPU_SUCCESS)
-        s = radix_sort(ctx, &src, &dst, &other, hist, 0, hist, hist_words);
+    other.pay = ch->alt;
+    other.pay_off = ch->products;
+    return radix_sort(p->ctx, &src, &dst, &other, ch->hist, 0, ch->hist, ch->hist_words);
+}
 
-    /* Runs: flags, their exclusive scan, then counts (symbolic) or C's entries. */
-    d.params[P_PAY_OFF] = (uint32_t)pay_off;
-    d.params[P_FLAG_OFF] = (uint32_t)flag_off;
-    d.params[0] = STAGE_ESC_FLAGS;
-    d.groups = algo_groups(products + 1, SPGEMM_WG);
+gpgpu_status spgemm_stage_esc_flags(spgemm_product *p, const spgemm_chunk *ch)
+{
+    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_FLAGS, ch->products + 1);
+    return algo_stage(p->ctx, &d);
+}
+
+gpgpu_status spgemm_stage_esc_count(spgemm_product *p, const spgemm_chunk *ch)
+{
+    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_COUNT, ch->rows);
+    return algo_stage(p->ctx, &d);
+}
+
+gpgpu_status spgemm_stage_esc_write(spgemm_product *p, const spgemm_chunk *ch)
+{
+    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_WRITE, ch->products);
+    d.bind[0] = p->c->owned_ints; /* C where A was: WRITE reads neither A nor B */
+    d.bind[7] = p->c->owned_values;
+    d.params[P_C_IDX] = p->c->rows + 1;
+    return algo_stage(p->ctx, &d);
+}
+
+/* One chunk of long rows: expand, sort, flag runs, scan, then count or write. */
+static gpgpu_status esc_chunk(spgemm_product *p, const uint32_t *pairs, size_t rows,
+                              bool numeric)
+{
+    spgemm_chunk ch;
+    gpgpu_status s = spgemm_chunk_open(p, pairs, rows, numeric, &ch);
     if (s == GPGPU_SUCCESS)
-        s = algo_stage(ctx, &d);
+        s = spgemm_stage_esc_expand(p, &ch);
     if (s == GPGPU_SUCCESS)
-        s = scan_words(ctx, ux, flag_off, products + 1);
-    if (!numeric) {
-        d.params[0] = STAGE_ESC_COUNT;
-        d.groups = algo_groups(nrows, SPGEMM_WG);
-    } else {
-        d.params[0] = STAGE_ESC_WRITE;
-        d.bind[0] = p->c->owned_ints;
-        d.bind[7] = p->c->owned_values;
-        d.params[P_C_IDX] = p->c->rows + 1;
-        d.groups = algo_groups(products, SPGEMM_WG);
-    }
+        s = spgemm_esc_sort(p, &ch);
     if (s == GPGPU_SUCCESS)
-        s = algo_stage(ctx, &d);
-    mem_destroy(&p->mem, &ux);
-    mem_destroy(&p->mem, &alt);
-    mem_destroy(&p->mem, &hist);
-    mem_destroy(&p->mem, &vals);
+        s = spgemm_stage_esc_flags(p, &ch);
+    if (s == GPGPU_SUCCESS)
+        s = spgemm_scan_words(p->ctx, ch.ux, ch.flag_off, ch.products + 1);
+    if (s == GPGPU_SUCCESS)
+        s = numeric ? spgemm_stage_esc_write(p, &ch) : spgemm_stage_esc_count(p, &ch);
+    spgemm_chunk_close(p, &ch);
     return s;
 }
 
-/* The long rows in chunks under the budget (what C and aux leave of it). */
-static gpgpu_status long_rows(product *p, bool numeric)
+/* The long rows in chunks under the budget (what aux, and C in the numeric phase, leave). */
+static gpgpu_status long_rows(spgemm_product *p, bool numeric)
 {
     gpgpu_context *ctx = p->ctx;
-    size_t n = p->header[H_COUNT + LONG_BIN];
+    size_t n = p->header[SPGEMM_H_COUNT + SPGEMM_LONG_BIN];
     if (n == 0)
         return GPGPU_SUCCESS;
     size_t per = esc_bytes_per_product(p, numeric);
     size_t room = p->mem.budget > p->mem.held ? p->mem.budget - p->mem.held : 0;
-    /* One binding holds a chunk's ux words and its values. */
+    /* A chunk's words (and f64 values) must fit one binding and 32-bit indices. */
     size_t by_binding = ctx->info.max_storage_range_bytes / 8;
     size_t cap_products = ALGO_MAX_COUNT / 4 < by_binding ? ALGO_MAX_COUNT / 4 : by_binding;
     uint32_t chunks = 0;
@@ -418,15 +461,14 @@ static gpgpu_status long_rows(product *p, bool numeric)
         size_t products = 0, last = first;
         while (last < n) {
             size_t next = products + p->long_rows[2 * last + 1];
-            size_t rows = last + 1 - first;
-            if (next > cap_products || next * per + esc_fixed_bytes(ctx, next, rows) > room)
+            if (next > cap_products ||
+                next * per + esc_fixed_bytes(ctx, next, last + 1 - first) > room)
                 break;
             products = next;
             last++;
         }
         if (last == first) {
             size_t one = p->long_rows[2 * first + 1];
-            size_t need = p->mem.held + one * per + esc_fixed_bytes(ctx, one, 1);
             CHECK(one <= cap_products, ctx, GPGPU_ERROR_TOO_LARGE,
                   "gpgpu_spgemm: row %u has %zu products, more than one pass of the global "
                   "path takes (%zu)",
@@ -434,16 +476,16 @@ static gpgpu_status long_rows(product *p, bool numeric)
             return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
                             "gpgpu_spgemm: the product needs %zu bytes of GPU memory (row %u "
                             "alone has %zu products), more than its budget of %zu bytes",
-                            need, p->long_rows[2 * first], one, p->mem.budget);
+                            p->mem.held + one * per + esc_fixed_bytes(ctx, one, 1),
+                            p->long_rows[2 * first], one, p->mem.budget);
         }
-        TRY(esc_chunk(p, p->long_rows + 2 * first, last - first, products, numeric));
+        TRY(esc_chunk(p, p->long_rows + 2 * first, last - first, numeric));
         chunks++;
-        p->chunk_products_done += products;
         if (p->desc->progress && p->stats.products > PROGRESS_PRODUCTS) {
             char line[200];
             snprintf(line, sizeof line,
-                     "spgemm: %s chunk %u: rows %zu..%zu of %zu long rows, %zu products",
-                     numeric ? "numeric" : "symbolic", chunks, first, last - 1, n, products);
+                     "spgemm: %s chunk %u: long rows %zu..%zu of %zu, %zu products",
+                     numeric ? "numeric" : "symbolic", chunks, first + 1, last, n, products);
             p->desc->progress(line, p->desc->user_data);
         }
         first = last;
@@ -453,7 +495,7 @@ static gpgpu_status long_rows(product *p, bool numeric)
 }
 
 /* C without its exact zeros: flags, a scan, new row pointers, the entries compacted. */
-static gpgpu_status drop_zeros(product *p)
+static gpgpu_status drop_zeros(spgemm_product *p)
 {
     gpgpu_context *ctx = p->ctx;
     gpgpu_matrix *c = p->c, *out = NULL;
@@ -469,15 +511,14 @@ static gpgpu_status drop_zeros(product *p)
     d.groups = algo_groups(n + 1, SPGEMM_WG);
     gpgpu_status s = algo_stage(ctx, &d);
     if (s == GPGPU_SUCCESS)
-        s = scan_words(ctx, flags, 0, n + 1);
+        s = spgemm_scan_words(ctx, flags, 0, n + 1);
     uint32_t kept = 0;
     if (s == GPGPU_SUCCESS)
         s = read_words(ctx, flags, n, &kept, 1);
     if (s == GPGPU_SUCCESS)
         s = spgemm_new_matrix(ctx, c->type, c->rows, c->cols, kept, &out);
     if (s == GPGPU_SUCCESS) {
-        p->mem.held += out->bytes;
-        p->mem.peak = p->mem.held > p->mem.peak ? p->mem.held : p->mem.peak;
+        mem_take(&p->mem, out->bytes);
         d.bind[6] = out->owned_ints;
         d.bind[7] = out->owned_values;
         d.params[P_NEW_IDX] = c->rows + 1;
@@ -502,16 +543,22 @@ static gpgpu_status drop_zeros(product *p)
     return GPGPU_SUCCESS;
 }
 
-static gpgpu_status run_fast(product *p)
+/* Counts and bins, then the symbolic phase, C, and the numeric phase. */
+static gpgpu_status run_fast(spgemm_product *p)
 {
     gpgpu_context *ctx = p->ctx;
     const gpgpu_matrix *a = p->a.m;
-    TRY(count_and_bin(p));
     CHECK(p->mem.held <= p->mem.budget, ctx, GPGPU_ERROR_OUT_OF_MEMORY,
           "gpgpu_spgemm: the product needs at least %zu bytes of GPU memory for its row "
           "counts alone, more than its budget of %zu bytes",
           p->mem.held, p->mem.budget);
-    size_t n_long = p->header[H_COUNT + LONG_BIN];
+    TRY(spgemm_stage_nnz_products(p));
+    TRY(spgemm_scan_words(ctx, p->aux, p->apos_off, a->nnz + 1));
+    TRY(spgemm_stage_row_bins(p));
+    TRY(read_words(ctx, p->aux, 0, p->header, SPGEMM_HEADER));
+    p->stats.products = header64(p, SPGEMM_H_PRODUCTS);
+    TRY(spgemm_stage_bin_fill(p));
+    size_t n_long = p->header[SPGEMM_H_COUNT + SPGEMM_LONG_BIN];
     p->stats.long_rows = (uint32_t)n_long;
     if (n_long) {
         p->long_rows = malloc(2 * n_long * 4);
@@ -521,9 +568,9 @@ static gpgpu_status run_fast(product *p)
     /* Symbolic: every row's count of entries, then C's row pointers. */
     TRY(shared_rows(p, false));
     TRY(long_rows(p, false));
-    TRY(scan_words(ctx, p->aux, p->rptr_off, (size_t)a->rows + 1));
-    TRY(read_words(ctx, p->aux, H_NNZ, p->header + H_NNZ, 2));
-    uint64_t nnz = header64(p, H_NNZ);
+    TRY(spgemm_scan_words(ctx, p->aux, p->rptr_off, (size_t)a->rows + 1));
+    TRY(read_words(ctx, p->aux, SPGEMM_H_NNZ, p->header + SPGEMM_H_NNZ, 2));
+    uint64_t nnz = header64(p, SPGEMM_H_NNZ);
     CHECK(nnz <= GPGPU_SPARSE_MAX_INDEX, ctx, GPGPU_ERROR_TOO_LARGE,
           "gpgpu_spgemm: C has %llu entries, more than the 2^31 - 1 the shaders index",
           (unsigned long long)nnz);
@@ -533,8 +580,7 @@ static gpgpu_status run_fast(product *p)
           "than its budget of %zu bytes",
           p->mem.held + c_bytes, c_bytes, p->mem.budget);
     TRY(spgemm_new_matrix(ctx, p->type, a->rows, p->b.m->cols, nnz, &p->c));
-    p->mem.held += p->c->bytes;
-    p->mem.peak = p->mem.held > p->mem.peak ? p->mem.held : p->mem.peak;
+    mem_take(&p->mem, p->c->bytes);
     TRY(copy_stage(ctx, p->aux, p->rptr_off * 4, p->c->owned_ints, 0,
                    ((size_t)a->rows + 1) * 4));
     /* Numeric: the same rows again, now summed into C. */
@@ -595,20 +641,13 @@ static gpgpu_status spgemm_fast(gpgpu_context *ctx, const gpgpu_spgemm_desc *des
                                 const gpgpu_matrix *a, const gpgpu_matrix *b, gpgpu_matrix **c,
                                 gpgpu_spgemm_stats *stats)
 {
-    product p = {.ctx = ctx, .desc = desc, .type = a->type};
-    p.mem.budget = desc->memory_budget ? desc->memory_budget : default_budget(ctx);
-    p.shared_max = desc->algo == GPGPU_ALGO_SPGEMM_ESC ? 0 : SHARED_MAX;
-    gpgpu_status s = spgemm_operand_open(ctx, a, &p.a);
-    if (s == GPGPU_SUCCESS)
-        s = spgemm_operand_open(ctx, b, &p.b);
+    spgemm_product p;
+    gpgpu_status s = spgemm_product_open(ctx, desc, a, b, &p);
     if (s == GPGPU_SUCCESS)
         s = run_fast(&p);
     if (s == GPGPU_SUCCESS)
         s = fill_stats(ctx, p.c);
-    mem_destroy(&p.mem, &p.aux);
-    spgemm_operand_close(&p.a);
-    spgemm_operand_close(&p.b);
-    free(p.long_rows);
+    spgemm_product_close(&p);
     if (s != GPGPU_SUCCESS) {
         gpgpu_matrix_destroy(p.c);
         return s;
@@ -636,7 +675,7 @@ gpgpu_status gpgpu_spgemm(gpgpu_context *ctx, const gpgpu_spgemm_desc *desc,
         if (s == GPGPU_SUCCESS)
             s = fill_stats(ctx, *c);
         if (s == GPGPU_SUCCESS && desc->drop_zeros) {
-            product p = {.ctx = ctx, .desc = desc, .type = a->type, .c = *c};
+            spgemm_product p = {.ctx = ctx, .desc = desc, .type = a->type, .c = *c};
             p.mem.budget = SIZE_MAX;
             s = drop_zeros(&p);
             *c = p.c;

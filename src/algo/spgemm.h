@@ -116,4 +116,100 @@ exec_dispatch spgemm_dispatch(gpgpu_type type, unsigned stage, unsigned wg, unsi
 gpgpu_status spgemm_new_matrix(gpgpu_context *ctx, gpgpu_type type, uint32_t rows,
                                uint32_t cols, size_t nnz, gpgpu_matrix **out);
 
+/* ------------------------------------------------------------------ fast */
+
+/* The aux header's words (glsl/spgemm.comp): rows per bin (bins 0..6 go through ROWS with
+ * CAP = 32 << bin slots, bin 7 is the long rows), fill counters, 64-bit totals. */
+enum {
+    SPGEMM_BINS = 8, SPGEMM_LONG_BIN = 7, SPGEMM_MIN_CAP = 32,
+    SPGEMM_SHARED_MAX = SPGEMM_WG * SPGEMM_ROW_ITEMS, /* the longest row ROWS takes */
+    SPGEMM_H_COUNT = 0, SPGEMM_H_FILL = 8, SPGEMM_H_PRODUCTS = 16, SPGEMM_H_NNZ = 18,
+    SPGEMM_HEADER = 32
+};
+
+/* The GPU memory a product holds, counted against its budget as buffers come and go. */
+typedef struct spgemm_memory {
+    size_t budget, held, peak;
+} spgemm_memory;
+
+/* One fast product's state. aux (u32) holds the header, then
+ *   apos[nnz(A) + 1] at apos_off: each nonzero's first product in the whole expansion
+ *                    (modulo 2^32: differences within a row are exact),
+ *   rptr[rows + 1] at rptr_off:  each row's count of entries of C, then (scanned) C's
+ *                    row pointers,
+ *   list[rows] at list_off:      the rows with products, bin by bin (in any order within
+ *                    a bin), then at list_off + rows the long rows as (row, products) pairs. */
+typedef struct spgemm_product {
+    gpgpu_context *ctx;
+    const gpgpu_spgemm_desc *desc;
+    gpgpu_type type;
+    spgemm_operand a, b;
+    spgemm_memory mem;
+    gpgpu_buffer *aux;
+    size_t apos_off, rptr_off, list_off;
+    uint32_t header[SPGEMM_HEADER]; /* read back after ROW_BINS and after the symbolic phase */
+    uint32_t shared_max;            /* SPGEMM_SHARED_MAX, or 0: every row is long (ESC) */
+    uint32_t *long_rows;            /* host copy of the (row, products) pairs */
+    gpgpu_matrix *c;
+    gpgpu_spgemm_stats stats;
+} spgemm_product;
+
+/* Opens a product of a and b (checked by the caller): operands bound, aux allocated with
+ * its header zeroed. Close frees everything but p->c. */
+gpgpu_status spgemm_product_open(gpgpu_context *ctx, const gpgpu_spgemm_desc *desc,
+                                 const gpgpu_matrix *a, const gpgpu_matrix *b,
+                                 spgemm_product *p);
+void spgemm_product_close(spgemm_product *p);
+
+/* NNZ_PRODUCTS: apos[k] = |row col_A[k] of B| for k < nnz(A), apos[nnz(A)] = 0 (the driver
+ * then scans apos exclusively). */
+gpgpu_status spgemm_stage_nnz_products(spgemm_product *p);
+/* ROW_BINS: for each row i with p_i = apos[row_ptr[i+1]] - apos[row_ptr[i]] products:
+ * rptr[i] = 0; if p_i > 0, header count[bin(p_i)] += 1 and products (64-bit) += p_i;
+ * rptr[rows] = 0. bin(p) = LONG_BIN past shared_max, else the smallest b with p <= 32 << b. */
+gpgpu_status spgemm_stage_row_bins(spgemm_product *p);
+/* BIN_FILL (after ROW_BINS): each row with products gets a slot in its bin's part of the
+ * list (bins in order, sized by the counts); long rows also as (row, p_i) pairs. */
+gpgpu_status spgemm_stage_bin_fill(spgemm_product *p);
+/* ROWS on bin b (< LONG_BIN) of `count` rows starting at list position `start`:
+ * symbolic: rptr[r] = distinct columns of row r of A*B, header nnz += it;
+ * numeric: C's columns (ascending) and values of row r at rptr[r] (C's row pointer). */
+gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, size_t start,
+                               bool numeric);
+
+/* A chunk of long rows on the global path: ux (u32) holds the rows' ids at 0, their
+ * segment starts (rows + 1 words, within the chunk's expansion) at seg_off, then the keys,
+ * the sort's payload (each key's expansion index) and run flags; vals the expanded values
+ * (numeric). alt and hist are the radix sort's. */
+typedef struct spgemm_chunk {
+    size_t rows, products;
+    size_t seg_off, key_off, pay_off, flag_off;
+    gpgpu_buffer *ux, *vals, *alt, *hist;
+    size_t hist_words;
+    bool numeric;
+} spgemm_chunk;
+
+/* Allocates a chunk for `rows` (row, products) pairs and uploads their ids and segments. */
+gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t rows,
+                               bool numeric, spgemm_chunk *ch);
+void spgemm_chunk_close(spgemm_product *p, spgemm_chunk *ch);
+/* ESC_EXPAND: for t < products, with s the chunk row whose segment holds t and o = t - seg[s]:
+ * product o of row rows[s] (as ROWS orders them: A's nonzeros in order, each B row in
+ * order): key[t] = its column, vals[t] = a_ik * b_kj (numeric). */
+gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch);
+/* The segmented radix sort of the keys (columns ascending in each segment, ties in
+ * expansion order), payload = each key's expansion index. */
+gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch);
+/* ESC_FLAGS: flag[t] = 1 where t starts its segment or its key differs from t - 1, else 0;
+ * flag[products] = 0 (the driver then scans the flags exclusively). */
+gpgpu_status spgemm_stage_esc_flags(spgemm_product *p, const spgemm_chunk *ch);
+/* ESC_COUNT: rptr[rows[s]] = runs in segment s; header nnz += it. */
+gpgpu_status spgemm_stage_esc_count(spgemm_product *p, const spgemm_chunk *ch);
+/* ESC_WRITE: each run's column and the sum of its values (vals[pay[u]] in sorted order) to
+ * C at rptr[row] + (its run index within the row). */
+gpgpu_status spgemm_stage_esc_write(spgemm_product *p, const spgemm_chunk *ch);
+
+/* An exclusive u32 scan of n words in place. */
+gpgpu_status spgemm_scan_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t off, size_t n);
+
 #endif /* GPGPU_ALGO_SPGEMM_H */
