@@ -49,8 +49,8 @@ typedef struct spgemm_classic {
  * bitonic block h (SORT), `nn` the padded run length of SORT (a power of two >= the
  * longest row's triples), `reverse` SORT's flag; other stages ignore them.
  *
- *  1 COUNT       invocations k < nnz(A): k == 0 writes off[0] = 0; off[k + 1] = row length
- *                in B of column col_A[k].
+ *  1 COUNT       invocations k < max(nnz(A), 1): k == 0 writes off[0] = 0; for k < nnz(A),
+ *                off[k + 1] = row length in B of column col_A[k].
  *  2 EXPAND      t < products: p = the largest index with off[p] <= t (the nonzero of A),
  *                i = the largest row with row_ptr_A[i] <= p, q = row_ptr_B[col_A[p]] + t - off[p]:
  *                pairi(t) = i, pairj(t) = col_B[q], prod[t] = val_A[p] * val_B[q].
@@ -63,7 +63,8 @@ typedef struct spgemm_classic {
  *                h2 = h/2, l = np % h2, blk = np / h2, u = tab1(r) + blk*h + l,
  *                v = reverse ? tab1(r) + blk*h + h-1-l : u + h2; if v < tab1(r + 1) and
  *                pairj(u) > pairj(v): pairj and prod of u and v swap.
- *  7 FLAGS       t < products: t == 0 writes tab1(0) = 0, tab1(1) = 1; t > 0:
+ *  7 FLAGS       t < products (run only when products > 0): t == 0 writes tab1(0) = 0,
+ *                tab1(1) = 1; t > 0:
  *                tab1(t + 1) = (pairi(t), pairj(t)) != (pairi(t-1), pairj(t-1)).
  *                (Then an in-place inclusive scan of tab1(1..products): tab1(t) = the
  *                entry of C that triple t adds to, tab1(products) = nnz_c.)
