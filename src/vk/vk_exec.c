@@ -83,6 +83,8 @@ static gpgpu_status recording(gpgpu_context *ctx, VkCommandBuffer *out)
             vkCmdResetQueryPool(st->cmd, st->timestamps, 0, VK_TIMESTAMPS);
             vkCmdWriteTimestamp(st->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, st->timestamps, 0);
         }
+        if (!st->caller_cmd)
+            vk_profile_begin(st, st->cmd);
     }
     *out = st->recording;
     return GPGPU_SUCCESS;
@@ -143,6 +145,7 @@ static gpgpu_status flush(gpgpu_context *ctx)
     TRY(vk_check(ctx, vkQueueSubmit(st->queue, 1, &submit, st->fence), "vkQueueSubmit"));
     TRY(wait_fence(ctx));
     vkResetFences(st->device, 1, &st->fence);
+    vk_profile_collect(st);
     vkResetCommandBuffer(st->cmd, 0);
     vkResetDescriptorPool(st->device, st->descriptor_pool, 0);
     st->sets_used = 0;
@@ -324,9 +327,10 @@ static gpgpu_status pipeline_for(gpgpu_context *ctx, const exec_variant *v, VkPi
     }
     VkShaderModule module = VK_NULL_HANDLE;
     TRY(module_for(ctx, v, &module));
-    const uint32_t constants[2] = {v->wg_size, v->items}; /* WG_SIZE, ITEMS in common.glsl */
-    const VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {1, 4, 4}};
-    VkSpecializationInfo spec = {.mapEntryCount = 2, .pMapEntries = entries,
+    /* WG_SIZE, ITEMS, ONLY_STAGE in common.glsl */
+    const uint32_t constants[3] = {v->wg_size, v->items, v->only_stage};
+    const VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+    VkSpecializationInfo spec = {.mapEntryCount = 3, .pMapEntries = entries,
                                  .dataSize = sizeof constants, .pData = constants};
     VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
@@ -437,6 +441,9 @@ static gpgpu_status vk_dispatch(gpgpu_context *ctx, const exec_dispatch *d)
     }
     vkCmdDispatch(cmd, gx, gy, 1);
     barrier(cmd);
+    vk_profile_mark(st, cmd, d);
+    if (vk_profile_full(st))
+        return flush(ctx);
     return GPGPU_SUCCESS;
 }
 
@@ -499,6 +506,7 @@ static void vk_destroy(gpgpu_context *ctx)
             vkUnmapMemory(st->device, st->staging.memory);
         free_buffer(st->device, &st->staging);
         free_buffer(st->device, &st->dummy);
+        vk_profile_close(st);
         vkDestroyQueryPool(st->device, st->timestamps, NULL);
         vkDestroyDescriptorPool(st->device, st->descriptor_pool, NULL);
         for (size_t i = 0; i < st->retired_pool_count; i++)
@@ -579,6 +587,7 @@ gpgpu_status vk_exec_init(gpgpu_context *ctx, vk_state *st)
                                 .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                 .queryCount = VK_TIMESTAMPS};
     TRY(vk_check(ctx, vkCreateQueryPool(dev, &qp, NULL, &st->timestamps), "vkCreateQueryPool"));
+    vk_profile_open(st);
     st->modules = calloc(spirv_blob_count, sizeof *st->modules);
     CHECK(st->modules, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     return make_buffer(ctx, 256, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &st->dummy);

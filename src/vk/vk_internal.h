@@ -17,7 +17,9 @@ typedef struct vk_buffer {
     bool caller_used;      /* named by work recorded into a caller's command buffer */
 } vk_buffer;
 
-enum { VK_SETS_PER_POOL = 256, VK_TIMESTAMPS = 2 };
+enum { VK_SETS_PER_POOL = 256, VK_TIMESTAMPS = 2, VK_PROFILE_SLOTS = 512 };
+
+typedef struct vk_profile vk_profile; /* vk_profile.c: GPGPU_PROFILE */
 
 typedef struct vk_state {
     VkInstance instance;
@@ -57,6 +59,7 @@ typedef struct vk_state {
     VkQueryPool timestamps;
     bool timing;       /* a gpgpu_timer measurement is running */
     double timed_ns;   /* GPU time of the submissions so far in it */
+    vk_profile *profile; /* NULL unless GPGPU_PROFILE is set */
 
     char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
     char version[64];
@@ -74,5 +77,13 @@ void vk_device_close(vk_state *st);
 
 /* vk_exec.c: the objects every dispatch needs, made once per context. */
 gpgpu_status vk_exec_init(gpgpu_context *ctx, vk_state *st);
+
+/* vk_profile.c: per-stage GPU times under GPGPU_PROFILE (each a no-op without it). */
+void vk_profile_open(vk_state *st);
+void vk_profile_begin(vk_state *st, VkCommandBuffer cmd);
+bool vk_profile_full(const vk_state *st);
+void vk_profile_mark(vk_state *st, VkCommandBuffer cmd, const exec_dispatch *d);
+void vk_profile_collect(vk_state *st);
+void vk_profile_close(vk_state *st);
 
 #endif /* GPGPU_VK_INTERNAL_H */
