@@ -28,7 +28,9 @@ layout(push_constant) uniform Params { uint params[PARAM_COUNT]; };
 #else
 uniform uint params[PARAM_COUNT];
 #endif
-#define STAGE params[0]
+// The stage: params[0], unless the program was built for one stage only (ONLY_STAGE, see
+// exec_variant in src/exec.h), when a switch on it keeps that stage's code alone.
+#define STAGE (ONLY_STAGE != 0u ? ONLY_STAGE : params[0])
 
 // Element type T, its neutral elements, a quiet NaN (T_NAN; 0 for integers,
 // where it is never used) and a NaN test that no fast-math
@@ -85,10 +87,11 @@ T t_max(T a, T b) { return t_isnan(a) ? a : (t_isnan(b) || b > a) ? b : a; }
 #ifdef VULKAN
 layout(constant_id = 0) const uint WG_SIZE = 256u;
 layout(constant_id = 1) const uint ITEMS = 1u;
+layout(constant_id = 2) const uint ONLY_STAGE = 0u;
 layout(local_size_x_id = 0) in;
 #else
-#if !defined(WG_SIZE) || !defined(ITEMS)
-#error "the executor defines WG_SIZE and ITEMS"
+#if !defined(WG_SIZE) || !defined(ITEMS) || !defined(ONLY_STAGE)
+#error "the executor defines WG_SIZE, ITEMS and ONLY_STAGE"
 #endif
 layout(local_size_x = WG_SIZE) in;
 #endif

@@ -33,7 +33,7 @@ def variants(text):
 def assemble(sources, family, defines, vulkan=False):
     head = "#version 450 core\n" + "".join(f"#define {d}\n" for d in defines)
     if not vulkan:
-        head += "#define WG_SIZE 256u\n#define ITEMS 4u\n"  # the GL executor's #defines
+        head += "#define WG_SIZE 256u\n#define ITEMS 4u\n#define ONLY_STAGE 0u\n"  # the GL executor's #defines
     body = "".join(f"#line 1 {i + 1}\n{sources[name]}" for i, name in enumerate(PRELUDE + [family]))
     return head + body
 

@@ -21,7 +21,14 @@ typedef struct exec_variant {
     gpgpu_op op;          /* 0 where the family has no operator */
     unsigned wg_size;     /* invocations per work-group (WG_SIZE) */
     unsigned items;       /* elements per invocation per step (ITEMS) */
+    unsigned only_stage;  /* ONLY_STAGE: 0, or the one stage this program runs (below) */
 } exec_variant;
+
+/* only_stage: a family's stages share one program, and a program holds the registers and
+ * shared memory of its hungriest stage, which every stage then pays for in occupancy. A hot
+ * stage that needs less gets a program of its own: with ONLY_STAGE set (a #define under GL,
+ * a specialization constant under Vulkan) the shader runs that stage whatever params[0]
+ * says, and the compiler drops the others. */
 
 /* The names the shaders know a variant's type and operator by: GL prepends
  * "#define TYPE_<tag>" and "#define OP_<tag>", glsl/embed.py names the

@@ -6,7 +6,8 @@
 static bool same_variant(const exec_variant *a, const exec_variant *b)
 {
     return strcmp(a->family, b->family) == 0 && a->type == b->type && a->op == b->op &&
-           a->wg_size == b->wg_size && a->items == b->items;
+           a->wg_size == b->wg_size && a->items == b->items &&
+           a->only_stage == b->only_stage;
 }
 
 /* A linear search: a context compiles a few dozen variants at most. */

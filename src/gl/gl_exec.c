@@ -28,8 +28,8 @@ static void variant_header(const gl_state *st, const exec_variant *v, char *out,
 {
     snprintf(out, size,
              "#version 450 core\n#define TYPE_%s\n#define OP_%s\n#define WG_SIZE %uu\n"
-             "#define ITEMS %uu\n%s",
-             exec_type_tag(v->type), exec_op_tag(v->op), v->wg_size, v->items,
+             "#define ITEMS %uu\n#define ONLY_STAGE %uu\n%s",
+             exec_type_tag(v->type), exec_op_tag(v->op), v->wg_size, v->items, v->only_stage,
              st->subgroups ? "#define SUBGROUPS\n" : "");
 }
 
