@@ -17,6 +17,8 @@
 //  25 ROW_OF        per entry of a CSR: its row (the transpose)
 //  26 TRANSPOSE     A^T's columns and values through the sorted permutation
 //  27 COL_PTRS      A^T's row pointers by binary search in the sorted columns
+//  28 ROWS_RANK     ROWS for short rows: WG_SIZE / CAP rows per work-group, each product
+//                   ranked against its row's others (no sort): counted or summed into C
 //
 // Bindings: matrices' index arrays (row pointers and columns) are u32, values T.
 layout(std430, binding = 0) buffer IA { uint ia[]; };  // A's ints (classic 8, 13: C's)
@@ -315,6 +317,7 @@ shared uint s_key[TILE];
 shared T s_val[TILE];
 shared uint s_part[WG_SIZE];
 shared uint s_row_start[TILE / 32u + 1u]; // runs before each row slot, and the total
+shared uint s_first_slot[WG_SIZE], s_first_b[WG_SIZE]; // ROWS_RANK: per nonzero of A
 
 void rows_load(uint g, uint lid, uint rows_per_group, uint log_cap, bool numeric)
 {
@@ -412,11 +415,10 @@ void rows_stage(uint lid)
         return; // past the bin's last row: nothing to write (no barrier follows)
     uint r = aux[LIST_OFF + at], row_first = s << log_cap;
     if (!numeric) {
-        if (first == row_first) {
-            uint n = s_row_start[s + 1u] - s_row_start[s];
-            aux[RPTR_OFF + r] = n;
-            add64(H_NNZ, n);
-        }
+        if (first == row_first)
+            aux[RPTR_OFF + r] = s_row_start[s + 1u] - s_row_start[s];
+        if (lid == 0u)
+            add64(H_NNZ, s_row_start[rows_per_group]); // padding rows have no runs
         return;
     }
     uint base = aux[RPTR_OFF + r] - s_row_start[s];
@@ -432,6 +434,102 @@ void rows_stage(uint lid)
         cv[base + pos] = sum;
         pos++;
     }
+}
+
+// ------------------------------------------------------------------ fast: short rows ranked
+// Rows of up to RANK_MAX products (bins with CAP <= RANK_MAX), WG_SIZE / CAP rows per work-group
+// and one invocation per product slot. The row's products are written to its CAP slots by the
+// invocations of its first A nonzeros (each walks one row of B: no search), then every product
+// compares its column with all the row's others: it leads its column if no earlier product has
+// it, its sum is all of them added in product order (as Gustavson's row accumulator adds
+// them), and its place in C is the number of leaders with a smaller column. n^2 comparisons
+// per row of n products, but three barriers, where ROWS's bitonic network and scan take
+// dozens: short rows are bound by those, not by the comparisons.
+void rows_rank_stage(uint lid)
+{
+    uint log_cap = findLSB(CAP), rows_per_group = WG_SIZE >> log_cap, g = group_index();
+    bool numeric = NUMERIC != 0u;
+    if (g * rows_per_group >= COUNT)
+        return; // the whole group: no barrier is skipped by part of it
+    uint s = lid >> log_cap, lane = lid & (CAP - 1u), at = g * rows_per_group + s;
+    uint row_first = s << log_cap;
+    bool live = at < COUNT;
+    uint r = live ? aux[LIST_OFF + at] : 0u, n = live ? row_products(r) : 0u;
+    s_key[lid] = PAD;
+    if (lane == 0u)
+        s_row_start[s] = 0u; // the row's leaders (symbolic)
+    barrier();
+    // A row of at most CAP nonzeros of A (all but the rarest) puts each one's first slot and
+    // first entry of B in shared memory, and then every slot finds its own by binary search
+    // there: all loads at once. A longer one has its nonzeros walk their rows of B.
+    uint lo = live ? RA(r) : 0u, hi = live ? RA(r + 1u) : 0u, base = live ? APOS(lo) : 0u;
+    bool spread = hi - lo <= CAP;
+    if (spread && lane < hi - lo) {
+        s_first_slot[lid] = APOS(lo + lane) - base;
+        s_first_b[lid] = RB(CA(lo + lane));
+    }
+    barrier();
+    if (spread) {
+        if (lane < n) {
+            uint t = 0u, len = hi - lo;
+            for (uint step = CAP >> 1u; step > 0u; step >>= 1u)
+                if (t + step < len && s_first_slot[row_first + t + step] <= lane)
+                    t += step;
+            // equal first slots (nonzeros of A whose B row is empty) end at the last of them
+            uint q = s_first_b[row_first + t] + (lane - s_first_slot[row_first + t]);
+            s_key[lid] = CB(q);
+            if (numeric)
+                s_val[lid] = va[A_VAL + lo + t] * vb[B_VAL + q];
+        }
+    } else if (live) {
+        for (uint k = lo + lane; k < hi; k += CAP) {
+            uint j = CA(k), o = row_first + (APOS(k) - base), q1 = RB(j + 1u);
+            T a = numeric ? va[A_VAL + k] : T_ZERO;
+            for (uint q = RB(j); q < q1; q++, o++) {
+                s_key[o] = CB(q);
+                if (numeric)
+                    s_val[o] = a * vb[B_VAL + q];
+            }
+        }
+    }
+    barrier();
+    uint key = s_key[lid];
+    bool leads = lane < n;
+    T sum = T_ZERO;
+    if (numeric) {
+        for (uint q = 0u; q < n; q++) {
+            if (s_key[row_first + q] == key) {
+                leads = leads && q >= lane;
+                sum += s_val[row_first + q];
+            }
+        }
+    } else {
+        for (uint q = 0u; q < lane && leads; q++)
+            leads = s_key[row_first + q] != key;
+    }
+    s_part[lid] = leads ? 1u : 0u;
+    if (!numeric && leads)
+        atomicAdd(s_row_start[s], 1u);
+    barrier();
+    if (!numeric) {
+        if (live && lane == 0u)
+            aux[RPTR_OFF + r] = s_row_start[s];
+        if (lid == 0u) {
+            uint total = 0u;
+            for (uint x = 0u; x < rows_per_group; x++)
+                total += s_row_start[x];
+            add64(H_NNZ, total);
+        }
+        return;
+    }
+    if (!leads)
+        return;
+    uint pos = 0u;
+    for (uint q = 0u; q < n; q++)
+        pos += s_key[row_first + q] < key && s_part[row_first + q] != 0u ? 1u : 0u;
+    uint c = aux[RPTR_OFF + r] + pos;
+    ux[C_IDX + c] = key;
+    cv[c] = sum;
 }
 
 // ------------------------------------------------------------------ fast: expand, sort, compress
@@ -593,6 +691,7 @@ void main()
     case 25u: row_of(i); break;
     case 26u: transpose(i); break;
     case 27u: col_ptrs(i); break;
+    case 28u: rows_rank_stage(gl_LocalInvocationID.x); break;
     default: break;
     }
 }

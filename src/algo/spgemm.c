@@ -42,7 +42,8 @@ enum {
     STAGE_ZERO_COMPACT,
     STAGE_ROW_OF,
     STAGE_TRANSPOSE,
-    STAGE_COL_PTRS
+    STAGE_COL_PTRS,
+    STAGE_ROWS_RANK
 };
 /* Parameters (glsl/spgemm.comp names them). */
 enum {
@@ -286,7 +287,10 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
                                bool numeric)
 {
     uint32_t cap = SPGEMM_MIN_CAP << bin;
-    exec_dispatch d = product_dispatch(p, STAGE_ROWS, SPGEMM_ROW_ITEMS);
+    bool rank = cap <= SPGEMM_RANK_MAX;
+    exec_dispatch d = product_dispatch(p, rank ? STAGE_ROWS_RANK : STAGE_ROWS,
+                                       rank ? 1 : SPGEMM_ROW_ITEMS);
+    d.variant.only_stage = d.params[0]; /* a program of its own: see exec_variant */
     d.params[P_COUNT] = count;
     d.params[P_CAP] = cap;
     d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start);
@@ -296,7 +300,7 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
         d.bind[7] = p->c->owned_values;
         d.params[P_C_IDX] = p->c->rows + 1;
     }
-    d.groups = algo_groups(count, SPGEMM_SHARED_MAX / cap);
+    d.groups = algo_groups(count, (rank ? SPGEMM_WG : SPGEMM_SHARED_MAX) / cap);
     return algo_stage(p->ctx, &d);
 }
 

@@ -124,6 +124,7 @@ gpgpu_status spgemm_new_matrix(gpgpu_context *ctx, gpgpu_type type, uint32_t row
 enum {
     SPGEMM_BINS = 8, SPGEMM_LONG_BIN = 7, SPGEMM_MIN_CAP = 32,
     SPGEMM_SHARED_MAX = SPGEMM_WG * SPGEMM_ROW_ITEMS, /* the longest row ROWS takes */
+    SPGEMM_RANK_MAX = 128, /* bins of CAP up to this go through ROWS_RANK instead */
     SPGEMM_H_COUNT = 0, SPGEMM_H_FILL = 8, SPGEMM_H_PRODUCTS = 16, SPGEMM_H_NNZ = 18,
     SPGEMM_HEADER = 32
 };
