@@ -76,6 +76,8 @@ for be in $BACKENDS; do
     echo "== $be: $(grep -E '^(renderer|version|has_subgroups|subgroup_size)' "$OUT/info_$be.txt" | tr '\n' ' ')"
 done
 if [ "${RUN_TESTS:-1}" = 1 ]; then
+    # the tests that read the shared matrices (spmv, spgemm, mtx) read MATRIX_DIR's
+    [ -n "${MATRIX_DIR:-}" ] && export GPGPU_MATRIX_DIR=$(realpath "$MATRIX_DIR")
     for be in $BACKENDS; do
         for t in ${TESTS:-reduce scan sort api}; do
             [ -x "$B/tests/test_$t" ] || { echo "test_$t: not built, skipped"; continue; }

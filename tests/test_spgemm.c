@@ -1001,7 +1001,9 @@ static void shared_files(void)
     size_t files = 0, tried = 0;
     for (struct dirent *e; d && (e = readdir(d));) {
         size_t len = strlen(e->d_name);
-        if (len < 5 || strcmp(e->d_name + len - 4, ".mtx") != 0)
+        bool mtx = len > 4 && strcmp(e->d_name + len - 4, ".mtx") == 0;
+        bool gz = len > 7 && strcmp(e->d_name + len - 7, ".mtx.gz") == 0; /* bench/device.sh */
+        if (!mtx && !gz)
             continue;
         char path[1024], msg[256];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
