@@ -4,7 +4,6 @@
  * join bench/cusparse_peer.py --mode spgemm's on (matrix, type). */
 #include "gpgpu_bench.h"
 
-#include <gpgpu/io.h>
 #include <gpgpu/sparse.h>
 
 #include <float.h>
@@ -46,32 +45,12 @@ const char bench_spgemm_help[] =
 
 /* ------------------------------------------------------------- matrices */
 
-/* The generators and their spellings are bench_spmv.c's (gen_parse): a
- * matrix has the same name in both, and in the files --write-gen makes for
- * the peer. */
-typedef struct gen_kind {
-    const char *name;
-    gpgpu_generator gen;
-    uint32_t size, avg; /* defaults; avg 0: the generator takes none */
-} gen_kind;
-
-static const gen_kind gen_kinds[] = {
-    { "laplace3d_7", GPGPU_GEN_LAPLACE3D_7, 32, 0 },
-    { "laplace3d_27", GPGPU_GEN_LAPLACE3D_27, 32, 0 },
-    { "rmat", GPGPU_GEN_RMAT, 14, 16 },
-    { "random", GPGPU_GEN_RANDOM, 65536, 16 },
-    { "power_law", GPGPU_GEN_POWER_LAW, 65536, 16 },
-    { "dense_row", GPGPU_GEN_DENSE_ROW, 65536, 16 },
-    { "banded", GPGPU_GEN_BANDED, 65536, 8 },
-    { "dense", GPGPU_GEN_DENSE, 1024, 0 },
+/* Without --matrix and --gen (bench_spgemm_help says so): smaller than
+ * SpMV's, as a product's cost grows with the products of a row. */
+static const bench_matrix_arg default_matrices[] = {
+    { .text = "laplace3d_7:16", .file = false },
+    { .text = "rmat:8:4", .file = false },
 };
-
-static const char *const default_gens[] = { "laplace3d_7:16", "rmat:8:4" };
-
-#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-/* bench_spmv.c's seed: the same matrices. */
-#define SPGEMM_SEED 1
 
 static const gpgpu_type spgemm_types[] = { GPGPU_TYPE_F32, GPGPU_TYPE_F64 };
 
@@ -88,54 +67,15 @@ static const spgemm_case spgemm_cases[] = {
     { GPGPU_ALGO_SPGEMM_ESC, "esc", false },
 };
 
-/* A host matrix, its name in the results, and its B (A, or A^T on the host
- * for the products and the reference). */
+/* A host matrix (bench_run_matrices loads it), and its B (A, or A^T on the
+ * host for the products and the reference). */
 typedef struct spgemm_matrix {
-    char name[128];
-    bool generated;
-    gpgpu_csr a;
-    gpgpu_csr at;      /* A^T when A is not square, else empty */
+    const bench_matrix *input; /* A as --matrix or --gen gave it, and its name */
+    gpgpu_csr at;       /* A^T when A is not square, else empty */
     const gpgpu_csr *b;
-    uint64_t products; /* sum over A's entries a_ik of the length of B's row k */
-    uint64_t longest;  /* the most products of one row */
+    uint64_t products;  /* sum over A's entries a_ik of the length of B's row k */
+    uint64_t longest;   /* the most products of one row */
 } spgemm_matrix;
-
-/* Loads NAME[:SIZE[:AVG]] (bench_spmv.c checked the spelling) into *m. */
-static gpgpu_status generate(const char *text, spgemm_matrix *m)
-{
-    char copy[64], *save = NULL;
-
-    snprintf(copy, sizeof(copy), "%s", text);
-    const char *name = strtok_r(copy, ":", &save);
-    const char *size = strtok_r(NULL, ":", &save), *avg = strtok_r(NULL, ":", &save);
-    size_t k = 0;
-
-    while (name != NULL && k < COUNT_OF(gen_kinds) && strcmp(name, gen_kinds[k].name) != 0)
-        k++;
-    if (name == NULL || k == COUNT_OF(gen_kinds))
-        return GPGPU_ERROR_INVALID_ARGUMENT;
-    const gen_kind *g = &gen_kinds[k];
-    uint32_t n = size ? (uint32_t)strtoul(size, NULL, 10) : g->size;
-    uint32_t d = avg ? (uint32_t)strtoul(avg, NULL, 10) : g->avg;
-    if (g->avg == 0)
-        snprintf(m->name, sizeof(m->name), "%s-%u", name, n);
-    else
-        snprintf(m->name, sizeof(m->name), "%s-%u-%u", name, n, d);
-    return gpgpu_generate(g->gen, n, d, SPGEMM_SEED, &m->a);
-}
-
-/* The file name without the directory and .mtx[.gz], as bench_spmv.c names it. */
-static void file_name(const char *path, char *name, size_t size)
-{
-    const char *base = strrchr(path, '/');
-
-    snprintf(name, size, "%s", base ? base + 1 : path);
-    size_t len = strlen(name);
-    if (len > 3 && strcmp(name + len - 3, ".gz") == 0)
-        name[len -= 3] = '\0';
-    if (len > 4 && strcmp(name + len - 4, ".mtx") == 0)
-        name[len - 4] = '\0';
-}
 
 /* A^T on the host: counting sort on the columns, rows of A^T ascending. */
 static gpgpu_status host_transpose(const gpgpu_csr *a, gpgpu_csr *t)
@@ -166,72 +106,42 @@ static gpgpu_status host_transpose(const gpgpu_csr *a, gpgpu_csr *t)
     return GPGPU_SUCCESS;
 }
 
+/* A^T's arrays were made here (host_transpose); A is the caller's. */
 static void matrix_free(spgemm_matrix *m)
 {
-    gpgpu_csr_free(&m->a);
-    /* A^T's arrays were made here. */
     free(m->at.row_ptr);
     free(m->at.col_idx);
     free(m->at.values);
     *m = (spgemm_matrix){ 0 };
 }
 
-/* Reads or generates an input into *m, with its B and products. *skip is set
- * (with a note) for a file of a field that SpGEMM does not take (complex,
- * hermitian). */
-static int matrix_load(const bench_spmv_input *in, spgemm_matrix *m, bool *skip)
+/* A's B and products into *m. */
+static int matrix_prepare(const bench_matrix *input, spgemm_matrix *m)
 {
-    char msg[512] = "";
-    gpgpu_status status;
+    const gpgpu_csr *a = &input->a;
 
-    *m = (spgemm_matrix){ .generated = !in->file };
-    *skip = false;
-    if (in->file) {
-        file_name(in->text, m->name, sizeof(m->name));
-        status = gpgpu_mtx_read_matrix(in->text, &m->a, NULL, msg, sizeof(msg));
-        if (status == GPGPU_ERROR_PARSE && (strstr(msg, "complex") || strstr(msg, "hermitian"))) {
-            printf("# %s: skipped: %s\n", in->text, msg);
-            *skip = true;
-            return TOOL_EXIT_OK;
-        }
-    } else {
-        status = generate(in->text, m);
-        snprintf(msg, sizeof(msg), "%s", gpgpu_status_string(status));
-    }
-    m->b = &m->a;
-    if (status == GPGPU_SUCCESS && m->a.rows != m->a.cols) {
-        status = host_transpose(&m->a, &m->at);
+    *m = (spgemm_matrix){ .input = input, .b = a };
+    if (a->rows != a->cols) {
+        gpgpu_status status = host_transpose(a, &m->at);
+
         m->b = &m->at;
-        snprintf(msg, sizeof(msg), "A^T: %s", gpgpu_status_string(status));
+        if (status != GPGPU_SUCCESS) {
+            char msg[128];
+            snprintf(msg, sizeof(msg), "A^T: %s", gpgpu_status_string(status));
+            return tool_fail(status, input->arg, msg);
+        }
     }
-    if (status != GPGPU_SUCCESS)
-        return tool_fail(status, in->text, msg);
-    for (uint32_t i = 0; i < m->a.rows; i++) {
+    for (uint32_t i = 0; i < a->rows; i++) {
         uint64_t row = 0;
 
-        for (uint32_t e = m->a.row_ptr[i]; e < m->a.row_ptr[i + 1]; e++) {
-            uint32_t k = m->a.col_idx[e];
+        for (uint32_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
+            uint32_t k = a->col_idx[e];
             row += m->b->row_ptr[k + 1] - m->b->row_ptr[k];
         }
         m->products += row;
         m->longest = row > m->longest ? row : m->longest;
     }
     return TOOL_EXIT_OK;
-}
-
-/* The matrices to run: those given (--matrix, --gen), else the defaults. */
-static int input_list(const bench_spmv_options *o, const bench_spmv_input **list)
-{
-    static bench_spmv_input defaults[COUNT_OF(default_gens)];
-
-    if (o->input_count > 0) {
-        *list = o->inputs;
-        return o->input_count;
-    }
-    for (size_t k = 0; k < COUNT_OF(default_gens); k++)
-        defaults[k] = (bench_spmv_input){ .text = default_gens[k], .file = false };
-    *list = defaults;
-    return (int)COUNT_OF(defaults);
 }
 
 /* ------------------------------------------------------------ reference */
@@ -275,7 +185,7 @@ static size_t reference_row(const spgemm_matrix *m, gpgpu_type type, uint32_t i,
                             long double *sum, long double *abs_sum, uint64_t *terms,
                             unsigned char *seen)
 {
-    const gpgpu_csr *a = &m->a, *b = m->b;
+    const gpgpu_csr *a = &m->input->a, *b = m->b;
     size_t count = 0;
 
     for (uint32_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
@@ -343,18 +253,18 @@ static gpgpu_status reference_make(const spgemm_matrix *m, gpgpu_type type, refe
     long double *abs_sum = malloc(((size_t)cols_b + 1) * sizeof(long double));
     uint64_t *terms = malloc(((size_t)cols_b + 1) * sizeof(uint64_t));
     unsigned char *seen = calloc((size_t)cols_b + 1, 1);
-    size_t room = m->a.nnz + 1;
+    size_t room = m->input->a.nnz + 1;
     bool ok = cols && sum && abs_sum && terms && seen;
 
-    *r = (reference){ .rows = m->a.rows };
-    r->row_ptr = malloc(((size_t)m->a.rows + 1) * sizeof(uint32_t));
+    *r = (reference){ .rows = m->input->a.rows };
+    r->row_ptr = malloc(((size_t)m->input->a.rows + 1) * sizeof(uint32_t));
     r->col_idx = malloc(room * sizeof(uint32_t));
     r->value = malloc(room * sizeof(double));
     r->bound = malloc(room * sizeof(double));
     ok = ok && r->row_ptr && r->col_idx && r->value && r->bound;
     if (ok)
         r->row_ptr[0] = 0;
-    for (uint32_t i = 0; i < m->a.rows && ok; i++) {
+    for (uint32_t i = 0; i < m->input->a.rows && ok; i++) {
         size_t count = reference_row(m, type, i, cols, sum, abs_sum, terms, seen);
 
         for (size_t k = 0; k < count; k++)
@@ -399,19 +309,6 @@ typedef struct spgemm_row {
     gpgpu_spgemm_stats stats;
     const char *check;
 } spgemm_row;
-
-/* The exit code for a failed step. A case this matrix or device cannot take
- * (too large for a kernel or for memory, an algorithm it has not) gets a note
- * and the run goes on with the next. */
-static int skip_or_fail(bench *b, gpgpu_status status)
-{
-    if (status != GPGPU_ERROR_TOO_LARGE && status != GPGPU_ERROR_OUT_OF_MEMORY &&
-        status != GPGPU_ERROR_UNSUPPORTED_COMBINATION)
-        return tool_fail(status, b->step, gpgpu_last_error(b->ctx));
-    printf("# %s: skipped: %s\n", b->step, gpgpu_last_error(b->ctx));
-    fflush(stdout);
-    return TOOL_EXIT_OK;
-}
 
 /* Warm-up products (the first builds the shaders), then opt->runs timed ones,
  * each alone between a timer begin and end; every C but the last timed one is
@@ -567,25 +464,10 @@ static void print_header(void)
            "x_copy", "chunks", "long_rows", "check");
 }
 
-/* A number with 6 significant digits (tiny products' rates need them). */
-static void json_field(FILE *f, const char *key, double value)
-{
-    if (isfinite(value))
-        fprintf(f, ", \"%s\": %.6g", key, value);
-    else
-        fprintf(f, ", \"%s\": null", key);
-}
-
-static void json_text(FILE *f, const char *key, const char *value)
-{
-    fprintf(f, ", \"%s\": ", key);
-    bench_json_string(f, value);
-}
-
 static void spgemm_json(spgemm_run *r, const spgemm_row *row, double gflops, double x_copy)
 {
     bench *b = r->b;
-    const gpgpu_csr *a = &r->m->a;
+    const gpgpu_csr *a = &r->m->input->a;
     const gpgpu_spgemm_stats *s = &row->stats;
     FILE *f = b->json;
     char name[32];
@@ -594,26 +476,26 @@ static void spgemm_json(spgemm_run *r, const spgemm_row *row, double gflops, dou
     bench_json_begin(b);
     fputs("\"case\": ", f);
     bench_json_string(f, name);
-    json_text(f, "matrix", r->m->name);
-    json_text(f, "source", r->m->generated ? "gen" : "file");
+    bench_json_text(f, "matrix", r->m->input->name);
+    bench_json_text(f, "source", r->m->input->generated ? "gen" : "file");
     fprintf(f, ", \"rows\": %u, \"cols\": %u, \"nnz\": %zu", a->rows, a->cols, a->nnz);
-    json_text(f, "b", r->bt != NULL ? "At" : "A");
-    json_text(f, "algo", row->c->name);
-    json_text(f, "type", gpgpu_type_name(r->type));
+    bench_json_text(f, "b", r->bt != NULL ? "At" : "A");
+    bench_json_text(f, "algo", row->c->name);
+    bench_json_text(f, "type", gpgpu_type_name(r->type));
     fprintf(f, ", \"default\": %s", row->c->is_default ? "true" : "false");
     fprintf(f, ", \"n\": %llu, \"products\": %llu, \"nnz_c\": %zu, \"dropped\": %zu",
             (unsigned long long)s->products, (unsigned long long)s->products, s->nnz,
             s->dropped);
     fprintf(f, ", \"chunks\": %u, \"long_rows\": %u, \"peak_bytes\": %zu", s->chunks,
             s->long_rows, s->peak_bytes);
-    json_field(f, "median_us", row->t.median_ns / 1e3);
-    json_field(f, "min_us", row->t.min_ns / 1e3);
-    json_field(f, "wall_us", row->t.wall_ns / 1e3);
-    json_field(f, "gflops", gflops);
+    bench_json_field(f, "median_us", row->t.median_ns / 1e3);
+    bench_json_field(f, "min_us", row->t.min_ns / 1e3);
+    bench_json_field(f, "wall_us", row->t.wall_ns / 1e3);
+    bench_json_field(f, "gflops", gflops);
     fprintf(f, ", \"bytes\": %zu", r->bytes);
-    json_field(f, "copy_us", r->copy_ns / 1e3);
-    json_field(f, "ratio_to_copy", x_copy);
-    json_text(f, "check", row->check);
+    bench_json_field(f, "copy_us", r->copy_ns / 1e3);
+    bench_json_field(f, "ratio_to_copy", x_copy);
+    bench_json_text(f, "check", row->check);
     bench_json_end(b);
 }
 
@@ -624,7 +506,7 @@ static void spgemm_report(spgemm_run *r, const spgemm_row *row)
     double gflops = 2.0 * (double)row->stats.products / ns, x_copy = r->copy_ns / ns;
 
     printf("%-24s %-2s %-7s %-4s %12llu %11zu %11.1f %11.1f %9.4g %9.4g %7.3g %6u %9u %s\n",
-           r->m->name, r->bt != NULL ? "At" : "A", row->c->name, gpgpu_type_name(r->type),
+           r->m->input->name, r->bt != NULL ? "At" : "A", row->c->name, gpgpu_type_name(r->type),
            (unsigned long long)row->stats.products, row->stats.nnz, row->t.median_ns / 1e3,
            row->t.wall_ns / 1e3, gflops, (double)row->stats.peak_bytes / 1e6, x_copy,
            row->stats.chunks, row->stats.long_rows, row->check);
@@ -642,7 +524,7 @@ static double classic_sort_work(const spgemm_matrix *m)
     while (nn < (double)m->longest)
         nn *= 2;
     steps = log2(nn) * (log2(nn) + 1) / 2;
-    return (double)m->a.rows * nn / 2 * steps;
+    return (double)m->input->a.rows * nn / 2 * steps;
 }
 
 /* Times, checks and reports one case. */
@@ -653,7 +535,7 @@ static int run_case(spgemm_run *r, const spgemm_case *c)
     gpgpu_matrix *last = NULL;
     int rc = TOOL_EXIT_OK;
 
-    snprintf(b->step, sizeof(b->step), "spgemm %.64s %s %s", r->m->name, c->name,
+    snprintf(b->step, sizeof(b->step), "spgemm %.64s %s %s", r->m->input->name, c->name,
              gpgpu_type_name(r->type));
     if (c->algo == GPGPU_ALGO_CLASSIC_SPGEMM && r->m->products > CLASSIC_MAX_PRODUCTS) {
         printf("# %s: skipped: %llu products, above the classic algorithm's 2^25 here\n",
@@ -673,7 +555,7 @@ static int run_case(spgemm_run *r, const spgemm_case *c)
         status = time_copy(r, last);
     if (status != GPGPU_SUCCESS) {
         gpgpu_matrix_destroy(last);
-        return skip_or_fail(b, status);
+        return bench_skip_or_fail(b, status);
     }
     row.check = spgemm_check(r, last);
     gpgpu_matrix_destroy(last);
@@ -709,14 +591,14 @@ static int run_type(bench *b, const spgemm_matrix *m, gpgpu_type type)
         any = any || case_enabled(b, &spgemm_cases[c], type);
     if (!any)
         return TOOL_EXIT_OK;
-    snprintf(b->step, sizeof(b->step), "spgemm %.64s %s upload", m->name,
+    snprintf(b->step, sizeof(b->step), "spgemm %.64s %s upload", m->input->name,
              gpgpu_type_name(type));
     gpgpu_status status =
-        gpgpu_matrix_create(b->ctx, &(gpgpu_matrix_desc){ .type = type }, &m->a, &r.a);
-    if (status == GPGPU_SUCCESS && m->b != &m->a)
+        gpgpu_matrix_create(b->ctx, &(gpgpu_matrix_desc){ .type = type }, &m->input->a, &r.a);
+    if (status == GPGPU_SUCCESS && m->b != &m->input->a)
         status = gpgpu_matrix_transpose(b->ctx, r.a, &r.bt);
     if (status != GPGPU_SUCCESS)
-        rc = skip_or_fail(b, status);
+        rc = bench_skip_or_fail(b, status);
     for (size_t c = 0; c < COUNT_OF(spgemm_cases) && r.a != NULL && rc == TOOL_EXIT_OK; c++) {
         if (case_enabled(b, &spgemm_cases[c], type))
             rc = run_case(&r, &spgemm_cases[c]);
@@ -729,32 +611,34 @@ static int run_type(bench *b, const spgemm_matrix *m, gpgpu_type type)
 
 static void print_matrix(const spgemm_matrix *m)
 {
+    const gpgpu_csr *a = &m->input->a;
     gpgpu_row_stats s = { 0 };
 
-    gpgpu_csr_row_stats(&m->a, &s);
+    gpgpu_csr_row_stats(a, &s);
     printf("# %s (%s): %u x %u, nnz %zu, row lengths %u..%u, mean %.1f; C = A*%s: %llu "
-           "products, %llu in the longest row\n", m->name, m->generated ? "generated" : "file",
-           m->a.rows, m->a.cols, m->a.nnz, s.min, s.max, s.mean, m->b == &m->a ? "A" : "A^T",
-           (unsigned long long)m->products, (unsigned long long)m->longest);
+           "products, %llu in the longest row\n", m->input->name,
+           m->input->generated ? "generated" : "file", a->rows, a->cols, a->nnz, s.min, s.max,
+           s.mean, m->b == a ? "A" : "A^T", (unsigned long long)m->products,
+           (unsigned long long)m->longest);
+}
+
+/* B and the products, then every enabled case in each type. */
+static int run_matrix(bench *b, const bench_matrix *input)
+{
+    spgemm_matrix m;
+    int rc = matrix_prepare(input, &m);
+
+    if (rc == TOOL_EXIT_OK) {
+        print_matrix(&m);
+        for (size_t t = 0; t < COUNT_OF(spgemm_types) && rc == TOOL_EXIT_OK; t++)
+            rc = run_type(b, &m, spgemm_types[t]);
+    }
+    matrix_free(&m);
+    return rc;
 }
 
 int bench_spgemm_run(bench *b)
 {
-    const bench_spmv_input *inputs;
-    int count = input_list(&b->opt->spmv, &inputs), rc = TOOL_EXIT_OK;
-
     print_header();
-    for (int k = 0; k < count && rc == TOOL_EXIT_OK; k++) {
-        spgemm_matrix m;
-        bool skip;
-
-        rc = matrix_load(&inputs[k], &m, &skip);
-        if (rc == TOOL_EXIT_OK && !skip) {
-            print_matrix(&m);
-            for (size_t t = 0; t < COUNT_OF(spgemm_types) && rc == TOOL_EXIT_OK; t++)
-                rc = run_type(b, &m, spgemm_types[t]);
-        }
-        matrix_free(&m);
-    }
-    return rc;
+    return bench_run_matrices(b, default_matrices, (int)COUNT_OF(default_matrices), run_matrix);
 }

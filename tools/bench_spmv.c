@@ -4,7 +4,6 @@
  * (matrix, type). */
 #include "gpgpu_bench.h"
 
-#include <gpgpu/io.h>
 #include <gpgpu/sparse.h>
 
 #include <math.h>
@@ -48,172 +47,18 @@ const char bench_spmv_help[] =
 
 /* ------------------------------------------------------------- matrices */
 
-typedef struct gen_kind {
-    const char *name;
-    gpgpu_generator gen;
-    uint32_t size, avg; /* defaults; avg 0: the generator takes none */
-} gen_kind;
-
-static const gen_kind gen_kinds[] = {
-    { "laplace3d_7", GPGPU_GEN_LAPLACE3D_7, 32, 0 },
-    { "laplace3d_27", GPGPU_GEN_LAPLACE3D_27, 32, 0 },
-    { "rmat", GPGPU_GEN_RMAT, 14, 16 },
-    { "random", GPGPU_GEN_RANDOM, 65536, 16 },
-    { "power_law", GPGPU_GEN_POWER_LAW, 65536, 16 },
-    { "dense_row", GPGPU_GEN_DENSE_ROW, 65536, 16 },
-    { "banded", GPGPU_GEN_BANDED, 65536, 8 },
-    { "dense", GPGPU_GEN_DENSE, 1024, 0 },
+/* Without --matrix and --gen (bench_spmv_help says so). */
+static const bench_matrix_arg default_matrices[] = {
+    { .text = "laplace3d_7:32", .file = false },
+    { .text = "rmat:14", .file = false },
 };
 
-static const char *const default_gens[] = { "laplace3d_7:32", "rmat:14" };
-
-#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-/* One fixed seed: every run and device times the same matrices and x. */
+/* x's seed: every run and device times the same x. */
 #define SPMV_SEED 1
 
-typedef struct gen_spec {
-    const gen_kind *kind;
-    uint32_t size, avg;
-    char name[64];
-} gen_spec;
-
-/* Parses NAME[:SIZE[:AVG]]; anything else is a usage error. */
-static void gen_parse(const char *text, gen_spec *spec)
+int bench_spmv_write_gen(const bench_matrix_options *o)
 {
-    char copy[64], *save = NULL;
-
-    if (strlen(text) >= sizeof(copy))
-        tool_usage_error("--gen: '%s' is too long", text);
-    strcpy(copy, text);
-    const char *name = strtok_r(copy, ":", &save);
-    const char *size = strtok_r(NULL, ":", &save), *avg = strtok_r(NULL, ":", &save);
-    size_t k = 0;
-
-    while (name != NULL && k < COUNT_OF(gen_kinds) && strcmp(name, gen_kinds[k].name) != 0)
-        k++;
-    if (name == NULL || k == COUNT_OF(gen_kinds))
-        tool_usage_error("--gen: unknown generator in '%s' (see --help)", text);
-    if (strtok_r(NULL, ":", &save) != NULL || (avg != NULL && gen_kinds[k].avg == 0))
-        tool_usage_error("--gen: too many values in '%s'", text);
-    spec->kind = &gen_kinds[k];
-    spec->size = size ? (uint32_t)tool_parse_uint("--gen", size, 1, UINT32_MAX) : spec->kind->size;
-    spec->avg = avg ? (uint32_t)tool_parse_uint("--gen", avg, 1, UINT32_MAX) : spec->kind->avg;
-    if (spec->kind->avg == 0)
-        snprintf(spec->name, sizeof(spec->name), "%s-%u", name, spec->size);
-    else
-        snprintf(spec->name, sizeof(spec->name), "%s-%u-%u", name, spec->size, spec->avg);
-}
-
-bool bench_spmv_option(int argc, char **argv, int *i, bench_spmv_options *o)
-{
-    const char *value;
-    bool file;
-
-    if ((value = tool_option_value(argc, argv, i, "--write-gen")) != NULL) {
-        o->write_gen_dir = value;
-        return true;
-    }
-    if ((value = tool_option_value(argc, argv, i, "--matrix")) != NULL) {
-        file = true;
-    } else if ((value = tool_option_value(argc, argv, i, "--gen")) != NULL) {
-        gen_spec spec;
-        gen_parse(value, &spec); /* usage errors now, before any work */
-        file = false;
-    } else {
-        return false;
-    }
-    if (o->input_count == BENCH_SPMV_MAX_INPUTS)
-        tool_usage_error("at most %d --matrix and --gen", BENCH_SPMV_MAX_INPUTS);
-    o->inputs[o->input_count++] = (bench_spmv_input){ .text = value, .file = file };
-    return true;
-}
-
-/* The matrices to run: those given, else the default generated ones. */
-static int input_list(const bench_spmv_options *o, const bench_spmv_input **list)
-{
-    static bench_spmv_input defaults[COUNT_OF(default_gens)];
-
-    if (o->input_count > 0) {
-        *list = o->inputs;
-        return o->input_count;
-    }
-    for (size_t k = 0; k < COUNT_OF(default_gens); k++)
-        defaults[k] = (bench_spmv_input){ .text = default_gens[k], .file = false };
-    *list = defaults;
-    return (int)COUNT_OF(defaults);
-}
-
-/* A host matrix and its name in the results. */
-typedef struct spmv_matrix {
-    char name[128];
-    bool generated;
-    gpgpu_csr a;
-} spmv_matrix;
-
-static void file_name(const char *path, char *name, size_t size)
-{
-    const char *base = strrchr(path, '/');
-
-    snprintf(name, size, "%s", base ? base + 1 : path);
-    size_t len = strlen(name);
-    if (len > 3 && strcmp(name + len - 3, ".gz") == 0)
-        name[len -= 3] = '\0';
-    if (len > 4 && strcmp(name + len - 4, ".mtx") == 0)
-        name[len - 4] = '\0';
-}
-
-/* Reads or generates an input into *m. *skip is set (with a note) for a file
- * of a field that SpMV does not take (complex, hermitian). */
-static int matrix_load(const bench_spmv_input *in, spmv_matrix *m, bool *skip)
-{
-    char msg[512] = "";
-    gpgpu_status status;
-
-    *m = (spmv_matrix){ .generated = !in->file };
-    *skip = false;
-    if (in->file) {
-        file_name(in->text, m->name, sizeof(m->name));
-        status = gpgpu_mtx_read_matrix(in->text, &m->a, NULL, msg, sizeof(msg));
-        if (status == GPGPU_ERROR_PARSE && (strstr(msg, "complex") || strstr(msg, "hermitian"))) {
-            printf("# %s: skipped: %s\n", in->text, msg);
-            *skip = true;
-            return TOOL_EXIT_OK;
-        }
-    } else {
-        gen_spec spec;
-        gen_parse(in->text, &spec);
-        snprintf(m->name, sizeof(m->name), "%s", spec.name);
-        status = gpgpu_generate(spec.kind->gen, spec.size, spec.avg, SPMV_SEED, &m->a);
-        snprintf(msg, sizeof(msg), "%s", gpgpu_status_string(status));
-    }
-    return status == GPGPU_SUCCESS ? TOOL_EXIT_OK : tool_fail(status, in->text, msg);
-}
-
-int bench_spmv_write_gen(const bench_spmv_options *o)
-{
-    const bench_spmv_input *inputs;
-    int count = input_list(o, &inputs), rc = TOOL_EXIT_OK;
-
-    for (int k = 0; k < count && rc == TOOL_EXIT_OK; k++) {
-        spmv_matrix m;
-        bool skip;
-        char path[1024], msg[512] = "";
-
-        if (inputs[k].file)
-            continue;
-        rc = matrix_load(&inputs[k], &m, &skip);
-        if (rc != TOOL_EXIT_OK)
-            break;
-        snprintf(path, sizeof(path), "%s/%s.mtx", o->write_gen_dir, m.name);
-        gpgpu_status status = gpgpu_mtx_write_matrix(path, &m.a, msg, sizeof(msg));
-        if (status == GPGPU_SUCCESS)
-            printf("%s: %u x %u, nnz %zu\n", path, m.a.rows, m.a.cols, m.a.nnz);
-        else
-            rc = tool_fail(status, "--write-gen", msg);
-        gpgpu_csr_free(&m.a);
-    }
-    return rc;
+    return bench_matrix_write_gen(o, default_matrices, (int)COUNT_OF(default_matrices));
 }
 
 /* ---------------------------------------------------------------- cases */
@@ -271,7 +116,7 @@ static bool spmv_case_enabled(const bench *b, const spmv_case *c, gpgpu_type typ
 /* One matrix in one type: the vectors, the CPU reference and the shapes. */
 typedef struct spmv_run {
     bench *b;
-    const spmv_matrix *m;
+    const bench_matrix *m;
     gpgpu_type type;
     gpgpu_buffer *x, *y;
     void *host;          /* rows (at least cols) elements: x, then y's NaN fill and results */
@@ -379,18 +224,6 @@ static gpgpu_status time_latency(bench *b, spmv_call *c, double *ns)
     return GPGPU_SUCCESS;
 }
 
-/* The exit code for a failed step. A format or case that this matrix or
- * device cannot take (ELL past its fill limit, a matrix too large for a
- * kernel or for memory) gets a note, and the run goes on with the next. */
-static int skip_or_fail(bench *b, gpgpu_status status)
-{
-    if (status != GPGPU_ERROR_TOO_LARGE && status != GPGPU_ERROR_OUT_OF_MEMORY &&
-        status != GPGPU_ERROR_UNSUPPORTED_COMBINATION)
-        return tool_fail(status, b->step, gpgpu_last_error(b->ctx));
-    printf("# %s: skipped: %s\n", b->step, gpgpu_last_error(b->ctx));
-    return TOOL_EXIT_OK;
-}
-
 /* ---------------------------------------------------------------- output */
 
 typedef struct spmv_row {
@@ -410,22 +243,6 @@ static void print_header(void)
            "MB", "GB/s", "x_copy", "k", "check");
 }
 
-/* A number with 6 significant digits: tiny matrices' GFLOP/s and MB need
- * more than the 3 decimals of bench_json_number. */
-static void json_field(FILE *f, const char *key, double value)
-{
-    if (isfinite(value))
-        fprintf(f, ", \"%s\": %.6g", key, value);
-    else
-        fprintf(f, ", \"%s\": null", key);
-}
-
-static void json_text(FILE *f, const char *key, const char *value)
-{
-    fprintf(f, ", \"%s\": ", key);
-    bench_json_string(f, value);
-}
-
 static void spmv_json(spmv_run *r, const spmv_row *row, double gflops, double gbps, double k)
 {
     bench *b = r->b;
@@ -437,32 +254,32 @@ static void spmv_json(spmv_run *r, const spmv_row *row, double gflops, double gb
     bench_json_begin(b);
     fputs("\"case\": ", f);
     bench_json_string(f, name);
-    json_text(f, "matrix", r->m->name);
-    json_text(f, "source", r->m->generated ? "gen" : "file");
+    bench_json_text(f, "matrix", r->m->name);
+    bench_json_text(f, "source", r->m->generated ? "gen" : "file");
     fprintf(f, ", \"rows\": %u, \"cols\": %u, \"nnz\": %zu, \"n\": %zu", a->rows, a->cols,
             a->nnz, a->nnz);
-    json_text(f, "format", gpgpu_format_name(row->c->format));
-    json_text(f, "algo", row->c->name);
-    json_text(f, "type", gpgpu_type_name(r->type));
+    bench_json_text(f, "format", gpgpu_format_name(row->c->format));
+    bench_json_text(f, "algo", row->c->name);
+    bench_json_text(f, "type", gpgpu_type_name(r->type));
     fprintf(f, ", \"default\": %s", row->c->is_default ? "true" : "false");
     if (row->c->shape != SHAPE_NONE)
         fprintf(f, ", \"threads_per_row\": %u, \"rows_per_group\": %u", row->threads_per_row,
                 row->rows_per_group);
-    json_field(f, "median_us", row->t.median_ns / 1e3);
-    json_field(f, "min_us", row->t.min_ns / 1e3);
-    json_field(f, "wall_us", row->t.wall_ns / 1e3);
-    json_field(f, "latency_us", row->latency_ns / 1e3);
-    json_field(f, "gflops", gflops);
+    bench_json_field(f, "median_us", row->t.median_ns / 1e3);
+    bench_json_field(f, "min_us", row->t.min_ns / 1e3);
+    bench_json_field(f, "wall_us", row->t.wall_ns / 1e3);
+    bench_json_field(f, "latency_us", row->latency_ns / 1e3);
+    bench_json_field(f, "gflops", gflops);
     fprintf(f, ", \"bytes\": %zu, \"stored\": %zu", row->format_bytes, row->stored);
-    json_field(f, "gbps", gbps);
-    json_field(f, "ratio_to_copy", gbps / b->copy_gbps);
-    json_field(f, "k_per_s_gb", k);
+    bench_json_field(f, "gbps", gbps);
+    bench_json_field(f, "ratio_to_copy", gbps / b->copy_gbps);
+    bench_json_field(f, "k_per_s_gb", k);
     if (row->c->shape == SHAPE_TUNED) {
-        json_field(f, "gain_vs_heuristic", row->gain);
-        json_field(f, "tuner_us", r->tuned.gpu_ns / 1e3);
-        json_field(f, "tuner_heuristic_us", r->tuned.heuristic_ns / 1e3);
+        bench_json_field(f, "gain_vs_heuristic", row->gain);
+        bench_json_field(f, "tuner_us", r->tuned.gpu_ns / 1e3);
+        bench_json_field(f, "tuner_heuristic_us", r->tuned.heuristic_ns / 1e3);
     }
-    json_text(f, "check", row->check);
+    bench_json_text(f, "check", row->check);
     bench_json_end(b);
 }
 
@@ -542,7 +359,7 @@ static int run_case(spmv_run *r, const spmv_case *c, gpgpu_matrix *a, spmv_row *
     if (status == GPGPU_SUCCESS)
         status = time_latency(b, &call, &row->latency_ns);
     if (status != GPGPU_SUCCESS)
-        return skip_or_fail(b, status);
+        return bench_skip_or_fail(b, status);
     row->c = c;
     row->check = spmv_check(r);
     if (row->check == NULL)
@@ -586,7 +403,7 @@ static int run_format(spmv_run *r, gpgpu_format format)
     if (status == GPGPU_SUCCESS && format == GPGPU_FORMAT_CSR)
         status = gpgpu_spmv_heuristic(a, &r->heuristic);
     if (status != GPGPU_SUCCESS)
-        rc = skip_or_fail(b, status);
+        rc = bench_skip_or_fail(b, status);
     for (size_t c = 0; c < COUNT_OF(spmv_cases) && a != NULL && rc == TOOL_EXIT_OK; c++) {
         if (spmv_cases[c].format == format && spmv_case_enabled(b, &spmv_cases[c], r->type))
             rc = run_case(r, &spmv_cases[c], a, &row);
@@ -609,7 +426,7 @@ static int run_type(spmv_run *r)
     return rc;
 }
 
-static void print_matrix(const spmv_matrix *m)
+static void print_matrix(const bench_matrix *m)
 {
     gpgpu_row_stats s = { 0 };
 
@@ -620,7 +437,7 @@ static void print_matrix(const spmv_matrix *m)
 }
 
 /* Runs one matrix in both types: vectors of the f64 size serve both. */
-static int run_matrix(bench *b, const spmv_matrix *m)
+static int run_matrix(bench *b, const bench_matrix *m)
 {
     size_t longest = m->a.rows > m->a.cols ? m->a.rows : m->a.cols;
     spmv_run r = { .b = b, .m = m };
@@ -639,7 +456,7 @@ static int run_matrix(bench *b, const spmv_matrix *m)
         if (status == GPGPU_SUCCESS)
             status = gpgpu_buffer_create(b->ctx, ((size_t)m->a.rows + 1) * sizeof(double), &r.y);
         if (status != GPGPU_SUCCESS)
-            rc = skip_or_fail(b, status);
+            rc = bench_skip_or_fail(b, status);
     }
     for (size_t t = 0; t < COUNT_OF(spmv_types) && r.y != NULL && rc == TOOL_EXIT_OK; t++) {
         r.type = spmv_types[t];
@@ -657,18 +474,6 @@ static int run_matrix(bench *b, const spmv_matrix *m)
 
 int bench_spmv_run(bench *b)
 {
-    const bench_spmv_input *inputs;
-    int count = input_list(&b->opt->spmv, &inputs), rc = TOOL_EXIT_OK;
-
     print_header();
-    for (int k = 0; k < count && rc == TOOL_EXIT_OK; k++) {
-        spmv_matrix m;
-        bool skip;
-
-        rc = matrix_load(&inputs[k], &m, &skip);
-        if (rc == TOOL_EXIT_OK && !skip)
-            rc = run_matrix(b, &m);
-        gpgpu_csr_free(&m.a);
-    }
-    return rc;
+    return bench_run_matrices(b, default_matrices, (int)COUNT_OF(default_matrices), run_matrix);
 }

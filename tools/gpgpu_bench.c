@@ -2,7 +2,7 @@
  * sizes, compared with the bandwidth of a plain buffer copy. Case names match
  * bench/cub_peer.cu so the two JSON outputs can be joined on them. The SpMV
  * cases (--only spmv) are in bench_spmv.c, the SpGEMM ones (--only spgemm) in
- * bench_spgemm.c. */
+ * bench_spgemm.c, the matrices of both (--matrix, --gen) in bench_matrices.c. */
 #include "gpgpu_bench.h"
 
 #include <errno.h>
@@ -255,7 +255,7 @@ static void parse_options(int argc, char **argv, bench_options *o)
         } else if ((value = tool_option_value(argc, argv, &i, "--only")) != NULL) {
             parse_only(o, value);
             only_given = true;
-        } else if (bench_spmv_option(argc, argv, &i, &o->spmv)) {
+        } else if (bench_matrix_option(argc, argv, &i, &o->matrices)) {
             /* matrices: without --only, only spmv runs (below) */
         } else if (strcmp(arg, "--own-scratch") == 0) {
             o->own_scratch = true;
@@ -265,7 +265,7 @@ static void parse_options(int argc, char **argv, bench_options *o)
             tool_usage_error("unknown argument '%s'", arg);
         }
     }
-    if (!only_given && o->spmv.input_count > 0) {
+    if (!only_given && o->matrices.arg_count > 0) {
         parse_only(o, "spmv");
     }
     if (sizes_given) {
@@ -303,6 +303,20 @@ void bench_json_string(FILE *f, const char *s)
             fputc(ch, f);
     }
     fputc('"', f);
+}
+
+void bench_json_field(FILE *f, const char *key, double value)
+{
+    if (isfinite(value))
+        fprintf(f, ", \"%s\": %.6g", key, value);
+    else
+        fprintf(f, ", \"%s\": null", key);
+}
+
+void bench_json_text(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, ", \"%s\": ", key);
+    bench_json_string(f, value);
 }
 
 static void print_table_header(void)
@@ -400,6 +414,16 @@ int bench_check(bench *b, gpgpu_status status)
         return TOOL_EXIT_OK;
     }
     return tool_fail(status, b->step, gpgpu_last_error(b->ctx));
+}
+
+int bench_skip_or_fail(bench *b, gpgpu_status status)
+{
+    if (status != GPGPU_ERROR_TOO_LARGE && status != GPGPU_ERROR_OUT_OF_MEMORY &&
+        status != GPGPU_ERROR_UNSUPPORTED_COMBINATION)
+        return tool_fail(status, b->step, gpgpu_last_error(b->ctx));
+    printf("# %s: skipped: %s\n", b->step, gpgpu_last_error(b->ctx));
+    fflush(stdout); /* the note in its place among the rows, which flush too */
+    return TOOL_EXIT_OK;
 }
 
 /* The sort descriptor of a sort case: out of place, pairs from vin to vout. */
@@ -1079,8 +1103,8 @@ int main(int argc, char **argv)
 
     tool_set_program("gpgpu-bench", "gpgpu-bench --help");
     parse_options(argc, argv, &opt);
-    if (opt.spmv.write_gen_dir != NULL)
-        return bench_spmv_write_gen(&opt.spmv);
+    if (opt.matrices.write_gen_dir != NULL)
+        return bench_spmv_write_gen(&opt.matrices);
 
     b.samples = malloc((size_t)opt.runs * sizeof(double));
     b.walls = malloc((size_t)opt.runs * sizeof(double));

@@ -1,6 +1,7 @@
 /* What gpgpu_bench.c (the driver, reduce, scan, sort, the copy ceiling),
- * bench_spmv.c (the SpMV cases) and bench_spgemm.c (the SpGEMM cases) share:
- * the options, the run's state, timing and the JSON records. */
+ * bench_matrices.c (the matrices of --matrix and --gen), bench_spmv.c (the
+ * SpMV cases) and bench_spgemm.c (the SpGEMM cases) share: the options, the
+ * run's state, timing and the JSON records. */
 #ifndef GPGPU_BENCH_H
 #define GPGPU_BENCH_H
 
@@ -17,19 +18,22 @@ typedef enum bench_kind {
 } bench_kind;
 
 #define MAX_SIZES 31
-#define BENCH_SPMV_MAX_INPUTS 256
+#define BENCH_MAX_MATRICES 256
 
-/* One matrix of the SpMV cases: a MatrixMarket file or a generator spec. */
-typedef struct bench_spmv_input {
+/* The elements of an array (not of a pointer). */
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* One --matrix or --gen argument of the SpMV and SpGEMM cases. */
+typedef struct bench_matrix_arg {
     const char *text; /* the path, or NAME[:SIZE[:AVG]] */
     bool file;
-} bench_spmv_input;
+} bench_matrix_arg;
 
-typedef struct bench_spmv_options {
-    bench_spmv_input inputs[BENCH_SPMV_MAX_INPUTS]; /* in the order given */
-    int input_count;
+typedef struct bench_matrix_options {
+    bench_matrix_arg args[BENCH_MAX_MATRICES]; /* in the order given */
+    int arg_count;
     const char *write_gen_dir; /* --write-gen: write the generated matrices there, no GPU */
-} bench_spmv_options;
+} bench_matrix_options;
 
 typedef struct bench_options {
     int min_log2, max_log2, step, runs, warmup, classic_max_log2, bitonic_max_log2;
@@ -42,7 +46,7 @@ typedef struct bench_options {
     bool kinds[KIND_COUNT];
     bool own_scratch;
     const char *json_path;
-    bench_spmv_options spmv;
+    bench_matrix_options matrices; /* those of the SpMV and SpGEMM cases */
     gpgpu_context_desc desc;
 } bench_options;
 
@@ -104,16 +108,55 @@ void bench_json_end(bench *b);
 void bench_json_number(FILE *f, double value);
 void bench_json_string(FILE *f, const char *s);
 
+/* A step that this matrix or device cannot take (too large for a kernel or
+ * for memory, a format or algorithm it has not) prints a note and gives
+ * TOOL_EXIT_OK, so that the run goes on with the next; other failures print
+ * why and give the exit code. For the SpMV and SpGEMM cases, where one matrix
+ * out of many may not fit. */
+int bench_skip_or_fail(bench *b, gpgpu_status status);
+
+/* ", \"key\": value" with 6 significant digits (null where not finite): the
+ * rates and sizes of tiny matrices need more than bench_json_number's 3
+ * decimals. */
+void bench_json_field(FILE *f, const char *key, double value);
+/* ", \"key\": \"value\"". */
+void bench_json_text(FILE *f, const char *key, const char *value);
+
+/* The matrices (bench_matrices.c). */
+
+/* A host matrix and its name in the results: the file name without the
+ * directory and .mtx[.gz], or NAME-SIZE[-AVG] for --gen NAME[:SIZE[:AVG]]. */
+typedef struct bench_matrix {
+    char name[128];
+    const char *arg; /* the --matrix or --gen text it came from, for messages */
+    bool generated;
+    gpgpu_csr a;
+} bench_matrix;
+
+/* Handles --matrix, --gen (its spelling checked now: a usage error before any
+ * work) and --write-gen into *o; true when argv[*i] was one. */
+bool bench_matrix_option(int argc, char **argv, int *i, bench_matrix_options *o);
+/* What a case file runs on one matrix; returns the exit code. */
+typedef int (*bench_matrix_run)(bench *b, const bench_matrix *m);
+/* Reads or generates (gpgpu_generate, seed 1) each matrix of --matrix and
+ * --gen in turn, or the caller's defaults without them (each case has its own
+ * sizes), and runs `run` on it; stops at the first failure. A file of a field
+ * the cases do not take (complex, hermitian) is skipped with a note. */
+int bench_run_matrices(bench *b, const bench_matrix_arg *defaults, int default_count,
+                       bench_matrix_run run);
+/* --write-gen: writes the generated ones of those matrices as DIR/NAME.mtx
+ * (gpgpu_mtx_write_matrix), no GPU. */
+int bench_matrix_write_gen(const bench_matrix_options *o, const bench_matrix_arg *defaults,
+                           int default_count);
+
 /* SpMV (bench_spmv.c). */
-extern const char bench_spmv_help[];
-/* Handles --matrix, --gen and --write-gen into *o; true when argv[*i] was one. */
-bool bench_spmv_option(int argc, char **argv, int *i, bench_spmv_options *o);
-/* --write-gen: writes the generated matrices as MatrixMarket files, no GPU. */
-int bench_spmv_write_gen(const bench_spmv_options *o);
+extern const char bench_spmv_help[]; /* with --matrix, --gen and --write-gen */
+/* --write-gen: bench_matrix_write_gen with SpMV's defaults (as --help says). */
+int bench_spmv_write_gen(const bench_matrix_options *o);
 /* Runs the SpMV cases on every matrix (after the copy ceiling is measured). */
 int bench_spmv_run(bench *b);
 
-/* SpGEMM (bench_spgemm.c): the matrices of --matrix and --gen (bench_spmv_options). */
+/* SpGEMM (bench_spgemm.c). */
 extern const char bench_spgemm_help[];
 /* Runs the SpGEMM cases on every matrix (after the copy ceiling is measured). */
 int bench_spgemm_run(bench *b);
