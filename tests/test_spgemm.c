@@ -1,18 +1,21 @@
 /* SpGEMM against the CPU reference (src/ref/ref_spgemm.c): Kiciak's 13 classic
  * stages alone against their twins, bit for bit (each step run on the twin's
  * state uploaded, the step's pure outputs poisoned, every buffer compared with
- * poisoned guards after it); then whole products with every algorithm in f32
- * and f64 against ref_spgemm_gustavson: C's structure exact, its values within
- * the reference's bound, the classic product bit for bit against the replayed
- * driver; the GPU transpose exact; zeros kept and dropped; memory budgets
- * (chunks, and too small for C); misuse; and the shared MatrixMarket files,
- * A*A for square ones and A*A^T for the others.
+ * poisoned guards after it); the fast product's stages (counts, bins, ROWS_RANK
+ * and ROWS per bin, the global path's chunks) the same way; then whole products
+ * with every algorithm in f32 and f64 against ref_spgemm_gustavson: C's
+ * structure exact, its values within the reference's bound, the classic
+ * product bit for bit against the replayed driver; the GPU transpose exact;
+ * zeros kept and dropped; memory budgets (chunks, and too small for C); misuse;
+ * and the shared MatrixMarket files, A*A for square ones and A*A^T for the
+ * others.
  *
  * Reference inputs are what the GPU sees: A's and B's values rounded to f32
  * for f32 products, so the reference's bound (which assumes inputs exact in
  * the type) applies. */
 #include <dirent.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -624,6 +627,643 @@ static void check_a_at(const char *name, const gpgpu_csr *a)
     }
 }
 
+/* ------------------------------------------------------------ the fast stages */
+
+/* The arrays the fast stages write, as the twin (src/ref/ref.h) holds them: the product's
+ * aux words, C's ints and values, a chunk's words and expanded values. */
+enum { FAST_AUX, FAST_C_INTS, FAST_C_VALS, FAST_UX, FAST_VALS, FAST_ARRAYS };
+static const char *const fast_names[FAST_ARRAYS] = {"aux", "c_ints", "c_vals", "chunk ux",
+                                                    "chunk vals"};
+
+/* A fast product replayed stage by stage on the GPU alongside its twin. Each GPU array is
+ * a buffer of the test's with GUARD poisoned elements past the twin's length, put in the
+ * product (or chunk, or C) in place of its own, which is kept in `own` and put back before
+ * the library frees it: a write past an array's end shows. */
+typedef struct fast_replay {
+    const char *name;
+    gpgpu_type t;
+    spgemm_product p;       /* the GPU's */
+    spgemm_chunk ch;        /* the GPU's chunk of long rows, while one is open */
+    ref_spgemm_fast_state s;
+    ref_spgemm_chunk rch;   /* the twin's chunk (zeroed when none is open) */
+    gpgpu_buffer *bufs[FAST_ARRAYS], *own[FAST_ARRAYS];
+    bool failed;            /* a step differed: the later ones are not run */
+    unsigned steps;
+} fast_replay;
+
+/* The twin's array k (NULL when it has none now), its length and element type. */
+static void *fast_array(fast_replay *r, int k, size_t *len, gpgpu_type *et)
+{
+    ref_spgemm_fast_state *s = &r->s;
+    *et = GPGPU_TYPE_U32;
+    switch (k) {
+    case FAST_AUX: *len = s->words; return s->aux;
+    case FAST_C_INTS: *len = (size_t)s->a->rows + 1 + s->nnz_c; return s->c_ints;
+    case FAST_C_VALS: *len = s->nnz_c, *et = r->t; return s->c_vals;
+    case FAST_UX: *len = r->rch.words; return r->rch.ux;
+    default: *len = r->rch.products, *et = r->t; return r->rch.vals;
+    }
+}
+
+/* Where the GPU's stages find array k. */
+static gpgpu_buffer **fast_slot(fast_replay *r, int k)
+{
+    switch (k) {
+    case FAST_AUX: return &r->p.aux;
+    case FAST_C_INTS: return &r->p.c->owned_ints;
+    case FAST_C_VALS: return &r->p.c->owned_values;
+    case FAST_UX: return &r->ch.ux;
+    default: return &r->ch.vals;
+    }
+}
+
+static void fast_guard(fast_replay *r, int k)
+{
+    size_t len;
+    gpgpu_type et;
+    fast_array(r, k, &len, &et);
+    gpgpu_buffer **slot = fast_slot(r, k);
+    r->own[k] = *slot;
+    r->bufs[k] = test_buffer(ctx, NULL, (len + GUARD) * gpgpu_type_size(et));
+    *slot = r->bufs[k];
+}
+
+static void fast_unguard(fast_replay *r, int k)
+{
+    if (!r->bufs[k])
+        return;
+    *fast_slot(r, k) = r->own[k];
+    gpgpu_buffer_destroy(r->bufs[k]);
+    r->bufs[k] = r->own[k] = NULL;
+}
+
+/* Before a step: false once one has differed (the first differing step is the one to
+ * read); else the twin's state (the step's outputs poisoned by the caller) uploaded. */
+static bool fast_begin(fast_replay *r)
+{
+    if (r->failed)
+        return false;
+    for (int k = 0; k < FAST_ARRAYS; k++) {
+        size_t len;
+        gpgpu_type et;
+        void *host = fast_array(r, k, &len, &et);
+        if (r->bufs[k] && host && len)
+            EXPECT_STATUS(ctx, gpgpu_buffer_upload(r->bufs[k], 0, host, len * gpgpu_type_size(et)),
+                          GPGPU_SUCCESS);
+    }
+    return true;
+}
+
+/* After the GPU's step (status st) and the twin's: every array downloaded and compared with
+ * the twin's and its poisoned guard, bit for bit. */
+static void fast_end(fast_replay *r, gpgpu_status st, const char *fmt, ...)
+{
+    char stage[160], what[300], label[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(stage, sizeof stage, fmt, ap);
+    va_end(ap);
+    snprintf(what, sizeof what, "%s %s fast %s", r->name, gpgpu_type_name(r->t), stage);
+    r->steps++;
+    if (st != GPGPU_SUCCESS) {
+        EXPECT(false, "%s: %s: %s", what, gpgpu_status_string(st), gpgpu_last_error(ctx));
+        r->failed = true;
+        return;
+    }
+    int before = test_failures;
+    for (int k = 0; k < FAST_ARRAYS; k++) {
+        size_t len;
+        gpgpu_type et;
+        void *host = fast_array(r, k, &len, &et);
+        if (!r->bufs[k] || !host)
+            continue;
+        size_t size = gpgpu_type_size(et);
+        char *want = xmalloc((len + GUARD) * size), *got = xmalloc((len + GUARD) * size);
+        memcpy(want, host, len * size);
+        test_poison(want + len * size, GUARD * size);
+        EXPECT_STATUS(ctx, gpgpu_buffer_download(r->bufs[k], 0, got, (len + GUARD) * size),
+                      GPGPU_SUCCESS);
+        snprintf(label, sizeof label, "%s: %s (%zu + %d guard)", what, fast_names[k], len,
+                 GUARD);
+        check_elems(label, et, got, want, len + GUARD, NULL);
+        free(want);
+        free(got);
+    }
+    r->failed = test_failures != before;
+}
+
+static int cmp_first_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* BIN_FILL: the GPU hands out slots by atomics, so each bin's part of the list, and the
+ * long (row, products) pairs, are compared as sets; then the GPU's order is copied into the
+ * twin, whose later stages take rows in list order, and the whole of aux compared (fill
+ * counters, and nothing written outside the list's filled parts). */
+static void fast_bin_fill(fast_replay *r)
+{
+    ref_spgemm_fast_state *s = &r->s;
+    uint32_t rows = s->a->rows, *aux = s->aux, *list = aux + s->list_off;
+    poison_u32(aux, s->list_off, 3 * (size_t)rows);
+    if (!fast_begin(r))
+        return;
+    int before = test_failures;
+    gpgpu_status st = spgemm_stage_bin_fill(&r->p);
+    ref_spgemm_bin_fill(s);
+    uint32_t *got = xmalloc(s->words * 4);
+    if (st == GPGPU_SUCCESS)
+        EXPECT_STATUS(ctx, gpgpu_buffer_download(r->bufs[FAST_AUX], 0, got, s->words * 4),
+                      GPGPU_SUCCESS);
+    const uint32_t *glist = got + s->list_off;
+    char label[300];
+    size_t at = 0;
+    for (unsigned b = 0; st == GPGPU_SUCCESS && b < REF_SPGEMM_BINS; b++) {
+        size_t count = aux[REF_SPGEMM_H_COUNT + b];
+        uint32_t *sorted = xmalloc(count * 4);
+        memcpy(sorted, glist + at, count * 4);
+        qsort(sorted, count, 4, cmp_first_u32); /* the twin's are ascending */
+        snprintf(label, sizeof label, "%s %s fast BIN_FILL: bin %u's %zu rows (as a set)",
+                 r->name, gpgpu_type_name(r->t), b, count);
+        check_elems(label, GPGPU_TYPE_U32, sorted, list + at, count, NULL);
+        memcpy(list + at, glist + at, count * 4);
+        free(sorted);
+        at += count;
+    }
+    if (st == GPGPU_SUCCESS) {
+        size_t n = aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN];
+        uint32_t *pairs = xmalloc(2 * n * 4);
+        memcpy(pairs, glist + rows, 2 * n * 4);
+        qsort(pairs, n, 8, cmp_first_u32);
+        snprintf(label, sizeof label, "%s %s fast BIN_FILL: %zu long (row, products) pairs "
+                 "(as a set)", r->name, gpgpu_type_name(r->t), n);
+        check_elems(label, GPGPU_TYPE_U32, pairs, list + rows, 2 * n, NULL);
+        memcpy(list + rows, glist + rows, 2 * n * 4);
+        free(pairs);
+    }
+    free(got);
+    fast_end(r, st, "BIN_FILL");
+    r->failed = r->failed || test_failures != before;
+}
+
+/* spgemm_stage_rows on every bin with rows, as run_fast's shared_rows calls it. Symbolic:
+ * the bin's rows' counts (zeros from ROW_BINS) poisoned first, so a row left uncounted
+ * shows. */
+static void fast_rows(fast_replay *r, bool numeric)
+{
+    ref_spgemm_fast_state *s = &r->s;
+    size_t start = 0;
+    if (r->failed)
+        return; /* the list may not be filled: its rows are not to be poisoned */
+    for (unsigned b = 0; b < REF_SPGEMM_LONG_BIN; b++) {
+        uint32_t count = s->aux[REF_SPGEMM_H_COUNT + b], cap = REF_SPGEMM_MIN_CAP << b;
+        for (uint32_t at = 0; at < count && !numeric; at++)
+            poison_u32(s->aux, s->rptr_off + s->aux[s->list_off + start + at], 1);
+        if (count && fast_begin(r)) {
+            gpgpu_status st = spgemm_stage_rows(&r->p, b, count, start, numeric);
+            ref_spgemm_rows(s, b, count, start, numeric);
+            fast_end(r, st, "%s %s bin %u (CAP %u): %u rows from %zu",
+                     cap <= REF_SPGEMM_RANK_MAX ? "ROWS_RANK" : "ROWS",
+                     numeric ? "numeric" : "symbolic", b, cap, count, start);
+        }
+        start += count;
+    }
+}
+
+/* One chunk of long rows through the global path, as esc_chunk runs it: the chunk's ids
+ * and segments as spgemm_chunk_open uploads them, then expand, sort, flags, their scan, and
+ * count (symbolic: the rows' counts poisoned first) or write. */
+static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool numeric)
+{
+    if (r->failed)
+        return;
+    ref_spgemm_fast_state *s = &r->s;
+    ref_spgemm_chunk *c = &r->rch;
+    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, numeric, c), "fast twin chunk");
+    char what[300];
+    snprintf(what, sizeof what, "%s %s fast %s chunk of %zu rows (%zu products)", r->name,
+             gpgpu_type_name(r->t), numeric ? "numeric" : "symbolic", rows, c->products);
+    gpgpu_status st = spgemm_chunk_open(&r->p, pairs, rows, numeric, &r->ch);
+    EXPECT(st == GPGPU_SUCCESS, "%s: spgemm_chunk_open: %s", what, gpgpu_last_error(ctx));
+    if (st == GPGPU_SUCCESS) {
+        spgemm_chunk *g = &r->ch;
+        EXPECT(g->products == c->products && g->seg_off == c->seg_off &&
+                   g->key_off == c->key_off && g->pay_off == c->pay_off &&
+                   g->flag_off == c->flag_off && g->ux->size == c->words * 4 &&
+                   (!numeric || g->vals->size == c->products * gpgpu_type_size(r->t)),
+               "%s: the chunk's layout differs from the twin's", what);
+        uint32_t *head = xmalloc((2 * rows + 1) * 4);
+        EXPECT_STATUS(ctx, gpgpu_buffer_download(g->ux, 0, head, (2 * rows + 1) * 4),
+                      GPGPU_SUCCESS);
+        char label[400];
+        snprintf(label, sizeof label, "%s: ids and segments", what);
+        check_elems(label, GPGPU_TYPE_U32, head, c->ux, 2 * rows + 1, NULL);
+        free(head);
+        fast_guard(r, FAST_UX);
+        if (numeric)
+            fast_guard(r, FAST_VALS);
+    } else {
+        r->failed = true;
+    }
+    uint32_t *ux = c->ux;
+    const char *phase = numeric ? "numeric" : "symbolic";
+    if (fast_begin(r)) {
+        st = spgemm_stage_esc_expand(&r->p, &r->ch);
+        ref_spgemm_esc_expand(s, c);
+        fast_end(r, st, "%s ESC_EXPAND (%zu rows, %zu products)", phase, rows, c->products);
+    }
+    poison_u32(ux, c->pay_off, c->products); /* the keys are sorted in place */
+    if (fast_begin(r)) {
+        st = spgemm_esc_sort(&r->p, &r->ch);
+        ref_spgemm_esc_sort(c);
+        fast_end(r, st, "%s ESC sort (%zu rows, %zu products)", phase, rows, c->products);
+    }
+    poison_u32(ux, c->flag_off, c->products + 1);
+    if (fast_begin(r)) {
+        st = spgemm_stage_esc_flags(&r->p, &r->ch);
+        ref_spgemm_esc_flags(c);
+        fast_end(r, st, "%s ESC_FLAGS (%zu rows)", phase, rows);
+    }
+    if (fast_begin(r)) {
+        st = spgemm_scan_words(ctx, r->ch.ux, r->ch.flag_off, r->ch.products + 1);
+        ref_spgemm_scan_words(ux + c->flag_off, c->products + 1);
+        fast_end(r, st, "%s ESC flags' scan (%zu rows)", phase, rows);
+    }
+    for (size_t k = 0; k < rows && !numeric; k++)
+        poison_u32(s->aux, s->rptr_off + ux[k], 1);
+    if (fast_begin(r)) {
+        st = numeric ? spgemm_stage_esc_write(&r->p, &r->ch)
+                     : spgemm_stage_esc_count(&r->p, &r->ch);
+        if (numeric)
+            ref_spgemm_esc_write(s, c);
+        else
+            ref_spgemm_esc_count(s, c);
+        fast_end(r, st, "%s (%zu rows)", numeric ? "ESC_WRITE" : "ESC_COUNT", rows);
+    }
+    fast_unguard(r, FAST_VALS);
+    fast_unguard(r, FAST_UX);
+    spgemm_chunk_close(&r->p, &r->ch);
+    ref_spgemm_chunk_free(c);
+}
+
+/* The long rows (from the list's pairs, in the GPU's order) in chunks of 1, 2, 3, ... rows,
+ * so segments start past 0 and chunks end mid-list, as a budget splits them. */
+static void fast_long(fast_replay *r, bool numeric)
+{
+    ref_spgemm_fast_state *s = &r->s;
+    if (r->failed)
+        return;
+    size_t n = s->aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN];
+    uint32_t *pairs = xmalloc(2 * n * 4 + 4);
+    memcpy(pairs, s->aux + s->list_off + s->a->rows, 2 * n * 4);
+    for (size_t first = 0, size = 1; first < n; size++) {
+        size_t m = size < n - first ? size : n - first;
+        fast_chunk(r, pairs + 2 * first, m, numeric);
+        first += m;
+    }
+    free(pairs);
+}
+
+/* The fast product of a and b (values rounded to t) with desc's algorithm, every stage on
+ * the GPU against its twin in run_fast's order: NNZ_PRODUCTS, apos's scan, ROW_BINS,
+ * BIN_FILL, the symbolic rows (ROWS_RANK or ROWS per bin) and long-row chunks, rptr's scan,
+ * C made, the numeric rows and chunks. Then the twin's C against Gustavson's (bit for bit
+ * when `exact`: the values make every sum exact; else within its bound) and the whole
+ * product through gpgpu_spgemm against the twin, bit for bit. `bins` says which bins must
+ * have rows (bit b: bin b), so a matrix meant to cover them is checked to. */
+static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
+                        gpgpu_algo algo, bool exact, unsigned bins)
+{
+    gpgpu_csr ar = as_type(a, t), br = as_type(b, t);
+    gpgpu_matrix *ma = upload(&ar, t), *mb = upload(&br, t);
+    gpgpu_spgemm_desc desc = {.algo = algo};
+    fast_replay r = {.name = name, .t = t};
+    char what[300];
+    snprintf(what, sizeof what, "%s %s fast %s", name, gpgpu_type_name(t), algo_name(algo));
+    gpgpu_status st = ma && mb ? spgemm_product_open(ctx, &desc, ma, mb, &r.p)
+                               : GPGPU_ERROR_INVALID_ARGUMENT;
+    EXPECT(st == GPGPU_SUCCESS, "%s: spgemm_product_open: %s", what, gpgpu_last_error(ctx));
+    if (st != GPGPU_SUCCESS) {
+        spgemm_product_close(&r.p);
+        gpgpu_matrix_destroy(ma);
+        gpgpu_matrix_destroy(mb);
+        gpgpu_csr_free(&ar);
+        gpgpu_csr_free(&br);
+        return;
+    }
+    ref_spgemm_fast_state *s = &r.s;
+    ref_or_die(ref_spgemm_fast_open(t, &ar, &br, r.p.shared_max, s), "fast twin");
+    EXPECT(s->apos_off == r.p.apos_off && s->rptr_off == r.p.rptr_off &&
+               s->list_off == r.p.list_off && s->words * 4 == r.p.aux->size &&
+               r.p.shared_max == (algo == GPGPU_ALGO_SPGEMM_ESC ? 0 : REF_SPGEMM_SHARED_MAX),
+           "%s: aux's layout differs from the twin's (shared_max %u)", what, r.p.shared_max);
+    fast_guard(&r, FAST_AUX);
+    uint32_t rows = ar.rows, *aux = s->aux;
+
+    poison_u32(aux, s->apos_off, ar.nnz + 1); /* as open leaves them: the stage writes all */
+    if (fast_begin(&r)) {
+        st = spgemm_stage_nnz_products(&r.p);
+        ref_spgemm_nnz_products(s);
+        fast_end(&r, st, "NNZ_PRODUCTS");
+    }
+    if (fast_begin(&r)) {
+        st = spgemm_scan_words(ctx, r.p.aux, r.p.apos_off, ar.nnz + 1);
+        ref_spgemm_scan_words(aux + s->apos_off, ar.nnz + 1);
+        fast_end(&r, st, "apos' scan");
+    }
+    poison_u32(aux, s->rptr_off, (size_t)rows + 1);
+    if (fast_begin(&r)) {
+        st = spgemm_stage_row_bins(&r.p);
+        ref_spgemm_row_bins(s);
+        fast_end(&r, st, "ROW_BINS");
+    }
+    for (unsigned k = 0; !r.failed && k < REF_SPGEMM_BINS; k++)
+        EXPECT(!(bins >> k & 1) || aux[REF_SPGEMM_H_COUNT + k] > 0,
+               "%s: no row in bin %u: the matrix misses what it is meant to cover", what, k);
+    fast_bin_fill(&r);
+
+    /* symbolic: counts, then C's row pointers */
+    fast_rows(&r, false);
+    fast_long(&r, false);
+    if (fast_begin(&r)) {
+        st = spgemm_scan_words(ctx, r.p.aux, r.p.rptr_off, (size_t)rows + 1);
+        ref_spgemm_scan_words(aux + s->rptr_off, (size_t)rows + 1);
+        fast_end(&r, st, "rptr's scan");
+    }
+    /* C as run_fast makes it, its row pointers the scanned rptr (uploaded from the twin's,
+     * columns and values poisoned) */
+    if (!r.failed) {
+        ref_or_die(ref_spgemm_fast_make_c(s), "fast twin C");
+        st = spgemm_new_matrix(ctx, t, rows, br.cols, s->nnz_c, &r.p.c);
+        EXPECT(st == GPGPU_SUCCESS, "%s: spgemm_new_matrix: %s", what, gpgpu_last_error(ctx));
+        r.failed = st != GPGPU_SUCCESS;
+    }
+    if (r.p.c) {
+        fast_guard(&r, FAST_C_INTS);
+        fast_guard(&r, FAST_C_VALS);
+    }
+    fast_rows(&r, true);
+    fast_long(&r, true);
+
+    if (!r.failed) {
+        gpgpu_csr want = {rows, br.cols, s->nnz_c, s->c_ints, s->c_ints + rows + 1,
+                          xmalloc((s->nnz_c + 1) * sizeof(double))};
+        for (size_t e = 0; e < s->nnz_c; e++)
+            want.values[e] = t == GPGPU_TYPE_F32 ? ((float *)s->c_vals)[e]
+                                                 : ((double *)s->c_vals)[e];
+        reference ref = make_reference(&ar, &br, t);
+        char label[400];
+        snprintf(label, sizeof label, "%s: the twin's C against Gustavson's", what);
+        if (same_structure(label, &want, &ref.c))
+            close_values(label, &want, &ref.c, exact ? NULL : ref.bound, t);
+        EXPECT(ref_spgemm_header64(aux, REF_SPGEMM_H_PRODUCTS) == ref.products,
+               "%s: the header's products %llu, Gustavson's %llu", what,
+               (unsigned long long)ref_spgemm_header64(aux, REF_SPGEMM_H_PRODUCTS),
+               (unsigned long long)ref.products);
+        free_reference(&ref);
+
+        snprintf(label, sizeof label, "%s: gpgpu_spgemm against the twin", what);
+        gpgpu_matrix *mc = NULL;
+        gpgpu_spgemm_stats stats;
+        st = gpgpu_spgemm(ctx, &desc, ma, mb, &mc, &stats);
+        EXPECT(st == GPGPU_SUCCESS, "%s: %s", label, gpgpu_last_error(ctx));
+        if (mc)
+            check_matrix(label, mc, &want, NULL, t);
+        EXPECT(st != GPGPU_SUCCESS ||
+                   (stats.products == ref_spgemm_header64(aux, REF_SPGEMM_H_PRODUCTS) &&
+                    stats.nnz == s->nnz_c &&
+                    stats.long_rows == aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN]),
+               "%s: stats say %llu products, %zu entries, %u long rows", label,
+               (unsigned long long)stats.products, stats.nnz, stats.long_rows);
+        gpgpu_matrix_destroy(mc);
+        free(want.values);
+    }
+    EXPECT(r.failed || r.steps >= 5, "%s: only %u steps replayed", what, r.steps);
+
+    for (int k = 0; k < FAST_ARRAYS; k++)
+        fast_unguard(&r, k);
+    gpgpu_matrix_destroy(r.p.c);
+    spgemm_product_close(&r.p);
+    ref_spgemm_fast_free(s);
+    gpgpu_matrix_destroy(ma);
+    gpgpu_matrix_destroy(mb);
+    gpgpu_csr_free(&ar);
+    gpgpu_csr_free(&br);
+}
+
+/* A value exact in f32: +-{1, 2, 3} times 2^{-1, 0, 1}. Products are then multiples of 1/4
+ * below 36 in magnitude, and any sum of a few thousand of them is exact in f32 (20 bits),
+ * so C has one right value whatever the order, and the stages can be compared bit for bit
+ * with Gustavson's too. Not `exact`: mostly an f32 of +-[0.001, 2], whose sums round, so
+ * only the twin's order of additions (product order, the network's, the sort's) matches
+ * the GPU's bit for bit. */
+static double fast_value(uint64_t x, bool exact)
+{
+    /* and a few signed zeros: a column of only -0 products sums to +0 in ROWS_RANK (which
+     * adds from 0), to -0 in ROWS and ESC_WRITE (which add from the first product) */
+    if (!exact && x % 61 == 0)
+        return (x >> 16) & 1 ? -0.0 : 0.0;
+    if (!exact)
+        return (double)(float)((double)(x % 2000 + 1) / 1000.0 * ((x >> 16) & 1 ? -1 : 1));
+    return (double)(1 + x % 3) * ldexp(1, (int)((x >> 8) % 3) - 1) * ((x >> 16) & 1 ? -1 : 1);
+}
+
+/* One row of A with `target` products from B rows not used yet in it (only B rows of one
+ * product when `ones`) and `empties` nonzeros on empty B rows between them; appended to
+ * ci/v at *n, columns ascending. */
+static void fast_row(const gpgpu_csr *b, uint32_t row, uint32_t target, uint32_t empties,
+                     bool ones, bool exact, uint64_t *state, uint32_t *mark, uint32_t *ci,
+                     double *v, size_t *n)
+{
+    uint32_t inner = b->rows, left = target, start = (uint32_t)*n;
+    for (uint32_t tries = 0; left > 0; tries++) {
+        if (tries > 100 * inner) {
+            fprintf(stderr, "fast_row: no %u products for row %u\n", target, row);
+            exit(1);
+        }
+        uint32_t j = (uint32_t)(splitmix(state) % inner), len = b->row_ptr[j + 1] - b->row_ptr[j];
+        if (mark[j] == row + 1 || len == 0 || len > left || (ones && len != 1))
+            continue;
+        mark[j] = row + 1;
+        ci[(*n)++] = j;
+        left -= len;
+    }
+    for (uint32_t e = 0, tries = 0; e < empties; tries++) {
+        uint32_t j = (uint32_t)(splitmix(state) % inner);
+        if (tries > 100 * inner) {
+            fprintf(stderr, "fast_row: no %u empty rows of B for row %u\n", empties, row);
+            exit(1);
+        }
+        if (mark[j] == row + 1 || b->row_ptr[j + 1] != b->row_ptr[j])
+            continue;
+        mark[j] = row + 1;
+        ci[(*n)++] = j;
+        e++;
+    }
+    qsort(ci + start, *n - start, 4, cmp_first_u32);
+    for (size_t k = start; k < *n; k++)
+        v[k] = fast_value(splitmix(state), exact);
+}
+
+/* A (rows x inner) and B (inner x cols) for the fast stages. B: every third row empty, the
+ * others 1 to 150 distinct columns, half drawn from the first 64 columns so A's rows meet
+ * the same columns often (runs in every bin). A: the first `specials` of these rows, at
+ * every 11th row: rows of few products but more nonzeros than their bin's CAP (most on
+ * empty B rows: ROWS_RANK without its spread; 33 nonzeros for CAP 32 at its edge), rows of
+ * every bin at its edges (1, 32, 33, 64, 65, 128, 129, ..., 2048 products, and 2049 and
+ * 4500 past the shared path), rows of nonzeros but no products; every 13th row empty; the
+ * rest random in a random bin with a few empty B rows between their nonzeros. Values
+ * fast_value's. Returns whether the special rows fitted in A. */
+static bool fast_pair(uint32_t rows, uint32_t inner, uint32_t cols, bool exact,
+                      size_t specials, gpgpu_csr *a, gpgpu_csr *b)
+{
+    static const uint32_t lens[] = {1, 1, 1, 1, 2, 3, 5, 8, 13, 21, 40, 77, 150};
+    static const struct { uint32_t products, empties; bool ones; } special[] = {
+        {32, 1, true},    {50, 30, true},    {100, 60, true},   {3, 29, true},
+        {120, 9, true},   {10, 190, true},   {32, 0, true},     {1, 0, false},
+        {33, 0, false},   {64, 2, false},    {65, 1, false},    {128, 0, false},
+        {129, 3, false},  {256, 0, false},   {257, 2, false},   {512, 0, false},
+        {513, 1, false},  {1024, 0, false},  {1025, 2, false},  {2048, 1, false},
+        {2049, 0, false}, {4500, 3, false},  {0, 5, false},     {0, 0, false},
+    };
+    uint64_t state = test_seed++;
+    uint32_t *mark = xmalloc((size_t)(inner > cols ? inner : cols) * 4);
+    memset(mark, 0, (size_t)(inner > cols ? inner : cols) * 4);
+    size_t cap = (size_t)inner * 150 + 1, n = 0;
+    *b = (gpgpu_csr){inner, cols, 0, xmalloc(((size_t)inner + 1) * 4), xmalloc(cap * 4),
+                     xmalloc(cap * sizeof(double))};
+    for (uint32_t j = 0; j < inner; j++) {
+        b->row_ptr[j] = (uint32_t)n;
+        uint32_t len = j % 3 == 0 ? 0 : lens[splitmix(&state) % (sizeof lens / sizeof *lens)];
+        len = len < cols ? len : cols;
+        size_t start = n;
+        for (uint32_t k = 0; k < len; k++) {
+            uint64_t x = splitmix(&state);
+            uint32_t c = (uint32_t)(x & 1 ? (x >> 8) % (cols < 64 ? cols : 64) : (x >> 8) % cols);
+            while (mark[c] == j + 1)
+                c = (c + 1) % cols;
+            mark[c] = j + 1;
+            b->col_idx[n] = c;
+            b->values[n++] = fast_value(splitmix(&state), exact);
+        }
+        qsort(b->col_idx + start, n - start, 4, cmp_first_u32);
+    }
+    b->row_ptr[inner] = (uint32_t)n;
+    b->nnz = n;
+
+    memset(mark, 0, (size_t)inner * 4);
+    size_t acap = (size_t)rows * inner + 1;
+    *a = (gpgpu_csr){rows, inner, 0, xmalloc(((size_t)rows + 1) * 4), xmalloc(acap * 4),
+                     xmalloc(acap * sizeof(double))};
+    size_t nspecial = sizeof special / sizeof *special, used = 0;
+    nspecial = specials < nspecial ? specials : nspecial;
+    n = 0;
+    for (uint32_t i = 0; i < rows; i++) {
+        a->row_ptr[i] = (uint32_t)n;
+        if (i % 11 == 4 && used < nspecial) { /* spread through A, not all in one group */
+            fast_row(b, i, special[used].products, special[used].empties, special[used].ones,
+                     exact, &state, mark, a->col_idx, a->values, &n);
+            used++;
+        } else if (i % 13 != 7) {
+            unsigned bin = (unsigned)(splitmix(&state) % 7);
+            uint32_t lo = bin ? (32u << (bin - 1)) + 1 : 1, hi = 32u << bin;
+            uint32_t p = lo + (uint32_t)(splitmix(&state) % (hi - lo + 1));
+            fast_row(b, i, p, (uint32_t)(splitmix(&state) % 4), false, exact, &state, mark,
+                     a->col_idx, a->values, &n);
+        }
+    }
+    a->row_ptr[rows] = (uint32_t)n;
+    a->nnz = n;
+    free(mark);
+    return used == nspecial;
+}
+
+/* Rows of A that ROWS_RANK takes without its spread: products in a bin of CAP <= RANK_MAX,
+ * more nonzeros than CAP. */
+static uint32_t unspread_rows(const gpgpu_csr *a, const gpgpu_csr *b)
+{
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < a->rows; i++) {
+        uint32_t p = 0, nz = a->row_ptr[i + 1] - a->row_ptr[i];
+        for (uint32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
+            p += b->row_ptr[a->col_idx[k] + 1] - b->row_ptr[a->col_idx[k]];
+        unsigned bin = p ? ref_spgemm_bin_of(p, REF_SPGEMM_SHARED_MAX) : REF_SPGEMM_LONG_BIN;
+        uint32_t cap = (uint32_t)REF_SPGEMM_MIN_CAP << bin;
+        count += cap <= REF_SPGEMM_RANK_MAX && nz > cap;
+    }
+    return count;
+}
+
+/* The fast stages one by one (on both backends, f32 and f64): the hand pair (every row in
+ * bin 0, one reaching only an empty row of B), a product without products, the generated
+ * pair covering every bin through DEFAULT with exact sums; then, with sums that round (so
+ * each stage's order of additions is what is compared), a smaller pair of every shared bin
+ * and one through SPGEMM_ESC (every row long: chunks only). First, the twin's copies of
+ * the library's constants. */
+static void fast_stage_tests(void)
+{
+    static const struct { const char *name; int twin, lib; } consts[] = {
+        {"BINS", REF_SPGEMM_BINS, SPGEMM_BINS},
+        {"LONG_BIN", REF_SPGEMM_LONG_BIN, SPGEMM_LONG_BIN},
+        {"MIN_CAP", REF_SPGEMM_MIN_CAP, SPGEMM_MIN_CAP},
+        {"SHARED_MAX", REF_SPGEMM_SHARED_MAX, SPGEMM_SHARED_MAX},
+        {"RANK_MAX", REF_SPGEMM_RANK_MAX, SPGEMM_RANK_MAX},
+        {"H_COUNT", REF_SPGEMM_H_COUNT, SPGEMM_H_COUNT},
+        {"H_FILL", REF_SPGEMM_H_FILL, SPGEMM_H_FILL},
+        {"H_PRODUCTS", REF_SPGEMM_H_PRODUCTS, SPGEMM_H_PRODUCTS},
+        {"H_NNZ", REF_SPGEMM_H_NNZ, SPGEMM_H_NNZ},
+        {"HEADER", REF_SPGEMM_HEADER, SPGEMM_HEADER},
+    };
+    for (size_t k = 0; k < sizeof consts / sizeof *consts; k++)
+        EXPECT(consts[k].twin == consts[k].lib,
+               "REF_SPGEMM_%s is %d in src/ref/ref.h, SPGEMM_%s %d in src/algo/spgemm.h",
+               consts[k].name, consts[k].twin, consts[k].name, consts[k].lib);
+    /* the seeds taken here are given back, so the later tests' random matrices (and their
+     * time: CLASSIC runs where its sort stays small) are what they are without these */
+    uint64_t seed = test_seed;
+    gpgpu_csr ha, hb;
+    hand_pair(&ha, &hb);
+    uint64_t state = test_seed++;
+    for (size_t k = 0; k < ha.nnz; k++)
+        ha.values[k] = fast_value(splitmix(&state), true);
+    for (size_t k = 0; k < hb.nnz; k++)
+        hb.values[k] = fast_value(splitmix(&state), true);
+    /* A's columns 1 and 3 meet only B's empty rows 1 and 3 */
+    static const uint32_t np_arp[] = {0, 1, 1, 3}, np_aci[] = {1, 1, 3};
+    static const uint32_t np_brp[] = {0, 2, 2, 3, 3}, np_bci[] = {0, 4, 2};
+    gpgpu_csr na = csr_of(3, 4, 3, np_arp, np_aci, NULL);
+    gpgpu_csr nb = csr_of(4, 5, 3, np_brp, np_bci, NULL);
+    gpgpu_csr ba, bb, ia, ib, ea, eb;
+    EXPECT(fast_pair(333, 901, 1237, true, 24, &ba, &bb) &&
+               fast_pair(100, 901, 1237, false, 9, &ia, &ib), /* none long */
+           "fast_pair: the special rows do not fit");
+    EXPECT(unspread_rows(&ba, &bb) >= 5 && unspread_rows(&ia, &ib) >= 5,
+           "fast_pair: %u and %u rows for ROWS_RANK without its spread", unspread_rows(&ba, &bb),
+           unspread_rows(&ia, &ib));
+    fast_pair(61, 307, 97, false, 0, &ea, &eb);
+    for (size_t ti = 0; ti < type_count; ti++) {
+        gpgpu_type t = types[ti];
+        fast_stages("hand", &ha, &hb, t, GPGPU_ALGO_DEFAULT, true, 1u);
+        fast_stages("no products", &na, &nb, t, GPGPU_ALGO_DEFAULT, true, 0);
+        fast_stages("every bin", &ba, &bb, t, GPGPU_ALGO_DEFAULT, true, 0xffu);
+        fast_stages("every shared bin, rounding", &ia, &ib, t, GPGPU_ALGO_DEFAULT, false, 0x7fu);
+        fast_stages("every row long, rounding", &ea, &eb, t, GPGPU_ALGO_SPGEMM_ESC, false,
+                    1u << SPGEMM_LONG_BIN);
+    }
+    gpgpu_csr_free(&ha);
+    gpgpu_csr_free(&hb);
+    gpgpu_csr_free(&na);
+    gpgpu_csr_free(&nb);
+    gpgpu_csr_free(&ba);
+    gpgpu_csr_free(&bb);
+    gpgpu_csr_free(&ia);
+    gpgpu_csr_free(&ib);
+    gpgpu_csr_free(&ea);
+    gpgpu_csr_free(&eb);
+    test_seed = seed;
+}
+
 /* ------------------------------------------------------------ the matrices */
 
 /* Rows 0, 1, 4 and the last two empty, column 2 empty too. */
@@ -1055,6 +1695,7 @@ int main(void)
         type_count = 1;
     misuse();
     classic_stage_tests();
+    fast_stage_tests();
     edge_products();
     crafted_zeros();
     integer_zeros();

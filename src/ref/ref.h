@@ -200,4 +200,109 @@ bool ref_spgemm_classic_run(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr
 /* Frees the arrays ref_spgemm_classic_run allocated and zeroes *s. */
 void ref_spgemm_classic_free(ref_spgemm_classic_state *s);
 
+/* ---- the fast product, stage by stage (glsl/spgemm.comp stages 14..21 and 28) ----
+ * Host twins of the stages src/algo/spgemm.h calls "fast", bit for bit, on arrays laid
+ * out as struct spgemm_product and struct spgemm_chunk lay out their buffers. The
+ * header's word indices and sizes are repeated here (the reference does not include the
+ * library's headers; the tests check they agree). Products and sums are in `type` (f32
+ * or f64), one rounding per operation.
+ *
+ * Where the GPU's order is not defined the twins pick one: BIN_FILL lists each bin's
+ * rows ascending and the long pairs in the same order; a caller comparing with a GPU
+ * compares those as sets and then copies the GPU's order into the twin's aux, so the
+ * later stages (which take rows in list order) see what the GPU's see. */
+enum {
+    REF_SPGEMM_BINS = 8, REF_SPGEMM_LONG_BIN = 7, REF_SPGEMM_MIN_CAP = 32,
+    REF_SPGEMM_SHARED_MAX = 2048, /* the longest row ROWS takes (its tile) */
+    REF_SPGEMM_RANK_MAX = 128,    /* bins of CAP up to this go through ROWS_RANK */
+    REF_SPGEMM_H_COUNT = 0, REF_SPGEMM_H_FILL = 8, REF_SPGEMM_H_PRODUCTS = 16,
+    REF_SPGEMM_H_NNZ = 18, REF_SPGEMM_HEADER = 32
+};
+
+/* One product. aux holds `words` u32: the header (zeroed by open), then
+ * apos[nnz(A) + 1] at apos_off, rptr[rows + 1] at rptr_off, list[rows] at list_off
+ * and the long rows' (row, products) pairs at list_off + rows (2 * rows words); open
+ * fills everything past the header with 0xA5 bytes. C (ref_spgemm_fast_make_c) is
+ * c_ints (rows + 1 row pointers, then nnz_c columns) and c_vals (nnz_c of type). */
+typedef struct ref_spgemm_fast_state {
+    gpgpu_type type;
+    const gpgpu_csr *a, *b; /* values exact in type */
+    uint32_t shared_max;    /* REF_SPGEMM_SHARED_MAX, or 0: every row is long (ESC) */
+    uint32_t *aux;
+    size_t words, apos_off, rptr_off, list_off;
+    uint32_t *c_ints;
+    void *c_vals;
+    size_t nnz_c;
+} ref_spgemm_fast_state;
+
+/* false when out of memory (nothing left allocated). */
+bool ref_spgemm_fast_open(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *b,
+                          uint32_t shared_max, ref_spgemm_fast_state *s);
+void ref_spgemm_fast_free(ref_spgemm_fast_state *s);
+
+/* The bin of a row of p > 0 products: LONG_BIN past shared_max, else the smallest b with
+ * p <= 32 << b. */
+unsigned ref_spgemm_bin_of(uint32_t p, uint32_t shared_max);
+/* A row's products from the scanned apos (modulo 2^32). */
+uint32_t ref_spgemm_row_products(const ref_spgemm_fast_state *s, uint32_t r);
+/* The header's 64-bit total at word `at` (H_PRODUCTS, H_NNZ). */
+uint64_t ref_spgemm_header64(const uint32_t *aux, unsigned at);
+
+/* NNZ_PRODUCTS: apos[k] = |row col_A[k] of B|, apos[nnz(A)] = 0. */
+void ref_spgemm_nnz_products(ref_spgemm_fast_state *s);
+/* spgemm_scan_words: n u32 scanned exclusively in place (modulo 2^32). */
+void ref_spgemm_scan_words(uint32_t *w, size_t n);
+/* ROW_BINS: rptr[0..rows] = 0; per row with products, its bin's count += 1 and the
+ * 64-bit products += its products. */
+void ref_spgemm_row_bins(ref_spgemm_fast_state *s);
+/* BIN_FILL: rows with products listed bin by bin (ascending within a bin), each bin's
+ * fill counter += its rows; the long rows also as (row, products) pairs. */
+void ref_spgemm_bin_fill(ref_spgemm_fast_state *s);
+/* spgemm_stage_rows on `count` rows of bin (< LONG_BIN) from list position `start`.
+ * Each row's products are taken in Gustavson's order (A's nonzeros in order, each B row
+ * in order). For CAP = 32 << bin <= RANK_MAX (ROWS_RANK, stage 28) a column's sum is 0
+ * plus each of its products in that order, one rounding per add in type (the shader's
+ * accumulator starts at 0, so a lone -0 product gives +0). Past it (ROWS, stage 17) the
+ * products fill CAP slots padded with 0xffffffff keys, the shader's bitonic network is
+ * replayed on them (so equal columns end in the GPU's order) and each run is added left
+ * to right from its first product. Symbolic: rptr[r] = the row's distinct columns,
+ * header nnz += them; numeric: C's columns ascending and their sums at rptr[r] (the
+ * scanned row pointer), into c_ints / c_vals. */
+void ref_spgemm_rows(ref_spgemm_fast_state *s, unsigned bin, uint32_t count, size_t start,
+                     bool numeric);
+/* C's arrays for nnz_c = the header's nnz: row pointers copied from the scanned rptr,
+ * columns and values filled with 0xA5 bytes. false when out of memory. */
+bool ref_spgemm_fast_make_c(ref_spgemm_fast_state *s);
+
+/* A chunk of long rows, as spgemm_chunk_open lays out its ux words: the rows' ids at 0,
+ * their segment starts (rows + 1) at seg_off = rows, keys at key_off = 2 rows + 1,
+ * payload at pay_off, flags (products + 1) at flag_off; vals (numeric) the expanded
+ * values. open fills ids and segments and the rest with 0xA5 bytes. */
+typedef struct ref_spgemm_chunk {
+    size_t rows, products, words;
+    size_t seg_off, key_off, pay_off, flag_off;
+    uint32_t *ux;
+    void *vals; /* NULL when not numeric */
+    bool numeric;
+} ref_spgemm_chunk;
+
+/* From `rows` (row, products) pairs. false when out of memory. */
+bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs, size_t rows,
+                           bool numeric, ref_spgemm_chunk *ch);
+void ref_spgemm_chunk_free(ref_spgemm_chunk *ch);
+/* ESC_EXPAND: key[t] = the column of product t - seg[s] of row ids[s] (ROWS' order),
+ * vals[t] = a_ik * b_kj in type (numeric). */
+void ref_spgemm_esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch);
+/* spgemm_esc_sort: keys stably sorted within each segment, payload = each key's
+ * expansion index. */
+void ref_spgemm_esc_sort(ref_spgemm_chunk *ch);
+/* ESC_FLAGS: flag[t] = t starts its segment or key[t] != key[t - 1]; flag[products] = 0. */
+void ref_spgemm_esc_flags(ref_spgemm_chunk *ch);
+/* ESC_COUNT (after the flags' exclusive scan): rptr[ids[s]] = runs of segment s, header
+ * nnz += them. */
+void ref_spgemm_esc_count(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch);
+/* ESC_WRITE: each run's column, and vals[pay[u]] over it added left to right in type, to
+ * C at rptr[row] + its run index within the row. */
+void ref_spgemm_esc_write(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch);
+
 #endif /* GPGPU_REF_H */
