@@ -185,6 +185,9 @@ void stage_step()
 // the first H/2^COUNT of a block, and each invocation takes one group
 // through all of them in registers: the same compare-exchanges as COUNT
 // STEP dispatches, with one read and one write of the data.
+// Every index into k and pv is a constant of the unrolled loops (the steps'
+// distances run over 8, 4, 2, 1, skipping those the call does not take): an
+// index known only at run time would put both arrays in memory.
 #define MAX_FUSED 16u
 void stage_steps()
 {
@@ -196,14 +199,17 @@ void stage_steps()
     uint cnt = min(1u << m, (N - first + span - 1u) / span); // elements of the group below N
     KEY k[MAX_FUSED];
     uint pv[MAX_FUSED];
-    for (uint j = 0u; j < MAX_FUSED; j++) {
+    UNROLL for (uint j = 0u; j < MAX_FUSED; j++) {
         if (j < cnt) {
             k[j] = keys_a[KEY_OFF_A + first + j * span];
             pv[j] = payload ? pay_a[PAY_OFF_A + first + j * span] : 0u;
         }
     }
-    for (uint dist = (1u << m) >> 1; dist >= 1u; dist >>= 1) {
-        for (uint j = 0u; j < MAX_FUSED; j++) {
+    UNROLL for (uint e = 4u; e-- > 0u;) {
+        uint dist = 1u << e;
+        if (dist >= (1u << m))
+            continue; // not one of this call's steps
+        UNROLL for (uint j = 0u; j < MAX_FUSED; j++) {
             if ((j & dist) != 0u || j + dist >= cnt)
                 continue; // the partner is past the end: +inf, no exchange
             if (after(k[j], pv[j], k[j + dist], pv[j + dist])) {
@@ -216,7 +222,7 @@ void stage_steps()
             }
         }
     }
-    for (uint j = 0u; j < MAX_FUSED; j++) {
+    UNROLL for (uint j = 0u; j < MAX_FUSED; j++) {
         if (j < cnt) {
             keys_a[KEY_OFF_A + first + j * span] = k[j];
             if (payload)
