@@ -7,6 +7,14 @@
  * (through zlib). On failure they write a one-line message
  * naming the file and line into `msg` (when msg is not NULL and msg_size > 0).
  * Thread safety: reentrant.
+ *
+ * A file's sizes are claims, checked as the data arrives: memory grows with the entries
+ * read, never from the size line alone, and what any input (a pipe, /dev/zero, a file of
+ * junk) makes a reader read is bounded: a line of at most GPGPU_MTX_MAX_LINE_BYTES, no
+ * NUL byte, at most GPGPU_MTX_MAX_SKIPPED_BYTES of comments and blank lines, and no more
+ * entries than the size line declared (GPGPU_ERROR_PARSE for each, naming the line). Counts
+ * past 2^31 - 1, what the shaders index, are GPGPU_ERROR_TOO_LARGE before anything is
+ * allocated.
  */
 #ifndef GPGPU_IO_H
 #define GPGPU_IO_H
@@ -17,6 +25,14 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** The longest line the readers take, newline included (1 MiB: a MatrixMarket data line
+ *  holds one entry, tens of bytes). */
+#define GPGPU_MTX_MAX_LINE_BYTES ((size_t)1 << 20)
+
+/** The most comment and blank lines, in bytes, that a file may hold in all (16 MiB: the
+ *  comment blocks of published files take kilobytes). */
+#define GPGPU_MTX_MAX_SKIPPED_BYTES ((size_t)1 << 24)
 
 /**
  * Reads a vector from a MatrixMarket file: an `array` file of M rows and one
