@@ -564,6 +564,36 @@ static void test_csr_check(void)
     CHECK(gpgpu_csr_check(NULL, true, NULL, 0) == GPGPU_ERROR_NULL_POINTER);
 }
 
+/* Sizes a caller passes in a gpgpu_sparse are checked before any array is read: rows past
+ * 2^31 - 1 with an empty ELL would loop 2^32 times, and a BSR block column past the
+ * matrix would wrap its entries' columns back into it. */
+static void test_to_csr_sizes(void)
+{
+    uint32_t idx[4] = {0}, ptr[2] = {0, 1};
+    double values[4] = {1, 2, 3, 4};
+    gpgpu_csr out;
+    gpgpu_sparse ell = {.format = GPGPU_FORMAT_ELL, .rows = 0xffffffffu, .cols = 1,
+                        .idx = idx, .values = values};
+    CHECK(gpgpu_sparse_to_csr(&ell, &out, NULL, 0) == GPGPU_ERROR_TOO_LARGE);
+    ell.rows = 1;
+    ell.cols = 0x80000000u;
+    CHECK(gpgpu_sparse_to_csr(&ell, &out, NULL, 0) == GPGPU_ERROR_TOO_LARGE);
+    /* 2x2 blocks, 3x3 matrix: block columns 0 and 1 only. */
+    gpgpu_sparse bsr = {.format = GPGPU_FORMAT_BSR, .rows = 2, .cols = 3, .nnz = 4,
+                        .stored = 4, .block = 2, .ptr_count = 2, .ptr = ptr,
+                        .idx = idx, .values = values};
+    char msg[256] = "";
+    idx[0] = 2;
+    CHECK(gpgpu_sparse_to_csr(&bsr, &out, msg, sizeof msg) == GPGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(msg, "bsr") != NULL);
+    idx[0] = 0x80000000u; /* column 2^32 + e: wrapped to 0 and 1 before */
+    CHECK(gpgpu_sparse_to_csr(&bsr, &out, NULL, 0) == GPGPU_ERROR_INVALID_ARGUMENT);
+    idx[0] = 0;
+    CHECK(gpgpu_sparse_to_csr(&bsr, &out, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(out.nnz == 4 && out.col_idx[1] == 1 && out.values[3] == 4);
+    gpgpu_csr_free(&out);
+}
+
 /* ---------------------------------------------------------- from COO */
 
 static void test_from_coo(void)
@@ -763,6 +793,7 @@ static void test_generators(void)
 int main(void)
 {
     test_csr_check();
+    test_to_csr_sizes();
     test_from_coo();
     test_stats_and_names();
     test_ell_refusal();

@@ -521,6 +521,20 @@ static bool gather_bsr(const gpgpu_sparse *a, sparse_triples *t)
     return true;
 }
 
+/* Block columns below ceil(cols / b): a larger one would put an entry's column past
+ * 2^32, where it wraps back into the matrix instead of being refused. */
+static bool block_columns_ok(const gpgpu_sparse *a)
+{
+    size_t block_cols = ((size_t)a->cols + a->block - 1) / a->block;
+    size_t blocks = a->ptr[a->ptr_count - 1];
+    for (size_t k = 0; k < blocks; k++) {
+        if (a->idx[k] >= block_cols) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The arrays each format needs, consistent with its sizes, so gathering stays in bounds. */
 static bool layout_ok(const gpgpu_sparse *a)
 {
@@ -547,7 +561,8 @@ static bool layout_ok(const gpgpu_sparse *a)
     case GPGPU_FORMAT_BSR:
         return b > 0 && a->ptr_count == ((size_t)a->rows + b - 1) / b + 1 &&
                ptr_ok(a->ptr, a->ptr_count, a->stored / (b * b)) &&
-               a->stored == (size_t)a->ptr[a->ptr_count - 1] * b * b;
+               a->stored == (size_t)a->ptr[a->ptr_count - 1] * b * b &&
+               block_columns_ok(a);
     }
     return false;
 }
@@ -582,9 +597,12 @@ GPGPU_API gpgpu_status gpgpu_sparse_to_csr(const gpgpu_sparse *a, gpgpu_csr *out
         return sparse_fail(msg, msg_size, GPGPU_ERROR_INVALID_ARGUMENT, "unknown format %d",
                            (int)a->format);
     }
-    if (a->nnz > GPGPU_SPARSE_MAX_INDEX || a->stored > GPGPU_SPARSE_MAX_INDEX) {
+    /* Before any loop: rows alone set how long ELL and SELL gathers run. */
+    if (a->rows > GPGPU_SPARSE_MAX_INDEX || a->cols > GPGPU_SPARSE_MAX_INDEX ||
+        a->nnz > GPGPU_SPARSE_MAX_INDEX || a->stored > GPGPU_SPARSE_MAX_INDEX) {
         return sparse_fail(msg, msg_size, GPGPU_ERROR_TOO_LARGE,
-                           "%zu nonzeros, %zu stored: past 2^31 - 1", a->nnz, a->stored);
+                           "%ux%u with %zu nonzeros, %zu stored: past 2^31 - 1", a->rows,
+                           a->cols, a->nnz, a->stored);
     }
     if ((a->ptr_count > 0 && a->ptr == NULL) || a->idx == NULL || a->values == NULL) {
         return sparse_fail(msg, msg_size, GPGPU_ERROR_NULL_POINTER,
