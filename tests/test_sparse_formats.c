@@ -486,6 +486,21 @@ static void test_ell_refusal(void)
           GPGPU_ERROR_INVALID_ARGUMENT);
     CHECK(gpgpu_sparse_from_csr(&a, (gpgpu_format)9, NULL, &sp, msg, sizeof msg) ==
           GPGPU_ERROR_INVALID_ARGUMENT);
+    /* A slice height or block past its maximum: the padding alone would be gigabytes
+     * (fuzz_sparse_validate found b and C near 2^31 on a 16-row matrix). */
+    gpgpu_format_params big_c = {.sell_c = GPGPU_SELL_MAX_C + 1};
+    gpgpu_format_params big_b = {.bsr_block = GPGPU_BSR_MAX_BLOCK + 1};
+    CHECK(gpgpu_sparse_from_csr(&a, GPGPU_FORMAT_SELL, &big_c, &sp, msg, sizeof msg) ==
+          GPGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(msg, "sell_c") != NULL);
+    CHECK(gpgpu_sparse_from_csr(&a, GPGPU_FORMAT_BSR, &big_b, &sp, msg, sizeof msg) ==
+          GPGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(gpgpu_format_bytes(&a, GPGPU_FORMAT_BSR, &big_b, GPGPU_TYPE_F32, &bytes, NULL) ==
+          GPGPU_ERROR_INVALID_ARGUMENT);
+    big_c.sell_c = GPGPU_SELL_MAX_C;
+    CHECK(gpgpu_sparse_from_csr(&a, GPGPU_FORMAT_SELL, &big_c, &sp, msg, sizeof msg) ==
+          GPGPU_SUCCESS);
+    gpgpu_sparse_free(&sp);
     CHECK(gpgpu_sparse_from_csr(NULL, GPGPU_FORMAT_CSR, NULL, &sp, msg, sizeof msg) ==
           GPGPU_ERROR_NULL_POINTER);
     CHECK(gpgpu_sparse_from_csr(&a, GPGPU_FORMAT_CSR, NULL, NULL, msg, sizeof msg) ==

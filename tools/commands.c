@@ -197,11 +197,11 @@ bool parse_format_option(int argc, char **argv, int *i, gpgpu_format_params *p)
     const char *value;
 
     if ((value = tool_option_value(argc, argv, i, "--sell-c")) != NULL)
-        p->sell_c = (uint32_t)tool_parse_uint("--sell-c", value, 1, 1024);
+        p->sell_c = (uint32_t)tool_parse_uint("--sell-c", value, 1, GPGPU_SELL_MAX_C);
     else if ((value = tool_option_value(argc, argv, i, "--sell-sigma")) != NULL)
         p->sell_sigma = (uint32_t)tool_parse_uint("--sell-sigma", value, 1, INT32_MAX);
     else if ((value = tool_option_value(argc, argv, i, "--bsr-block")) != NULL)
-        p->bsr_block = (uint32_t)tool_parse_uint("--bsr-block", value, 1, 64);
+        p->bsr_block = (uint32_t)tool_parse_uint("--bsr-block", value, 1, GPGPU_BSR_MAX_BLOCK);
     else if ((value = tool_option_value(argc, argv, i, "--ell-max-fill")) != NULL)
         p->ell_max_fill = tool_parse_double("--ell-max-fill", value);
     else

@@ -22,6 +22,11 @@ static gpgpu_status resolve_params(const gpgpu_format_params *given, gpgpu_forma
     }
     p->bsr_block = p->bsr_block != 0 ? p->bsr_block : 4;
     p->ell_max_fill = p->ell_max_fill != 0 ? p->ell_max_fill : 8;
+    if (p->sell_c > GPGPU_SELL_MAX_C || p->bsr_block > GPGPU_BSR_MAX_BLOCK) {
+        return sparse_fail(msg, msg_size, GPGPU_ERROR_INVALID_ARGUMENT,
+                           "sell_c %u or bsr_block %u is past its maximum (%u, %u)", p->sell_c,
+                           p->bsr_block, GPGPU_SELL_MAX_C, GPGPU_BSR_MAX_BLOCK);
+    }
     if (!(p->ell_max_fill >= 1)) {
         return sparse_fail(msg, msg_size, GPGPU_ERROR_INVALID_ARGUMENT,
                            "ell_max_fill is %g; it must be at least 1 (or 0 for the default 8)",
