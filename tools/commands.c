@@ -7,6 +7,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
+const command gpgpu_commands[] = {
+    { "info", cmd_info, cmd_info_parse, info_help, NULL, true, "gpgpu info --help" },
+    { "reduce", cmd_reduce, cmd_reduce_parse, reduce_help, vector_options_help, true,
+      "gpgpu reduce --help" },
+    { "scan", cmd_scan, cmd_scan_parse, scan_help, vector_options_help, true,
+      "gpgpu scan --help" },
+    { "sort", cmd_sort, cmd_sort_parse, sort_help, vector_options_help, true,
+      "gpgpu sort --help" },
+    { "matinfo", cmd_matinfo, cmd_matinfo_parse, matinfo_help, NULL, false,
+      "gpgpu matinfo --help" },
+    { "spmv", cmd_spmv, cmd_spmv_parse, spmv_help, sparse_options_help, true,
+      "gpgpu spmv --help" },
+    { "cg", cmd_cg, cmd_cg_parse, cg_help, sparse_options_help, true, "gpgpu cg --help" },
+    { "spgemm", cmd_spgemm, cmd_spgemm_parse, spgemm_help, NULL, true, "gpgpu spgemm --help" },
+};
+const size_t gpgpu_command_count = sizeof(gpgpu_commands) / sizeof(gpgpu_commands[0]);
+
 const char vector_options_help[] =
     "  --type TYPE       u32, i32, f32 or f64\n"
     "  IN.mtx            a MatrixMarket vector (one column or one row)\n"
