@@ -3,12 +3,13 @@
 # each for a given CPU time, then prints what each did: CPU seconds, runs,
 # coverage (cov: edges, ft: features) and findings.
 #
-#   scripts/fuzz.sh [-t CPU_SECONDS] [HARNESS...]
+#   scripts/fuzz.sh [-t CPU_SECONDS] [-u HH:MM] [HARNESS...]
 #
 # CPU_SECONDS defaults to 1800 per harness; HARNESS defaults to every
 # fuzz_*-fuzzer. A harness runs again (resuming its corpus) until it has had
 # its CPU time: libFuzzer's -max_total_time counts wall time, which on a
-# shared machine is more. The corpus grows in build-fuzz/corpus/NAME, seeded
+# shared machine is more. -u stops every run by that wall-clock time (date -d
+# reads it), whatever CPU time it had; the report says how much. The corpus grows in build-fuzz/corpus/NAME, seeded
 # from tests/fuzz/corpus_NAME, tests/fuzz/regressions/NAME and, for the
 # MatrixMarket readers, the small files of ../shared/data/matrices (copied at
 # run time, never committed); logs go to build-fuzz/logs/NAME.log and
@@ -19,10 +20,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cpu_budget=1800
-if [ "${1:-}" = "-t" ]; then
-    cpu_budget=$2
-    shift 2
-fi
+until_epoch=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    -t) cpu_budget=$2; shift 2 ;;
+    -u) until_epoch=$(date -d "$2" +%s); shift 2 ;;
+    *) break ;;
+    esac
+done
 all=(fuzz_mtx_vector fuzz_mtx_matrix fuzz_sparse_validate fuzz_cli_args)
 harnesses=("${@:-${all[@]}}")
 
@@ -60,16 +65,25 @@ children_cpu() {
 
 run() {
     local name=$1 exe=$build/tests/fuzz/$1-fuzzer log=$build/logs/$1.log
-    local dict=() start used=0
-    case $name in fuzz_mtx_*) dict=(-dict=tests/fuzz/mtx.dict) ;; esac
+    local extra=() start used=0
+    case $name in
+    fuzz_mtx_*) extra=(-dict=tests/fuzz/mtx.dict) ;;
+    fuzz_cli_args) extra=(-close_fd_mask=3) ;; # the parsers' help and errors
+    esac
     seed "$name"
     children_cpu >"$build/logs/$name.start"
     start=$(cat "$build/logs/$name.start")
     : >"$log"
     while [ "$used" -lt "$cpu_budget" ]; do
+        local wall=$((cpu_budget - used))
+        if [ "$until_epoch" -gt 0 ]; then
+            local left=$((until_epoch - $(date +%s)))
+            [ "$left" -gt 0 ] || break
+            [ "$left" -lt "$wall" ] && wall=$left
+        fi
         # A finding stops the engine: the loop goes on from the corpus.
-        nice -n 19 "$exe" "$build/corpus/$name" "${dict[@]}" \
-            -max_total_time=$((cpu_budget - used)) -rss_limit_mb=2048 -malloc_limit_mb=2048 \
+        nice -n 19 "$exe" "$build/corpus/$name" "${extra[@]}" \
+            -max_total_time=$wall -rss_limit_mb=2048 -malloc_limit_mb=2048 \
             -timeout=10 -max_len=8192 -print_final_stats=1 \
             -artifact_prefix="$build/findings/$name/" >>"$log" 2>&1 || true
         children_cpu >"$build/logs/$name.now"

@@ -47,12 +47,16 @@ extern "C" {
  * written ("-nan" has its sign bit set) and the C library's payload: the
  * payload of `nan(CHARS)` is not guaranteed. Hexadecimal floats are refused.
  *
+ * Memory grows as the values arrive; a coordinate file's vector of every declared row (zeros
+ * where no entry is given) is allocated once the whole file has been read and checked.
+ *
  * @param data receives a malloc'ed array of *count elements of `type` (free with free());
  *   NULL when the count is 0.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type);
  *   GPGPU_ERROR_IO (cannot open or read); GPGPU_ERROR_PARSE (bad header, size line, value,
  *   a shape with more than one column and row, a value out of range, too few or too many
- *   entries); GPGPU_ERROR_OUT_OF_MEMORY.
+ *   entries, a limit of the file above); GPGPU_ERROR_TOO_LARGE (rows, cols or entries past
+ *   2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
  */
 GPGPU_API gpgpu_status gpgpu_mtx_read_vector(const char *path, gpgpu_type type, void **data,
                                              size_t *count, char *msg, size_t msg_size);
@@ -92,7 +96,9 @@ typedef struct gpgpu_mtx_header {
  * files (column-major, as the format defines) keep every entry, zeros included, so the CSR is
  * dense. Complex and hermitian files are refused with a message naming "complex" or
  * "hermitian". Every malformed line is reported with its line number. Time and memory are
- * linear in the file's size. `header` (may be NULL) receives what the file declared.
+ * linear in the file's size, but for the pointers of the conversion to CSR, one per declared
+ * row and column, made once the whole file has been read and checked. `header` (may be NULL) receives what the file
+ * declared.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_IO; GPGPU_ERROR_PARSE;
  *   GPGPU_ERROR_TOO_LARGE (rows, cols or nnz past 2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
  */
