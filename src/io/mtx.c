@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpgpu/sparse.h"
 #include "io/mtx_internal.h"
 
 static gpgpu_status parse_integer(const mtx_reader *r, gpgpu_type type, const char *tok,
@@ -126,16 +125,18 @@ static gpgpu_status check_shape(const mtx_reader *r, const mtx_shape *shape)
  * pairs, then lay them over zeros once the whole file has been checked. */
 typedef struct vector_sink {
     gpgpu_type type;
-    void *data;     /* the values (array files) */
+    void *data;      /* the values as they came (array files: in place) */
     uint32_t *index; /* coordinate files: where each value goes */
     size_t n, cap;
-    size_t count; /* declared: rows * cols */
+    size_t count;   /* declared: rows * cols */
+    size_t entries; /* declared: coordinate files' entry lines */
     size_t rows;
 } vector_sink;
 
 enum { FIRST_VALUES = 1 << 12 };
 
-/* Room for one more value (index too for coordinate files), at most `limit`. */
+/* Room for one more value (index too for coordinate files), at most `limit`:
+ * the declared count, which the body readers never let the values pass. */
 static gpgpu_status reserve_value(const mtx_reader *r, vector_sink *sink, size_t limit,
                                   bool with_index)
 {
@@ -177,8 +178,7 @@ static gpgpu_status coordinate_entry(const mtx_reader *r, size_t i, size_t j, co
 {
     vector_sink *sink = user;
     mtx_value v;
-    /* One pair per entry line, and the size line's count bounds the lines. */
-    gpgpu_status s = reserve_value(r, sink, GPGPU_SPARSE_MAX_INDEX, true);
+    gpgpu_status s = reserve_value(r, sink, sink->entries, true);
     if (s == GPGPU_SUCCESS) {
         s = parse_value(r, sink->type, tok, &v);
     }
@@ -238,6 +238,7 @@ static gpgpu_status read_file(mtx_reader *r, vector_sink *sink, size_t *count)
     /* No overflow: one of the two is 0 or 1, the other below 2^31. */
     *count = shape.rows * shape.cols;
     sink->count = *count;
+    sink->entries = shape.entries;
     sink->rows = shape.rows;
     if (!b.coordinate) {
         return mtx_read_array(r, *count, array_value, sink);
