@@ -3,13 +3,14 @@
 # each for a given CPU time, then prints what each did: CPU seconds, runs,
 # coverage (cov: edges, ft: features) and findings.
 #
-#   scripts/fuzz.sh [-t CPU_SECONDS] [-u HH:MM] [HARNESS...]
+#   scripts/fuzz.sh [-t CPU_SECONDS] [-u HH:MM] [-r] [HARNESS...]
 #
 # CPU_SECONDS defaults to 1800 per harness; HARNESS defaults to every
 # fuzz_*-fuzzer. A harness runs again (resuming its corpus) until it has had
 # its CPU time: libFuzzer's -max_total_time counts wall time, which on a
 # shared machine is more. -u stops every run by that wall-clock time (date -d
-# reads it), whatever CPU time it had; the report says how much. The corpus grows in build-fuzz/corpus/NAME, seeded
+# reads it), whatever CPU time it had; the report says how much. -r only
+# prints the report of the runs so far (build-fuzz/logs). The corpus grows in build-fuzz/corpus/NAME, seeded
 # from tests/fuzz/corpus_NAME, tests/fuzz/regressions/NAME and, for the
 # MatrixMarket readers, the small files of ../shared/data/matrices (copied at
 # run time, never committed); logs go to build-fuzz/logs/NAME.log and
@@ -21,10 +22,12 @@ cd "$(dirname "$0")/.."
 
 cpu_budget=1800
 until_epoch=0
+report_only=false
 while [ $# -gt 0 ]; do
     case $1 in
     -t) cpu_budget=$2; shift 2 ;;
     -u) until_epoch=$(date -d "$2" +%s); shift 2 ;;
+    -r) report_only=true; shift ;;
     *) break ;;
     esac
 done
@@ -32,8 +35,6 @@ all=(fuzz_mtx_vector fuzz_mtx_matrix fuzz_sparse_validate fuzz_cli_args)
 harnesses=("${@:-${all[@]}}")
 
 build=build-fuzz
-[ -d "$build" ] || CC=clang meson setup "$build" -Dfuzz=true -Dvulkan=disabled -Dglfw=disabled
-nice -n 10 meson compile -C "$build" "${harnesses[@]/%/-fuzzer}" >/dev/null
 
 shared=../shared/data/matrices
 
@@ -88,8 +89,8 @@ run() {
             -artifact_prefix="$build/findings/$name/" >>"$log" 2>&1 || true
         children_cpu >"$build/logs/$name.now"
         used=$(($(cat "$build/logs/$name.now") - start))
+        echo "$used" >"$build/logs/$name.cpu" # so far, should this script be stopped
     done
-    echo "$used" >"$build/logs/$name.cpu"
 }
 
 report() {
@@ -99,13 +100,17 @@ report() {
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | awk '{ print $2 }')
     ft=$(grep -o 'ft: [0-9]*' "$log" | tail -n 1 | awk '{ print $2 }')
     findings=$(find "$build/findings/$name" -type f | wc -l)
-    printf '%-22s %8s %12s %6s %7s %9s\n' "$name" "$(cat "$build/logs/$name.cpu")" "$runs" \
+    printf '%-22s %8s %12s %6s %7s %9s\n' "$name" "$(cat "$build/logs/$name.cpu" 2>/dev/null)" "$runs" \
         "${cov:-?}" "${ft:-?}" "$findings"
 }
 
-for name in "${harnesses[@]}"; do
-    run "$name"
-done
+if ! $report_only; then
+    [ -d "$build" ] || CC=clang meson setup "$build" -Dfuzz=true -Dvulkan=disabled -Dglfw=disabled
+    nice -n 10 meson compile -C "$build" "${harnesses[@]/%/-fuzzer}" >/dev/null
+    for name in "${harnesses[@]}"; do
+        run "$name"
+    done
+fi
 printf '%-22s %8s %12s %6s %7s %9s\n' harness cpu_s runs cov ft findings
 for name in "${harnesses[@]}"; do
     report "$name"
