@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int failures;
@@ -397,6 +400,153 @@ static void test_real_matrix(void)
     CHECK(data == NULL);
 }
 
+/* ------------------------------------------------------------ limits */
+
+/* A status as an exit status carries it: the codes differ in their low byte. */
+#define EXIT_CODE(status) ((int)(status) & 0xff)
+
+/* EXIT_CODE of reading path as a vector (matrix false) or a matrix, in a child whose
+ * address space is capped at 256 MiB: a reader that believed a size line would fail
+ * there with GPGPU_ERROR_OUT_OF_MEMORY (or die), where one that grows as the data
+ * arrives reports the file's real fault. -1 when the child did not exit. */
+static int read_capped(const char *path, bool matrix)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit cap = {.rlim_cur = 256u << 20, .rlim_max = 256u << 20};
+        setrlimit(RLIMIT_AS, &cap);
+        void *data = NULL;
+        size_t n = 0;
+        gpgpu_csr a;
+        gpgpu_status s = matrix ? gpgpu_mtx_read_matrix(path, &a, NULL, NULL, 0)
+                                : gpgpu_mtx_read_vector(path, GPGPU_TYPE_F64, &data, &n, NULL, 0);
+        _exit(EXIT_CODE(s));
+    }
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+        return -1;
+    }
+    return WEXITSTATUS(status);
+}
+
+static int read_text_capped(const char *text, bool matrix)
+{
+    tmp_file t = write_temp(text);
+    int s = read_capped(t.path, matrix);
+    remove(t.path);
+    return s;
+}
+
+/* A size line is a claim: counts past 2^31 - 1 are refused before any allocation, and
+ * smaller ones allocate only as the values come, so a short file fails for what it is. */
+static void test_size_claims(void)
+{
+    const int large = EXIT_CODE(GPGPU_ERROR_TOO_LARGE), parse = EXIT_CODE(GPGPU_ERROR_PARSE);
+    const char *array = "%%MatrixMarket matrix array real general\n";
+    const char *coordinate = "%%MatrixMarket matrix coordinate real general\n";
+    char text[256];
+    snprintf(text, sizeof text, "%s4000000000 1\n1\n", array);
+    CHECK(read_text_capped(text, false) == large);
+    snprintf(text, sizeof text, "%s1 2147483648 1\n1 1 1\n", coordinate);
+    CHECK(read_text_capped(text, false) == large);
+    snprintf(text, sizeof text, "%s1 1 2147483648\n1 1 1\n", coordinate);
+    CHECK(read_text_capped(text, false) == large);
+    CHECK(read_text_capped(text, true) == large);
+    snprintf(text, sizeof text, "%s2147483647 1\n1\n2\n", array);
+    CHECK(read_text_capped(text, false) == parse);
+    snprintf(text, sizeof text, "%s1 2147483647 2000000000\n1 5 1\n", coordinate);
+    CHECK(read_text_capped(text, false) == parse);
+    CHECK(read_text_capped(text, true) == parse);
+    snprintf(text, sizeof text, "%s46340 46340\n1\n2\n", array);
+    CHECK(read_text_capped(text, true) == parse);
+    snprintf(text, sizeof text, "%s46341 46341\n1\n", array);
+    CHECK(read_text_capped(text, true) == large);
+    /* What a file does hold still reads under the cap. */
+    snprintf(text, sizeof text, "%s3 1\n1\n2\n3\n", array);
+    CHECK(read_text_capped(text, false) == GPGPU_SUCCESS);
+}
+
+/* Writes `chunk` into a pipe until the reader closes it, and reads the other end:
+ * an input without end stops at a documented limit. */
+static int read_endless(const char *chunk, bool matrix)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        return -1;
+    }
+    pid_t writer = fork();
+    if (writer == 0) {
+        close(fds[0]);
+        signal(SIGPIPE, SIG_DFL);
+        /* The chunk repeated to 64 KiB, the first copy alone holding any header. */
+        static char block[1 << 16];
+        size_t len = strlen(chunk), full = len;
+        memcpy(block, chunk, len);
+        const char *rest = strchr(chunk, '\n') != NULL ? strchr(chunk, '\n') + 1 : chunk;
+        for (size_t more = strlen(rest); more > 0 && full + more <= sizeof block; full += more) {
+            memcpy(block + full, rest, more);
+        }
+        while (write(fds[1], block, full) > 0) {
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    char path[32];
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    int s = writer < 0 ? -1 : read_capped(path, matrix);
+    close(fds[0]);
+    if (writer > 0) {
+        kill(writer, SIGPIPE); /* a reader that stopped early leaves the writer blocked */
+        waitpid(writer, NULL, 0);
+    }
+    return s;
+}
+
+static void test_endless_inputs(void)
+{
+    const int parse = EXIT_CODE(GPGPU_ERROR_PARSE);
+    CHECK(read_capped("/dev/zero", false) == parse);
+    CHECK(read_capped("/dev/zero", true) == parse);
+    char msg[256] = "";
+    void *data = NULL;
+    size_t n = 0;
+    CHECK(gpgpu_mtx_read_vector("/dev/zero", GPGPU_TYPE_F64, &data, &n, msg, sizeof msg) ==
+          GPGPU_ERROR_PARSE);
+    CHECK(strstr(msg, "/dev/zero:1: ") == msg && strstr(msg, "NUL") != NULL);
+    /* One line that never ends, and comments that never end. */
+    CHECK(read_endless("          ", false) == parse);
+    CHECK(read_endless("%%MatrixMarket matrix coordinate real general\n% more\n", true) ==
+          parse);
+    CHECK(read_endless("%%MatrixMarket matrix array real general\n\n\n\n\n", false) == parse);
+    /* Data past the declared count stops at the first line too many. */
+    CHECK(read_endless("%%MatrixMarket matrix array real general\n1 1\n1\n", false) == parse);
+}
+
+/* The line limit exactly: GPGPU_MTX_MAX_LINE_BYTES reads, one more byte does not. */
+static void test_line_limit(void)
+{
+    const char *head = "%%MatrixMarket matrix array real general\n1 1\n";
+    size_t head_len = strlen(head), line = GPGPU_MTX_MAX_LINE_BYTES;
+    for (size_t extra = 0; extra < 2; extra++) {
+        char *text = malloc(head_len + line + extra + 1);
+        if (text == NULL) {
+            CHECK(!"out of memory");
+            return;
+        }
+        memcpy(text, head, head_len);
+        memset(text + head_len, ' ', line + extra);
+        text[head_len + line + extra - 2] = '7';
+        text[head_len + line + extra - 1] = '\n';
+        text[head_len + line + extra] = '\0';
+        double *v = NULL;
+        size_t n = 0;
+        gpgpu_status s = read_text(text, GPGPU_TYPE_F64, (void **)&v, &n, NULL, 0);
+        CHECK(extra == 0 ? s == GPGPU_SUCCESS && n == 1 && v[0] == 7 : s == GPGPU_ERROR_PARSE);
+        free(v);
+        free(text);
+    }
+}
+
 int main(void)
 {
     test_round_trips();
@@ -410,6 +560,9 @@ int main(void)
     test_messages();
     test_arguments();
     test_real_matrix();
+    test_size_claims();
+    test_endless_inputs();
+    test_line_limit();
     if (failures > 0) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;

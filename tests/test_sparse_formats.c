@@ -486,6 +486,21 @@ static void test_ell_refusal(void)
           GPGPU_ERROR_INVALID_ARGUMENT);
     CHECK(gpgpu_sparse_from_csr(&a, (gpgpu_format)9, NULL, &sp, msg, sizeof msg) ==
           GPGPU_ERROR_INVALID_ARGUMENT);
+    /* A slice height or block past its maximum: the padding alone would be gigabytes
+     * (fuzz_sparse_validate found b and C near 2^31 on a 16-row matrix). */
+    gpgpu_format_params big_c = {.sell_c = GPGPU_SELL_MAX_C + 1};
+    gpgpu_format_params big_b = {.bsr_block = GPGPU_BSR_MAX_BLOCK + 1};
+    CHECK(gpgpu_sparse_from_csr(&a, GPGPU_FORMAT_SELL, &big_c, &sp, msg, sizeof msg) ==
+          GPGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(msg, "sell_c") != NULL);
+    CHECK(gpgpu_sparse_from_csr(&a, GPGPU_FORMAT_BSR, &big_b, &sp, msg, sizeof msg) ==
+          GPGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(gpgpu_format_bytes(&a, GPGPU_FORMAT_BSR, &big_b, GPGPU_TYPE_F32, &bytes, NULL) ==
+          GPGPU_ERROR_INVALID_ARGUMENT);
+    big_c.sell_c = GPGPU_SELL_MAX_C;
+    CHECK(gpgpu_sparse_from_csr(&a, GPGPU_FORMAT_SELL, &big_c, &sp, msg, sizeof msg) ==
+          GPGPU_SUCCESS);
+    gpgpu_sparse_free(&sp);
     CHECK(gpgpu_sparse_from_csr(NULL, GPGPU_FORMAT_CSR, NULL, &sp, msg, sizeof msg) ==
           GPGPU_ERROR_NULL_POINTER);
     CHECK(gpgpu_sparse_from_csr(&a, GPGPU_FORMAT_CSR, NULL, NULL, msg, sizeof msg) ==
@@ -562,6 +577,36 @@ static void test_csr_check(void)
         gpgpu_csr_free(&good);
     }
     CHECK(gpgpu_csr_check(NULL, true, NULL, 0) == GPGPU_ERROR_NULL_POINTER);
+}
+
+/* Sizes a caller passes in a gpgpu_sparse are checked before any array is read: rows past
+ * 2^31 - 1 with an empty ELL would loop 2^32 times, and a BSR block column past the
+ * matrix would wrap its entries' columns back into it. */
+static void test_to_csr_sizes(void)
+{
+    uint32_t idx[4] = {0}, ptr[2] = {0, 1};
+    double values[4] = {1, 2, 3, 4};
+    gpgpu_csr out;
+    gpgpu_sparse ell = {.format = GPGPU_FORMAT_ELL, .rows = 0xffffffffu, .cols = 1,
+                        .idx = idx, .values = values};
+    CHECK(gpgpu_sparse_to_csr(&ell, &out, NULL, 0) == GPGPU_ERROR_TOO_LARGE);
+    ell.rows = 1;
+    ell.cols = 0x80000000u;
+    CHECK(gpgpu_sparse_to_csr(&ell, &out, NULL, 0) == GPGPU_ERROR_TOO_LARGE);
+    /* 2x2 blocks, 3x3 matrix: block columns 0 and 1 only. */
+    gpgpu_sparse bsr = {.format = GPGPU_FORMAT_BSR, .rows = 2, .cols = 3, .nnz = 4,
+                        .stored = 4, .block = 2, .ptr_count = 2, .ptr = ptr,
+                        .idx = idx, .values = values};
+    char msg[256] = "";
+    idx[0] = 2;
+    CHECK(gpgpu_sparse_to_csr(&bsr, &out, msg, sizeof msg) == GPGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(msg, "bsr") != NULL);
+    idx[0] = 0x80000000u; /* column 2^32 + e: wrapped to 0 and 1 before */
+    CHECK(gpgpu_sparse_to_csr(&bsr, &out, NULL, 0) == GPGPU_ERROR_INVALID_ARGUMENT);
+    idx[0] = 0;
+    CHECK(gpgpu_sparse_to_csr(&bsr, &out, NULL, 0) == GPGPU_SUCCESS);
+    CHECK(out.nnz == 4 && out.col_idx[1] == 1 && out.values[3] == 4);
+    gpgpu_csr_free(&out);
 }
 
 /* ---------------------------------------------------------- from COO */
@@ -763,6 +808,7 @@ static void test_generators(void)
 int main(void)
 {
     test_csr_check();
+    test_to_csr_sizes();
     test_from_coo();
     test_stats_and_names();
     test_ell_refusal();

@@ -57,6 +57,7 @@ typedef struct cg_args {
 /* Returns false when it printed the help (and nothing is to run). */
 static bool parse_cg_args(int argc, char **argv, cg_args *c)
 {
+    *c = (cg_args){ .every = 1 };
     for (int i = 1; i < argc; i++) {
         const char *value;
 
@@ -90,6 +91,13 @@ static bool parse_cg_args(int argc, char **argv, cg_args *c)
     if (c->tol == 0)
         c->tol = c->m.matrix.type == GPGPU_TYPE_F64 ? 1e-8 : 1e-5;
     return true;
+}
+
+bool cmd_cg_parse(int argc, char **argv)
+{
+    cg_args c;
+
+    return parse_cg_args(argc, argv, &c);
 }
 
 /* ----------------------------------------------------------------- the solver */
@@ -429,7 +437,7 @@ static int load_matrix(const cg_args *c, gpgpu_csr *a)
 
 int cmd_cg(int argc, char **argv)
 {
-    cg_args c = { .every = 1 };
+    cg_args c;
     gpgpu_csr a = { 0 };
     gpgpu_context *ctx = NULL;
     double *b = NULL;

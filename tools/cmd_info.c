@@ -65,18 +65,34 @@ static int info_for(const gpgpu_context_desc *desc, bool quiet_failure)
     return rc;
 }
 
-int cmd_info(int argc, char **argv)
+/* Returns false when it printed the help (and nothing is to run). */
+static bool parse_info_args(int argc, char **argv, gpgpu_context_desc *desc)
 {
-    gpgpu_context_desc desc = { 0 };
-
+    *desc = (gpgpu_context_desc){ 0 };
     for (int i = 1; i < argc; i++) {
         if (is_help(argv[i])) {
             print_help(info_help, false);
-            return TOOL_EXIT_OK;
+            return false;
         }
-        if (!tool_context_option(argc, argv, &i, &desc))
+        if (!tool_context_option(argc, argv, &i, desc))
             tool_usage_error("unknown argument '%s'", argv[i]);
     }
+    return true;
+}
+
+bool cmd_info_parse(int argc, char **argv)
+{
+    gpgpu_context_desc desc;
+
+    return parse_info_args(argc, argv, &desc);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    gpgpu_context_desc desc;
+
+    if (!parse_info_args(argc, argv, &desc))
+        return TOOL_EXIT_OK;
     const char *env = getenv("GPGPU_BACKEND");
     if (desc.backend != GPGPU_BACKEND_DEFAULT || (env && *env))
         return info_for(&desc, false);

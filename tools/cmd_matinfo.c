@@ -78,40 +78,59 @@ static void print_format(const gpgpu_csr *a, gpgpu_format format,
     printf("  %12zu  %14zu  %14zu\n", stored, bytes[0], bytes[1]);
 }
 
+typedef struct matinfo_args {
+    gpgpu_format_params params;
+    bool quiet;
+    const char *path;
+} matinfo_args;
+
+/* Returns false when it printed the help (and nothing is to run). */
+static bool parse_matinfo_args(int argc, char **argv, matinfo_args *m)
+{
+    *m = (matinfo_args){ 0 };
+    for (int i = 1; i < argc; i++) {
+        if (is_help(argv[i])) {
+            print_help_sections(matinfo_help, NULL, false);
+            return false;
+        }
+        if (strcmp(argv[i], "--quiet") == 0)
+            m->quiet = true;
+        else if (!parse_format_option(argc, argv, &i, &m->params))
+            parse_matrix_operand(argv[i], &m->path);
+    }
+    if (m->path == NULL)
+        tool_usage_error("a matrix file is required");
+    return true;
+}
+
+bool cmd_matinfo_parse(int argc, char **argv)
+{
+    matinfo_args m;
+
+    return parse_matinfo_args(argc, argv, &m);
+}
+
 int cmd_matinfo(int argc, char **argv)
 {
     static const gpgpu_format formats[] = { GPGPU_FORMAT_CSR, GPGPU_FORMAT_COO,
                                             GPGPU_FORMAT_CSC, GPGPU_FORMAT_ELL,
                                             GPGPU_FORMAT_SELL, GPGPU_FORMAT_BSR };
-    gpgpu_format_params params = { 0 };
-    bool quiet = false;
-    const char *path = NULL;
+    matinfo_args m;
     gpgpu_csr a = { 0 };
     gpgpu_mtx_header h;
     int rc;
 
-    for (int i = 1; i < argc; i++) {
-        if (is_help(argv[i])) {
-            print_help_sections(matinfo_help, NULL, false);
-            return TOOL_EXIT_OK;
-        }
-        if (strcmp(argv[i], "--quiet") == 0)
-            quiet = true;
-        else if (!parse_format_option(argc, argv, &i, &params))
-            parse_matrix_operand(argv[i], &path);
-    }
-    if (path == NULL)
-        tool_usage_error("a matrix file is required");
-
-    rc = read_matrix(path, quiet, &a, &h);
+    if (!parse_matinfo_args(argc, argv, &m))
+        return TOOL_EXIT_OK;
+    rc = read_matrix(m.path, m.quiet, &a, &h);
     if (rc == TOOL_EXIT_OK) {
-        print_header(path, &a, &h);
+        print_header(m.path, &a, &h);
         rc = print_row_stats(&a);
     }
     if (rc == TOOL_EXIT_OK) {
         printf("format        stored       f32_bytes       f64_bytes\n");
         for (size_t k = 0; k < sizeof(formats) / sizeof(formats[0]); k++)
-            print_format(&a, formats[k], &params);
+            print_format(&a, formats[k], &m.params);
     }
     gpgpu_csr_free(&a);
     return rc;

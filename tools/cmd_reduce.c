@@ -32,6 +32,40 @@ static gpgpu_op parse_op(const char *text)
     tool_usage_error("--op: unknown operator '%s' (expected sum, min, max or minmax)", text);
 }
 
+typedef struct reduce_args {
+    vector_args in;
+    gpgpu_op op;
+} reduce_args;
+
+/* Returns false when it printed the help (and nothing is to run). */
+static bool parse_reduce_args(int argc, char **argv, reduce_args *r)
+{
+    *r = (reduce_args){ .in = { .seed = 1 } };
+    for (int i = 1; i < argc; i++) {
+        const char *value;
+
+        if (is_help(argv[i])) {
+            print_help(reduce_help, true);
+            return false;
+        }
+        if ((value = tool_option_value(argc, argv, &i, "--op")) != NULL)
+            r->op = parse_op(value);
+        else if (!parse_vector_option(argc, argv, &i, &r->in))
+            parse_vector_operand(argv[i], &r->in);
+    }
+    if (r->op == 0)
+        tool_usage_error("--op is required");
+    check_vector_args(&r->in);
+    return true;
+}
+
+bool cmd_reduce_parse(int argc, char **argv)
+{
+    reduce_args r;
+
+    return parse_reduce_args(argc, argv, &r);
+}
+
 static int run_reduce(gpgpu_context *ctx, const vector_args *a, gpgpu_op op, gpgpu_buffer *buf,
                       size_t count)
 {
@@ -56,32 +90,17 @@ static int run_reduce(gpgpu_context *ctx, const vector_args *a, gpgpu_op op, gpg
 
 int cmd_reduce(int argc, char **argv)
 {
-    vector_args a = { .seed = 1 };
-    gpgpu_op op = 0;
+    reduce_args r;
     gpgpu_context *ctx = NULL;
     gpgpu_buffer *buf = NULL;
     size_t count;
     int rc;
 
-    for (int i = 1; i < argc; i++) {
-        const char *value;
-
-        if (is_help(argv[i])) {
-            print_help(reduce_help, true);
-            return TOOL_EXIT_OK;
-        }
-        if ((value = tool_option_value(argc, argv, &i, "--op")) != NULL)
-            op = parse_op(value);
-        else if (!parse_vector_option(argc, argv, &i, &a))
-            parse_vector_operand(argv[i], &a);
-    }
-    if (op == 0)
-        tool_usage_error("--op is required");
-    check_vector_args(&a);
-
-    rc = prepare(&a, &ctx, &buf, &count);
+    if (!parse_reduce_args(argc, argv, &r))
+        return TOOL_EXIT_OK;
+    rc = prepare(&r.in, &ctx, &buf, &count);
     if (rc == TOOL_EXIT_OK)
-        rc = run_reduce(ctx, &a, op, buf, count);
+        rc = run_reduce(ctx, &r.in, r.op, buf, count);
     gpgpu_buffer_destroy(buf);
     gpgpu_context_destroy(ctx);
     return rc;

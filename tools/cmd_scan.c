@@ -17,6 +17,50 @@ const char scan_help[] =
     "  -o, --output OUT  the output file; - is standard output\n"
     "  --algo ALGO       fast (default) or classic\n";
 
+typedef struct scan_args {
+    vector_args in;
+    bool exclusive;
+    const char *out_path;
+} scan_args;
+
+/* Returns false when it printed the help (and nothing is to run). */
+static bool parse_scan_args(int argc, char **argv, scan_args *s)
+{
+    bool inclusive = false;
+
+    *s = (scan_args){ .in = { .seed = 1 } };
+    for (int i = 1; i < argc; i++) {
+        const char *value;
+
+        if (is_help(argv[i])) {
+            print_help(scan_help, true);
+            return false;
+        }
+        if (strcmp(argv[i], "--inclusive") == 0)
+            inclusive = true;
+        else if (strcmp(argv[i], "--exclusive") == 0)
+            s->exclusive = true;
+        else if ((value = tool_option_value(argc, argv, &i, "-o")) != NULL ||
+                 (value = tool_option_value(argc, argv, &i, "--output")) != NULL)
+            s->out_path = value;
+        else if (!parse_vector_option(argc, argv, &i, &s->in))
+            parse_vector_operand(argv[i], &s->in);
+    }
+    if (inclusive == s->exclusive)
+        tool_usage_error("give one of --inclusive and --exclusive");
+    if (s->out_path == NULL)
+        tool_usage_error("-o OUT.mtx is required (- for standard output)");
+    check_vector_args(&s->in);
+    return true;
+}
+
+bool cmd_scan_parse(int argc, char **argv)
+{
+    scan_args s;
+
+    return parse_scan_args(argc, argv, &s);
+}
+
 /* Scans in place (halving the GPU memory needed), downloads and writes. */
 static int run_scan(gpgpu_context *ctx, const vector_args *a, bool exclusive, gpgpu_buffer *buf,
                     size_t count, const char *out_path)
@@ -49,40 +93,17 @@ static int run_scan(gpgpu_context *ctx, const vector_args *a, bool exclusive, gp
 
 int cmd_scan(int argc, char **argv)
 {
-    vector_args a = { .seed = 1 };
-    bool inclusive = false, exclusive = false;
-    const char *out_path = NULL;
+    scan_args s;
     gpgpu_context *ctx = NULL;
     gpgpu_buffer *buf = NULL;
     size_t count;
     int rc;
 
-    for (int i = 1; i < argc; i++) {
-        const char *value;
-
-        if (is_help(argv[i])) {
-            print_help(scan_help, true);
-            return TOOL_EXIT_OK;
-        }
-        if (strcmp(argv[i], "--inclusive") == 0)
-            inclusive = true;
-        else if (strcmp(argv[i], "--exclusive") == 0)
-            exclusive = true;
-        else if ((value = tool_option_value(argc, argv, &i, "-o")) != NULL ||
-                 (value = tool_option_value(argc, argv, &i, "--output")) != NULL)
-            out_path = value;
-        else if (!parse_vector_option(argc, argv, &i, &a))
-            parse_vector_operand(argv[i], &a);
-    }
-    if (inclusive == exclusive)
-        tool_usage_error("give one of --inclusive and --exclusive");
-    if (out_path == NULL)
-        tool_usage_error("-o OUT.mtx is required (- for standard output)");
-    check_vector_args(&a);
-
-    rc = prepare(&a, &ctx, &buf, &count);
+    if (!parse_scan_args(argc, argv, &s))
+        return TOOL_EXIT_OK;
+    rc = prepare(&s.in, &ctx, &buf, &count);
     if (rc == TOOL_EXIT_OK)
-        rc = run_scan(ctx, &a, exclusive, buf, count, out_path);
+        rc = run_scan(ctx, &s.in, s.exclusive, buf, count, s.out_path);
     gpgpu_buffer_destroy(buf);
     gpgpu_context_destroy(ctx);
     return rc;

@@ -62,6 +62,7 @@ static gpgpu_algo parse_sort_algo(const char *text)
 /* Returns false when it printed the help (and nothing is to run). */
 static bool parse_sort_args(int argc, char **argv, sort_args *s)
 {
+    *s = (sort_args){ .in = { .seed = 1 } };
     for (int i = 1; i < argc; i++) {
         const char *value;
 
@@ -93,6 +94,13 @@ static bool parse_sort_args(int argc, char **argv, sort_args *s)
         tool_usage_error("-o and --perm name the same file ('%s')", s->out_path);
     check_vector_args(&s->in);
     return true;
+}
+
+bool cmd_sort_parse(int argc, char **argv)
+{
+    sort_args s;
+
+    return parse_sort_args(argc, argv, &s);
 }
 
 /* Reads the segment offsets and checks them against the key count: the
@@ -224,7 +232,7 @@ static int run_sort(gpgpu_context *ctx, const sort_args *s, size_t count, gpgpu_
 
 int cmd_sort(int argc, char **argv)
 {
-    sort_args s = { .in = { .seed = 1 } };
+    sort_args s;
     gpgpu_context *ctx = NULL;
     gpgpu_buffer *keys = NULL, *perm = NULL, *segments = NULL;
     uint32_t *offsets = NULL;

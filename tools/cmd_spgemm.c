@@ -135,6 +135,7 @@ static void parse_operand(const char *arg, spgemm_args *s)
 /* Returns false when it printed the help (and nothing is to run). */
 static bool parse_spgemm_args(int argc, char **argv, spgemm_args *s)
 {
+    *s = (spgemm_args){ 0 };
     for (int i = 1; i < argc; i++) {
         const char *value;
 
@@ -177,6 +178,13 @@ static bool parse_spgemm_args(int argc, char **argv, spgemm_args *s)
     if (s->type == 0)
         s->type = GPGPU_TYPE_F32;
     return true;
+}
+
+bool cmd_spgemm_parse(int argc, char **argv)
+{
+    spgemm_args s;
+
+    return parse_spgemm_args(argc, argv, &s);
 }
 
 /* A's columns must meet B's rows: checked on the host, before the GPU starts. */
@@ -364,7 +372,7 @@ static int run_spgemm(const spgemm_args *s, const gpgpu_csr *a_host, const gpgpu
 
 int cmd_spgemm(int argc, char **argv)
 {
-    spgemm_args s = { 0 };
+    spgemm_args s;
     gpgpu_csr a = { 0 }, b = { 0 };
     int rc;
 

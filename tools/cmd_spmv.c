@@ -38,6 +38,7 @@ typedef struct spmv_args {
 /* Returns false when it printed the help (and nothing is to run). */
 static bool parse_spmv_args(int argc, char **argv, spmv_args *s)
 {
+    *s = (spmv_args){ .alpha = 1, .out_path = "-" };
     for (int i = 1; i < argc; i++) {
         const char *value;
 
@@ -72,6 +73,13 @@ static bool parse_spmv_args(int argc, char **argv, spmv_args *s)
         tool_usage_error("--y0 with --beta 0 would not be read");
     check_sparse_args(&s->m);
     return true;
+}
+
+bool cmd_spmv_parse(int argc, char **argv)
+{
+    spmv_args s;
+
+    return parse_spmv_args(argc, argv, &s);
 }
 
 /* Times s->repeat more products into y, which was downloaded already: with
@@ -147,7 +155,7 @@ static int run_spmv(const spmv_args *s, const gpgpu_csr *a, const double *x_host
 
 int cmd_spmv(int argc, char **argv)
 {
-    spmv_args s = { .alpha = 1, .out_path = "-" };
+    spmv_args s;
     gpgpu_csr a = { 0 };
     double *x = NULL, *y0 = NULL;
     int rc;

@@ -7,6 +7,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
+const command gpgpu_commands[] = {
+    { "info", cmd_info, cmd_info_parse, info_help, NULL, true, "gpgpu info --help" },
+    { "reduce", cmd_reduce, cmd_reduce_parse, reduce_help, vector_options_help, true,
+      "gpgpu reduce --help" },
+    { "scan", cmd_scan, cmd_scan_parse, scan_help, vector_options_help, true,
+      "gpgpu scan --help" },
+    { "sort", cmd_sort, cmd_sort_parse, sort_help, vector_options_help, true,
+      "gpgpu sort --help" },
+    { "matinfo", cmd_matinfo, cmd_matinfo_parse, matinfo_help, NULL, false,
+      "gpgpu matinfo --help" },
+    { "spmv", cmd_spmv, cmd_spmv_parse, spmv_help, sparse_options_help, true,
+      "gpgpu spmv --help" },
+    { "cg", cmd_cg, cmd_cg_parse, cg_help, sparse_options_help, true, "gpgpu cg --help" },
+    { "spgemm", cmd_spgemm, cmd_spgemm_parse, spgemm_help, NULL, true, "gpgpu spgemm --help" },
+};
+const size_t gpgpu_command_count = sizeof(gpgpu_commands) / sizeof(gpgpu_commands[0]);
+
 const char vector_options_help[] =
     "  --type TYPE       u32, i32, f32 or f64\n"
     "  IN.mtx            a MatrixMarket vector (one column or one row)\n"
@@ -197,11 +214,11 @@ bool parse_format_option(int argc, char **argv, int *i, gpgpu_format_params *p)
     const char *value;
 
     if ((value = tool_option_value(argc, argv, i, "--sell-c")) != NULL)
-        p->sell_c = (uint32_t)tool_parse_uint("--sell-c", value, 1, 1024);
+        p->sell_c = (uint32_t)tool_parse_uint("--sell-c", value, 1, GPGPU_SELL_MAX_C);
     else if ((value = tool_option_value(argc, argv, i, "--sell-sigma")) != NULL)
         p->sell_sigma = (uint32_t)tool_parse_uint("--sell-sigma", value, 1, INT32_MAX);
     else if ((value = tool_option_value(argc, argv, i, "--bsr-block")) != NULL)
-        p->bsr_block = (uint32_t)tool_parse_uint("--bsr-block", value, 1, 64);
+        p->bsr_block = (uint32_t)tool_parse_uint("--bsr-block", value, 1, GPGPU_BSR_MAX_BLOCK);
     else if ((value = tool_option_value(argc, argv, i, "--ell-max-fill")) != NULL)
         p->ell_max_fill = tool_parse_double("--ell-max-fill", value);
     else

@@ -1,6 +1,6 @@
 /* What the gpgpu commands share: one cmd_*.c file per command, the table of
- * commands in gpgpu.c, and the vector input options (an input file or
- * --random) that reduce, scan and sort take, in commands.c. */
+ * commands and the vector input options (an input file or --random) that
+ * reduce, scan and sort take, in commands.c; main in gpgpu.c. */
 #ifndef GPGPU_TOOL_COMMANDS_H
 #define GPGPU_TOOL_COMMANDS_H
 
@@ -12,6 +12,10 @@
 typedef struct command {
     const char *name;
     int (*run)(int argc, char **argv);
+    /* Parses argv as run does and stops there: no file read, no context; a
+     * usage error exits through tool_usage_error. False when it printed the
+     * help. For tests/fuzz/fuzz_cli_args.c, which calls nothing else. */
+    bool (*parse)(int argc, char **argv);
     const char *help;
     const char *options_help; /* shared option lines after the help, or NULL */
     bool context_options;     /* it makes a context: --backend and the like */
@@ -26,6 +30,19 @@ int cmd_matinfo(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_cg(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
+
+bool cmd_info_parse(int argc, char **argv);
+bool cmd_reduce_parse(int argc, char **argv);
+bool cmd_scan_parse(int argc, char **argv);
+bool cmd_sort_parse(int argc, char **argv);
+bool cmd_matinfo_parse(int argc, char **argv);
+bool cmd_spmv_parse(int argc, char **argv);
+bool cmd_cg_parse(int argc, char **argv);
+bool cmd_spgemm_parse(int argc, char **argv);
+
+/* Every command, in the order of the main help. */
+extern const command gpgpu_commands[];
+extern const size_t gpgpu_command_count;
 
 extern const char info_help[];
 extern const char reduce_help[];

@@ -1,5 +1,5 @@
-/* gpgpu: command-line front end of libgpgpu. main and the table of
- * commands; each command lives in its own cmd_*.c (see commands.h). */
+/* gpgpu: command-line front end of libgpgpu. main; each command lives in its
+ * own cmd_*.c, listed in the table of commands.c (see commands.h). */
 #include "commands.h"
 
 #include <errno.h>
@@ -24,22 +24,11 @@ static const char main_help[] =
     "\n"
     "'gpgpu COMMAND --help' describes a command.\n";
 
-static const command commands[] = {
-    { "info", cmd_info, info_help, NULL, true, "gpgpu info --help" },
-    { "reduce", cmd_reduce, reduce_help, vector_options_help, true, "gpgpu reduce --help" },
-    { "scan", cmd_scan, scan_help, vector_options_help, true, "gpgpu scan --help" },
-    { "sort", cmd_sort, sort_help, vector_options_help, true, "gpgpu sort --help" },
-    { "matinfo", cmd_matinfo, matinfo_help, NULL, false, "gpgpu matinfo --help" },
-    { "spmv", cmd_spmv, spmv_help, sparse_options_help, true, "gpgpu spmv --help" },
-    { "cg", cmd_cg, cg_help, sparse_options_help, true, "gpgpu cg --help" },
-    { "spgemm", cmd_spgemm, spgemm_help, NULL, true, "gpgpu spgemm --help" },
-};
-
 static const command *find_command(const char *name)
 {
-    for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
-        if (strcmp(commands[k].name, name) == 0)
-            return &commands[k];
+    for (size_t k = 0; k < gpgpu_command_count; k++) {
+        if (strcmp(gpgpu_commands[k].name, name) == 0)
+            return &gpgpu_commands[k];
     }
     tool_usage_error("unknown command '%s'", name);
 }

@@ -9,6 +9,7 @@
 
 static const char *program_name = "gpgpu";
 static const char *program_help = "gpgpu --help";
+static void (*usage_exit)(void);
 
 void tool_set_program(const char *name, const char *help_command)
 {
@@ -24,7 +25,14 @@ void tool_usage_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, "\nTry '%s'.\n", program_help);
+    if (usage_exit != NULL)
+        usage_exit();
     exit(TOOL_EXIT_USAGE);
+}
+
+void tool_set_usage_exit(void (*leave)(void))
+{
+    usage_exit = leave;
 }
 
 void tool_message(const char *fmt, ...)

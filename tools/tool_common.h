@@ -37,6 +37,10 @@ void tool_set_program(const char *name, const char *help_command);
  * needs releasing. */
 _Noreturn void tool_usage_error(const char *fmt, ...) TOOL_PRINTF(1, 2);
 
+/* Makes tool_usage_error call leave() instead of exiting; leave must not
+ * return (the argument fuzzer longjmps back to its next input). NULL exits. */
+void tool_set_usage_exit(void (*leave)(void));
+
 /* Prints "<program>: <message>" to stderr. */
 void tool_message(const char *fmt, ...) TOOL_PRINTF(1, 2);
 

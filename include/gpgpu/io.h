@@ -7,6 +7,14 @@
  * (through zlib). On failure they write a one-line message
  * naming the file and line into `msg` (when msg is not NULL and msg_size > 0).
  * Thread safety: reentrant.
+ *
+ * A file's sizes are claims, checked as the data arrives: memory grows with the entries
+ * read, never from the size line alone, and what any input (a pipe, /dev/zero, a file of
+ * junk) makes a reader read is bounded: a line of at most GPGPU_MTX_MAX_LINE_BYTES, no
+ * NUL byte, at most GPGPU_MTX_MAX_SKIPPED_BYTES of comments and blank lines, and no more
+ * entries than the size line declared (GPGPU_ERROR_PARSE for each, naming the line). Counts
+ * past 2^31 - 1, what the shaders index, are GPGPU_ERROR_TOO_LARGE before anything is
+ * allocated.
  */
 #ifndef GPGPU_IO_H
 #define GPGPU_IO_H
@@ -17,6 +25,14 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** The longest line the readers take, newline included (1 MiB: a MatrixMarket data line
+ *  holds one entry, tens of bytes). */
+#define GPGPU_MTX_MAX_LINE_BYTES ((size_t)1 << 20)
+
+/** The most comment and blank lines, in bytes, that a file may hold in all (16 MiB: the
+ *  comment blocks of published files take kilobytes). */
+#define GPGPU_MTX_MAX_SKIPPED_BYTES ((size_t)1 << 24)
 
 /**
  * Reads a vector from a MatrixMarket file: an `array` file of M rows and one
@@ -31,12 +47,16 @@ extern "C" {
  * written ("-nan" has its sign bit set) and the C library's payload: the
  * payload of `nan(CHARS)` is not guaranteed. Hexadecimal floats are refused.
  *
+ * Memory grows as the values arrive; a coordinate file's vector of every declared row (zeros
+ * where no entry is given) is allocated once the whole file has been read and checked.
+ *
  * @param data receives a malloc'ed array of *count elements of `type` (free with free());
  *   NULL when the count is 0.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type);
  *   GPGPU_ERROR_IO (cannot open or read); GPGPU_ERROR_PARSE (bad header, size line, value,
  *   a shape with more than one column and row, a value out of range, too few or too many
- *   entries); GPGPU_ERROR_OUT_OF_MEMORY.
+ *   entries, a limit of the file above); GPGPU_ERROR_TOO_LARGE (rows, cols or entries past
+ *   2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
  */
 GPGPU_API gpgpu_status gpgpu_mtx_read_vector(const char *path, gpgpu_type type, void **data,
                                              size_t *count, char *msg, size_t msg_size);
@@ -76,7 +96,9 @@ typedef struct gpgpu_mtx_header {
  * files (column-major, as the format defines) keep every entry, zeros included, so the CSR is
  * dense. Complex and hermitian files are refused with a message naming "complex" or
  * "hermitian". Every malformed line is reported with its line number. Time and memory are
- * linear in the file's size. `header` (may be NULL) receives what the file declared.
+ * linear in the file's size, but for the pointers of the conversion to CSR, one per declared
+ * row and column, made once the whole file has been read and checked. `header` (may be NULL) receives what the file
+ * declared.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_IO; GPGPU_ERROR_PARSE;
  *   GPGPU_ERROR_TOO_LARGE (rows, cols or nnz past 2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
  */

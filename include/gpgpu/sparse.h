@@ -93,11 +93,18 @@ GPGPU_API gpgpu_status gpgpu_csr_row_stats(const gpgpu_csr *a, gpgpu_row_stats *
 
 /* ------------------------------------------------------------- other formats */
 
+/** The largest SELL slice height and BSR block size. Each bounds the padding
+ *  a parameter alone can add (a slice of C rows, a block of b x b entries, for
+ *  one nonzero): without them a 16-row matrix asked for C or b near 2^31 made
+ *  2^31 - 1 stored entries, 24 GiB. */
+#define GPGPU_SELL_MAX_C 1024u
+#define GPGPU_BSR_MAX_BLOCK 64u
+
 /** Parameters of the formats that have them; zero picks the default. */
 typedef struct gpgpu_format_params {
-    uint32_t sell_c;       /**< SELL slice height C (default 32) */
+    uint32_t sell_c;       /**< SELL slice height C (default 32, at most GPGPU_SELL_MAX_C) */
     uint32_t sell_sigma;   /**< SELL sorting window sigma in rows (default 32 * C); 1 = no sort */
-    uint32_t bsr_block;    /**< BSR block size b (default 4) */
+    uint32_t bsr_block;    /**< BSR block size b (default 4, at most GPGPU_BSR_MAX_BLOCK) */
     /** ELL: the padded entries (rows x longest row) may be at most this many times
      *  nnz (default 8, at least 1), else the conversion refuses with
      *  GPGPU_ERROR_TOO_LARGE and says so (use SELL or CSR for such matrices). */
@@ -142,7 +149,8 @@ typedef struct gpgpu_sparse {
 /**
  * Converts a checked CSR (sorted columns) into `format`.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (bad format or
- *   parameter, or a CSR that gpgpu_csr_check refuses); GPGPU_ERROR_TOO_LARGE (ELL past its
+ *   parameter (C or b past its maximum), or a CSR that gpgpu_csr_check refuses);
+ *   GPGPU_ERROR_TOO_LARGE (ELL past its
  *   fill limit, or more than 2^31 - 1 stored entries; msg says which);
  *   GPGPU_ERROR_OUT_OF_MEMORY.
  */

@@ -56,9 +56,8 @@ static void store_value(gpgpu_type type, void *data, size_t idx, mtx_value v)
 }
 
 /* Coordinate duplicates are summed; a sum that leaves the type's range is
- * refused like a value that does. */
-static gpgpu_status add_value(const mtx_reader *r, gpgpu_type type, void *data, size_t idx,
-                              mtx_value v)
+ * refused like a value that does. Returns false on overflow. */
+static bool add_value(gpgpu_type type, void *data, size_t idx, mtx_value v)
 {
     bool overflow = false;
     switch (type) {
@@ -87,11 +86,7 @@ static gpgpu_status add_value(const mtx_reader *r, gpgpu_type type, void *data, 
         break;
     }
     }
-    if (overflow) {
-        return mtx_fail(r, GPGPU_ERROR_PARSE, "the sum of duplicate entries is out of range for %s",
-                    gpgpu_type_name(type));
-    }
-    return GPGPU_SUCCESS;
+    return !overflow;
 }
 
 /* ----------------------------------------------------------------- header */
@@ -124,21 +119,56 @@ static gpgpu_status check_shape(const mtx_reader *r, const mtx_shape *shape)
 
 /* ------------------------------------------------------------------- body */
 
-/* Where the values go: an array of `type`, zeroed, so that missing
- * coordinate entries read as zero. */
+/* Where the values go as they arrive: an array of `type` that doubles up to
+ * the declared count, so that a size line alone allocates nothing. Array
+ * files fill it in order; coordinate files first gather (index, value)
+ * pairs, then lay them over zeros once the whole file has been checked. */
 typedef struct vector_sink {
     gpgpu_type type;
-    void *data;
+    void *data;      /* the values as they came (array files: in place) */
+    uint32_t *index; /* coordinate files: where each value goes */
+    size_t n, cap;
+    size_t count;   /* declared: rows * cols */
+    size_t entries; /* declared: coordinate files' entry lines */
     size_t rows;
 } vector_sink;
 
+enum { FIRST_VALUES = 1 << 12 };
+
+/* Room for one more value (index too for coordinate files), at most `limit`:
+ * the declared count, which the body readers never let the values pass. */
+static gpgpu_status reserve_value(const mtx_reader *r, vector_sink *sink, size_t limit,
+                                  bool with_index)
+{
+    if (sink->n < sink->cap) {
+        return GPGPU_SUCCESS;
+    }
+    size_t cap = sink->cap > 0 ? 2 * sink->cap : FIRST_VALUES;
+    cap = cap < limit ? cap : limit;
+    void *data = realloc(sink->data, cap * gpgpu_type_size(sink->type));
+    sink->data = data != NULL ? data : sink->data;
+    uint32_t *index = with_index && data != NULL ? realloc(sink->index, cap * sizeof *index)
+                                                 : sink->index;
+    sink->index = index != NULL ? index : sink->index;
+    if (data == NULL || (with_index && index == NULL)) {
+        return mtx_fail(r, GPGPU_ERROR_OUT_OF_MEMORY, "cannot allocate %zu values", cap);
+    }
+    sink->cap = cap;
+    return GPGPU_SUCCESS;
+}
+
 static gpgpu_status array_value(const mtx_reader *r, size_t index, const char *tok, void *user)
 {
-    const vector_sink *sink = user;
+    vector_sink *sink = user;
     mtx_value v;
-    gpgpu_status s = parse_value(r, sink->type, tok, &v);
+    /* mtx_read_array stops at the declared count: index is below it. */
+    gpgpu_status s = reserve_value(r, sink, sink->count, false);
+    if (s == GPGPU_SUCCESS) {
+        s = parse_value(r, sink->type, tok, &v);
+    }
     if (s == GPGPU_SUCCESS) {
         store_value(sink->type, sink->data, index, v);
+        sink->n = index + 1;
     }
     return s;
 }
@@ -146,14 +176,46 @@ static gpgpu_status array_value(const mtx_reader *r, size_t index, const char *t
 static gpgpu_status coordinate_entry(const mtx_reader *r, size_t i, size_t j, const char *tok,
                                      void *user)
 {
-    const vector_sink *sink = user;
+    vector_sink *sink = user;
     mtx_value v;
-    gpgpu_status s = parse_value(r, sink->type, tok, &v);
-    return s != GPGPU_SUCCESS ? s : add_value(r, sink->type, sink->data, i + j * sink->rows, v);
+    gpgpu_status s = reserve_value(r, sink, sink->entries, true);
+    if (s == GPGPU_SUCCESS) {
+        s = parse_value(r, sink->type, tok, &v);
+    }
+    if (s == GPGPU_SUCCESS) {
+        /* One of i and j is 0; the shape bounds the other below 2^31. */
+        sink->index[sink->n] = (uint32_t)(i + j * sink->rows);
+        store_value(sink->type, sink->data, sink->n++, v);
+    }
+    return s;
 }
 
-/* On failure *data may hold a partial array for the caller to free. */
-static gpgpu_status read_file(mtx_reader *r, gpgpu_type type, void **data, size_t *count)
+/* The gathered pairs over `count` zeros, summed in the order of the file. */
+static gpgpu_status lay_out(const mtx_reader *r, vector_sink *sink, size_t count)
+{
+    size_t size = gpgpu_type_size(sink->type);
+    void *dense = calloc(count, size);
+    if (dense == NULL) {
+        return mtx_fail(r, GPGPU_ERROR_OUT_OF_MEMORY, "cannot allocate %zu values", count);
+    }
+    for (size_t k = 0; k < sink->n; k++) {
+        mtx_value v = {0};
+        memcpy(&v, (const char *)sink->data + k * size, size);
+        if (!add_value(sink->type, dense, sink->index[k], v)) {
+            free(dense);
+            mtx_report(r->msg, r->msg_size, r->path, 0,
+                       "the duplicate entries of element %u sum past the range of %s",
+                       sink->index[k] + 1, gpgpu_type_name(sink->type));
+            return GPGPU_ERROR_PARSE;
+        }
+    }
+    free(sink->data);
+    sink->data = dense;
+    return GPGPU_SUCCESS;
+}
+
+/* On failure sink->data may hold a partial array for the caller to free. */
+static gpgpu_status read_file(mtx_reader *r, vector_sink *sink, size_t *count)
 {
     mtx_banner b = {0};
     mtx_shape shape = {0};
@@ -167,20 +229,22 @@ static gpgpu_status read_file(mtx_reader *r, gpgpu_type type, void **data, size_
     if (s == GPGPU_SUCCESS) {
         s = check_shape(r, &shape);
     }
+    if (s == GPGPU_SUCCESS) {
+        s = mtx_check_counts(r, &shape);
+    }
     if (s != GPGPU_SUCCESS) {
         return s;
     }
-    /* No overflow: one of the two is 0 or 1. */
+    /* No overflow: one of the two is 0 or 1, the other below 2^31. */
     *count = shape.rows * shape.cols;
-    if (*count > 0) {
-        *data = calloc(*count, gpgpu_type_size(type));
-        if (*data == NULL) {
-            return mtx_fail(r, GPGPU_ERROR_OUT_OF_MEMORY, "cannot allocate %zu values", *count);
-        }
+    sink->count = *count;
+    sink->entries = shape.entries;
+    sink->rows = shape.rows;
+    if (!b.coordinate) {
+        return mtx_read_array(r, *count, array_value, sink);
     }
-    vector_sink sink = {.type = type, .data = *data, .rows = shape.rows};
-    return b.coordinate ? mtx_read_coordinate(r, &shape, false, coordinate_entry, &sink)
-                        : mtx_read_array(r, *count, array_value, &sink);
+    s = mtx_read_coordinate(r, &shape, false, coordinate_entry, sink);
+    return s != GPGPU_SUCCESS || *count == 0 ? s : lay_out(r, sink, *count);
 }
 
 GPGPU_API gpgpu_status gpgpu_mtx_read_vector(const char *path, gpgpu_type type, void **data,
@@ -206,15 +270,16 @@ GPGPU_API gpgpu_status gpgpu_mtx_read_vector(const char *path, gpgpu_type type, 
     if (s != GPGPU_SUCCESS) {
         return s;
     }
-    void *values = NULL;
+    vector_sink sink = {.type = type};
     size_t n = 0;
-    s = read_file(&r, type, &values, &n);
+    s = read_file(&r, &sink, &n);
     mtx_close(&r);
+    free(sink.index);
     if (s != GPGPU_SUCCESS) {
-        free(values);
+        free(sink.data);
         return s;
     }
-    *data = values;
+    *data = n > 0 ? sink.data : NULL;
     *count = n;
     return GPGPU_SUCCESS;
 }

@@ -3,9 +3,10 @@
  */
 #include "io/mtx_internal.h"
 
+#include "gpgpu/io.h"
+
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -67,9 +68,17 @@ gpgpu_status mtx_fail(const mtx_reader *r, gpgpu_status status, const char *fmt,
 
 /* ------------------------------------------------------------------ lines */
 
+/* What one gzread asks for; zlib's own buffer (gzbuffer) is larger still. */
+enum { MTX_CHUNK = 1 << 16 };
+
 gpgpu_status mtx_open(mtx_reader *r, const char *path, char *msg, size_t msg_size)
 {
     *r = (mtx_reader){.path = path, .msg = msg, .msg_size = msg_size};
+    r->chunk = malloc(MTX_CHUNK);
+    if (r->chunk == NULL) {
+        mtx_report(msg, msg_size, path, 0, "cannot open: out of memory");
+        return GPGPU_ERROR_OUT_OF_MEMORY;
+    }
     errno = 0;
     r->file = gzopen(path, "rb");
     if (r->file == NULL) {
@@ -87,17 +96,25 @@ void mtx_close(mtx_reader *r)
     if (r->file != NULL) {
         gzclose(r->file);
     }
+    free(r->chunk);
     free(r->line);
     *r = (mtx_reader){0};
 }
 
-static gpgpu_status grow_line(mtx_reader *r)
+/* Room for `needed` bytes in r->line; never past the line limit plus its '\0'. */
+static gpgpu_status reserve_line(mtx_reader *r, size_t needed)
 {
-    size_t cap = r->line_cap > 0 ? 2 * r->line_cap : 4096;
+    if (needed <= r->line_cap) {
+        return GPGPU_SUCCESS;
+    }
+    size_t cap = r->line_cap > 0 ? r->line_cap : 256;
+    while (cap < needed) {
+        cap *= 2;
+    }
     char *grown = realloc(r->line, cap);
     if (grown == NULL) {
         return mtx_fail(r, GPGPU_ERROR_OUT_OF_MEMORY, "out of memory reading a line of %zu bytes",
-                        r->line_cap);
+                        needed);
     }
     r->line = grown;
     r->line_cap = cap;
@@ -117,31 +134,67 @@ static gpgpu_status read_error(const mtx_reader *r)
     }
 }
 
-/* Reads the next line, of any length, into r->line; *got is false at the end of the file. */
+/* Refills the chunk; *got is false at the end of the file. */
+static gpgpu_status next_chunk(mtx_reader *r, bool *got)
+{
+    int n = gzread(r->file, r->chunk, MTX_CHUNK);
+    r->chunk_at = 0;
+    r->chunk_end = n > 0 ? (size_t)n : 0;
+    *got = n > 0;
+    return n < 0 || !*got ? read_error(r) : GPGPU_SUCCESS;
+}
+
+/* Appends the chunk's bytes up to and with the next newline to the line of len bytes;
+ * *done once the newline came. Text holds no NUL: a binary file stops at the first. */
+static gpgpu_status take_bytes(mtx_reader *r, size_t *len, bool *done)
+{
+    const char *start = r->chunk + r->chunk_at;
+    size_t avail = r->chunk_end - r->chunk_at;
+    const char *newline = memchr(start, '\n', avail);
+    size_t take = newline != NULL ? (size_t)(newline - start) + 1 : avail;
+    if (memchr(start, '\0', take) != NULL) {
+        return mtx_fail(r, GPGPU_ERROR_PARSE, "a NUL byte: not a text file");
+    }
+    if (*len + take > GPGPU_MTX_MAX_LINE_BYTES) {
+        return mtx_fail(r, GPGPU_ERROR_PARSE, "a line longer than %zu bytes",
+                        (size_t)GPGPU_MTX_MAX_LINE_BYTES);
+    }
+    gpgpu_status s = reserve_line(r, *len + take + 1);
+    if (s != GPGPU_SUCCESS) {
+        return s;
+    }
+    memcpy(r->line + *len, start, take);
+    *len += take;
+    r->chunk_at += take;
+    *done = newline != NULL;
+    return GPGPU_SUCCESS;
+}
+
+/* Reads the next line into r->line, '\0'-terminated; *got is false at the end of the file.
+ * The line is counted from its first byte, so that errors within it name it. */
 static gpgpu_status next_line(mtx_reader *r, bool *got)
 {
     size_t len = 0;
-    for (;;) {
-        if (r->line_cap - len < 2) {
-            gpgpu_status s = grow_line(r);
-            if (s != GPGPU_SUCCESS) {
-                return s;
+    bool done = false;
+    gpgpu_status s = GPGPU_SUCCESS;
+    while (!done && s == GPGPU_SUCCESS) {
+        if (r->chunk_at == r->chunk_end) {
+            bool more;
+            s = next_chunk(r, &more);
+            if (s != GPGPU_SUCCESS || !more) {
+                break;
             }
         }
-        size_t room = r->line_cap - len;
-        if (gzgets(r->file, r->line + len, room > INT_MAX ? INT_MAX : (int)room) == NULL) {
-            break;
+        if (len == 0) {
+            r->line_no++;
         }
-        len += strlen(r->line + len);
-        if (len > 0 && r->line[len - 1] == '\n') {
-            break;
-        }
+        s = take_bytes(r, &len, &done);
     }
-    *got = len > 0;
+    *got = s == GPGPU_SUCCESS && len > 0;
     if (*got) {
-        r->line_no++;
+        r->line[len] = '\0';
     }
-    return read_error(r);
+    return s;
 }
 
 static bool is_space(char c)
@@ -165,6 +218,14 @@ gpgpu_status mtx_next_data_line(mtx_reader *r, char **cursor)
         if (*p != '\0' && *p != '%') {
             *cursor = p;
             return GPGPU_SUCCESS;
+        }
+        /* An endless stream of comments (`yes %`) stops here. */
+        r->skipped_bytes += strlen(r->line);
+        if (r->skipped_bytes > GPGPU_MTX_MAX_SKIPPED_BYTES) {
+            *cursor = NULL;
+            return mtx_fail(r, GPGPU_ERROR_PARSE,
+                            "more than %zu bytes of comments and blank lines",
+                            (size_t)GPGPU_MTX_MAX_SKIPPED_BYTES);
         }
     }
 }
@@ -401,6 +462,20 @@ gpgpu_status mtx_parse_size_line(mtx_reader *r, const mtx_banner *b, mtx_shape *
     if (b->symmetry != MTX_GENERAL && shape->rows != shape->cols) {
         return mtx_fail(r, GPGPU_ERROR_PARSE, "a %s matrix must be square, not %zux%zu",
                         mtx_symmetry_name(b->symmetry), shape->rows, shape->cols);
+    }
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status mtx_check_counts(const mtx_reader *r, const mtx_shape *shape)
+{
+    size_t max = GPGPU_SPARSE_MAX_INDEX;
+    if (shape->rows > max || shape->cols > max) {
+        return mtx_fail(r, GPGPU_ERROR_TOO_LARGE, "%zux%zu is past 2^31 - 1 rows or columns",
+                        shape->rows, shape->cols);
+    }
+    if (shape->entries > max) {
+        return mtx_fail(r, GPGPU_ERROR_TOO_LARGE, "%zu entries are past 2^31 - 1",
+                        shape->entries);
     }
     return GPGPU_SUCCESS;
 }

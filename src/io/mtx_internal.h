@@ -25,9 +25,12 @@
 typedef struct mtx_reader {
     gzFile file; /* zlib reads plain files through unchanged, so one path serves both */
     const char *path;
+    char *chunk; /* what gzread gave, MTX_CHUNK bytes, read from chunk_at to chunk_end */
+    size_t chunk_at, chunk_end;
     char *line; /* reused for every line */
     size_t line_cap;
     size_t line_no; /* 1-based number of the line in `line`; 0 before the first */
+    size_t skipped_bytes; /* comment and blank lines so far (GPGPU_MTX_MAX_SKIPPED_BYTES) */
     char *msg;
     size_t msg_size;
 } mtx_reader;
@@ -78,7 +81,11 @@ gpgpu_status mtx_open(mtx_reader *r, const char *path, char *msg, size_t msg_siz
 void mtx_close(mtx_reader *r);
 
 /* Reads on to the next line that holds data, skipping blank and '%' lines;
- * *cursor is NULL at the end of the file. */
+ * *cursor is NULL at the end of the file. A line longer than
+ * GPGPU_MTX_MAX_LINE_BYTES, a NUL byte, or more than
+ * GPGPU_MTX_MAX_SKIPPED_BYTES of comments and blank lines is GPGPU_ERROR_PARSE:
+ * with the entry count of the size line, these bound what any input (a pipe,
+ * /dev/zero) makes the reader read or hold. */
 gpgpu_status mtx_next_data_line(mtx_reader *r, char **cursor);
 
 /* Cuts the next whitespace-separated token out of *cursor, terminating it in
@@ -107,6 +114,10 @@ gpgpu_status mtx_parse_size_line(mtx_reader *r, const mtx_banner *b, mtx_shape *
  * value's token, NULL on a pattern line that has none. */
 typedef gpgpu_status (*mtx_entry_fn)(const mtx_reader *r, size_t i, size_t j, const char *value,
                                      void *user);
+
+/* The size line's counts past 2^31 - 1 (what the shaders index) are
+ * GPGPU_ERROR_TOO_LARGE, reported before anything is allocated. */
+gpgpu_status mtx_check_counts(const mtx_reader *r, const mtx_shape *shape);
 
 /* Reads the body of a coordinate file: exactly shape->entries lines "ROW COL
  * VALUE" ("ROW COL", and optionally a value, when pattern), 1-based indices

@@ -18,8 +18,8 @@ typedef struct matrix_reader {
 } matrix_reader;
 
 /* A size line can promise far more than the file holds: the first
- * reservation is capped, and the list doubles as the entries arrive. */
-enum { FIRST_RESERVATION = 1 << 20 };
+ * reservation is small, and the list doubles as the entries arrive. */
+enum { FIRST_RESERVATION = 1 << 12 };
 
 static gpgpu_status push(matrix_reader *m, size_t i, size_t j, double v)
 {
@@ -151,24 +151,16 @@ static gpgpu_status check_banner(const matrix_reader *m)
 /* 32-bit indices, refused before anything is allocated. */
 static gpgpu_status check_shape(matrix_reader *m)
 {
-    const mtx_reader *r = &m->r;
-    size_t max = GPGPU_SPARSE_MAX_INDEX;
-    if (m->shape.rows > max || m->shape.cols > max) {
-        return mtx_fail(r, GPGPU_ERROR_TOO_LARGE, "%zux%zu is past 2^31 - 1 rows or columns",
-                        m->shape.rows, m->shape.cols);
+    gpgpu_status s = mtx_check_counts(&m->r, &m->shape);
+    if (s != GPGPU_SUCCESS || m->b.coordinate) {
+        return s;
     }
-    if (!m->b.coordinate) {
-        /* Both at most 2^31 - 1: the product cannot overflow. */
-        m->shape.entries = array_values(&m->b, &m->shape);
-        if (m->shape.rows * m->shape.cols > max) {
-            return mtx_fail(r, GPGPU_ERROR_TOO_LARGE,
-                            "a dense %zux%zu array has more than 2^31 - 1 entries",
-                            m->shape.rows, m->shape.cols);
-        }
-    }
-    if (m->shape.entries > max) {
-        return mtx_fail(r, GPGPU_ERROR_TOO_LARGE, "%zu entries are past 2^31 - 1",
-                        m->shape.entries);
+    /* Both at most 2^31 - 1: the product cannot overflow. */
+    m->shape.entries = array_values(&m->b, &m->shape);
+    if (m->shape.rows * m->shape.cols > GPGPU_SPARSE_MAX_INDEX) {
+        return mtx_fail(&m->r, GPGPU_ERROR_TOO_LARGE,
+                        "a dense %zux%zu array has more than 2^31 - 1 entries", m->shape.rows,
+                        m->shape.cols);
     }
     return GPGPU_SUCCESS;
 }

@@ -22,6 +22,11 @@ static gpgpu_status resolve_params(const gpgpu_format_params *given, gpgpu_forma
     }
     p->bsr_block = p->bsr_block != 0 ? p->bsr_block : 4;
     p->ell_max_fill = p->ell_max_fill != 0 ? p->ell_max_fill : 8;
+    if (p->sell_c > GPGPU_SELL_MAX_C || p->bsr_block > GPGPU_BSR_MAX_BLOCK) {
+        return sparse_fail(msg, msg_size, GPGPU_ERROR_INVALID_ARGUMENT,
+                           "sell_c %u or bsr_block %u is past its maximum (%u, %u)", p->sell_c,
+                           p->bsr_block, GPGPU_SELL_MAX_C, GPGPU_BSR_MAX_BLOCK);
+    }
     if (!(p->ell_max_fill >= 1)) {
         return sparse_fail(msg, msg_size, GPGPU_ERROR_INVALID_ARGUMENT,
                            "ell_max_fill is %g; it must be at least 1 (or 0 for the default 8)",
@@ -521,6 +526,20 @@ static bool gather_bsr(const gpgpu_sparse *a, sparse_triples *t)
     return true;
 }
 
+/* Block columns below ceil(cols / b): a larger one would put an entry's column past
+ * 2^32, where it wraps back into the matrix instead of being refused. */
+static bool block_columns_ok(const gpgpu_sparse *a)
+{
+    size_t block_cols = ((size_t)a->cols + a->block - 1) / a->block;
+    size_t blocks = a->ptr[a->ptr_count - 1];
+    for (size_t k = 0; k < blocks; k++) {
+        if (a->idx[k] >= block_cols) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The arrays each format needs, consistent with its sizes, so gathering stays in bounds. */
 static bool layout_ok(const gpgpu_sparse *a)
 {
@@ -547,7 +566,8 @@ static bool layout_ok(const gpgpu_sparse *a)
     case GPGPU_FORMAT_BSR:
         return b > 0 && a->ptr_count == ((size_t)a->rows + b - 1) / b + 1 &&
                ptr_ok(a->ptr, a->ptr_count, a->stored / (b * b)) &&
-               a->stored == (size_t)a->ptr[a->ptr_count - 1] * b * b;
+               a->stored == (size_t)a->ptr[a->ptr_count - 1] * b * b &&
+               block_columns_ok(a);
     }
     return false;
 }
@@ -582,9 +602,12 @@ GPGPU_API gpgpu_status gpgpu_sparse_to_csr(const gpgpu_sparse *a, gpgpu_csr *out
         return sparse_fail(msg, msg_size, GPGPU_ERROR_INVALID_ARGUMENT, "unknown format %d",
                            (int)a->format);
     }
-    if (a->nnz > GPGPU_SPARSE_MAX_INDEX || a->stored > GPGPU_SPARSE_MAX_INDEX) {
+    /* Before any loop: rows alone set how long ELL and SELL gathers run. */
+    if (a->rows > GPGPU_SPARSE_MAX_INDEX || a->cols > GPGPU_SPARSE_MAX_INDEX ||
+        a->nnz > GPGPU_SPARSE_MAX_INDEX || a->stored > GPGPU_SPARSE_MAX_INDEX) {
         return sparse_fail(msg, msg_size, GPGPU_ERROR_TOO_LARGE,
-                           "%zu nonzeros, %zu stored: past 2^31 - 1", a->nnz, a->stored);
+                           "%ux%u with %zu nonzeros, %zu stored: past 2^31 - 1", a->rows,
+                           a->cols, a->nnz, a->stored);
     }
     if ((a->ptr_count > 0 && a->ptr == NULL) || a->idx == NULL || a->values == NULL) {
         return sparse_fail(msg, msg_size, GPGPU_ERROR_NULL_POINTER,
