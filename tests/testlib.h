@@ -14,6 +14,10 @@ enum { TEST_SKIPPED = 77 };
 
 extern int test_failures, test_checks;
 
+/* Calls of the test's context that GL debug output failed (test_finish
+ * fails the test if any). */
+extern int test_gl_debug_failures;
+
 #define EXPECT(cond, ...)                                                    \
     do {                                                                     \
         test_checks++;                                                       \
@@ -34,8 +38,8 @@ extern int test_failures, test_checks;
                gpgpu_status_string(code), gpgpu_last_error(ctx));           \
     } while (0)
 
-/* A headless context for the backend chosen by GPGPU_BACKEND; exits with 77
- * when no context of that kind can be made at all. */
+/* A headless context for the backend chosen by GPGPU_BACKEND, with
+ * desc.debug; exits with 77 when no context of that kind can be made at all. */
 gpgpu_context *test_context(void);
 
 /* n random nonzero elements of `type`: integers in [1, 1000] (u32) or
