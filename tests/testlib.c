@@ -15,6 +15,20 @@ const size_t test_sizes[] = {
     SIZE_MAX,
 };
 
+size_t test_max_n(void)
+{
+    static size_t max_n;
+    if (!max_n) {
+        const char *env = getenv("GPGPU_TEST_MAX_N");
+        char *end = NULL;
+        unsigned long long v = env && *env ? strtoull(env, &end, 10) : 0;
+        max_n = env && *env && !*end && v > 0 ? (size_t)v : SIZE_MAX;
+        if (max_n != SIZE_MAX)
+            fprintf(stderr, "GPGPU_TEST_MAX_N: sizes above %zu are left out\n", max_n);
+    }
+    return max_n;
+}
+
 /* Counts the failures that GL debug output caused (GPGPU_GL_DEBUG), so that
  * a message fails the test even from a call whose status it does not check. */
 static void on_error(gpgpu_status status, const char *message, void *user)

@@ -57,6 +57,10 @@ gpgpu_buffer *test_buffer(gpgpu_context *ctx, const void *data, size_t bytes);
  * 2^k, 2^k + 1 for several k, and a few up to 2^22; ends with SIZE_MAX. */
 extern const size_t test_sizes[];
 
+/* The largest element count the size sweeps run: GPGPU_TEST_MAX_N (the
+ * sanitizer pass of scripts/test.sh sets it; docs/TESTING.md), else SIZE_MAX. */
+size_t test_max_n(void);
+
 /* Prints "N passed, M failed" and returns the exit code. */
 int test_finish(void);
 
