@@ -474,7 +474,7 @@ gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *cal
     gpgpu_context_desc with_env = *caller_desc;
     with_env.debug = caller_desc->debug || env_debug();
     const gpgpu_context_desc *desc = &with_env;
-    ctx->debug = desc->debug;
+    ctx->debug = desc->debug; /* gl_dispatch's check after every dispatch too */
     gl_state *st = calloc(1, sizeof *st);
     CHECK(st, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     st->display = EGL_NO_DISPLAY;
