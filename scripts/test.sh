@@ -4,8 +4,9 @@
 # GPU), and the GLFW demo under a virtual display when xvfb-run exists.
 # Then builds again in build-asan/ with AddressSanitizer and
 # UndefinedBehaviorSanitizer and runs the suite once more, at sizes up to
-# GPGPU_TEST_MAX_N and without the Vulkan validation layer's second run of
-# test_vulkan: any report fails (docs/TESTING.md, "The sanitizer pass").
+# GPGPU_TEST_MAX_N, without the Vulkan validation layer's second run of
+# test_vulkan and with test_sort on GL only: any report fails
+# (docs/TESTING.md, "The sanitizer pass").
 # GPGPU_TEST_SANITIZE=0 leaves the second pass out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +38,7 @@ LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan" \
 GPGPU_TEST_MAX_N=${GPGPU_TEST_MAX_N:-100000} \
     "${run[@]}" meson test -C build-asan --print-errorlogs --num-processes 2 \
-    --no-suite validation || status=$?
+    --no-suite validation --no-suite sanitize-once || status=$?
 if compgen -G "$logs/*" >/dev/null; then
     echo "sanitizer reports (in $logs):" >&2
     cat "$logs"/* >&2
