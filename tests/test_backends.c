@@ -189,6 +189,8 @@ int main(void)
     for (size_t ti = 0; ti < 2; ti++)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
             size_t n = sizes[s];
+            if (n > test_max_n())
+                continue;
             random_words(data, n, test_seed++);
             gpgpu_buffer *in[BACKENDS];
             for (int b = 0; b < BACKENDS; b++)

@@ -292,6 +292,8 @@ int main(void)
     unsigned char res[16];
     for (size_t s = 0; test_sizes[s] != SIZE_MAX; s++) {
         size_t n = test_sizes[s];
+        if (n > test_max_n())
+            continue;
         bool largest = n > CLASSIC_LIMIT;
         for (size_t ti = 0; ti < sizeof test_types / sizeof *test_types; ti++) {
             gpgpu_type t = test_types[ti];

@@ -296,6 +296,8 @@ int main(void)
             stage_partials(t, group_counts[g]);
         for (size_t s = 0; test_sizes[s] != SIZE_MAX; s++) {
             size_t n = test_sizes[s];
+            if (n > test_max_n())
+                continue;
             stage_fast(t, n);
             stage_partials(t, scan_plan_for(n).groups);
             /* The classic stages are single dispatches: every size (COPY of

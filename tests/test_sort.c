@@ -307,6 +307,8 @@ static void staged_free(staged *s)
  * global reverse step of the next level (or on what LOCAL_SORT left). */
 static void stage_bitonic(gpgpu_type t, size_t n, flagset f, int data)
 {
+    if (n > test_max_n())
+        return;
     char what[200], fl[64];
     flag_text(f, fl, sizeof fl);
     const char *tn = gpgpu_type_name(t);
@@ -470,6 +472,8 @@ static uint32_t exclusive_scan(uint32_t *a, size_t n)
  * group); SCATTER reads the exclusive scan of the twin's histogram. */
 static void stage_radix(gpgpu_type t, size_t n, flagset f, int data, radix_plan plan)
 {
+    if (n > test_max_n())
+        return;
     char what[240], fl[64];
     flag_text(f, fl, sizeof fl);
     const char *tn = gpgpu_type_name(t);
@@ -521,6 +525,8 @@ static void stage_radix(gpgpu_type t, size_t n, flagset f, int data, radix_plan 
 static void stage_onesweep(gpgpu_type t, size_t n, flagset f, int data, radix_plan plan,
                            bool recount)
 {
+    if (n > test_max_n())
+        return;
     char what[240], fl[64];
     flag_text(f, fl, sizeof fl);
     const char *tn = gpgpu_type_name(t);
@@ -576,6 +582,8 @@ static void stage_onesweep(gpgpu_type t, size_t n, flagset f, int data, radix_pl
 
 static void stage_helpers(size_t n)
 {
+    if (n > test_max_n())
+        return;
     char what[120];
     snprintf(what, sizeof what, "IOTA n=%zu", n);
     slab pay = slab_make(ctx, GPGPU_TYPE_U32, 5 + n + 2, 0, 0, NULL);
@@ -721,6 +729,8 @@ static bool show_times; /* SORT_TEST_TIMES set: print the slow cases */
 
 static void run_case(const sort_case *c)
 {
+    if (c->n > test_max_n())
+        return;
     double t0 = now();
     run_case_(c);
     double dt = now() - t0;

@@ -440,10 +440,11 @@ static void edge_matrices(void)
     }
 }
 
-/* One row of 10^6 nonzeros: the balanced and vector kernels. */
+/* One row of 10^6 nonzeros (GPGPU_TEST_MAX_N if less): the balanced and
+ * vector kernels. */
 static void one_long_row(void)
 {
-    enum { N = 1000000 };
+    const uint32_t N = (uint32_t)(test_max_n() < 1000000 ? test_max_n() : 1000000);
     uint32_t rp[2] = {0, N}, *ci = xmalloc(N * sizeof *ci);
     for (uint32_t k = 0; k < N; k++)
         ci[k] = k;

@@ -185,6 +185,8 @@ int main(void)
         }
         for (size_t si = 0; test_sizes[si] != SIZE_MAX; si++) {
             size_t n = test_sizes[si];
+            if (n > test_max_n())
+                continue;
             check_axpby(t, n, 1.5, -0.75);
             check_axpby(t, n, -3.0, 0.0);
             check_dot(t, n, false, false);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int test_failures, test_checks;
+int test_failures, test_checks, test_gl_debug_failures;
 
 const size_t test_sizes[] = {
     0, 1, 2, 3, 5, 7, 31, 32, 33, 1000,
@@ -15,10 +15,37 @@ const size_t test_sizes[] = {
     SIZE_MAX,
 };
 
+size_t test_max_n(void)
+{
+    static size_t max_n;
+    if (!max_n) {
+        const char *env = getenv("GPGPU_TEST_MAX_N");
+        char *end = NULL;
+        unsigned long long v = env && *env ? strtoull(env, &end, 10) : 0;
+        max_n = env && *env && !*end && v > 0 ? (size_t)v : SIZE_MAX;
+        if (max_n != SIZE_MAX)
+            fprintf(stderr, "GPGPU_TEST_MAX_N: sizes above %zu are left out\n", max_n);
+    }
+    return max_n;
+}
+
+/* Counts the failures that GL debug output caused (GPGPU_GL_DEBUG), so that
+ * a message fails the test even from a call whose status it does not check. */
+static void on_error(gpgpu_status status, const char *message, void *user)
+{
+    (void)status;
+    (void)user;
+    if (strstr(message, "GL debug output: ")) {
+        test_gl_debug_failures++;
+        fprintf(stderr, "%s\n", message);
+    }
+}
+
 gpgpu_context *test_context(void)
 {
     gpgpu_context *ctx = NULL;
-    gpgpu_status s = gpgpu_context_create(&(gpgpu_context_desc){.debug = true}, &ctx);
+    gpgpu_status s = gpgpu_context_create(
+        &(gpgpu_context_desc){.debug = true, .error_callback = on_error}, &ctx);
     if (s == GPGPU_ERROR_NO_CONTEXT || s == GPGPU_ERROR_GL_VERSION ||
         s == GPGPU_ERROR_BACKEND_UNAVAILABLE) {
         fprintf(stderr, "skipped: %s\n", gpgpu_last_error(NULL));
@@ -89,6 +116,7 @@ gpgpu_buffer *test_buffer(gpgpu_context *ctx, const void *data, size_t bytes)
 
 int test_finish(void)
 {
+    EXPECT(test_gl_debug_failures == 0, "GL debug output failed %d calls", test_gl_debug_failures);
     printf("%d passed, %d failed\n", test_checks - test_failures, test_failures);
     return test_failures ? 1 : 0;
 }

@@ -14,6 +14,10 @@ enum { TEST_SKIPPED = 77 };
 
 extern int test_failures, test_checks;
 
+/* Calls of the test's context that GL debug output failed (test_finish
+ * fails the test if any). */
+extern int test_gl_debug_failures;
+
 #define EXPECT(cond, ...)                                                    \
     do {                                                                     \
         test_checks++;                                                       \
@@ -34,8 +38,8 @@ extern int test_failures, test_checks;
                gpgpu_status_string(code), gpgpu_last_error(ctx));           \
     } while (0)
 
-/* A headless context for the backend chosen by GPGPU_BACKEND; exits with 77
- * when no context of that kind can be made at all. */
+/* A headless context for the backend chosen by GPGPU_BACKEND, with
+ * desc.debug; exits with 77 when no context of that kind can be made at all. */
 gpgpu_context *test_context(void);
 
 /* n random nonzero elements of `type`: integers in [1, 1000] (u32) or
@@ -52,6 +56,10 @@ gpgpu_buffer *test_buffer(gpgpu_context *ctx, const void *data, size_t bytes);
 /* The sizes the issue names: 0, 1, 2, 3, 5, 7, 31, 32, 33, 1000, 2^k - 1,
  * 2^k, 2^k + 1 for several k, and a few up to 2^22; ends with SIZE_MAX. */
 extern const size_t test_sizes[];
+
+/* The largest element count the size sweeps run: GPGPU_TEST_MAX_N (the
+ * sanitizer pass of scripts/test.sh sets it; docs/TESTING.md), else SIZE_MAX. */
+size_t test_max_n(void);
 
 /* Prints "N passed, M failed" and returns the exit code. */
 int test_finish(void);

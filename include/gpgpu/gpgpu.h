@@ -141,8 +141,10 @@ typedef struct gpgpu_context_desc {
     gpgpu_get_proc_address gl_get_proc_address;
     gpgpu_error_callback error_callback;
     void *user_data;
-    /** Turn on GL debug output (messages go into the last error), Vulkan validation layers
-     *  where installed, and a check of the GL error state after every dispatch. */
+    /** Turn on GL debug output (a message of type error or undefined behaviour fails the
+     *  call with GPGPU_ERROR_BACKEND and goes into the last error; GPGPU_GL_DEBUG=1 does the
+     *  same for every GL context), Vulkan validation layers where installed, and a check of
+     *  the GL error state after every dispatch. */
     bool debug;
     /** Vulkan: use the caller's instance, device and queue instead of making them. */
     const gpgpu_vk_adopt *vk_adopt;

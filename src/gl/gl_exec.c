@@ -10,14 +10,25 @@
 
 gpgpu_status gl_check_error(gpgpu_context *ctx, const char *what)
 {
-    GLenum err = gl_of(ctx)->gl.GetError();
-    if (err == GL_NO_ERROR)
-        return GPGPU_SUCCESS;
-    while (gl_of(ctx)->gl.GetError() != GL_NO_ERROR) {
+    gl_state *st = gl_of(ctx);
+    GLenum err = st->gl.GetError();
+    if (err != GL_NO_ERROR) {
+        while (st->gl.GetError() != GL_NO_ERROR) {
+        }
     }
+    /* With debug, a message of type error fails the call even where GL
+     * raised no error (undefined behaviour, a driver's own complaint). */
+    char debug[sizeof st->debug_error + 32] = "";
+    if (st->debug_error[0])
+        snprintf(debug, sizeof debug, ": GL debug output: %s", st->debug_error);
+    st->debug_error[0] = '\0';
     if (err == GL_OUT_OF_MEMORY)
-        return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: GL_OUT_OF_MEMORY", what);
-    return ctx_fail(ctx, GPGPU_ERROR_BACKEND, "%s: GL error 0x%04x", what, err);
+        return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: GL_OUT_OF_MEMORY%s", what, debug);
+    if (err != GL_NO_ERROR)
+        return ctx_fail(ctx, GPGPU_ERROR_BACKEND, "%s: GL error 0x%04x%s", what, err, debug);
+    if (debug[0])
+        return ctx_fail(ctx, GPGPU_ERROR_BACKEND, "%s%s", what, debug);
+    return GPGPU_SUCCESS;
 }
 
 /* ------------------------------------------------------------ programs */
@@ -208,6 +219,7 @@ static gpgpu_status gl_begin(gpgpu_context *ctx)
     while (gl->GetError() != GL_NO_ERROR) {
         /* an error the caller left behind is not ours to report */
     }
+    st->debug_error[0] = '\0'; /* nor a debug message of the caller's own calls */
     if (st->platform != GPGPU_GL_PLATFORM_ADOPT)
         return GPGPU_SUCCESS;
     gl->GetIntegerv(GL_CURRENT_PROGRAM, &st->saved_program);
@@ -321,6 +333,8 @@ static void gl_destroy(gpgpu_context *ctx)
             st->gl.DebugMessageCallback(callback, st->saved_debug_user);
             if (!st->saved_debug_synchronous)
                 st->gl.Disable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+            if (!st->saved_debug_output)
+                st->gl.Disable(GL_DEBUG_OUTPUT);
         }
         for (size_t i = 0; i < st->programs.count; i++)
             st->gl.DeleteProgram((GLuint)st->programs.entries[i].handle);
@@ -431,18 +445,36 @@ static void query_info(gpgpu_context *ctx, gl_state *st)
     }
 }
 
+/* Keeps the first message of type error or undefined behaviour (or of high
+ * severity) for gl_check_error, which the call ends with: a message fails
+ * the call that caused it, as a GL error does. The shader compiler's
+ * messages are left out: compile() reports its failures with the whole log. */
 static void GLAD_API_PTR debug_message(GLenum source, GLenum type, GLuint id, GLenum severity,
                                        GLsizei length, const GLchar *message, const void *user)
 {
-    (void)source;
     (void)id;
     (void)length;
-    if (type == GL_DEBUG_TYPE_ERROR || severity == GL_DEBUG_SEVERITY_HIGH)
-        ctx_fail((gpgpu_context *)user, GPGPU_ERROR_BACKEND, "GL debug: %s", message);
+    gl_state *st = gl_of((gpgpu_context *)user);
+    bool bad = type == GL_DEBUG_TYPE_ERROR || type == GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR ||
+               severity == GL_DEBUG_SEVERITY_HIGH;
+    if (bad && source != GL_DEBUG_SOURCE_SHADER_COMPILER && !st->debug_error[0])
+        snprintf(st->debug_error, sizeof st->debug_error, "%s", message);
 }
 
-gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *desc)
+/* GPGPU_GL_DEBUG=1 turns debug on as desc.debug does, for programs that
+ * cannot be changed (the test suite sets it for every GL test). */
+static bool env_debug(void)
 {
+    const char *v = getenv("GPGPU_GL_DEBUG");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *caller_desc)
+{
+    gpgpu_context_desc with_env = *caller_desc;
+    with_env.debug = caller_desc->debug || env_debug();
+    const gpgpu_context_desc *desc = &with_env;
+    ctx->debug = desc->debug; /* gl_dispatch's check after every dispatch too */
     gl_state *st = calloc(1, sizeof *st);
     CHECK(st, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     st->display = EGL_NO_DISPLAY;
@@ -468,9 +500,19 @@ gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *des
     if (desc->debug) {
         st->gl.GetPointerv(GL_DEBUG_CALLBACK_FUNCTION, &st->saved_debug_callback);
         st->gl.GetPointerv(GL_DEBUG_CALLBACK_USER_PARAM, &st->saved_debug_user);
+        st->saved_debug_output = st->gl.IsEnabled(GL_DEBUG_OUTPUT);
         st->saved_debug_synchronous = st->gl.IsEnabled(GL_DEBUG_OUTPUT_SYNCHRONOUS);
         st->debug_installed = true;
+        /* On by default only in a debug context; an adopted one may be none. */
+        st->gl.Enable(GL_DEBUG_OUTPUT);
         st->gl.Enable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+        /* Low-severity messages are off by default; errors of every severity
+         * are wanted. An adopted context's message control is the caller's. */
+        if (st->platform != GPGPU_GL_PLATFORM_ADOPT)
+            for (int i = 0; i < 2; i++)
+                st->gl.DebugMessageControl(GL_DONT_CARE,
+                                           i ? GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR : GL_DEBUG_TYPE_ERROR,
+                                           GL_DONT_CARE, 0, NULL, GL_TRUE);
         st->gl.DebugMessageCallback(debug_message, ctx);
     }
     return gl_check_error(ctx, "creating the context");

@@ -37,7 +37,10 @@ typedef struct gl_state {
     bool debug_installed;
     void *saved_debug_callback; /* a GLDEBUGPROC, as glGetPointerv gives it */
     void *saved_debug_user;
-    GLboolean saved_debug_synchronous;
+    GLboolean saved_debug_output, saved_debug_synchronous;
+    /* Debug: the first debug message of type error or undefined behaviour
+     * since the last check; gl_check_error turns it into the call's failure. */
+    char debug_error[1024];
 
     char vendor[256], renderer[256], version[256];
 } gl_state;
