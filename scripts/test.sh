@@ -36,8 +36,8 @@ status=0
 ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:quarantine_size_mb=16:log_path=$logs/asan" \
 LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan" \
-GPGPU_TEST_MAX_N=${GPGPU_TEST_MAX_N:-100000} \
-    "${run[@]}" meson test -C build-asan --print-errorlogs --num-processes 2 \
+GPGPU_TEST_MAX_N=${GPGPU_TEST_MAX_N:-20000} \
+    "${run[@]}" meson test -C build-asan --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
     --no-suite validation --no-suite sanitize-once || status=$?
 if compgen -G "$logs/*" >/dev/null; then
     echo "sanitizer reports (in $logs):" >&2
