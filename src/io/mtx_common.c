@@ -82,9 +82,12 @@ gpgpu_status mtx_open(mtx_reader *r, const char *path, char *msg, size_t msg_siz
     errno = 0;
     r->file = gzopen(path, "rb");
     if (r->file == NULL) {
+        int err = errno;
+        free(r->chunk); /* the caller closes only what opened */
+        r->chunk = NULL;
         mtx_report(msg, msg_size, path, 0, "cannot open: %s",
-                   errno != 0 ? strerror(errno) : "out of memory");
-        return errno != 0 ? GPGPU_ERROR_IO : GPGPU_ERROR_OUT_OF_MEMORY;
+                   err != 0 ? strerror(err) : "out of memory");
+        return err != 0 ? GPGPU_ERROR_IO : GPGPU_ERROR_OUT_OF_MEMORY;
     }
     /* Larger than zlib's 8 KiB default: files of hundreds of MB. */
     gzbuffer(r->file, 1u << 17);
