@@ -188,7 +188,8 @@ void stage_step()
 // Every index into k and pv is a constant of the unrolled loops (the steps'
 // distances run over 8, 4, 2, 1, skipping those the call does not take): an
 // index known only at run time would put both arrays in memory.
-#define MAX_FUSED 16u
+#define MAX_FUSED_LOG2 4u /* BITONIC_MAX_FUSED_LOG2 */
+#define MAX_FUSED (1u << MAX_FUSED_LOG2)
 void stage_steps()
 {
     uint m = COUNT, span = H >> m, t = invocation_index();
@@ -205,7 +206,7 @@ void stage_steps()
             pv[j] = payload ? pay_a[PAY_OFF_A + first + j * span] : 0u;
         }
     }
-    UNROLL for (uint e = 4u; e-- > 0u;) {
+    UNROLL for (uint e = MAX_FUSED_LOG2; e-- > 0u;) {
         uint dist = 1u << e;
         if (dist >= (1u << m))
             continue; // not one of this call's steps
