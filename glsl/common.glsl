@@ -76,6 +76,14 @@ bool t_isnan(double x)
 #error "no TYPE_* defined"
 #endif
 
+// A scalar of type T passed in params[at] (and params[at + 1], low word first, for f64):
+// its bits, so that an f32 program needs no double support.
+#if defined(TYPE_F64)
+T param_t(uint at) { return packDouble2x32(uvec2(params[at], params[at + 1u])); }
+#elif defined(TYPE_F32)
+T param_t(uint at) { return uintBitsToFloat(params[at]); }
+#endif
+
 // min and max that propagate NaN (any NaN operand gives a NaN), so that the
 // result does not depend on the order in which an algorithm meets elements.
 T t_min(T a, T b) { return t_isnan(a) ? a : (t_isnan(b) || b < a) ? b : a; }
@@ -88,10 +96,15 @@ T t_max(T a, T b) { return t_isnan(a) ? a : (t_isnan(b) || b > a) ? b : a; }
 layout(constant_id = 0) const uint WG_SIZE = 256u;
 layout(constant_id = 1) const uint ITEMS = 1u;
 layout(constant_id = 2) const uint ONLY_STAGE = 0u;
+// A family's own tile constants (exec_variant.shape in src/exec.h); 0 where unused.
+layout(constant_id = 3) const uint SHAPE0 = 0u;
+layout(constant_id = 4) const uint SHAPE1 = 0u;
+layout(constant_id = 5) const uint SHAPE2 = 0u;
+layout(constant_id = 6) const uint SHAPE3 = 0u;
 layout(local_size_x_id = 0) in;
 #else
-#if !defined(WG_SIZE) || !defined(ITEMS) || !defined(ONLY_STAGE)
-#error "the executor defines WG_SIZE, ITEMS and ONLY_STAGE"
+#if !defined(WG_SIZE) || !defined(ITEMS) || !defined(ONLY_STAGE) || !defined(SHAPE3)
+#error "the executor defines WG_SIZE, ITEMS, ONLY_STAGE and SHAPE0..SHAPE3"
 #endif
 layout(local_size_x = WG_SIZE) in;
 #endif

@@ -33,7 +33,8 @@ def variants(text):
 def assemble(sources, family, defines, vulkan=False):
     head = "#version 450 core\n" + "".join(f"#define {d}\n" for d in defines)
     if not vulkan:
-        head += "#define WG_SIZE 256u\n#define ITEMS 4u\n#define ONLY_STAGE 0u\n"  # the GL executor's #defines
+        head += ("#define WG_SIZE 256u\n#define ITEMS 4u\n#define ONLY_STAGE 0u\n"  # the GL executor's #defines
+                 "#define SHAPE0 0u\n#define SHAPE1 0u\n#define SHAPE2 0u\n#define SHAPE3 0u\n")
     body = "".join(f"#line 1 {i + 1}\n{sources[name]}" for i, name in enumerate(PRELUDE + [family]))
     return head + body
 

@@ -44,12 +44,7 @@ layout(std430, binding = 6) buffer Work { T work[]; };
 #define WORK_OFF params[14]
 #define K        params[15] /* t (classic), ELL width, SELL C, BSR b, tiles (TILE_FIX) */
 
-// alpha at params[9..10], beta at params[11..12]: the bits of a T (low word first).
-#ifdef TYPE_F64
-T param_t(uint i) { return packDouble2x32(uvec2(params[i], params[i + 1u])); }
-#else
-T param_t(uint i) { return uintBitsToFloat(params[i]); }
-#endif
+// alpha at params[9..10], beta at params[11..12]: the bits of a T (param_t, common.glsl).
 
 // y[r] = alpha*s + beta*y[r]; with beta == 0, y[r] is not read (NaN there is ignored).
 // precise: three roundings, no fused multiply-add, as the CPU twin of COPY computes it.

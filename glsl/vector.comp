@@ -19,23 +19,16 @@ layout(std430, binding = 2) writeonly buffer Part { T part[]; };
 #define Y_OFF    params[3]
 #define PART_OFF params[4]
 // alpha at params[5..6], beta at params[7..8]: the scalar's bits in the
-// element type (one word for f32, low word first for f64), so that an f32
-// variant needs no double support.
+// element type (param_t in common.glsl).
 #define BETA_IS_ZERO (params[9] != 0u)
-
-#if defined(TYPE_F64)
-T scalar(uint at) { return packDouble2x32(uvec2(params[at], params[at + 1u])); }
-#else
-T scalar(uint at) { return uintBitsToFloat(params[at]); }
-#endif
 
 void stage_axpby()
 {
     uint i = invocation_index();
     if (i >= N)
         return;
-    T ax = scalar(5u) * x[X_OFF + i];
-    y[Y_OFF + i] = BETA_IS_ZERO ? ax : ax + scalar(7u) * y[Y_OFF + i];
+    T ax = param_t(5u) * x[X_OFF + i];
+    y[Y_OFF + i] = BETA_IS_ZERO ? ax : ax + param_t(7u) * y[Y_OFF + i];
 }
 
 void stage_dot()

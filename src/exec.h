@@ -10,7 +10,8 @@
 
 enum {
     EXEC_MAX_BINDINGS = 8, /* GL guarantees 8 storage blocks per compute shader */
-    EXEC_PARAM_COUNT = 16 /* matches PARAM_COUNT in glsl/common.glsl */
+    EXEC_PARAM_COUNT = 16, /* matches PARAM_COUNT in glsl/common.glsl */
+    EXEC_SHAPE_COUNT = 4   /* SHAPE0..SHAPE3 in glsl/common.glsl */
 };
 
 /* One compiled program: a family's source (glsl/<family>.comp) with one
@@ -22,7 +23,14 @@ typedef struct exec_variant {
     unsigned wg_size;     /* invocations per work-group (WG_SIZE) */
     unsigned items;       /* elements per invocation per step (ITEMS) */
     unsigned only_stage;  /* ONLY_STAGE: 0, or the one stage this program runs (below) */
+    uint32_t shape[EXEC_SHAPE_COUNT]; /* SHAPE0..3: a family's own tile constants (below) */
 } exec_variant;
+
+/* shape: tuning constants beyond WG_SIZE and ITEMS, for a kernel whose tile has more
+ * dimensions than two numbers can say (the dense product's BM x BN x BK tile and its
+ * per-invocation block). Like WG_SIZE they are #defines under GL and specialization
+ * constants under Vulkan, so the compiler sees constants and keeps register arrays in
+ * registers; families that do not use them leave them 0. */
 
 /* only_stage: a family's stages share one program, and a program holds the registers and
  * shared memory of its hungriest stage, which every stage then pays for in occupancy. A hot

@@ -629,7 +629,7 @@ static void tuning(void)
            "heuristic: %u x %u for rows of 12 on average", h.threads_per_row, h.rows_per_group);
 
     char path[256];
-    snprintf(path, sizeof path, "/tmp/gpgpu-test-spmv-%d/cache/spmv.tune", (int)getpid());
+    snprintf(path, sizeof path, "/tmp/gpgpu-test-spmv-%d/cache/tune", (int)getpid());
     setenv("GPGPU_TUNE_CACHE", path, 1);
     EXPECT(!spmv_tuned_shape(ctx, m, &known), "a tuned shape before tuning");
     EXPECT_STATUS(ctx, gpgpu_spmv_tune(ctx, m, on_progress, NULL, &r), GPGPU_SUCCESS);

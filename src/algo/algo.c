@@ -44,6 +44,16 @@ uint32_t algo_index(const gpgpu_buffer *buf, size_t offset, gpgpu_type type)
     return (uint32_t)(buf->ctx->exec->binding_shift(buf) / gpgpu_type_size(type) + offset);
 }
 
+void algo_put_scalar(exec_dispatch *d, unsigned at, gpgpu_type type, double v)
+{
+    if (type == GPGPU_TYPE_F32) {
+        float f = (float)v;
+        memcpy(&d->params[at], &f, sizeof f);
+    } else {
+        memcpy(&d->params[at], &v, sizeof v); /* little-endian: the low word first */
+    }
+}
+
 /* The identity of min is the largest value, of max the smallest. */
 static void extreme(gpgpu_type type, bool largest, void *out)
 {

@@ -24,6 +24,10 @@ gpgpu_status algo_check_range(gpgpu_context *ctx, const gpgpu_buffer *buf, size_
  * its binding (wrapped buffers may be bound from below their first byte). */
 uint32_t algo_index(const gpgpu_buffer *buf, size_t offset, gpgpu_type type);
 
+/* Puts a float scalar's bits, rounded to `type`, in d->params[at] (and params[at + 1]
+ * for f64, low word first): the shaders read it back with param_t (common.glsl). */
+void algo_put_scalar(exec_dispatch *d, unsigned at, gpgpu_type type, double v);
+
 /* Writes the identity of op for type (two elements for MINMAX) to out. */
 void algo_identity(gpgpu_type type, gpgpu_op op, void *out);
 

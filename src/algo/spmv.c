@@ -51,17 +51,6 @@ static exec_dispatch csr_stage(const gpgpu_matrix *a, unsigned stage, unsigned w
     return matrix_stage(a, stage, wg, items, a->ptr, a->idx, a->nnz);
 }
 
-/* A scalar of the matrix's type as the shader reads it: its bits, low word first. */
-static void put_scalar(exec_dispatch *d, unsigned at, gpgpu_type type, double v)
-{
-    if (type == GPGPU_TYPE_F32) {
-        float f = (float)v;
-        memcpy(&d->params[at], &f, sizeof f);
-    } else {
-        memcpy(&d->params[at], &v, sizeof v);
-    }
-}
-
 static void bind_x(exec_dispatch *d, gpgpu_type type, gpgpu_buffer *x, size_t x_off)
 {
     d->bind[3] = x;
@@ -73,8 +62,8 @@ static void bind_y(exec_dispatch *d, gpgpu_type type, double alpha, double beta,
 {
     d->bind[4] = y;
     d->params[P_Y_OFF] = algo_index(y, y_off, type);
-    put_scalar(d, P_ALPHA, type, alpha);
-    put_scalar(d, P_BETA, type, beta);
+    algo_put_scalar(d, P_ALPHA, type, alpha);
+    algo_put_scalar(d, P_BETA, type, beta);
 }
 
 static void bind_aux(exec_dispatch *d, gpgpu_buffer *aux, size_t aux_off)

@@ -1,14 +1,12 @@
 /* The vector kernel's shape (invocations per row x rows per work-group):
  * Mossaiby's estimate from row lengths, and the tuner that times the shapes on
  * the matrix itself and remembers the fastest per device and matrix shape, in
- * the context and in a cache file. */
-#include <errno.h>
+ * the context and in the tuners' cache file (tune_cache.c). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #include "algo/spmv.h"
+#include "algo/tune_cache.h"
 
 enum { TUNE_REPS = 3, TUNE_HEURISTIC_WG = 256 };
 
@@ -46,120 +44,32 @@ gpgpu_status gpgpu_spmv_heuristic(const gpgpu_matrix *a, gpgpu_spmv_tuning *resu
 
 /* ---------------------------------------------------------------- the cache */
 
-/* Device, backend, value type and the matrix's shape; no tabs or newlines (the file's
- * separators). */
+/* The matrix's shape: value type, sizes and row-length statistics. */
 static void tune_key(const gpgpu_context *ctx, const gpgpu_matrix *a, char *key)
 {
     const gpgpu_row_stats *s = &a->stats;
-    snprintf(key, CTX_TUNE_KEY_SIZE, "%s|%s|%s|%u|%u|%zu|%u|%u|%.6g|%.6g", ctx->info.renderer,
-             ctx->info.backend, gpgpu_type_name(a->type), a->rows, a->cols, a->nnz, s->min,
-             s->max, s->mean, s->stddev);
-    for (char *p = key; *p; p++)
-        if (*p == '\t' || *p == '\n')
-            *p = ' ';
+    tune_key_start(ctx, "spmv", key);
+    tune_key_add(key, "|%s|%u|%u|%zu|%u|%u|%.6g|%.6g", gpgpu_type_name(a->type), a->rows,
+                 a->cols, a->nnz, s->min, s->max, s->mean, s->stddev);
 }
 
-/* $GPGPU_TUNE_CACHE, else ~/.cache/libgpgpu/spmv.tune; false when there is to be no file
- * (the variable set but empty, or no home). */
-static bool cache_path(char *out, size_t size)
+/* A remembered shape the kernel would refuse (a file from another device) is ignored. */
+static bool usable(const gpgpu_context *ctx, uint32_t t, uint32_t r)
 {
-    const char *env = getenv("GPGPU_TUNE_CACHE");
-    if (env)
-        return *env && snprintf(out, size, "%s", env) < (int)size;
-    const char *home = getenv("HOME");
-    return home && *home &&
-           snprintf(out, size, "%s/.cache/libgpgpu/spmv.tune", home) < (int)size;
-}
-
-static ctx_spmv_choice *find(gpgpu_context *ctx, const char *key)
-{
-    for (size_t i = 0; i < ctx->spmv_choice_count; i++)
-        if (strcmp(ctx->spmv_choices[i].key, key) == 0)
-            return &ctx->spmv_choices[i];
-    return NULL;
-}
-
-/* Adds or replaces (a later line of the file wins over an earlier one). */
-static gpgpu_status remember(gpgpu_context *ctx, const ctx_spmv_choice *c)
-{
-    ctx_spmv_choice *known = find(ctx, c->key);
-    if (!known) {
-        TRY(ctx_reserve(ctx, (void **)&ctx->spmv_choices, &ctx->spmv_choice_capacity,
-                        ctx->spmv_choice_count + 1, sizeof *ctx->spmv_choices));
-        known = &ctx->spmv_choices[ctx->spmv_choice_count++];
-    }
-    *known = *c;
-    return GPGPU_SUCCESS;
-}
-
-/* Lines "key<TAB>threads_per_row rows_per_group gpu_ns"; lines that do not parse, or
- * whose shape the kernel would refuse, are skipped. */
-static void read_cache(gpgpu_context *ctx)
-{
-    ctx->spmv_cache_read = true;
-    char path[4096], line[CTX_TUNE_KEY_SIZE + 128];
-    FILE *f = cache_path(path, sizeof path) ? fopen(path, "r") : NULL;
-    if (!f)
-        return;
-    while (fgets(line, sizeof line, f)) {
-        char *tab = strrchr(line, '\t');
-        ctx_spmv_choice c = {0};
-        if (!tab || (size_t)(tab - line) >= sizeof c.key ||
-            sscanf(tab + 1, "%u %u %lf", &c.threads_per_row, &c.rows_per_group, &c.gpu_ns) != 3)
-            continue;
-        uint32_t t = c.threads_per_row, r = c.rows_per_group;
-        if (!t || (t & (t - 1)) || t > spmv_max_threads_per_row(ctx) || !r || (r & (r - 1)) ||
-            (uint64_t)t * r > ctx->info.max_workgroup_invocations ||
-            (uint64_t)t * r > SPMV_MAX_VECTOR_WG)
-            continue;
-        memcpy(c.key, line, (size_t)(tab - line));
-        if (remember(ctx, &c) != GPGPU_SUCCESS)
-            break;
-    }
-    fclose(f);
-}
-
-/* Makes the directories above path (mkdir -p of its dirname). */
-static void make_parents(const char *path)
-{
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return;
-        *p = '/';
-    }
-}
-
-/* Appends the choice to the cache file; a file that cannot be written only costs the
- * next process a tuning run, so it is not an error. */
-static void write_cache(const ctx_spmv_choice *c)
-{
-    char path[4096];
-    if (!cache_path(path, sizeof path))
-        return;
-    make_parents(path);
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return;
-    fprintf(f, "%s\t%u %u %.0f\n", c->key, c->threads_per_row, c->rows_per_group, c->gpu_ns);
-    fclose(f);
+    return t && !(t & (t - 1)) && t <= spmv_max_threads_per_row(ctx) && r && !(r & (r - 1)) &&
+           (uint64_t)t * r <= ctx->info.max_workgroup_invocations &&
+           (uint64_t)t * r <= SPMV_MAX_VECTOR_WG;
 }
 
 bool spmv_tuned_shape(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_spmv_tuning *out)
 {
-    if (!ctx->spmv_cache_read)
-        read_cache(ctx);
     char key[CTX_TUNE_KEY_SIZE];
     tune_key(ctx, a, key);
-    const ctx_spmv_choice *c = find(ctx, key);
-    if (!c)
+    ctx_tune_choice c;
+    if (!tune_cache_find(ctx, key, &c) || !usable(ctx, c.v[0], c.v[1]))
         return false;
-    *out = (gpgpu_spmv_tuning){.threads_per_row = c->threads_per_row,
-                               .rows_per_group = c->rows_per_group, .gpu_ns = c->gpu_ns};
+    *out = (gpgpu_spmv_tuning){.threads_per_row = c.v[0], .rows_per_group = c.v[1],
+                               .gpu_ns = c.gpu_ns};
     return true;
 }
 
@@ -277,14 +187,11 @@ gpgpu_status gpgpu_spmv_tune(gpgpu_context *ctx, gpgpu_matrix *a,
     if (a->rows == 0 || a->nnz == 0 || a->cols == 0) {
         heuristic(ctx, a, &best); /* nothing to time */
     } else {
-        if (!ctx->spmv_cache_read)
-            read_cache(ctx);
         TRY(tune(ctx, a, progress, user_data, &best));
-        ctx_spmv_choice c = {.threads_per_row = best.threads_per_row,
-                             .rows_per_group = best.rows_per_group, .gpu_ns = best.gpu_ns};
+        ctx_tune_choice c = {.v = {best.threads_per_row, best.rows_per_group},
+                             .gpu_ns = best.gpu_ns};
         tune_key(ctx, a, c.key);
-        TRY(remember(ctx, &c));
-        write_cache(&c);
+        TRY(tune_cache_remember(ctx, &c));
     }
     if (result)
         *result = best;

@@ -22,27 +22,13 @@ static exec_dispatch vector_dispatch(gpgpu_type type, unsigned stage, size_t n, 
     return d;
 }
 
-/* A scalar's bits in the element type, in params[at] (and params[at + 1] for f64). */
-static void put_scalar(exec_dispatch *d, unsigned at, gpgpu_type type, double v)
-{
-    if (type == GPGPU_TYPE_F64) {
-        uint64_t bits;
-        memcpy(&bits, &v, sizeof bits);
-        d->params[at] = (uint32_t)bits;
-        d->params[at + 1] = (uint32_t)(bits >> 32);
-    } else {
-        float f = (float)v;
-        memcpy(&d->params[at], &f, sizeof f);
-    }
-}
-
 gpgpu_status vector_stage_axpby(gpgpu_context *ctx, gpgpu_type type, size_t n, double alpha,
                                 gpgpu_buffer *x, size_t x_off, double beta, gpgpu_buffer *y,
                                 size_t y_off)
 {
     exec_dispatch d = vector_dispatch(type, 0, n, x, x_off, y, y_off);
-    put_scalar(&d, P_ALPHA, type, alpha);
-    put_scalar(&d, P_BETA, type, beta);
+    algo_put_scalar(&d, P_ALPHA, type, alpha);
+    algo_put_scalar(&d, P_BETA, type, beta);
     d.params[P_BETA_IS_ZERO] = beta == 0.0;
     d.bind[2] = y; /* unused; bound so the program sees a valid buffer */
     d.groups = algo_groups(n, VECTOR_WG);

@@ -88,7 +88,7 @@ void gpgpu_context_destroy(gpgpu_context *ctx)
         return;
     for (unsigned i = 0; i < CTX_SCRATCH_SLOTS; i++)
         buffer_destroy_internal(ctx->scratch[i]);
-    free(ctx->spmv_choices);
+    free(ctx->tune_choices);
     ctx->exec->destroy(ctx);
     free(ctx);
 }

@@ -7,13 +7,13 @@
 
 enum { CTX_SCRATCH_SLOTS = 8, CTX_MESSAGE_SIZE = 16384, CTX_TUNE_KEY_SIZE = 256 };
 
-/* One choice of gpgpu_spmv_tune (src/algo/spmv_tune.c): a device and matrix shape, and the
- * vector kernel's shape found fastest for it. */
-typedef struct ctx_spmv_choice {
+/* One choice of a tuner (src/algo/tune_cache.c): a key (family, device, problem shape)
+ * and the kernel shape found fastest for it, in the family's own words. */
+typedef struct ctx_tune_choice {
     char key[CTX_TUNE_KEY_SIZE];
-    uint32_t threads_per_row, rows_per_group;
+    uint32_t v[4];
     double gpu_ns;
-} ctx_spmv_choice;
+} ctx_tune_choice;
 
 struct gpgpu_context {
     const exec_backend *exec;
@@ -26,10 +26,10 @@ struct gpgpu_context {
     bool timing;
     /* Library-owned temporaries, grown on demand and kept between calls. */
     gpgpu_buffer *scratch[CTX_SCRATCH_SLOTS];
-    /* gpgpu_spmv_tune's choices, and whether the cache file has been read into them. */
-    ctx_spmv_choice *spmv_choices;
-    size_t spmv_choice_count, spmv_choice_capacity;
-    bool spmv_cache_read;
+    /* The tuners' choices, and whether the cache file has been read into them. */
+    ctx_tune_choice *tune_choices;
+    size_t tune_choice_count, tune_choice_capacity;
+    bool tune_cache_read;
     char message[CTX_MESSAGE_SIZE];
 };
 

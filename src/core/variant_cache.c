@@ -7,7 +7,7 @@ static bool same_variant(const exec_variant *a, const exec_variant *b)
 {
     return strcmp(a->family, b->family) == 0 && a->type == b->type && a->op == b->op &&
            a->wg_size == b->wg_size && a->items == b->items &&
-           a->only_stage == b->only_stage;
+           a->only_stage == b->only_stage && memcmp(a->shape, b->shape, sizeof a->shape) == 0;
 }
 
 /* A linear search: a context compiles a few dozen variants at most. */

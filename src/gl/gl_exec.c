@@ -39,8 +39,10 @@ static void variant_header(const gl_state *st, const exec_variant *v, char *out,
 {
     snprintf(out, size,
              "#version 450 core\n#define TYPE_%s\n#define OP_%s\n#define WG_SIZE %uu\n"
-             "#define ITEMS %uu\n#define ONLY_STAGE %uu\n%s",
+             "#define ITEMS %uu\n#define ONLY_STAGE %uu\n#define SHAPE0 %uu\n#define SHAPE1 %uu\n"
+             "#define SHAPE2 %uu\n#define SHAPE3 %uu\n%s",
              exec_type_tag(v->type), exec_op_tag(v->op), v->wg_size, v->items, v->only_stage,
+             v->shape[0], v->shape[1], v->shape[2], v->shape[3],
              st->subgroups ? "#define SUBGROUPS\n" : "");
 }
 

@@ -327,10 +327,14 @@ static gpgpu_status pipeline_for(gpgpu_context *ctx, const exec_variant *v, VkPi
     }
     VkShaderModule module = VK_NULL_HANDLE;
     TRY(module_for(ctx, v, &module));
-    /* WG_SIZE, ITEMS, ONLY_STAGE in common.glsl */
-    const uint32_t constants[3] = {v->wg_size, v->items, v->only_stage};
-    const VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
-    VkSpecializationInfo spec = {.mapEntryCount = 3, .pMapEntries = entries,
+    /* WG_SIZE, ITEMS, ONLY_STAGE, SHAPE0..3 in common.glsl: constant i at byte 4 i */
+    const uint32_t constants[3 + EXEC_SHAPE_COUNT] = {v->wg_size, v->items, v->only_stage,
+                                                      v->shape[0], v->shape[1], v->shape[2],
+                                                      v->shape[3]};
+    VkSpecializationMapEntry entries[3 + EXEC_SHAPE_COUNT];
+    for (uint32_t i = 0; i < 3 + EXEC_SHAPE_COUNT; i++)
+        entries[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
+    VkSpecializationInfo spec = {.mapEntryCount = 3 + EXEC_SHAPE_COUNT, .pMapEntries = entries,
                                  .dataSize = sizeof constants, .pData = constants};
     VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,

@@ -1,0 +1,28 @@
+/* The tuners' memory (gpgpu_spmv_tune, gpgpu_gemm_tune): a choice per key (the family,
+ * the device and the problem's shape), kept in the context and in one cache file,
+ * $GPGPU_TUNE_CACHE (default ~/.cache/libgpgpu/tune; no file when the variable is set
+ * but empty), so that a later process does not tune again. */
+#ifndef GPGPU_ALGO_TUNE_CACHE_H
+#define GPGPU_ALGO_TUNE_CACHE_H
+
+#include "core/internal.h"
+
+/* Starts a key with the family, the device and the backend; the caller appends the
+ * problem's shape with tune_key_add. Tabs and newlines (the file's separators) become
+ * spaces. */
+void tune_key_start(const gpgpu_context *ctx, const char *family, char key[CTX_TUNE_KEY_SIZE]);
+void tune_key_add(char key[CTX_TUNE_KEY_SIZE], const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The choice remembered for key (the file is read on the first look-up); false if none.
+ * The caller checks that the values still make a shape its kernel takes. */
+bool tune_cache_find(gpgpu_context *ctx, const char *key, ctx_tune_choice *out);
+
+/* Remembers a choice in the context and appends it to the file (a file that cannot be
+ * written only costs the next process a tuning run, so it is not an error). */
+gpgpu_status tune_cache_remember(gpgpu_context *ctx, const ctx_tune_choice *choice);
+
+#endif /* GPGPU_ALGO_TUNE_CACHE_H */
