@@ -21,6 +21,7 @@ const command gpgpu_commands[] = {
       "gpgpu spmv --help" },
     { "cg", cmd_cg, cmd_cg_parse, cg_help, sparse_options_help, true, "gpgpu cg --help" },
     { "spgemm", cmd_spgemm, cmd_spgemm_parse, spgemm_help, NULL, true, "gpgpu spgemm --help" },
+    { "gemm", cmd_gemm, cmd_gemm_parse, gemm_help, NULL, true, "gpgpu gemm --help" },
 };
 const size_t gpgpu_command_count = sizeof(gpgpu_commands) / sizeof(gpgpu_commands[0]);
 

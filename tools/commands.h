@@ -30,6 +30,7 @@ int cmd_matinfo(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_cg(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
+int cmd_gemm(int argc, char **argv);
 
 bool cmd_info_parse(int argc, char **argv);
 bool cmd_reduce_parse(int argc, char **argv);
@@ -39,6 +40,7 @@ bool cmd_matinfo_parse(int argc, char **argv);
 bool cmd_spmv_parse(int argc, char **argv);
 bool cmd_cg_parse(int argc, char **argv);
 bool cmd_spgemm_parse(int argc, char **argv);
+bool cmd_gemm_parse(int argc, char **argv);
 
 /* Every command, in the order of the main help. */
 extern const command gpgpu_commands[];
@@ -52,6 +54,7 @@ extern const char matinfo_help[];
 extern const char spmv_help[];
 extern const char cg_help[];
 extern const char spgemm_help[];
+extern const char gemm_help[];
 
 /* Help lines of the vector input options. */
 extern const char vector_options_help[];

@@ -20,6 +20,7 @@ static const char main_help[] =
     "  spmv      sparse matrix times vector, y = alpha*A*x + beta*y0\n"
     "  cg        conjugate-gradient solve of A*x = b, every step on the GPU\n"
     "  spgemm    sparse matrix times sparse matrix, C = A*B\n"
+    "  gemm      dense matrix times dense matrix, C = op(A)*op(B)\n"
     "  help [COMMAND]\n"
     "\n"
     "'gpgpu COMMAND --help' describes a command.\n";

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -119,6 +120,14 @@ static const name_value spmv_algo_names[] = {
     { "scalar", GPGPU_ALGO_SPMV_SCALAR },
     { "vector", GPGPU_ALGO_SPMV_VECTOR },
     { "balanced", GPGPU_ALGO_SPMV_BALANCED },
+};
+
+/* The dense product's methods, named as the CUDA lab report numbers them. */
+static const name_value gemm_method_names[] = {
+    { "1", GPGPU_ALGO_GEMM_METHOD1 },
+    { "2", GPGPU_ALGO_GEMM_METHOD2 },
+    { "6", GPGPU_ALGO_GEMM_METHOD6 },
+    { "fast", GPGPU_ALGO_GEMM_TILED },
 };
 
 static const name_value format_names[] = {
@@ -258,6 +267,52 @@ const char *tool_spmv_algo_name(gpgpu_algo algo)
             return spmv_algo_names[k].name;
     }
     return "default";
+}
+
+gpgpu_algo tool_parse_gemm_method(const char *text)
+{
+    return (gpgpu_algo)lookup_name(gemm_method_names, COUNT_OF(gemm_method_names), "--method",
+                                   text);
+}
+
+const char *tool_gemm_method_name(gpgpu_algo algo)
+{
+    for (size_t k = 0; k < COUNT_OF(gemm_method_names); k++) {
+        if (gemm_method_names[k].value == (int)algo)
+            return gemm_method_names[k].name;
+    }
+    return "fast";
+}
+
+/* Global loads per method (the lab report's count: what each invocation reads from
+ * global memory), and one store per output of C (a load more with beta != 0). */
+double tool_gemm_cgma(const gpgpu_gemm_desc *d, const gpgpu_gemm_tuning *shape, size_t m,
+                      size_t n, size_t k, bool reads_c)
+{
+    double mm = (double)m, nn = (double)n, kk = (double)k, loads;
+    double tile = d->tile ? d->tile : 16, outputs = d->outputs ? d->outputs : 4;
+
+    switch (d->algo) {
+    case GPGPU_ALGO_GEMM_METHOD1:
+    case GPGPU_ALGO_GEMM_METHOD2:
+        loads = 2 * mm * nn * kk; /* a row of A and a column of B per output */
+        break;
+    case GPGPU_ALGO_GEMM_METHOD6: {
+        /* per slice, each invocation loads 3 (2 outputs) or 4 (4 outputs) elements */
+        double rows = outputs == 4 ? 2 * tile : tile;
+        double groups = ceil(mm / rows) * ceil(nn / (2 * tile));
+        loads = groups * ceil(kk / tile) * tile * tile * (outputs == 4 ? 4 : 3);
+        break;
+    }
+    default: {
+        double groups = ceil(mm / shape->block_m) * ceil(nn / shape->block_n);
+        loads = groups * ceil(kk / shape->block_k) * shape->block_k *
+                (double)(shape->block_m + shape->block_n);
+        break;
+    }
+    }
+    double accesses = loads + mm * nn * (reads_c ? 2 : 1);
+    return accesses > 0 ? 2 * mm * nn * kk / accesses : 0;
 }
 
 gpgpu_format tool_parse_format(const char *text)

@@ -90,6 +90,17 @@ const char *tool_algo_name(gpgpu_algo algo);
 gpgpu_algo tool_parse_spmv_algo(const char *text);
 const char *tool_spmv_algo_name(gpgpu_algo algo);
 
+/* The dense product's --method names: 1, 2, 6 (the CUDA lab report's) and fast
+ * (GEMM_TILED); tool_gemm_method_name gives "fast" for DEFAULT and FAST too. */
+gpgpu_algo tool_parse_gemm_method(const char *text);
+const char *tool_gemm_method_name(gpgpu_algo algo);
+
+/* The lab report's CGMA of a product: flops over global memory accesses (the loads each
+ * method makes, one store per output and, with reads_c, one load per output). shape is
+ * the tiled kernel's block (for DEFAULT, FAST, GEMM_TILED). */
+double tool_gemm_cgma(const gpgpu_gemm_desc *d, const gpgpu_gemm_tuning *shape, size_t m,
+                      size_t n, size_t k, bool reads_c);
+
 /* Parses csr, coo, csc, ell, sell or bsr for --format. */
 gpgpu_format tool_parse_format(const char *text);
 

@@ -101,7 +101,11 @@ typedef enum gpgpu_algo {
     GPGPU_ALGO_SPMV_BALANCED = 12,   /**< CSR, nonzeros split evenly over work-groups */
     GPGPU_ALGO_CLASSIC_SPGEMM = 13,  /**< Kiciak's 13-stage sparse x sparse product (gpgpu/sparse.h) */
     GPGPU_ALGO_SPGEMM_ROWS = 14,     /**< two-phase: rows binned by products, sorted in shared memory */
-    GPGPU_ALGO_SPGEMM_ESC = 15       /**< every row expanded, segment-sorted and compressed in global memory */
+    GPGPU_ALGO_SPGEMM_ESC = 15,      /**< every row expanded, segment-sorted and compressed in global memory */
+    GPGPU_ALGO_GEMM_METHOD1 = 16,    /**< dense product, the CUDA lab's method 1: one work-group, global memory */
+    GPGPU_ALGO_GEMM_METHOD2 = 17,    /**< method 2: a work-group per tile of C, one output per invocation */
+    GPGPU_ALGO_GEMM_METHOD6 = 18,    /**< method 6: shared-memory slices loaded ahead, 2 or 4 outputs per invocation */
+    GPGPU_ALGO_GEMM_TILED = 19       /**< register tiles over double-buffered shared slices (the default) */
 } gpgpu_algo;
 
 /** Backends. */
@@ -421,6 +425,83 @@ GPGPU_API gpgpu_status gpgpu_axpby(gpgpu_context *ctx, gpgpu_type type, size_t c
 GPGPU_API gpgpu_status gpgpu_dot(gpgpu_context *ctx, gpgpu_type type, size_t count,
                                  gpgpu_buffer *x, size_t x_offset, gpgpu_buffer *y,
                                  size_t y_offset, double *result);
+
+/* ------------------------------------------------------- dense matrix products */
+
+/** Prints progress while tuning (may be NULL). */
+typedef void (*gpgpu_progress_callback)(const char *line, void *user_data);
+
+/** The register-tiled product's block shape (GPGPU_ALGO_GEMM_TILED). */
+typedef struct gpgpu_gemm_tuning {
+    uint32_t block_m, block_n; /**< the block of C a work-group computes */
+    uint32_t block_k;          /**< the depth of the slices of A and B in shared memory */
+    uint32_t thread_m;         /**< rows of the block each invocation keeps in registers */
+    uint32_t invocations;      /**< the work-group's size; each invocation keeps thread_m x
+                                    block_m * block_n / (invocations * thread_m) outputs */
+    double gpu_ns;             /**< the tuner's time of this shape (0 from the heuristic) */
+} gpgpu_gemm_tuning;
+
+/** Dense product descriptor; zero means default for every field. */
+typedef struct gpgpu_gemm_desc {
+    gpgpu_type type;           /**< F32 or F64 */
+    gpgpu_algo algo;           /**< DEFAULT/FAST/GEMM_TILED, GEMM_METHOD1, GEMM_METHOD2, GEMM_METHOD6 */
+    bool transpose_a;          /**< op(A) = A^T: A is stored k x m */
+    bool transpose_b;          /**< op(B) = B^T: B is stored n x k */
+    /** Row strides of the stored A, B and C in elements, at least their widths; 0 takes the
+     *  width (k or m for A, n or k for B, n for C). */
+    size_t lda, ldb, ldc;
+    unsigned tile;             /**< methods 1, 2, 6: the work-group's side, 8, 16 or 32 (0: 16) */
+    unsigned outputs;          /**< method 6: outputs per invocation, 2 or 4 (0: 4) */
+    /** GEMM_TILED: this block shape; NULL takes the tuned one for the device and size class
+     *  (gpgpu_gemm_tune), else the estimate of gpgpu_gemm_heuristic. */
+    const gpgpu_gemm_tuning *tuning;
+} gpgpu_gemm_desc;
+
+/**
+ * C = alpha * op(A) * op(B) + beta * C for row-major f32 or f64 matrices: op(A) is m x k,
+ * op(B) is k x n, C is m x n, stored from the given element offsets with the row strides of
+ * the desc. alpha and beta are rounded to the type. beta = 0 writes C without reading it (NaN
+ * in C is ignored); k = 0 gives beta * C. C must not overlap A or B; A and B may be the same.
+ * The f32 product is f32 arithmetic throughout (fused multiply-adds, no reduced precision).
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown algo,
+ *   a tile other than 8/16/32, outputs other than 2/4, a stride below the width, a tuning
+ *   the kernel cannot run); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type; a tile whose
+ *   shared memory or work-group the device cannot hold); GPGPU_ERROR_UNSUPPORTED_FEATURE (f64
+ *   without shader doubles); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (an index of a
+ *   matrix past 2^31 - 1); GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP;
+ *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, size_t m,
+                                  size_t n, size_t k, double alpha, gpgpu_buffer *a,
+                                  size_t a_offset, gpgpu_buffer *b, size_t b_offset, double beta,
+                                  gpgpu_buffer *c, size_t c_offset);
+
+/**
+ * Times the register-tiled product's candidate block shapes on an m x n x k product of
+ * the type (on scratch matrices) and remembers the fastest for the device and the size
+ * class of (m, n, k) (each rounded up to a power of two), in the context and in the tuners'
+ * cache file $GPGPU_TUNE_CACHE (default ~/.cache/libgpgpu/tune; none when the variable is
+ * set but empty). A progress line per candidate goes to `progress`. *result (may be NULL)
+ * gets the chosen shape and its time.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (m, n or k
+ *   0, a measurement running); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, work
+ *   being recorded into a caller's command buffer); GPGPU_ERROR_UNSUPPORTED_FEATURE;
+ *   GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE;
+ *   GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
+                                       size_t k, gpgpu_progress_callback progress,
+                                       void *user_data, gpgpu_gemm_tuning *result);
+
+/**
+ * The block shape GEMM_TILED takes for this product without a desc->tuning: the tuned one
+ * for its size class when gpgpu_gemm_tune ran (in this process or one that wrote the cache
+ * file), else an estimate from the sizes and the device's limits.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_UNSUPPORTED_COMBINATION (an
+ *   integer type).
+ */
+GPGPU_API gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
+                                        size_t k, gpgpu_gemm_tuning *result);
 
 /* ----------------------------------------------------------------- timing */
 

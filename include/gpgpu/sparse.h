@@ -316,13 +316,10 @@ typedef struct gpgpu_spmv_tuning {
     double heuristic_ns;  /**< time of the heuristic's shape, for comparison */
 } gpgpu_spmv_tuning;
 
-/** Prints progress while tuning (may be NULL). */
-typedef void (*gpgpu_progress_callback)(const char *line, void *user_data);
-
 /**
  * Times the vector kernel's candidate shapes on this matrix and remembers the fastest for it
  * (per device and matrix shape: rows, cols, nnz, row-length statistics), in the context and
- * in the cache file $GPGPU_TUNE_CACHE (default ~/.cache/libgpgpu/spmv.tune; not written when
+ * in the cache file $GPGPU_TUNE_CACHE (default ~/.cache/libgpgpu/tune; not written when
  * the variable is empty). *result (may be NULL) gets the chosen shape, its time and the
  * heuristic shape's time. A matrix without entries has nothing to time: the heuristic's shape
  * comes back and nothing is remembered.

@@ -267,3 +267,38 @@ GPGPU_API gpgpu_status gpgpu_mtx_write_matrix(const char *path, const gpgpu_csr 
     }
     return s != GPGPU_SUCCESS ? s : mtx_finish(path, f, write_entries(f, a), msg, msg_size);
 }
+
+/* Column-major, as the format defines the array layout. */
+static bool write_array(FILE *f, uint32_t rows, uint32_t cols, const double *values, size_t ld)
+{
+    if (fprintf(f, "%%%%MatrixMarket matrix array real general\n%u %u\n", rows, cols) < 0) {
+        return false;
+    }
+    for (uint32_t j = 0; j < cols; j++) {
+        for (uint32_t i = 0; i < rows; i++) {
+            if (mtx_write_float(f, values[(size_t)i * ld + j], 17) < 0 || fputc('\n', f) == EOF) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+GPGPU_API gpgpu_status gpgpu_mtx_write_dense(const char *path, uint32_t rows, uint32_t cols,
+                                             const double *values, size_t ld, char *msg,
+                                             size_t msg_size)
+{
+    if (path == NULL || (values == NULL && rows > 0 && cols > 0)) {
+        mtx_report(msg, msg_size, NULL, 0, "gpgpu_mtx_write_dense: path and values are required");
+        return GPGPU_ERROR_NULL_POINTER;
+    }
+    if (ld < cols) {
+        mtx_report(msg, msg_size, NULL, 0,
+                   "gpgpu_mtx_write_dense: the row stride %zu is below the %u columns", ld, cols);
+        return GPGPU_ERROR_INVALID_ARGUMENT;
+    }
+    FILE *f = NULL;
+    gpgpu_status s = mtx_create(path, &f, msg, msg_size);
+    return s != GPGPU_SUCCESS ? s : mtx_finish(path, f, write_array(f, rows, cols, values, ld), msg,
+                                               msg_size);
+}

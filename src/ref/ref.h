@@ -305,4 +305,14 @@ void ref_spgemm_esc_count(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch);
  * C at rptr[row] + its run index within the row. */
 void ref_spgemm_esc_write(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch);
 
+/* ---- dense products (glsl/gemm.comp) ---- */
+
+/* C = alpha op(A) op(B) + beta C, row-major with the given strides, summed in long double
+ * and rounded to the type; alpha and beta rounded to the type first, as the GPU gets them.
+ * beta = 0 does not read C. abs_sum[i * n + j] (if not NULL) = |alpha| sum |a b| + |beta c|,
+ * for the error bound of the GPU's sums. Elements of C outside the m x n block stay. */
+void ref_gemm(gpgpu_type type, size_t m, size_t n, size_t k, bool trans_a, bool trans_b,
+              double alpha, const void *a, size_t lda, const void *b, size_t ldb, double beta,
+              void *c, size_t ldc, long double *abs_sum);
+
 #endif /* GPGPU_REF_H */

@@ -1,0 +1,318 @@
+// gemm.comp: dense matrix product C = alpha * op(A) * op(B) + beta * C, row-major.
+// variants: TYPE=F32,F64
+//
+// op(A) is M x K, op(B) is K x N, C is M x N; element (i, j) of a stored matrix is at
+// OFF + i * LD + j, and op = transpose reads the stored matrix the other way round. With
+// beta = 0 (flag bit 2) C is only written: a NaN or garbage in C does not leak into it.
+//
+// Stages (STAGE = params[0]), each one dispatch, each built as a program of its own
+// (ONLY_STAGE), since their work-group shapes and shared memory differ:
+//   1 METHOD1  the lab report's method 1: ONE work-group of TILE x TILE invocations walks
+//              over every TILE x TILE block of C; each output summed from global memory.
+//   2 METHOD2  method 2: a work-group per TILE x TILE block of C, one output per
+//              invocation, summed from global memory.
+//   3 METHOD6  method 6: a work-group per block of TILE x 2 TILE (ITEMS = 2 outputs per
+//              invocation, side by side) or 2 TILE x 2 TILE (ITEMS = 4) outputs; the
+//              K x TILE strips of A and B pass through shared memory a TILE-wide slice at
+//              a time, the next slice loaded while the current one is used (the report's
+//              A_shared / As pairs: two barriers per slice).
+//   4 TILED    the fast default: a work-group per BM x BN block of C (SHAPE0, SHAPE1), K in
+//              slices of BK (SHAPE2) through two shared buffers (one barrier per slice: the
+//              next slice goes from registers into the other buffer while this one is
+//              used); each invocation keeps a TM x TN block of C in registers (TM = SHAPE3,
+//              TN = BM BN / (WG_SIZE TM)) as 4-wide vectors, read from shared memory as
+//              4-wide vectors, so every shared read feeds 4 (or 16) fused multiply-adds.
+// TILE (methods 1, 2, 6) is the side of the square work-group: 8, 16 or 32 for WG_SIZE
+// 64, 256, 1024. Edges: elements outside op(A) or op(B) read as 0, outputs outside C are
+// not written, so any M, N, K work.
+
+layout(std430, binding = 0) readonly buffer A { T a[]; };
+layout(std430, binding = 1) readonly buffer B { T b[]; };
+layout(std430, binding = 2) buffer C { T c[]; };
+
+#define M      params[1]
+#define N      params[2]
+#define K      params[3]
+#define A_OFF  params[4]
+#define B_OFF  params[5]
+#define C_OFF  params[6]
+#define LDA    params[7]
+#define LDB    params[8]
+#define LDC    params[9]
+#define TRANS_A      ((params[10] & 1u) != 0u)
+#define TRANS_B      ((params[10] & 2u) != 0u)
+#define BETA_IS_ZERO ((params[10] & 4u) != 0u)
+// alpha at params[11..12], beta at params[13..14] (param_t, common.glsl)
+
+#if defined(TYPE_F64)
+#define T4 dvec4
+#else
+#define T4 vec4
+#endif
+
+// op(A)[i][k] and op(B)[k][j], 0 outside.
+T load_a(uint i, uint k)
+{
+    if (i >= M || k >= K)
+        return T_ZERO;
+    return a[A_OFF + (TRANS_A ? k * LDA + i : i * LDA + k)];
+}
+
+T load_b(uint k, uint j)
+{
+    if (k >= K || j >= N)
+        return T_ZERO;
+    return b[B_OFF + (TRANS_B ? j * LDB + k : k * LDB + j)];
+}
+
+void store_c(uint i, uint j, T sum)
+{
+    if (i >= M || j >= N)
+        return;
+    uint at = C_OFF + i * LDC + j;
+    T v = param_t(11u) * sum;
+    c[at] = BETA_IS_ZERO ? v : v + param_t(13u) * c[at];
+}
+
+// The work-group's index in a dispatch of gx * gy groups (the executor spreads wide
+// dispatches over y).
+uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
+
+// ------------------------------------------------------------ methods 1 and 2
+
+const uint TILE = WG_SIZE == 64u ? 8u : WG_SIZE == 256u ? 16u : 32u;
+
+T dot_global(uint i, uint j)
+{
+    T sum = T_ZERO;
+    for (uint k = 0u; k < K; k++)
+        sum += load_a(i, k) * load_b(k, j);
+    return sum;
+}
+
+void stage_method1()
+{
+    uint tx = gl_LocalInvocationID.x % TILE, ty = gl_LocalInvocationID.x / TILE;
+    for (uint by = 0u; by < M; by += TILE)
+        for (uint bx = 0u; bx < N; bx += TILE)
+            if (by + ty < M && bx + tx < N)
+                store_c(by + ty, bx + tx, dot_global(by + ty, bx + tx));
+}
+
+void stage_method2()
+{
+    uint tiles_n = (N + TILE - 1u) / TILE, g = group_index();
+    uint i = (g / tiles_n) * TILE + gl_LocalInvocationID.x / TILE;
+    uint j = (g % tiles_n) * TILE + gl_LocalInvocationID.x % TILE;
+    if (i < M && j < N)
+        store_c(i, j, dot_global(i, j));
+}
+
+// ------------------------------------------------- shared memory of methods 6 and tiled
+
+// Rows of A per slice: TILE with 2 outputs, 2 TILE with 4; B slices are TILE x 2 TILE.
+const uint M6_ROWS = ITEMS == 4u ? 2u * TILE : TILE;
+// The report's A_shared (being loaded) and As (in use), then B_shared and Bs, as T
+// elements of the program's one shared pool (smem, below).
+const uint M6_A_NEXT = 0u, M6_A_NOW = M6_ROWS * TILE, M6_B_NEXT = 2u * M6_ROWS * TILE,
+           M6_B_NOW = M6_B_NEXT + 2u * TILE * TILE;
+const uint M6_ELEMENTS = M6_B_NOW + 2u * TILE * TILE;
+
+// The block shape; 0 takes 64 x 64 x 8 with 4 rows per invocation (the build's check of
+// the sources, and a shape every device can hold).
+const uint BM = SHAPE0 != 0u ? SHAPE0 : 64u;
+const uint BN = SHAPE1 != 0u ? SHAPE1 : 64u;
+const uint BK = SHAPE2 != 0u ? SHAPE2 : 8u;
+const uint TM = SHAPE3 != 0u ? SHAPE3 : 4u;
+// (clamped so that a program of another stage, whose WG_SIZE does not fit the block, still
+// declares arrays of at least one element)
+const uint TN = BM * BN / (WG_SIZE * TM) >= 4u ? BM * BN / (WG_SIZE * TM) : 4u;
+const uint THREADS_N = BN / TN;                 // invocations along a row of the block
+const uint SUB_M = TM / 4u, SUB_N = TN / 4u;    // 4-wide pieces of an invocation's block
+const uint LOADS_A = BM * BK >= WG_SIZE ? BM * BK / WG_SIZE : 1u;
+const uint LOADS_B = BN * BK >= WG_SIZE ? BN * BK / WG_SIZE : 1u;
+// Two buffers of a BK-deep slice of A, stored k-major ([buffer][k][i]), then two of B
+// ([buffer][k][j]), as 4-wide vectors of the shared pool, so that both operands are read
+// as rows of 4-wide vectors.
+const uint TILED_B = 2u * BK * BM / 4u; // where B's buffers start
+const uint TILED_VECTORS = TILED_B + 2u * BK * BN / 4u;
+
+// The shared pool: each program (ONLY_STAGE) holds only what its stage needs, so that
+// one stage's tile never takes shared memory from another's.
+const uint SMEM_VECTORS = ONLY_STAGE == 3u ? (M6_ELEMENTS + 3u) / 4u
+                        : ONLY_STAGE == 4u ? TILED_VECTORS : 1u;
+shared T4 smem[SMEM_VECTORS];
+
+T smem_get(uint e) { return smem[e / 4u][e % 4u]; }
+void smem_set(uint e, T v) { smem[e / 4u][e % 4u] = v; }
+
+// ---------------------------------------------------------------- method 6
+
+// The slice of K from k0: this invocation's elements of A (rows ty, ty + TILE) and B
+// (columns tx, tx + TILE).
+void method6_load(uint i0, uint j0, uint k0, uint tx, uint ty)
+{
+    smem_set(M6_A_NEXT + ty * TILE + tx, load_a(i0 + ty, k0 + tx));
+    if (ITEMS == 4u)
+        smem_set(M6_A_NEXT + (ty + TILE) * TILE + tx, load_a(i0 + ty + TILE, k0 + tx));
+    smem_set(M6_B_NEXT + ty * 2u * TILE + tx, load_b(k0 + ty, j0 + tx));
+    smem_set(M6_B_NEXT + ty * 2u * TILE + tx + TILE, load_b(k0 + ty, j0 + tx + TILE));
+}
+
+void stage_method6()
+{
+    uint tx = gl_LocalInvocationID.x % TILE, ty = gl_LocalInvocationID.x / TILE;
+    uint tiles_n = (N + 2u * TILE - 1u) / (2u * TILE), g = group_index();
+    uint i0 = (g / tiles_n) * M6_ROWS, j0 = (g % tiles_n) * 2u * TILE;
+    T c00 = T_ZERO, c01 = T_ZERO, c10 = T_ZERO, c11 = T_ZERO;
+    method6_load(i0, j0, 0u, tx, ty);
+    for (uint k0 = 0u; k0 < K; k0 += TILE) {
+        // each invocation copies what it loaded: no barrier needed before the copy
+        uint mine[4] = {ty * TILE + tx, (ty + TILE) * TILE + tx, ty * 2u * TILE + tx,
+                        ty * 2u * TILE + tx + TILE};
+        smem_set(M6_A_NOW + mine[0], smem_get(M6_A_NEXT + mine[0]));
+        if (ITEMS == 4u)
+            smem_set(M6_A_NOW + mine[1], smem_get(M6_A_NEXT + mine[1]));
+        smem_set(M6_B_NOW + mine[2], smem_get(M6_B_NEXT + mine[2]));
+        smem_set(M6_B_NOW + mine[3], smem_get(M6_B_NEXT + mine[3]));
+        barrier(); // every copy done before anyone reads the slice
+        if (k0 + TILE < K)
+            method6_load(i0, j0, k0 + TILE, tx, ty);
+        UNROLL for (uint k = 0u; k < TILE; k++) {
+            T a0 = smem_get(M6_A_NOW + ty * TILE + k);
+            T b0 = smem_get(M6_B_NOW + k * 2u * TILE + tx);
+            T b1 = smem_get(M6_B_NOW + k * 2u * TILE + tx + TILE);
+            c00 += a0 * b0;
+            c01 += a0 * b1;
+            if (ITEMS == 4u) {
+                T a1 = smem_get(M6_A_NOW + (ty + TILE) * TILE + k);
+                c10 += a1 * b0;
+                c11 += a1 * b1;
+            }
+        }
+        barrier(); // the slice is used up before the next copy overwrites it
+    }
+    store_c(i0 + ty, j0 + tx, c00);
+    store_c(i0 + ty, j0 + tx + TILE, c01);
+    if (ITEMS == 4u) {
+        store_c(i0 + ty + TILE, j0 + tx, c10);
+        store_c(i0 + ty + TILE, j0 + tx + TILE, c11);
+    }
+}
+
+// ------------------------------------------------------------------ tiled
+
+// Block (row, column) of this work-group: groups of 8 block rows walk down their columns
+// together, so that neighbouring work-groups share the slices of A and B in the cache.
+// The groups past the last block (a dispatch spread over y) get one past the last row.
+uvec2 tiled_block()
+{
+    uint tiles_m = (M + BM - 1u) / BM, tiles_n = (N + BN - 1u) / BN, g = group_index();
+    if (g >= tiles_m * tiles_n)
+        return uvec2(tiles_m, 0u);
+    uint band = 8u * tiles_n, first = (g / band) * 8u;
+    uint rows = min(tiles_m - first, 8u);
+    return uvec2(first + (g % band) % rows, (g % band) / rows);
+}
+
+// Element r of this invocation's share of a slice: consecutive invocations take
+// consecutive addresses of the stored matrix, whichever way it is read.
+uvec2 a_element(uint r)
+{
+    uint e = gl_LocalInvocationID.x + r * WG_SIZE;
+    return TRANS_A ? uvec2(e % BM, e / BM) : uvec2(e / BK, e % BK); // (i, k) in the block
+}
+
+uvec2 b_element(uint r)
+{
+    uint e = gl_LocalInvocationID.x + r * WG_SIZE;
+    return TRANS_B ? uvec2(e % BK, e / BK) : uvec2(e / BN, e % BN); // (k, j) in the block
+}
+
+void stage_tiled()
+{
+    uint lid = gl_LocalInvocationID.x;
+    uint tm = lid / THREADS_N, tn = lid % THREADS_N;
+    uvec2 block = tiled_block();
+    uint i0 = block.x * BM, j0 = block.y * BN;
+    if (i0 >= M || j0 >= N)
+        return; // a whole work-group: no barrier is skipped by part of one
+    T4 acc[TM * SUB_N];
+    UNROLL for (uint r = 0u; r < TM * SUB_N; r++)
+        acc[r] = T4(T_ZERO);
+    T next_a[LOADS_A], next_b[LOADS_B];
+
+    uint slices = (K + BK - 1u) / BK;
+    for (uint s = 0u; s <= slices; s++) {
+        // s = 0 only fills buffer 0; from then on slice s - 1 is used from buffer
+        // (s - 1) & 1 while slice s goes into the other one.
+        if (s < slices) {
+            UNROLL for (uint r = 0u; r < LOADS_A; r++) {
+                uvec2 e = a_element(r);
+                next_a[r] = load_a(i0 + e.x, s * BK + e.y);
+            }
+            UNROLL for (uint r = 0u; r < LOADS_B; r++) {
+                uvec2 e = b_element(r);
+                next_b[r] = load_b(s * BK + e.x, j0 + e.y);
+            }
+        }
+        if (s > 0u) {
+            uint a_base = ((s - 1u) & 1u) * BK * (BM / 4u), b_base = ((s - 1u) & 1u) * BK * (BN / 4u);
+            UNROLL for (uint k = 0u; k < BK; k++) {
+                T4 av[SUB_M], bv[SUB_N];
+                UNROLL for (uint q = 0u; q < SUB_M; q++)
+                    av[q] = smem[a_base + k * (BM / 4u) + q * (BM / TM) + tm];
+                UNROLL for (uint q = 0u; q < SUB_N; q++)
+                    bv[q] = smem[TILED_B + b_base + k * (BN / 4u) + q * (BN / TN) + tn];
+                UNROLL for (uint r = 0u; r < TM; r++) {
+                    T ar = av[r / 4u][r % 4u];
+                    UNROLL for (uint q = 0u; q < SUB_N; q++)
+                        acc[r * SUB_N + q] = fma(T4(ar), bv[q], acc[r * SUB_N + q]);
+                }
+            }
+        }
+        if (s < slices) {
+            uint a_base = (s & 1u) * BK * (BM / 4u), b_base = (s & 1u) * BK * (BN / 4u);
+            UNROLL for (uint r = 0u; r < LOADS_A; r++) {
+                uvec2 e = a_element(r);
+                smem[a_base + e.y * (BM / 4u) + e.x / 4u][e.x % 4u] = next_a[r];
+            }
+            UNROLL for (uint r = 0u; r < LOADS_B; r++) {
+                uvec2 e = b_element(r);
+                smem[TILED_B + b_base + e.x * (BN / 4u) + e.y / 4u][e.y % 4u] = next_b[r];
+            }
+        }
+        // Slice s is in its buffer for everyone, and nobody reads the buffer of slice
+        // s - 1 any more, which slice s + 1 will overwrite.
+        barrier();
+    }
+
+    UNROLL for (uint r = 0u; r < TM; r++) {
+        uint i = i0 + (r / 4u) * (BM / SUB_M) + tm * 4u + r % 4u;
+        UNROLL for (uint q = 0u; q < SUB_N; q++) {
+            uint j = j0 + q * (BN / SUB_N) + tn * 4u;
+            UNROLL for (uint e = 0u; e < 4u; e++)
+                store_c(i, j + e, acc[r * SUB_N + q][e]);
+        }
+    }
+}
+
+void main()
+{
+    switch (STAGE) {
+    case 1u:
+        stage_method1();
+        return;
+    case 2u:
+        stage_method2();
+        return;
+    case 3u:
+        stage_method6();
+        return;
+    case 4u:
+        stage_tiled();
+        return;
+    default:
+        return;
+    }
+}

@@ -1,0 +1,443 @@
+/* gpgpu_gemm: dense C = alpha op(A) op(B) + beta C. The CUDA lab report's
+ * methods 1, 2 and 6, each one stage of glsl/gemm.comp, and the register-tiled
+ * default, whose block shape comes from the tuner's cache or an estimate. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/gemm.h"
+#include "algo/tune_cache.h"
+
+enum {
+    P_M = 1, P_N, P_K, P_A_OFF, P_B_OFF, P_C_OFF, P_LDA, P_LDB, P_LDC, P_FLAGS,
+    P_ALPHA, P_BETA = P_ALPHA + 2
+};
+enum { FLAG_TRANS_A = 1, FLAG_TRANS_B = 2, FLAG_BETA_IS_ZERO = 4 };
+enum { TUNE_REPS = 3 };
+
+static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+static exec_dispatch gemm_dispatch(const gemm_problem *p, unsigned stage, unsigned wg,
+                                   unsigned items)
+{
+    /* Each method's program holds only its own stage: their shared memory differs. */
+    exec_dispatch d = {.variant = {"gemm", p->type, GPGPU_OP_SUM, wg, items, stage}};
+    d.params[0] = stage;
+    d.params[P_M] = p->m;
+    d.params[P_N] = p->n;
+    d.params[P_K] = p->k;
+    d.bind[0] = p->a;
+    d.bind[1] = p->b;
+    d.bind[2] = p->c;
+    d.params[P_A_OFF] = algo_index(p->a, p->a_off, p->type);
+    d.params[P_B_OFF] = algo_index(p->b, p->b_off, p->type);
+    d.params[P_C_OFF] = algo_index(p->c, p->c_off, p->type);
+    d.params[P_LDA] = p->lda;
+    d.params[P_LDB] = p->ldb;
+    d.params[P_LDC] = p->ldc;
+    d.params[P_FLAGS] = (p->trans_a ? FLAG_TRANS_A : 0) | (p->trans_b ? FLAG_TRANS_B : 0) |
+                        (p->beta == 0.0 ? FLAG_BETA_IS_ZERO : 0);
+    algo_put_scalar(&d, P_ALPHA, p->type, p->alpha);
+    algo_put_scalar(&d, P_BETA, p->type, p->beta);
+    return d;
+}
+
+gpgpu_status gemm_stage_method1(gpgpu_context *ctx, const gemm_problem *p, unsigned tile)
+{
+    exec_dispatch d = gemm_dispatch(p, GEMM_STAGE_METHOD1, tile * tile, 1);
+    d.groups = 1;
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status gemm_stage_method2(gpgpu_context *ctx, const gemm_problem *p, unsigned tile)
+{
+    exec_dispatch d = gemm_dispatch(p, GEMM_STAGE_METHOD2, tile * tile, 1);
+    d.groups = ceil_div(p->m, tile) * ceil_div(p->n, tile);
+    return algo_stage(ctx, &d);
+}
+
+/* Every program also declares ops.glsl's s_reduce[WG_SIZE]: drivers drop it where a stage
+ * does not use it, but the Vulkan validation layer counts it against the limit. */
+static size_t prelude_shared_bytes(gpgpu_type type, unsigned wg)
+{
+    return (size_t)wg * gpgpu_type_size(type);
+}
+
+size_t gemm_method6_shared_bytes(gpgpu_type type, unsigned tile, unsigned outputs)
+{
+    size_t rows = outputs == 4 ? 2 * tile : tile;
+    /* a_next, a_now: rows x tile; b_next, b_now: tile x 2 tile */
+    return (2 * rows * tile + 2 * tile * 2 * tile) * gpgpu_type_size(type) +
+           prelude_shared_bytes(type, tile * tile);
+}
+
+gpgpu_status gemm_stage_method6(gpgpu_context *ctx, const gemm_problem *p, unsigned tile,
+                                unsigned outputs)
+{
+    exec_dispatch d = gemm_dispatch(p, GEMM_STAGE_METHOD6, tile * tile, outputs);
+    d.groups = ceil_div(p->m, outputs == 4 ? 2 * tile : tile) * ceil_div(p->n, 2 * tile);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status gemm_stage_tiled(gpgpu_context *ctx, const gemm_problem *p,
+                              const gpgpu_gemm_tuning *shape)
+{
+    exec_dispatch d = gemm_dispatch(p, GEMM_STAGE_TILED, shape->invocations, 1);
+    memcpy(d.variant.shape,
+           (uint32_t[EXEC_SHAPE_COUNT]){shape->block_m, shape->block_n, shape->block_k,
+                                        shape->thread_m},
+           sizeof d.variant.shape);
+    d.groups = ceil_div(p->m, shape->block_m) * ceil_div(p->n, shape->block_n);
+    return algo_stage(ctx, &d);
+}
+
+/* ------------------------------------------------------------ block shapes */
+
+static bool pow2(uint32_t v) { return v && !(v & (v - 1)); }
+
+bool gemm_shape_check(const gpgpu_context *ctx, gpgpu_type type, const gpgpu_gemm_tuning *s,
+                      char *why, size_t why_size)
+{
+    const char *bad = NULL;
+    uint32_t wg = s->invocations, bm = s->block_m, bn = s->block_n, bk = s->block_k;
+    uint32_t tm = s->thread_m;
+    /* Powers of two up to 256 keep every product below in 32 bits and every division exact. */
+    if (!pow2(bm) || !pow2(bn) || !pow2(bk) || !pow2(tm) || !pow2(wg) || bm > 256 || bn > 256 ||
+        bk > 64 || wg > 1024)
+        bad = "block sizes and invocations must be powers of two (blocks up to 256, depth up "
+              "to 64, 1024 invocations)";
+    else if (tm < 4 || tm > bm || (uint64_t)bm * bn % ((uint64_t)wg * tm) != 0)
+        bad = "each invocation's block must be at least 4 rows, and the work-group must "
+              "share the block evenly";
+    else if (bm * bn / (wg * tm) < 4 || bm * bn / (wg * tm) > bn)
+        bad = "each invocation's block must be at least 4 columns wide and fit the block";
+    else if (bm * bk % wg != 0 || bn * bk % wg != 0)
+        bad = "the work-group must load the slices of A and B evenly";
+    else if ((tm * (bm * bn / (wg * tm))) > 256)
+        bad = "more than 256 outputs per invocation do not fit in registers";
+    else if (wg > ctx->info.max_workgroup_invocations)
+        bad = "the work-group is larger than the device allows";
+    else if (2u * bk * (bm + bn) * gpgpu_type_size(type) + prelude_shared_bytes(type, wg) >
+             ctx->info.max_shared_memory_bytes)
+        bad = "its two slices need more shared memory than the device has";
+    if (bad && why)
+        snprintf(why, why_size, "block %ux%ux%u, %u rows per invocation, %u invocations: %s", bm,
+                 bn, bk, tm, wg, bad);
+    return bad == NULL;
+}
+
+/* The estimate: 128 x 128 blocks with 8 x 8 outputs per invocation where there are enough
+ * blocks to fill a large GPU, 64 x 64 with 4 x 4 otherwise (and for f64, whose registers
+ * are twice as wide); 32 x 32 for devices that cannot hold those. */
+static gpgpu_gemm_tuning heuristic(const gpgpu_context *ctx, gpgpu_type type, size_t m,
+                                   size_t n)
+{
+    static const gpgpu_gemm_tuning big = {128, 128, 8, 8, 256, 0}, mid = {64, 64, 8, 4, 256, 0},
+                                   small = {32, 32, 8, 4, 64, 0};
+    size_t blocks = ((m + 127) / 128) * ((n + 127) / 128);
+    if (type == GPGPU_TYPE_F32 && blocks >= 64 && gemm_shape_check(ctx, type, &big, NULL, 0))
+        return big;
+    return gemm_shape_check(ctx, type, &mid, NULL, 0) ? mid : small;
+}
+
+static uint32_t ceil_pow2(size_t v)
+{
+    uint32_t p = 1;
+    while (p < v && p < 0x80000000u)
+        p *= 2;
+    return p;
+}
+
+/* The size class: each size rounded up to a power of two. */
+static void tune_key(const gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n, size_t k,
+                     char *key)
+{
+    tune_key_start(ctx, "gemm", key);
+    tune_key_add(key, "|%s|%u|%u|%u", gpgpu_type_name(type), ceil_pow2(m), ceil_pow2(n),
+                 ceil_pow2(k));
+}
+
+static gpgpu_gemm_tuning shape_for(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
+                                   size_t k)
+{
+    char key[CTX_TUNE_KEY_SIZE];
+    tune_key(ctx, type, m, n, k, key);
+    ctx_tune_choice c;
+    if (tune_cache_find(ctx, key, &c)) {
+        gpgpu_gemm_tuning s = {c.v[0], c.v[1], c.v[2], c.v[3] & 0xffff, c.v[3] >> 16, c.gpu_ns};
+        if (gemm_shape_check(ctx, type, &s, NULL, 0)) /* a file from another device */
+            return s;
+    }
+    return heuristic(ctx, type, m, n);
+}
+
+gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n, size_t k,
+                              gpgpu_gemm_tuning *result)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(result, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_gemm_shape: result is NULL");
+    CHECK(type == GPGPU_TYPE_F32 || type == GPGPU_TYPE_F64, ctx,
+          GPGPU_ERROR_UNSUPPORTED_COMBINATION, "gpgpu_gemm_shape: the type must be f32 or f64");
+    *result = shape_for(ctx, type, m, n, k);
+    return GPGPU_SUCCESS;
+}
+
+/* ------------------------------------------------------------ the product */
+
+/* The stored matrix behind op(X): rows x cols with row stride ld. */
+typedef struct stored {
+    size_t rows, cols, ld;
+} stored;
+
+static stored stored_of(size_t op_rows, size_t op_cols, bool trans, size_t ld)
+{
+    stored s = {trans ? op_cols : op_rows, trans ? op_rows : op_cols, ld};
+    if (s.ld == 0)
+        s.ld = s.cols;
+    return s;
+}
+
+/* Elements from the first to one past the last that the matrix spans. */
+static size_t extent(stored s)
+{
+    return s.rows == 0 || s.cols == 0 ? 0 : (s.rows - 1) * s.ld + s.cols;
+}
+
+static gpgpu_status check_stored(gpgpu_context *ctx, stored s, const gpgpu_buffer *buf,
+                                 size_t off, gpgpu_type type, const char *name)
+{
+    char what[64];
+    snprintf(what, sizeof what, "gpgpu_gemm: %s", name);
+    CHECK(s.ld >= s.cols, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "%s is stored %zu x %zu: its row stride %zu is below its width", what, s.rows, s.cols,
+          s.ld);
+    CHECK(s.ld <= ALGO_MAX_COUNT && (s.rows == 0 || s.ld == 0 || (s.rows - 1) <= ALGO_MAX_COUNT / s.ld), ctx,
+          GPGPU_ERROR_TOO_LARGE, "%s: %zu rows of stride %zu: the shaders index at most 2^31 - 1 "
+          "elements", what, s.rows, s.ld);
+    return algo_check_range(ctx, buf, off, extent(s), type, what);
+}
+
+static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_gemm_desc *desc)
+{
+    switch (desc->algo) {
+    case GPGPU_ALGO_DEFAULT:
+    case GPGPU_ALGO_FAST:
+    case GPGPU_ALGO_GEMM_TILED:
+    case GPGPU_ALGO_GEMM_METHOD1:
+    case GPGPU_ALGO_GEMM_METHOD2:
+    case GPGPU_ALGO_GEMM_METHOD6:
+        break;
+    default:
+        CHECK(desc->algo < GPGPU_ALGO_CLASSIC_HALVING || desc->algo > GPGPU_ALGO_GEMM_TILED, ctx,
+              GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+              "gpgpu_gemm: algorithm %d is not a dense product", (int)desc->algo);
+        return ctx_fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_gemm: unknown algorithm %d",
+                        (int)desc->algo);
+    }
+    CHECK(desc->type == GPGPU_TYPE_F32 || desc->type == GPGPU_TYPE_F64, ctx,
+          GPGPU_ERROR_UNSUPPORTED_COMBINATION, "gpgpu_gemm: the type must be f32 or f64");
+    TRY(algo_check_type(ctx, desc->type, "gpgpu_gemm"));
+    CHECK(desc->tile == 0 || desc->tile == 8 || desc->tile == 16 || desc->tile == 32, ctx,
+          GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_gemm: tile %u: the methods take 8, 16 or 32",
+          desc->tile);
+    CHECK(desc->outputs == 0 || desc->outputs == 2 || desc->outputs == 4, ctx,
+          GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_gemm: method 6 computes 2 or 4 outputs per "
+          "invocation, not %u", desc->outputs);
+    return GPGPU_SUCCESS;
+}
+
+/* The method's tile against the device: its work-group and shared memory. */
+static gpgpu_status check_method(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type,
+                                 unsigned tile, unsigned outputs)
+{
+    CHECK(tile * tile <= ctx->info.max_workgroup_invocations, ctx,
+          GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_gemm: a %ux%u tile needs work-groups of %u invocations; %s allows %u", tile,
+          tile, tile * tile, ctx->info.renderer, ctx->info.max_workgroup_invocations);
+    size_t shared = gemm_method6_shared_bytes(type, tile, outputs);
+    CHECK(algo != GPGPU_ALGO_GEMM_METHOD6 || shared <= ctx->info.max_shared_memory_bytes, ctx,
+          GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_gemm: method 6 with a %ux%u tile, %u outputs per invocation and %s needs %zu "
+          "bytes of shared memory; %s has %zu",
+          tile, tile, outputs, gpgpu_type_name(type), shared, ctx->info.renderer,
+          (size_t)ctx->info.max_shared_memory_bytes);
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status run(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, const gemm_problem *p)
+{
+    unsigned tile = desc->tile ? desc->tile : 16, outputs = desc->outputs ? desc->outputs : 4;
+    switch (desc->algo) {
+    case GPGPU_ALGO_GEMM_METHOD1:
+        return gemm_stage_method1(ctx, p, tile);
+    case GPGPU_ALGO_GEMM_METHOD2:
+        return gemm_stage_method2(ctx, p, tile);
+    case GPGPU_ALGO_GEMM_METHOD6:
+        return gemm_stage_method6(ctx, p, tile, outputs);
+    default: {
+        gpgpu_gemm_tuning shape =
+            desc->tuning ? *desc->tuning : shape_for(ctx, p->type, p->m, p->n, p->k);
+        return gemm_stage_tiled(ctx, p, &shape);
+    }
+    }
+}
+
+gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, size_t m, size_t n,
+                        size_t k, double alpha, gpgpu_buffer *a, size_t a_offset,
+                        gpgpu_buffer *b, size_t b_offset, double beta, gpgpu_buffer *c,
+                        size_t c_offset)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_gemm: desc is NULL");
+    TRY(check_desc(ctx, desc));
+    gpgpu_type type = desc->type;
+    stored sa = stored_of(m, k, desc->transpose_a, desc->lda);
+    stored sb = stored_of(k, n, desc->transpose_b, desc->ldb);
+    stored sc = stored_of(m, n, false, desc->ldc);
+    TRY(check_stored(ctx, sa, a, a_offset, type, "A"));
+    TRY(check_stored(ctx, sb, b, b_offset, type, "B"));
+    TRY(check_stored(ctx, sc, c, c_offset, type, "C"));
+    CHECK(!algo_overlap(c, c_offset, extent(sc), a, a_offset, extent(sa)) &&
+              !algo_overlap(c, c_offset, extent(sc), b, b_offset, extent(sb)),
+          ctx, GPGPU_ERROR_OVERLAP, "gpgpu_gemm: C overlaps A or B");
+    bool tiled = desc->algo == GPGPU_ALGO_DEFAULT || desc->algo == GPGPU_ALGO_FAST ||
+                 desc->algo == GPGPU_ALGO_GEMM_TILED;
+    if (tiled && desc->tuning) {
+        char why[256];
+        CHECK(gemm_shape_check(ctx, type, desc->tuning, why, sizeof why), ctx,
+              GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_gemm: the tuning cannot run: %s", why);
+    } else if (!tiled) {
+        TRY(check_method(ctx, desc->algo, type, desc->tile ? desc->tile : 16,
+                         desc->outputs ? desc->outputs : 4));
+    }
+    if (m == 0 || n == 0)
+        return GPGPU_SUCCESS;
+    gemm_problem p = {type, (uint32_t)m, (uint32_t)n, (uint32_t)k, desc->transpose_a,
+                      desc->transpose_b, (uint32_t)sa.ld, (uint32_t)sb.ld, (uint32_t)sc.ld,
+                      alpha, beta, a, b, c, a_offset, b_offset, c_offset};
+    TRY(ctx->exec->begin(ctx));
+    return ctx_end(ctx, run(ctx, desc, &p));
+}
+
+/* ------------------------------------------------------------------ the tuner */
+
+/* The candidates, all of 256 invocations but the last (for small devices); the tuner
+ * times those the device can hold. */
+static const gpgpu_gemm_tuning candidates[] = {
+    {128, 128, 8, 8, 256, 0},  {128, 128, 16, 8, 256, 0}, {128, 128, 8, 4, 256, 0},
+    {128, 64, 8, 8, 256, 0},   {64, 128, 8, 4, 256, 0},   {64, 64, 8, 4, 256, 0},
+    {64, 64, 16, 4, 256, 0},   {32, 32, 8, 4, 64, 0},
+};
+
+/* A x B into C of random values in [-1, 1] (a product of zeros can run faster than real
+ * data), in scratch slots 1 to 3. */
+static gpgpu_status tune_problem(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
+                                 size_t k, gemm_problem *p)
+{
+    size_t size = gpgpu_type_size(type), counts[3] = {m * k, k * n, m * n};
+    gpgpu_buffer *bufs[3];
+    size_t largest = counts[0] > counts[1] ? counts[0] : counts[1];
+    void *host = malloc(largest * size);
+    CHECK(host, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_gemm_tune: out of host memory");
+    uint32_t state = 12345;
+    for (size_t i = 0; i < largest; i++) {
+        state = state * 1664525u + 1013904223u;
+        double v = (double)(state >> 8) / (1 << 23) - 1.0;
+        if (type == GPGPU_TYPE_F32)
+            ((float *)host)[i] = (float)v;
+        else
+            ((double *)host)[i] = v;
+    }
+    gpgpu_status s = GPGPU_SUCCESS;
+    for (int i = 0; i < 3 && s == GPGPU_SUCCESS; i++)
+        s = ctx_scratch(ctx, 1 + i, counts[i] * size, &bufs[i]);
+    if (s == GPGPU_SUCCESS)
+        s = ctx->exec->begin(ctx);
+    for (int i = 0; i < 2 && s == GPGPU_SUCCESS; i++)
+        s = ctx->exec->buffer_write(bufs[i], 0, host, counts[i] * size);
+    free(host);
+    s = s == GPGPU_SUCCESS ? ctx_end(ctx, s) : s;
+    *p = (gemm_problem){type, (uint32_t)m, (uint32_t)n, (uint32_t)k, false, false,
+                        (uint32_t)k, (uint32_t)n, (uint32_t)n, 1.0, 0.0,
+                        bufs[0], bufs[1], bufs[2], 0, 0, 0};
+    return s;
+}
+
+/* GPU time of one product with a shape, the mean of TUNE_REPS after a first, untimed run
+ * (which also builds the program). */
+static gpgpu_status time_shape(gpgpu_context *ctx, const gemm_problem *p,
+                               const gpgpu_gemm_tuning *shape, double *ns)
+{
+    TRY(ctx->exec->begin(ctx));
+    TRY(ctx_end(ctx, gemm_stage_tiled(ctx, p, shape)));
+    TRY(gpgpu_timer_begin(ctx));
+    gpgpu_status s = ctx->exec->begin(ctx);
+    for (int r = 0; r < TUNE_REPS && s == GPGPU_SUCCESS; r++)
+        s = gemm_stage_tiled(ctx, p, shape);
+    s = ctx_end(ctx, s);
+    double total = 0;
+    gpgpu_status t = gpgpu_timer_end(ctx, &total);
+    *ns = total / TUNE_REPS;
+    return s != GPGPU_SUCCESS ? s : t;
+}
+
+static void say(gpgpu_progress_callback progress, void *user_data, const char *verb,
+                const gpgpu_gemm_tuning *s, double ns, double flops)
+{
+    if (!progress)
+        return;
+    char line[200];
+    snprintf(line, sizeof line,
+             "gemm tune: %s block %ux%ux%u, %u rows per invocation, %u invocations: %.1f us, "
+             "%.1f GFLOP/s",
+             verb, s->block_m, s->block_n, s->block_k, s->thread_m, s->invocations, ns / 1000,
+             ns > 0 ? flops / ns : 0.0);
+    progress(line, user_data);
+}
+
+gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n, size_t k,
+                             gpgpu_progress_callback progress, void *user_data,
+                             gpgpu_gemm_tuning *result)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    CHECK(type == GPGPU_TYPE_F32 || type == GPGPU_TYPE_F64, ctx,
+          GPGPU_ERROR_UNSUPPORTED_COMBINATION, "gpgpu_gemm_tune: the type must be f32 or f64");
+    TRY(algo_check_type(ctx, type, "gpgpu_gemm_tune"));
+    CHECK(m && n && k, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_gemm_tune: a %zu x %zu x %zu product has nothing to time", m, n, k);
+    CHECK(m <= ALGO_MAX_COUNT / k && k <= ALGO_MAX_COUNT / n && m <= ALGO_MAX_COUNT / n, ctx,
+          GPGPU_ERROR_TOO_LARGE, "gpgpu_gemm_tune: a %zu x %zu x %zu product has matrices past "
+          "2^31 - 1 elements", m, n, k);
+    CHECK(!ctx->exec->recording_for_caller(ctx), ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_gemm_tune: timing needs the GPU's results, which work recorded into the "
+          "caller's command buffer cannot give");
+    CHECK(!ctx->timing, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_gemm_tune: a measurement (gpgpu_timer_begin) is running");
+    gemm_problem p;
+    TRY(tune_problem(ctx, type, m, n, k, &p));
+    double flops = 2.0 * (double)m * (double)n * (double)k;
+    gpgpu_gemm_tuning best = {0};
+    for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
+        gpgpu_gemm_tuning s = candidates[i];
+        if (!gemm_shape_check(ctx, type, &s, NULL, 0))
+            continue;
+        TRY(time_shape(ctx, &p, &s, &s.gpu_ns));
+        say(progress, user_data, "timed", &s, s.gpu_ns, flops);
+        if (best.block_m == 0 || s.gpu_ns < best.gpu_ns)
+            best = s;
+    }
+    CHECK(best.block_m, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_gemm_tune: %s can hold none of the block shapes", ctx->info.renderer);
+    say(progress, user_data, "chose", &best, best.gpu_ns, flops);
+    ctx_tune_choice c = {.v = {best.block_m, best.block_n, best.block_k,
+                               best.thread_m | best.invocations << 16},
+                         .gpu_ns = best.gpu_ns};
+    tune_key(ctx, type, m, n, k, c.key);
+    TRY(tune_cache_remember(ctx, &c));
+    if (result)
+        *result = best;
+    return GPGPU_SUCCESS;
+}

@@ -1,0 +1,45 @@
+/* The dense product's stages (glsl/gemm.comp), callable one by one so that
+ * each can be tested alone against its CPU twin (ref_gemm in src/ref). Each
+ * method is one stage: a dense product has no intermediate buffers, only the
+ * way its outputs share the loads of A and B differs. */
+#ifndef GPGPU_ALGO_GEMM_H
+#define GPGPU_ALGO_GEMM_H
+
+#include "algo/algo.h"
+
+/* One product C = alpha op(A) op(B) + beta C, checked: sizes and strides fit in the
+ * shaders' 32-bit indices, offsets in elements. */
+typedef struct gemm_problem {
+    gpgpu_type type;
+    uint32_t m, n, k;
+    bool trans_a, trans_b;
+    uint32_t lda, ldb, ldc;
+    double alpha, beta;
+    gpgpu_buffer *a, *b, *c;
+    size_t a_off, b_off, c_off;
+} gemm_problem;
+
+enum { GEMM_STAGE_METHOD1 = 1, GEMM_STAGE_METHOD2, GEMM_STAGE_METHOD6, GEMM_STAGE_TILED };
+
+/* Method 1: one work-group of tile x tile invocations (tile 8, 16, 32). */
+gpgpu_status gemm_stage_method1(gpgpu_context *ctx, const gemm_problem *p, unsigned tile);
+
+/* Method 2: a work-group of tile x tile invocations per tile of C. */
+gpgpu_status gemm_stage_method2(gpgpu_context *ctx, const gemm_problem *p, unsigned tile);
+
+/* Method 6: outputs (2 or 4) per invocation, slices of A and B through shared memory. */
+gpgpu_status gemm_stage_method6(gpgpu_context *ctx, const gemm_problem *p, unsigned tile,
+                                unsigned outputs);
+
+/* The register-tiled product with a block shape gemm_shape_check accepts. */
+gpgpu_status gemm_stage_tiled(gpgpu_context *ctx, const gemm_problem *p,
+                              const gpgpu_gemm_tuning *shape);
+
+/* Whether the tiled kernel can run this shape on this device; if not, why (for messages). */
+bool gemm_shape_check(const gpgpu_context *ctx, gpgpu_type type, const gpgpu_gemm_tuning *shape,
+                      char *why, size_t why_size);
+
+/* Shared memory, in bytes, that method 6 needs for a tile and output count. */
+size_t gemm_method6_shared_bytes(gpgpu_type type, unsigned tile, unsigned outputs);
+
+#endif /* GPGPU_ALGO_GEMM_H */

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# `gpgpu gemm` end to end: array files (column-major, as MatrixMarket defines
+# them) made here of awkward shapes, every --method, f32 and f64, transposes
+# and alpha; each C checked by gemm_check, which recomputes it on the CPU
+# within a rounding-error bound. Then generated input (--m --n --k, with
+# --check and its report), a coordinate file read as dense, standard output,
+# and the exit-2 cases (a dimension mismatch among them).
+#
+# Usage: test_cli_gemm.sh GPGPU GEMM_CHECK BACKEND
+# Exit status 0 on success, 1 on a failure, 77 when BACKEND cannot start.
+set -u
+export LC_ALL=C
+
+gpgpu=$1
+check=$2
+backend=$3
+. "$(dirname "$0")/cli_common.sh"
+types=f32
+grep -q '^has_f64: yes' "$tmp/info" && types="f32 f64"
+
+# array FILE ROWS COLS SEED : a dense array file of values in (-2, 2), column-major.
+array() {
+    awk -v r="$2" -v c="$3" -v s="$4" 'BEGIN {
+        srand(s); print "%%MatrixMarket matrix array real general"; print r, c
+        for (j = 0; j < c; j++) for (i = 0; i < r; i++) printf "%.17g\n", 4 * rand() - 2 }' >"$1"
+}
+
+# gemm_ok NAME TYPE A B [GPGPU-ARGS...] : gpgpu gemm A B must succeed and C pass gemm_check.
+gemm_ok() {
+    local name=$1 type=$2 a=$3 b=$4 flags=()
+    shift 4
+    for f in "$@"; do
+        case $f in --transpose-a|--transpose-b) flags+=("$f") ;; esac
+    done
+    rm -f "$tmp/c.mtx"
+    if ! "$gpgpu" gemm "$a" "$b" -o "$tmp/c.mtx" --type "$type" --backend "$backend" "$@" \
+        >"$tmp/stdout" 2>"$tmp/stderr"; then
+        fail "$name: gpgpu gemm failed: $(cat "$tmp/stderr")"
+        return
+    fi
+    local alpha=()
+    for ((i = 1; i <= $#; i++)); do
+        [ "${!i}" = --alpha ] && { j=$((i + 1)); alpha=(--alpha "${!j}"); }
+    done
+    "$check" "$type" "$a" "$b" "$tmp/c.mtx" "${flags[@]}" "${alpha[@]}" >"$tmp/check" 2>&1 ||
+        fail "$name: $(cat "$tmp/check")"
+}
+
+# usage_error NAME EXPECTED-TEXT -- GPGPU-ARGS... : exit 2 with the text on stderr.
+usage_error() {
+    local name=$1 text=$2
+    shift 3
+    "$gpgpu" gemm "$@" --backend "$backend" >"$tmp/stdout" 2>"$tmp/stderr"
+    local rc=$?
+    [ "$rc" -eq 2 ] || fail "$name: exit $rc, expected 2 ($(cat "$tmp/stderr"))"
+    grep -q -- "$text" "$tmp/stderr" || fail "$name: stderr lacks '$text': $(cat "$tmp/stderr")"
+}
+
+array "$tmp/a.mtx" 37 19 1      # A: 37 x 19
+array "$tmp/b.mtx" 19 23 2      # B: 19 x 23
+array "$tmp/at.mtx" 19 37 3     # stored A^T: 19 x 37
+array "$tmp/bt.mtx" 23 19 4     # stored B^T: 23 x 19
+array "$tmp/row.mtx" 1 70 5     # 1 x 70
+array "$tmp/col.mtx" 70 1 6     # 70 x 1
+array "$tmp/one.mtx" 1 1 7
+
+for type in $types; do
+    for method in fast 1 2 6; do
+        gemm_ok "$type $method AB" "$type" "$tmp/a.mtx" "$tmp/b.mtx" --method "$method"
+    done
+    gemm_ok "$type At B" "$type" "$tmp/at.mtx" "$tmp/b.mtx" --transpose-a
+    gemm_ok "$type A Bt" "$type" "$tmp/a.mtx" "$tmp/bt.mtx" --transpose-b --method 6 --tile 8 --outputs 2
+    gemm_ok "$type At Bt alpha" "$type" "$tmp/at.mtx" "$tmp/bt.mtx" --transpose-a --transpose-b --alpha -0.5
+    gemm_ok "$type outer" "$type" "$tmp/col.mtx" "$tmp/row.mtx" --method 2 --tile 8
+    gemm_ok "$type inner" "$type" "$tmp/row.mtx" "$tmp/col.mtx"
+    gemm_ok "$type 1x1" "$type" "$tmp/one.mtx" "$tmp/one.mtx" --method 1 --tile 32
+done
+
+# A coordinate file is read as a dense matrix (zeros where no entry is given).
+printf '%%%%MatrixMarket matrix coordinate real general\n3 2 2\n1 1 2.5\n3 2 -1\n' >"$tmp/coo.mtx"
+array "$tmp/b2.mtx" 2 4 8
+gemm_ok "coordinate A" f32 "$tmp/coo.mtx" "$tmp/b2.mtx"
+
+# Standard output, and the shape C is written in.
+"$gpgpu" gemm "$tmp/one.mtx" "$tmp/one.mtx" -o - --backend "$backend" >"$tmp/stdout" 2>&1 ||
+    fail "-o -: $(cat "$tmp/stdout")"
+head -n 2 "$tmp/stdout" | tail -n 1 | grep -qx '1 1' || fail "-o -: no 1 x 1 array: $(cat "$tmp/stdout")"
+
+# Generated input: the report and --check.
+if "$gpgpu" gemm --m 70 --n 45 --k 33 --check --backend "$backend" >"$tmp/stdout" 2>"$tmp/stderr"; then
+    for key in gpu_us gflops cgma block check_errors; do
+        grep -q "^$key: " "$tmp/stdout" || fail "generated: no $key line: $(cat "$tmp/stdout")"
+    done
+    grep -q '^check_errors: 0$' "$tmp/stdout" || fail "generated: --check found errors"
+else
+    fail "generated: $(cat "$tmp/stderr")"
+fi
+"$gpgpu" gemm --m 40 --n 33 --k 20 --method 6 --tile 8 --type f32 --transpose-a --check \
+    --backend "$backend" >"$tmp/stdout" 2>"$tmp/stderr" || fail "generated method 6: $(cat "$tmp/stderr")"
+
+usage_error "mismatch" "dimension mismatch" -- "$tmp/a.mtx" "$tmp/a.mtx" -o "$tmp/c.mtx"
+usage_error "no output" "-o C.mtx is required" -- "$tmp/a.mtx" "$tmp/b.mtx"
+usage_error "one matrix" "two matrices are required" -- "$tmp/a.mtx" -o "$tmp/c.mtx"
+usage_error "partial sizes" "needs all of --m, --n and --k" -- --m 4 --n 4
+usage_error "bad method" "unknown value '3'" -- --m 4 --n 4 --k 4 --method 3
+usage_error "bad tile" "8, 16 or 32" -- --m 4 --n 4 --k 4 --tile 12
+usage_error "bad type" "f32 or f64" -- --m 4 --n 4 --k 4 --type u32
+usage_error "zero size" "--m" -- --m 0 --n 4 --k 4
+printf '%%%%MatrixMarket matrix array complex general\n1 1\n1 0\n' >"$tmp/cx.mtx"
+usage_error "complex" "complex" -- "$tmp/cx.mtx" "$tmp/b.mtx" -o "$tmp/c.mtx"
+
+[ "$failures" -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, $failures failed"
+[ "$failures" -eq 0 ]
