@@ -5,6 +5,7 @@ usage: compare.py GPGPU.json CUB.json [OUT.md]
        compare.py --sort CUB.json OUT.md BACKEND=GPGPU.json [BACKEND=GPGPU.json ...]
        compare.py --spmv CUSPARSE.json OUT.md BACKEND=GPGPU.json [BACKEND=GPGPU.json ...]
        compare.py --spgemm CUSPARSE.json OUT.md BACKEND=GPGPU.json [BACKEND=GPGPU.json ...]
+       compare.py --gemm CUBLAS.json OUT.md BACKEND=GPGPU.json [BACKEND=GPGPU.json ...]
 
 The first form prints, for every gpgpu-bench record, the CUB time on the same
 case and size and the ratio CUB time / our time (above 1: we are faster), next
@@ -39,6 +40,12 @@ nnz(C), cuSPARSE's GFLOP/s and peak MB, per backend and algorithm GFLOP/s and
 peak MB with their ratios to cuSPARSE's, and for rows the time of a copy of
 A's, B's and C's bytes over the product's (x copy). OUT.md adds every file's
 rows.
+
+The fifth form joins gpgpu-bench --only gemm records with bench/cublas_peer.py's
+on (type, n) and prints, per type, the lab report's table: a row per backend,
+method, tile and outputs, a column per size, GFLOP/s in each cell with the CGMA
+of the method; then cuBLAS's GFLOP/s (SGEMM, DGEMM; HGEMM f16 where the peer ran
+it) and, per backend, the fast method's ratio to cuBLAS.
 """
 import json
 import math
@@ -413,8 +420,67 @@ def spgemm_summary(peer_path, runs):
     return "\n".join(out), "\n".join(full)
 
 
+def gemm_summary(peer_path, runs):
+    """The dense product tables (text)."""
+    peer = {(r["case"][len("gemm_"):], r["n"]): r for r in json.load(open(peer_path))
+            if r.get("case", "").startswith("gemm_")}
+    ours = []
+    for be, path in runs:
+        ours += [dict(r, backend=be) for r in json.load(open(path))
+                 if r.get("case", "").startswith("gemm_")]
+    out = []
+    for t in ("f32", "f64"):
+        rows = [r for r in ours if r["type"] == t]
+        if not rows:
+            continue
+        sizes = sorted({r["n"] for r in rows})
+        keys = []
+        for r in rows:
+            k = (r["backend"], r["algo"], r["tile"], r["outputs"])
+            if k not in keys:
+                keys.append(k)
+        by = {(r["backend"], r["algo"], r["tile"], r["outputs"], r["n"]): r for r in rows}
+        out.append(f"\n### {t}: GFLOP/s (CGMA)\n")
+        out.append("| backend | method | tile | outputs | " + " | ".join(str(n) for n in sizes) + " |")
+        out.append("|---|---|---|---|" + "---:|" * len(sizes))
+        for k in keys:
+            cells = []
+            for n in sizes:
+                r = by.get(k + (n,))
+                cells.append(f"{r['gflops']:.1f} ({r['cgma']:.3g})" if r and r.get("gflops") else "-")
+            label = [k[0], k[1], str(k[2] or "-"), str(k[3] or "-")]
+            if k[1] == "fast":
+                blocks = {by[k + (n,)].get("block") for n in sizes if k + (n,) in by}
+                label[2] = "/".join(sorted(b for b in blocks if b)) or "-"
+            out.append("| " + " | ".join(label) + " | " + " | ".join(cells) + " |")
+        peer_t = "f32" if t == "f32" else "f64"
+        out.append("| cuBLAS | " + ("SGEMM" if t == "f32" else "DGEMM") + " | | | " +
+                   " | ".join(f"{peer[(peer_t, n)]['gflops']:.1f}" if (peer_t, n) in peer else "-"
+                              for n in sizes) + " |")
+        for be in sorted({k[0] for k in keys}, key=lambda b: b != "vulkan"):
+            k = (be, "fast", 0, 0)
+            cells = []
+            for n in sizes:
+                r, p = by.get(k + (n,)), peer.get((peer_t, n))
+                cells.append(f"{r['gflops'] / p['gflops']:.2f}x" if r and p and r.get("gflops") else "-")
+            out.append(f"| {be} | fast / cuBLAS | | | " + " | ".join(cells) + " |")
+    if any(t == "f16" for t, _ in peer):
+        sizes = sorted(n for t, n in peer if t == "f16")
+        out.append("\ncuBLAS f16 inputs, f32 accumulation (HGEMM), GFLOP/s: " +
+                   ", ".join(f"{n}: {peer[('f16', n)]['gflops']:.0f}" for n in sizes))
+    return "\n".join(out)
+
+
 def main():
     args = sys.argv[1:]
+    if args and args[0] == "--gemm":
+        if len(args) < 4:
+            sys.exit(__doc__)
+        text = gemm_summary(args[1], [tuple(a.split("=", 1)) for a in args[3:]])
+        print(text)
+        with open(args[2], "w") as f:
+            f.write(text + "\n")
+        return
     if args and args[0] in ("--spmv", "--spgemm"):
         if len(args) < 4:
             sys.exit(__doc__)

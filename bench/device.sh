@@ -7,6 +7,8 @@
 # on the generated and the real matrices, and bench/cusparse_peer.py (CuPy)
 # on the same matrices, then compare.py --spmv. With spgemm: the same for
 # gpgpu-bench --only spgemm, the peer's --mode spgemm and compare.py --spgemm.
+# With gemm: bench/cublas_peer.py (CuPy: SGEMM, DGEMM, HGEMM), gpgpu-bench
+# --only gemm per backend, type and size, and compare.py --gemm.
 # Expects build-device/ (built here with -Dglfw=disabled) and
 # build-device/cub_peer (nvcc, see bench/README.md; not needed for spmv and
 # spgemm).
@@ -30,6 +32,9 @@
 #                      SpGEMM (C = A*A), one gpgpu-bench process each per backend
 #   SPGEMM_GEN_DIR [/tmp/spgemm_gen]  where they are written for the peer
 #   SPGEMM_RUNS [10], SPGEMM_WARMUP [2]
+#   GEMM_SIZES ["64 128 256 512 1024 2048 4096 8192"]  dense products, one
+#                      gpgpu-bench process per backend, type and size (--gemm-tune)
+#   GEMM_RUNS [5], GEMM_WARMUP [1]; GEMM_ALGOS ["" = all]
 #   BACKENDS ["gl vulkan"]
 #   MIN_LOG2, MAX_LOG2, STEP [10, 28, 2]  reduce/scan sizes (one process each)
 #   SORT_SIZES ["16 18 20 22 24 26 28"]   sort sizes, one process per size
@@ -221,6 +226,36 @@ if has spgemm; then
         echo "== spgemm vs cuSPARSE"
         python3 bench/compare.py --spgemm "$OUT/cusparse_spgemm.json" "$OUT/table_spgemm.md" \
             "${spgemm_joined[@]}"
+    fi
+fi
+# Dense products: cuBLAS (CuPy) on the same sizes, then one gpgpu-bench process per
+# backend, type and size (the fast method tuned first in each), records in
+# gemm_BACKEND.json.
+if has gemm; then
+    gemm_sizes=${GEMM_SIZES:-64 128 256 512 1024 2048 4096 8192}
+    export GPGPU_TUNE_CACHE=
+    timeout "${PEER_TIMEOUT:-300}" python3 bench/cublas_peer.py --sizes "${gemm_sizes// /,}" \
+        --runs "${GEMM_RUNS:-5}" --json "$OUT/cublas.json" >"$OUT/cublas.txt" 2>"$OUT/cublas.err" ||
+        { echo "cublas_peer: rc=$?"; tail -5 "$OUT/cublas.err"; }
+    [ -f "$OUT/cublas.json" ] || echo '[]' >"$OUT/cublas.json"
+    echo "cublas_peer done at ${SECONDS}s"
+    gemm_args=(--only gemm --gemm-tune --runs "${GEMM_RUNS:-5}" --warmup "${GEMM_WARMUP:-1}")
+    [ -n "${GEMM_ALGOS:-}" ] && gemm_args+=(--algos "$GEMM_ALGOS")
+    gemm_joined=()
+    for be in $BACKENDS; do
+        for t in f32 f64; do
+            for n in $gemm_sizes; do
+                bench1 "$be" "gemm_${t}_$n" "${gemm_args[@]}" --gemm-sizes "$n" --case "gemm_$t"
+            done
+        done
+        files=("$OUT"/bench_"${be}"_gemm_*.json)
+        [ -e "${files[0]}" ] && merge_json "$OUT/gemm_$be.json" "${files[@]}" &&
+            gemm_joined+=("$be=$OUT/gemm_$be.json")
+        echo "gemm $be done at ${SECONDS}s"
+    done
+    if [ ${#gemm_joined[@]} -gt 0 ]; then
+        echo "== gemm vs cuBLAS"
+        python3 bench/compare.py --gemm "$OUT/cublas.json" "$OUT/table_gemm.md" "${gemm_joined[@]}"
     fi
 fi
 # Sort first (the budget cuts the end of the run). One process per size and

@@ -314,64 +314,6 @@ static int compare_doubles(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Up to 64 rows of C (spread over M) against a long double product of the same
- * random sequences; the bound is that of test_gemm: gamma(K + 5) times the sum of
- * |alpha a b|. */
-static int check_rows(gpgpu_context *ctx, const gemm_args *s, gpgpu_buffer *gc)
-{
-    gpgpu_type t = s->gemm.type;
-    size_t m = s->m, n = s->n, k = s->k, size = gpgpu_type_size(t), rows = m < 64 ? m : 64;
-    size_t ar = s->gemm.transpose_a ? k : m, ac = s->gemm.transpose_a ? m : k;
-    size_t br = s->gemm.transpose_b ? n : k, bc = s->gemm.transpose_b ? k : n;
-    char *a = malloc(ar * ac * size + 1), *b = malloc(br * bc * size + 1), *c = malloc(n * size + 1);
-    double u = t == GPGPU_TYPE_F32 ? 0x1p-24 : 0x1p-53, worst = 0;
-    size_t bad = 0;
-    int rc = TOOL_EXIT_OK;
-
-    if (a == NULL || b == NULL || c == NULL) {
-        free(a), free(b), free(c);
-        return tool_fail(GPGPU_ERROR_OUT_OF_MEMORY, "--check", "no host memory");
-    }
-    tool_random_fill(t, s->seed, 0, ar * ac, a);
-    tool_random_fill(t, s->seed + 1, 0, br * bc, b);
-    for (size_t r = 0; r < rows && rc == TOOL_EXIT_OK; r++) {
-        size_t i = rows == m ? r : r * (m - 1) / (rows - 1);
-        gpgpu_status status = gpgpu_buffer_download(gc, i * n * size, c, n * size);
-        if (status != GPGPU_SUCCESS) {
-            rc = tool_fail(status, "--check", gpgpu_last_error(ctx));
-            break;
-        }
-        for (size_t j = 0; j < n; j++) {
-            long double sum = 0, abs = 0;
-            for (size_t p = 0; p < k; p++) {
-                size_t ai = s->gemm.transpose_a ? p * ac + i : i * ac + p;
-                size_t bi = s->gemm.transpose_b ? j * bc + p : p * bc + j;
-                long double x = t == GPGPU_TYPE_F32 ? ((float *)a)[ai] : ((double *)a)[ai];
-                long double y = t == GPGPU_TYPE_F32 ? ((float *)b)[bi] : ((double *)b)[bi];
-                sum += x * y;
-                abs += fabsl(x * y);
-            }
-            long double alpha = t == GPGPU_TYPE_F32 ? (float)s->alpha : s->alpha;
-            double got = t == GPGPU_TYPE_F32 ? ((float *)c)[j] : ((double *)c)[j];
-            double err = fabs(got - (double)(alpha * sum));
-            double bound = (k + 5) * u / (1 - (k + 5) * u) * (double)(fabsl(alpha) * abs);
-            if (!(err <= bound + 1e-300)) {
-                bad++;
-                if (bad <= 3)
-                    tool_message("--check: C[%zu][%zu] = %.17g, expected %.17Lg (bound %.3g)", i,
-                                 j, got, alpha * sum, bound);
-            }
-            if (bound > 0 && err / bound > worst)
-                worst = err / bound;
-        }
-    }
-    free(a), free(b), free(c);
-    if (rc != TOOL_EXIT_OK)
-        return rc;
-    printf("check_rows: %zu\ncheck_errors: %zu\ncheck_worst_of_bound: %.3g\n", rows, bad, worst);
-    return bad ? TOOL_EXIT_FAILURE : TOOL_EXIT_OK;
-}
-
 /* The product `repeat` times, each timed alone; returns the median GPU time. */
 static int time_products(gpgpu_context *ctx, const gemm_args *s, gpgpu_buffer *ga,
                          gpgpu_buffer *gb, gpgpu_buffer *gc, double *median_ns, double *wall_ns)
@@ -464,8 +406,16 @@ static int multiply_generated(gpgpu_context *ctx, const gemm_args *s)
         rc = time_products(ctx, s, ga, gb, gc, &gpu_ns, &wall_ns);
     if (rc == TOOL_EXIT_OK)
         print_report(ctx, s, gpu_ns, wall_ns);
-    if (rc == TOOL_EXIT_OK && s->check)
-        rc = check_rows(ctx, s, gc);
+    if (rc == TOOL_EXIT_OK && s->check) {
+        tool_gemm_check check;
+        rc = tool_gemm_check_rows(ctx, &s->gemm, s->m, s->n, s->k, s->alpha, s->seed, gc, 64,
+                                  &check);
+        if (rc == TOOL_EXIT_OK) {
+            printf("check_rows: %zu\ncheck_errors: %zu\ncheck_worst_of_bound: %.3g\n",
+                   check.rows, check.errors, check.worst);
+            rc = check.errors ? TOOL_EXIT_FAILURE : TOOL_EXIT_OK;
+        }
+    }
     gpgpu_buffer_destroy(ga);
     gpgpu_buffer_destroy(gb);
     gpgpu_buffer_destroy(gc);

@@ -45,7 +45,7 @@ static const char bench_help[] =
     "                        to 2^K only (default 24)\n"
     "  --bitonic-max-log2 K  run the bitonic sort up to 2^K only (default 30)\n"
     "  --only LIST           only these primitives, comma-separated: reduce,\n"
-    "                        scan, sort, spmv, spgemm (default: reduce,scan,sort;\n"
+    "                        scan, sort, spmv, spgemm, gemm (default: reduce,scan,sort;\n"
     "                        spmv where --matrix or --gen is given)\n"
     "  --case TEXT           only cases whose name contains TEXT (e.g. reduce_sum_f32)\n"
     "  --algos LIST          only these algorithms, comma-separated (e.g.\n"
@@ -59,7 +59,7 @@ static const char bench_help[] =
     "  --json FILE           also write the results as a JSON array\n";
 
 static const char *const kind_names[KIND_COUNT] = { "reduce", "scan", "sort", "spmv",
-                                                     "spgemm" };
+                                                     "spgemm", "gemm" };
 
 /* One benchmark case: an operation, a type and an algorithm. */
 typedef struct bench_case {
@@ -178,8 +178,8 @@ static void parse_only(bench_options *o, const char *value)
         while (k < KIND_COUNT && strcmp(word, kind_names[k]) != 0)
             k++;
         if (k == KIND_COUNT)
-            tool_usage_error("--only: unknown value '%s' (expected reduce, scan, sort, spmv"
-                             " or spgemm, comma-separated)", word);
+            tool_usage_error("--only: unknown value '%s' (expected reduce, scan, sort, spmv,"
+                             " spgemm or gemm, comma-separated)", word);
         o->kinds[k] = true;
     }
 }
@@ -207,6 +207,24 @@ static void parse_sizes(bench_options *o, const char *value)
         tool_usage_error("--sizes: no size given");
 }
 
+/* --gemm-sizes: the n of the dense products. */
+static void parse_gemm_sizes(bench_options *o, const char *value)
+{
+    char copy[512], *save = NULL;
+
+    if (strlen(value) >= sizeof(copy))
+        tool_usage_error("--gemm-sizes: '%s' is too long", value);
+    strcpy(copy, value);
+    o->gemm_size_count = 0;
+    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        if (o->gemm_size_count == MAX_SIZES)
+            tool_usage_error("--gemm-sizes: at most %d sizes", MAX_SIZES);
+        o->gemm_sizes[o->gemm_size_count++] = (size_t)tool_parse_uint("--gemm-sizes", w, 1, 46340);
+    }
+    if (o->gemm_size_count == 0)
+        tool_usage_error("--gemm-sizes: no size given");
+}
+
 static void parse_options(int argc, char **argv, bench_options *o)
 {
     bool sizes_given = false, only_given = false;
@@ -222,6 +240,7 @@ static void parse_options(int argc, char **argv, bench_options *o)
             fputs(bench_help, stdout);
             fputs(bench_spmv_help, stdout);
             fputs(bench_spgemm_help, stdout);
+            fputs(bench_gemm_help, stdout);
             fputs(tool_context_options_help, stdout);
             fputs(tool_help_footer, stdout);
             exit(TOOL_EXIT_OK);
@@ -257,6 +276,10 @@ static void parse_options(int argc, char **argv, bench_options *o)
             only_given = true;
         } else if (bench_matrix_option(argc, argv, &i, &o->matrices)) {
             /* matrices: without --only, only spmv runs (below) */
+        } else if ((value = tool_option_value(argc, argv, &i, "--gemm-sizes")) != NULL) {
+            parse_gemm_sizes(o, value);
+        } else if (strcmp(arg, "--gemm-tune") == 0) {
+            o->gemm_tune = true;
         } else if (strcmp(arg, "--own-scratch") == 0) {
             o->own_scratch = true;
         } else if ((value = tool_option_value(argc, argv, &i, "--json")) != NULL) {
@@ -268,6 +291,8 @@ static void parse_options(int argc, char **argv, bench_options *o)
     if (!only_given && o->matrices.arg_count > 0) {
         parse_only(o, "spmv");
     }
+    if (o->gemm_size_count == 0)
+        parse_gemm_sizes(o, "64,128,256,512,1024,2048,4096,8192");
     if (sizes_given) {
         o->max_log2_given = true; /* explicit sizes: no cap */
         return;
@@ -1087,6 +1112,8 @@ static int run(bench *b)
         rc = bench_spmv_run(b);
     if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_SPGEMM])
         rc = bench_spgemm_run(b);
+    if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_GEMM])
+        rc = bench_gemm_run(b);
     if (rc == TOOL_EXIT_OK && b->check_failed) {
         tool_message("a check failed (see CHECK FAILED above)");
         rc = TOOL_EXIT_FAILURE;

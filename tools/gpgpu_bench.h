@@ -14,6 +14,7 @@ typedef enum bench_kind {
     KIND_SORT,
     KIND_SPMV,
     KIND_SPGEMM,
+    KIND_GEMM,
     KIND_COUNT
 } bench_kind;
 
@@ -47,6 +48,9 @@ typedef struct bench_options {
     bool own_scratch;
     const char *json_path;
     bench_matrix_options matrices; /* those of the SpMV and SpGEMM cases */
+    size_t gemm_sizes[MAX_SIZES]; /* the dense products' n (--gemm-sizes) */
+    int gemm_size_count;
+    bool gemm_tune;               /* --gemm-tune */
     gpgpu_context_desc desc;
 } bench_options;
 
@@ -160,5 +164,8 @@ int bench_spmv_run(bench *b);
 extern const char bench_spgemm_help[];
 /* Runs the SpGEMM cases on every matrix (after the copy ceiling is measured). */
 int bench_spgemm_run(bench *b);
+
+extern const char bench_gemm_help[]; /* with --gemm-sizes and --gemm-tune */
+int bench_gemm_run(bench *b);
 
 #endif /* GPGPU_BENCH_H */

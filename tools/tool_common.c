@@ -315,6 +315,75 @@ double tool_gemm_cgma(const gpgpu_gemm_desc *d, const gpgpu_gemm_tuning *shape, 
     return accesses > 0 ? 2 * mm * nn * kk / accesses : 0;
 }
 
+/* Element i of a host array of type t (f32 or f64) as a long double. */
+static long double element(gpgpu_type t, const void *p, size_t i)
+{
+    return t == GPGPU_TYPE_F32 ? (long double)((const float *)p)[i]
+                               : (long double)((const double *)p)[i];
+}
+
+/* Row i of C against the CPU: counts the entries off into *out. */
+static void check_row(const gpgpu_gemm_desc *d, size_t i, size_t n, size_t k, long double alpha,
+                      const void *a, const void *b, const void *c, tool_gemm_check *out)
+{
+    gpgpu_type t = d->type;
+    size_t lda = d->transpose_a ? 0 : k, ldb = d->transpose_b ? k : n;
+    double u = t == GPGPU_TYPE_F32 ? 0x1p-24 : 0x1p-53;
+    double g = (double)(k + 5) * u / (1 - (double)(k + 5) * u);
+
+    for (size_t j = 0; j < n; j++) {
+        long double sum = 0, abs = 0;
+        for (size_t p = 0; p < k; p++) {
+            /* A stored m x k, or k x m transposed (lda is then m: see the caller) */
+            size_t ai = d->transpose_a ? p * d->lda + i : i * lda + p;
+            size_t bi = d->transpose_b ? j * ldb + p : p * ldb + j;
+            long double x = element(t, a, ai), y = element(t, b, bi);
+            sum += x * y;
+            abs += fabsl(x * y);
+        }
+        double got = (double)element(t, c, j), bound = g * (double)(fabsl(alpha) * abs);
+        double err = fabs(got - (double)(alpha * sum));
+        if (!(err <= bound + 1e-300) && ++out->errors <= 3)
+            tool_message("check: C[%zu][%zu] = %.17g, expected %.17Lg (bound %.3g)", i, j, got,
+                         alpha * sum, bound);
+        if (bound > 0 && err / bound > out->worst)
+            out->worst = err / bound;
+    }
+}
+
+int tool_gemm_check_rows(gpgpu_context *ctx, const gpgpu_gemm_desc *d, size_t m, size_t n,
+                         size_t k, double alpha, uint64_t seed, gpgpu_buffer *c,
+                         size_t max_rows, tool_gemm_check *out)
+{
+    gpgpu_type t = d->type;
+    gpgpu_gemm_desc tight = *d;
+    size_t size = gpgpu_type_size(t), rows = m < max_rows ? m : max_rows;
+    void *a = malloc(m * k * size + 1), *b = malloc(k * n * size + 1), *row = malloc(n * size + 1);
+    long double al = t == GPGPU_TYPE_F32 ? (long double)(float)alpha : (long double)alpha;
+    int rc = TOOL_EXIT_OK;
+
+    *out = (tool_gemm_check){ 0 };
+    if (a == NULL || b == NULL || row == NULL) {
+        free(a), free(b), free(row);
+        return tool_fail(GPGPU_ERROR_OUT_OF_MEMORY, "check", "no host memory");
+    }
+    tight.lda = m; /* the stride of a transposed A, k x m */
+    tool_random_fill(t, seed, 0, m * k, a);
+    tool_random_fill(t, seed + 1, 0, k * n, b);
+    for (size_t r = 0; r < rows; r++) {
+        size_t i = rows == m ? r : r * (m - 1) / (rows - 1);
+        gpgpu_status status = gpgpu_buffer_download(c, i * n * size, row, n * size);
+        if (status != GPGPU_SUCCESS) {
+            rc = tool_fail(status, "check", gpgpu_last_error(ctx));
+            break;
+        }
+        check_row(&tight, i, n, k, al, a, b, row, out);
+        out->rows++;
+    }
+    free(a), free(b), free(row);
+    return rc;
+}
+
 gpgpu_format tool_parse_format(const char *text)
 {
     return (gpgpu_format)lookup_name(format_names, COUNT_OF(format_names), "--format", text);

@@ -101,6 +101,23 @@ const char *tool_gemm_method_name(gpgpu_algo algo);
 double tool_gemm_cgma(const gpgpu_gemm_desc *d, const gpgpu_gemm_tuning *shape, size_t m,
                       size_t n, size_t k, bool reads_c);
 
+/* What tool_gemm_check_rows found: rows compared, entries off, the worst error as a
+ * fraction of its bound. */
+typedef struct tool_gemm_check {
+    size_t rows, errors;
+    double worst;
+} tool_gemm_check;
+
+/* Compares up to max_rows rows of C (spread over m) of a product of the random
+ * sequences `seed` (A, stored as d->transpose_a says) and seed + 1 (B), as
+ * tool_upload_random made them, with a long double product: each entry within
+ * gamma(k + 5) times the sum of |alpha a b| (the bound of k products in any order, the
+ * rounding of alpha and of the result). On failure to read C prints why and returns
+ * the exit code; the entries off are printed (the first 3) and counted. */
+int tool_gemm_check_rows(gpgpu_context *ctx, const gpgpu_gemm_desc *d, size_t m, size_t n,
+                         size_t k, double alpha, uint64_t seed, gpgpu_buffer *c,
+                         size_t max_rows, tool_gemm_check *out);
+
 /* Parses csr, coo, csc, ell, sell or bsr for --format. */
 gpgpu_format tool_parse_format(const char *text);
 

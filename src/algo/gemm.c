@@ -111,8 +111,6 @@ bool gemm_shape_check(const gpgpu_context *ctx, gpgpu_type type, const gpgpu_gem
               "share the block evenly";
     else if (bm * bn / (wg * tm) < 4 || bm * bn / (wg * tm) > bn)
         bad = "each invocation's block must be at least 4 columns wide and fit the block";
-    else if (bm * bk % wg != 0 || bn * bk % wg != 0)
-        bad = "the work-group must load the slices of A and B evenly";
     else if ((tm * (bm * bn / (wg * tm))) > 256)
         bad = "more than 256 outputs per invocation do not fit in registers";
     else if (wg > ctx->info.max_workgroup_invocations)
@@ -126,18 +124,25 @@ bool gemm_shape_check(const gpgpu_context *ctx, gpgpu_type type, const gpgpu_gem
     return bad == NULL;
 }
 
-/* The estimate: 128 x 128 blocks with 8 x 8 outputs per invocation where there are enough
- * blocks to fill a large GPU, 64 x 64 with 4 x 4 otherwise (and for f64, whose registers
- * are twice as wide); 32 x 32 for devices that cannot hold those. */
+/* The estimate, from the tuner's runs on an H100 (docs/PERFORMANCE.md): 128 x 128 blocks
+ * with 8 x 8 outputs per invocation (in f64 too) where there are enough blocks to fill a
+ * large GPU, 128 x 64 where there are not, 64 x 64 with 4 x 4 for small products; 32 x 32
+ * for devices that cannot hold those. */
 static gpgpu_gemm_tuning heuristic(const gpgpu_context *ctx, gpgpu_type type, size_t m,
                                    size_t n)
 {
-    static const gpgpu_gemm_tuning big = {128, 128, 8, 8, 256, 0}, mid = {64, 64, 8, 4, 256, 0},
-                                   small = {32, 32, 8, 4, 64, 0};
-    size_t blocks = ((m + 127) / 128) * ((n + 127) / 128);
-    if (type == GPGPU_TYPE_F32 && blocks >= 64 && gemm_shape_check(ctx, type, &big, NULL, 0))
-        return big;
-    return gemm_shape_check(ctx, type, &mid, NULL, 0) ? mid : small;
+    static const gpgpu_gemm_tuning shapes[] = {
+        {128, 128, 8, 8, 256, 0}, {128, 64, 8, 8, 256, 0}, {64, 64, 8, 4, 256, 0}};
+    static const gpgpu_gemm_tuning smallest = {32, 32, 8, 4, 64, 0};
+    enum { ENOUGH_BLOCKS = 128 };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        size_t blocks = ((m + shapes[i].block_m - 1) / shapes[i].block_m) *
+                        ((n + shapes[i].block_n - 1) / shapes[i].block_n);
+        bool last = i + 1 == sizeof shapes / sizeof *shapes;
+        if ((blocks >= ENOUGH_BLOCKS || last) && gemm_shape_check(ctx, type, &shapes[i], NULL, 0))
+            return shapes[i];
+    }
+    return smallest;
 }
 
 static uint32_t ceil_pow2(size_t v)
@@ -326,9 +331,10 @@ gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, size_t 
 /* The candidates, all of 256 invocations but the last (for small devices); the tuner
  * times those the device can hold. */
 static const gpgpu_gemm_tuning candidates[] = {
-    {128, 128, 8, 8, 256, 0},  {128, 128, 16, 8, 256, 0}, {128, 128, 8, 4, 256, 0},
-    {128, 64, 8, 8, 256, 0},   {64, 128, 8, 4, 256, 0},   {64, 64, 8, 4, 256, 0},
-    {64, 64, 16, 4, 256, 0},   {32, 32, 8, 4, 64, 0},
+    {128, 128, 8, 8, 256, 0}, {128, 128, 16, 8, 256, 0}, {128, 128, 8, 8, 128, 0},
+    {256, 128, 8, 8, 256, 0}, {128, 256, 8, 8, 256, 0},  {128, 64, 8, 8, 256, 0},
+    {64, 128, 8, 4, 256, 0},  {64, 64, 8, 4, 256, 0},    {64, 64, 16, 4, 256, 0},
+    {32, 32, 8, 4, 64, 0},
 };
 
 /* A x B into C of random values in [-1, 1] (a product of zeros can run faster than real
