@@ -4,7 +4,8 @@
 usage: embed.py GLSLANG OUT.c DIR FILE...            (GL: source text)
        embed.py --spirv GLSLANG OUT.c DIR FILE...    (Vulkan: SPIR-V)
 
-Each family file (*.comp) names its variants in a `// variants:` line; every
+Each family file (*.comp) names its variants in a `// variants:` line (and the
+GLSL extensions it cannot do without in an `// extensions:` line); every
 combination is assembled as the GL executor assembles it at run time
 (#version, #defines, common.glsl, ops.glsl, the family) and checked with
 glslangValidator, with and without SUBGROUPS, so that a shader error fails
@@ -30,8 +31,18 @@ def variants(text):
     return [()]
 
 
+def extensions(text):
+    """The `// extensions:` a family needs, required right after #version (GLSL takes
+    #extension only before the first declaration, and the prelude comes first)."""
+    for line in text.splitlines():
+        if line.startswith("// extensions:"):
+            return line.split(":", 1)[1].split()
+    return []
+
+
 def assemble(sources, family, defines, vulkan=False):
-    head = "#version 450 core\n" + "".join(f"#define {d}\n" for d in defines)
+    head = "#version 450 core\n" + "".join(f"#extension {e} : require\n" for e in extensions(sources[family]))
+    head += "".join(f"#define {d}\n" for d in defines)
     if not vulkan:
         head += ("#define WG_SIZE 256u\n#define ITEMS 4u\n#define ONLY_STAGE 0u\n"  # the GL executor's #defines
                  "#define SHAPE0 0u\n#define SHAPE1 0u\n#define SHAPE2 0u\n#define SHAPE3 0u\n")

@@ -26,6 +26,12 @@
 // 64, 256, 1024. Edges: elements outside op(A) or op(B) read as 0, outputs outside C are
 // not written, so any M, N, K work.
 
+// NVIDIA's GL compiler has no GL_EXT_control_flow_attributes, so UNROLL means nothing
+// there; its own pragma unrolls the constant-bound loops that keep the blocks in registers.
+#ifndef VULKAN
+#pragma optionNV(unroll all)
+#endif
+
 layout(std430, binding = 0) readonly buffer A { T a[]; };
 layout(std430, binding = 1) readonly buffer B { T b[]; };
 layout(std430, binding = 2) buffer C { T c[]; };
@@ -129,8 +135,12 @@ const uint TM = SHAPE3 != 0u ? SHAPE3 : 4u;
 const uint TN = BM * BN / (WG_SIZE * TM) >= 4u ? BM * BN / (WG_SIZE * TM) : 4u;
 const uint THREADS_N = BN / TN;                 // invocations along a row of the block
 const uint SUB_M = TM / 4u, SUB_N = TN / 4u;    // 4-wide pieces of an invocation's block
-const uint LOADS_A = BM * BK >= WG_SIZE ? BM * BK / WG_SIZE : 1u;
-const uint LOADS_B = BN * BK >= WG_SIZE ? BN * BK / WG_SIZE : 1u;
+// A slice is loaded as 4-wide pieces along i (of A) and j (of B), so that each lands in
+// shared memory as one vector: UNITS_A of them per slice, LOADS_A per invocation (the
+// last round may leave some invocations idle).
+const uint UNITS_A = BM / 4u * BK, UNITS_B = BN / 4u * BK;
+const uint LOADS_A = (UNITS_A + WG_SIZE - 1u) / WG_SIZE;
+const uint LOADS_B = (UNITS_B + WG_SIZE - 1u) / WG_SIZE;
 // Two buffers of a BK-deep slice of A, stored k-major ([buffer][k][i]), then two of B
 // ([buffer][k][j]), as 4-wide vectors of the shared pool, so that both operands are read
 // as rows of 4-wide vectors.
@@ -143,8 +153,18 @@ const uint SMEM_VECTORS = ONLY_STAGE == 3u ? (M6_ELEMENTS + 3u) / 4u
                         : ONLY_STAGE == 4u ? TILED_VECTORS : 1u;
 shared T4 smem[SMEM_VECTORS];
 
+// Method 6 keeps single elements in the pool. A write names its component by a switch:
+// NVIDIA's GL compiler cannot write a double vector's component by a run-time index.
 T smem_get(uint e) { return smem[e / 4u][e % 4u]; }
-void smem_set(uint e, T v) { smem[e / 4u][e % 4u] = v; }
+void smem_set(uint e, T v)
+{
+    switch (e % 4u) {
+    case 0u: smem[e / 4u].x = v; break;
+    case 1u: smem[e / 4u].y = v; break;
+    case 2u: smem[e / 4u].z = v; break;
+    default: smem[e / 4u].w = v; break;
+    }
+}
 
 // ---------------------------------------------------------------- method 6
 
@@ -215,18 +235,21 @@ uvec2 tiled_block()
     return uvec2(first + (g % band) % rows, (g % band) / rows);
 }
 
-// Element r of this invocation's share of a slice: consecutive invocations take
-// consecutive addresses of the stored matrix, whichever way it is read.
-uvec2 a_element(uint r)
+// Piece r of this invocation's share of a slice, as (first i or j of the piece, k):
+// consecutive invocations take consecutive addresses of the stored matrix, whichever way
+// it is read. uvec3.z: whether there is such a piece.
+uvec3 a_piece(uint r)
 {
-    uint e = gl_LocalInvocationID.x + r * WG_SIZE;
-    return TRANS_A ? uvec2(e % BM, e / BM) : uvec2(e / BK, e % BK); // (i, k) in the block
+    uint u = gl_LocalInvocationID.x + r * WG_SIZE;
+    uvec2 p = TRANS_A ? uvec2(u % (BM / 4u), u / (BM / 4u)) : uvec2(u / BK, u % BK);
+    return uvec3(p.x * 4u, p.y, u < UNITS_A ? 1u : 0u);
 }
 
-uvec2 b_element(uint r)
+uvec3 b_piece(uint r)
 {
-    uint e = gl_LocalInvocationID.x + r * WG_SIZE;
-    return TRANS_B ? uvec2(e % BK, e / BK) : uvec2(e / BN, e % BN); // (k, j) in the block
+    uint u = gl_LocalInvocationID.x + r * WG_SIZE;
+    uvec2 p = TRANS_B ? uvec2(u / BK, u % BK) : uvec2(u % (BN / 4u), u / (BN / 4u));
+    return uvec3(p.x * 4u, p.y, u < UNITS_B ? 1u : 0u);
 }
 
 void stage_tiled()
@@ -240,7 +263,7 @@ void stage_tiled()
     T4 acc[TM * SUB_N];
     UNROLL for (uint r = 0u; r < TM * SUB_N; r++)
         acc[r] = T4(T_ZERO);
-    T next_a[LOADS_A], next_b[LOADS_B];
+    T4 next_a[LOADS_A], next_b[LOADS_B];
 
     uint slices = (K + BK - 1u) / BK;
     for (uint s = 0u; s <= slices; s++) {
@@ -248,12 +271,16 @@ void stage_tiled()
         // (s - 1) & 1 while slice s goes into the other one.
         if (s < slices) {
             UNROLL for (uint r = 0u; r < LOADS_A; r++) {
-                uvec2 e = a_element(r);
-                next_a[r] = load_a(i0 + e.x, s * BK + e.y);
+                uvec3 p = a_piece(r);
+                uint i = i0 + p.x, k = s * BK + p.y;
+                next_a[r] = T4(load_a(i, k), load_a(i + 1u, k), load_a(i + 2u, k),
+                               load_a(i + 3u, k));
             }
             UNROLL for (uint r = 0u; r < LOADS_B; r++) {
-                uvec2 e = b_element(r);
-                next_b[r] = load_b(s * BK + e.x, j0 + e.y);
+                uvec3 p = b_piece(r);
+                uint j = j0 + p.x, k = s * BK + p.y;
+                next_b[r] = T4(load_b(k, j), load_b(k, j + 1u), load_b(k, j + 2u),
+                               load_b(k, j + 3u));
             }
         }
         if (s > 0u) {
@@ -274,12 +301,14 @@ void stage_tiled()
         if (s < slices) {
             uint a_base = (s & 1u) * BK * (BM / 4u), b_base = (s & 1u) * BK * (BN / 4u);
             UNROLL for (uint r = 0u; r < LOADS_A; r++) {
-                uvec2 e = a_element(r);
-                smem[a_base + e.y * (BM / 4u) + e.x / 4u][e.x % 4u] = next_a[r];
+                uvec3 p = a_piece(r);
+                if (p.z != 0u)
+                    smem[a_base + p.y * (BM / 4u) + p.x / 4u] = next_a[r];
             }
             UNROLL for (uint r = 0u; r < LOADS_B; r++) {
-                uvec2 e = b_element(r);
-                smem[TILED_B + b_base + e.x * (BN / 4u) + e.y / 4u][e.y % 4u] = next_b[r];
+                uvec3 p = b_piece(r);
+                if (p.z != 0u)
+                    smem[TILED_B + b_base + p.y * (BN / 4u) + p.x / 4u] = next_b[r];
             }
         }
         // Slice s is in its buffer for everyone, and nobody reads the buffer of slice

@@ -32,6 +32,7 @@ typedef struct product {
     bool ta, tb;
     double alpha, beta;
     size_t pad; /* extra elements per row of each stored matrix */
+    bool f16;   /* the product is of A and B rounded to f16 (the cooperative-matrix one) */
 } product;
 
 static size_t rows_of(size_t r, size_t c, bool trans) { return trans ? c : r; }
@@ -40,6 +41,15 @@ static size_t cols_of(size_t r, size_t c, bool trans) { return trans ? r : c; }
 enum { A_OFF = 3, B_OFF = 1, C_OFF = 5, POST = 2 };
 
 typedef gpgpu_status (*runner)(const gemm_problem *p, const void *arg);
+
+/* A copy of n floats, each rounded to f16 and back. */
+static float *rounded_f16(const float *x, size_t n)
+{
+    float *out = xmalloc(n * sizeof *out + 1);
+    for (size_t i = 0; i < n; i++)
+        out[i] = ref_f16_to_f32(ref_f32_to_f16(x[i]));
+    return out;
+}
 
 /* Builds the operands, runs `run` on them, and checks the whole of C's buffer against
  * ref_gemm: the m x n block within its bound, everything else (the gaps of a wide
@@ -63,8 +73,17 @@ static void check(const product *q, runner run, const void *arg, const char *wha
         }
     slab c = slab_make(ctx, t, C_OFF, q->m * ldc, POST, c0);
     long double *abs = xmalloc((q->m * q->n + 1) * sizeof *abs);
-    ref_gemm(t, q->m, q->n, q->k, q->ta, q->tb, q->alpha, slab_at(&a, A_OFF), lda,
-             slab_at(&b, B_OFF), ldb, q->beta, slab_at(&c, C_OFF), ldc, abs);
+    void *ra = slab_at(&a, A_OFF), *rb = slab_at(&b, B_OFF); /* what the reference multiplies */
+    if (q->f16) {
+        ra = rounded_f16(ra, ar * lda);
+        rb = rounded_f16(rb, br * ldb);
+    }
+    ref_gemm(t, q->m, q->n, q->k, q->ta, q->tb, q->alpha, ra, lda, rb, ldb, q->beta,
+             slab_at(&c, C_OFF), ldc, abs);
+    if (q->f16) {
+        free(ra);
+        free(rb);
+    }
     /* A sum of k products in any order, each product rounded once, then alpha times it
      * and beta C added: at most k + 3 roundings between an input and the output. */
     double *tol = exact(c.len);
@@ -135,7 +154,7 @@ static void check_stage(gpgpu_type t, const method_arg *m, size_t tile, const ch
     for (size_t i = 0; i < count; i++) {
         /* transposes, strides and beta vary along the list so every one meets each */
         product q = {t, shapes[i].m, shapes[i].n, shapes[i].k, i % 2 == 1, i % 4 >= 2,
-                     i % 3 == 0 ? 1.0 : 0.75, i % 3 == 2 ? 0.0 : -1.5, i % 5 == 0 ? 0 : 3};
+                     i % 3 == 0 ? 1.0 : 0.75, i % 3 == 2 ? 0.0 : -1.5, i % 5 == 0 ? 0 : 3, false};
         check(&q, run_stage, m, what);
     }
 }
@@ -215,7 +234,7 @@ static void check_public(gpgpu_type t)
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
             for (int tr = 0; tr < 4; tr++) {
                 product q = {t, shapes[s].m, shapes[s].n, shapes[s].k, tr & 1, tr >> 1,
-                             2.0, tr == 3 ? 0.5 : 0.0, tr == 2 ? 1 : 0};
+                             2.0, tr == 3 ? 0.5 : 0.0, tr == 2 ? 1 : 0, false};
                 char what[64];
                 snprintf(what, sizeof what, "gpgpu_gemm algo %d", (int)descs[d].algo);
                 check(&q, run_public, &descs[d], what);
@@ -223,13 +242,100 @@ static void check_public(gpgpu_type t)
         }
     }
     /* m or n = 0: nothing is written, nothing is read */
-    product empty = {t, 0, 5, 4, false, false, 1.0, 0.0, 0};
+    product empty = {t, 0, 5, 4, false, false, 1.0, 0.0, 0, false};
     check(&empty, run_public, &descs[0], "gpgpu_gemm m=0");
     /* a size that fills more blocks than the estimate's threshold (the 128 x 128 shape) */
     if (test_max_n() >= 600 * 600) {
-        product big = {t, 600, 520, 64, false, true, 1.0, 0.0, 0};
+        product big = {t, 600, 520, 64, false, true, 1.0, 0.0, 0, false};
         check(&big, run_public, &descs[0], "gpgpu_gemm large");
     }
+}
+
+/* ------------------------------------------------ the cooperative-matrix product */
+
+/* A_TO_F16 and B_TO_F16 alone: the padded f16 copies against ref_f32_to_f16, bit for bit
+ * (zeros in the padding); then PRODUCT alone on them against the f32-summed product of the
+ * f16 values, and FINISH through whole calls. */
+static void check_coopmat_stages(bool ta, bool tb)
+{
+    enum { M = 37, N = 131, K = 19 };
+    gemm_coopmat_sizes z = gemm_coopmat_padded(M, N, K);
+    size_t lda = ta ? M : K, ldb = tb ? K : N;
+    slab a = slab_make(ctx, GPGPU_TYPE_F32, 0, (size_t)M * K, 0, NULL);
+    slab b = slab_make(ctx, GPGPU_TYPE_F32, 0, (size_t)K * N, 0, NULL);
+    slab c = slab_make(ctx, GPGPU_TYPE_F32, 0, (size_t)M * N, 0, NULL);
+    gemm_coopmat_scratch s = {test_buffer(ctx, NULL, z.m * z.k * 2), test_buffer(ctx, NULL, z.k * z.n * 2),
+                              test_buffer(ctx, NULL, z.m * z.n * 4)};
+    gemm_problem p = {GPGPU_TYPE_F32, M, N, K, ta, tb, (uint32_t)lda, (uint32_t)ldb, N, 1.0, 0.0,
+                      a.buf, b.buf, c.buf, 0, 0, 0};
+    uint16_t *a16 = xmalloc(z.m * z.k * 2), *b16 = xmalloc(z.k * z.n * 2);
+    for (unsigned stage = GEMM_COOPMAT_A_TO_F16; stage <= GEMM_COOPMAT_PRODUCT; stage++)
+        EXPECT_STATUS(ctx, gemm_coopmat_stage(ctx, &p, &s, stage), GPGPU_SUCCESS);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(s.a16, 0, a16, z.m * z.k * 2), GPGPU_SUCCESS);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(s.b16, 0, b16, z.k * z.n * 2), GPGPU_SUCCESS);
+    const float *ha = slab_at(&a, 0), *hb = slab_at(&b, 0);
+    size_t bad = 0;
+    for (size_t i = 0; i < z.m; i++)
+        for (size_t k = 0; k < z.k; k++) {
+            float v = i < M && k < K ? ha[ta ? k * lda + i : i * lda + k] : 0.0f;
+            bad += a16[i * z.k + k] != ref_f32_to_f16(v);
+        }
+    for (size_t k = 0; k < z.k; k++)
+        for (size_t j = 0; j < z.n; j++) {
+            float v = k < K && j < N ? hb[tb ? j * ldb + k : k * ldb + j] : 0.0f;
+            bad += b16[k * z.n + j] != ref_f32_to_f16(v);
+        }
+    EXPECT(bad == 0, "coopmat A_TO_F16/B_TO_F16 (At %d Bt %d): %zu halves differ", ta, tb, bad);
+    /* PRODUCT: c32 = a16 * b16 over the padded sizes, summed in f32 */
+    float *fa = xmalloc(z.m * z.k * 4), *fb = xmalloc(z.k * z.n * 4), *want = xmalloc(z.m * z.n * 4);
+    float *got = xmalloc(z.m * z.n * 4);
+    long double *abs = xmalloc(z.m * z.n * sizeof *abs);
+    for (size_t i = 0; i < z.m * z.k; i++)
+        fa[i] = ref_f16_to_f32(a16[i]);
+    for (size_t i = 0; i < z.k * z.n; i++)
+        fb[i] = ref_f16_to_f32(b16[i]);
+    ref_gemm(GPGPU_TYPE_F32, z.m, z.n, z.k, false, false, 1.0, fa, z.k, fb, z.n, 0.0, want, z.n, abs);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(s.c32, 0, got, z.m * z.n * 4), GPGPU_SUCCESS);
+    double *tol = xmalloc(z.m * z.n * sizeof *tol);
+    for (size_t i = 0; i < z.m * z.n; i++)
+        tol[i] = tolerance(GPGPU_TYPE_F32, z.k + 1, abs[i]);
+    check_elems("coopmat PRODUCT", GPGPU_TYPE_F32, got, want, z.m * z.n, tol);
+    free(tol), free(abs), free(got), free(want), free(fa), free(fb), free(a16), free(b16);
+    gpgpu_buffer_destroy(s.a16);
+    gpgpu_buffer_destroy(s.b16);
+    gpgpu_buffer_destroy(s.c32);
+    slab_free(&a);
+    slab_free(&b);
+    slab_free(&c);
+}
+
+static void check_coopmat(void)
+{
+    gpgpu_info info;
+    gpgpu_context_info(ctx, &info);
+    gpgpu_buffer *x = test_buffer(ctx, NULL, 4096);
+    gpgpu_gemm_desc d = {.type = GPGPU_TYPE_F64, .algo = GPGPU_ALGO_GEMM_COOPMAT_F16};
+    EXPECT_STATUS(ctx, gpgpu_gemm(ctx, &d, 4, 4, 4, 1, x, 0, x, 0, 0, x, 64),
+                  GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    d.type = GPGPU_TYPE_F32;
+    if (!info.has_coopmat_f16) {
+        EXPECT_STATUS(ctx, gpgpu_gemm(ctx, &d, 4, 4, 4, 1, x, 0, x, 0, 0, x, 64),
+                      GPGPU_ERROR_UNSUPPORTED_FEATURE);
+        gpgpu_buffer_destroy(x);
+        printf("no cooperative matrices on %s: the f16 product is refused\n", info.renderer);
+        return;
+    }
+    gpgpu_buffer_destroy(x);
+    for (int tr = 0; tr < 4; tr++)
+        check_coopmat_stages(tr & 1, tr >> 1);
+    const shape shapes[] = {{1, 1, 1}, {16, 16, 16}, {64, 128, 16}, {65, 129, 17}, {200, 3, 300},
+                            {3, 200, 7}, {70, 70, 0}, {300, 260, 130}};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        for (int tr = 0; tr < 4; tr++) {
+            product q = {GPGPU_TYPE_F32, shapes[i].m, shapes[i].n, shapes[i].k, tr & 1, tr >> 1,
+                         i % 2 ? 1.0 : -0.5, tr == 3 ? 0.25 : 0.0, tr == 1 ? 3 : 0, true};
+            check(&q, run_public, &d, "gpgpu_gemm coopmat");
+        }
 }
 
 /* --------------------------------------------------------- tuner and misuse */
@@ -270,7 +376,7 @@ static void check_tuner(void)
            "a new context does not read the tuned shape from %s", path);
     gpgpu_context_destroy(other);
     /* the tuned shape computes the right product */
-    product q = {GPGPU_TYPE_F32, 100, 90, 40, false, false, 1.0, 0.0, 0};
+    product q = {GPGPU_TYPE_F32, 100, 90, 40, false, false, 1.0, 0.0, 0, false};
     gpgpu_gemm_desc desc = {0};
     check(&q, run_public, &desc, "gpgpu_gemm tuned");
     char cmd[160];
@@ -389,7 +495,7 @@ static void check_misuse(void)
     EXPECT_STATUS(ctx, gpgpu_gemm_shape(ctx, GPGPU_TYPE_F32, 4, 4, 4, NULL),
                   GPGPU_ERROR_NULL_POINTER);
     /* the context still works after every refusal */
-    product q = {GPGPU_TYPE_F32, 9, 7, 5, false, false, 1.0, 0.0, 0};
+    product q = {GPGPU_TYPE_F32, 9, 7, 5, false, false, 1.0, 0.0, 0, false};
     check(&q, run_public, &f32, "gpgpu_gemm after misuse");
     gpgpu_buffer_destroy(a);
     gpgpu_buffer_destroy(c);
@@ -408,6 +514,7 @@ int main(void)
         check_stages(t);
         check_public(t);
     }
+    check_coopmat();
     check_tuner();
     check_wrapped_gl();
     check_misuse();

@@ -14,6 +14,7 @@ const char bench_gemm_help[] =
     "magnitude 0.5 to 1.5), f32 and f64, n from --gemm-sizes (default\n"
     "64,128,256,512,1024,2048,4096,8192), by method1, method2 and method6 (the CUDA\n"
     "lab report's; tiles 8, 16 and 32; method6 with 2 and 4 outputs per invocation;\n"
+    "coopmat, f32 on devices with cooperative matrices: products of f16 roundings;\n"
     "method1, one work-group, up to n = 1024 and method2 up to 4096: minutes a\n"
     "product beyond) and fast (GPGPU_ALGO_GEMM_TILED with the shape gpgpu_gemm_shape\n"
     "gives: with --gemm-tune, gpgpu_gemm_tune runs first for each type and size, its\n"
@@ -22,7 +23,7 @@ const char bench_gemm_help[] =
     "fast, the block. The last C of each case is checked against a CPU product on\n"
     "up to 4 rows; a wrong one prints CHECK FAILED and the exit code is 1.\n"
     "--case matches gemm_TYPE, --algos the algo column (method1, method2,\n"
-    "method6, fast).\n"
+    "method6, fast, coopmat).\n"
     "  --gemm-sizes LIST     the sizes n, comma-separated\n"
     "  --gemm-tune           tune the fast method for each type and size first\n";
 
@@ -39,6 +40,7 @@ typedef struct gemm_case {
 
 static const gemm_case gemm_cases[] = {
     { GPGPU_ALGO_GEMM_TILED, "fast", 0, 0 },
+    { GPGPU_ALGO_GEMM_COOPMAT_F16, "coopmat", 0, 0 },
     { GPGPU_ALGO_GEMM_METHOD6, "method6", 8, 2 },  { GPGPU_ALGO_GEMM_METHOD6, "method6", 16, 2 },
     { GPGPU_ALGO_GEMM_METHOD6, "method6", 32, 2 }, { GPGPU_ALGO_GEMM_METHOD6, "method6", 8, 4 },
     { GPGPU_ALGO_GEMM_METHOD6, "method6", 16, 4 }, { GPGPU_ALGO_GEMM_METHOD6, "method6", 32, 4 },
@@ -97,6 +99,9 @@ static bool case_enabled(const gemm_run *r, const gemm_case *c)
     if (o->algo_filter && !bench_list_has(o->algo_filter, c->name))
         return false;
     if (c->algo == GPGPU_ALGO_GEMM_METHOD1 && r->n > METHOD1_MAX_N)
+        return false;
+    if (c->algo == GPGPU_ALGO_GEMM_COOPMAT_F16 &&
+        (r->type != GPGPU_TYPE_F32 || !r->b->info.has_coopmat_f16))
         return false;
     return c->algo != GPGPU_ALGO_GEMM_METHOD2 || r->n <= METHOD2_MAX_N;
 }

@@ -30,10 +30,14 @@ const char gemm_help[] =
     "  -o, --output C    where C goes (required with files); - is standard output\n"
     "  --type TYPE       f32 (default) or f64\n"
     "  --method METHOD   fast (the default: register tiles over shared-memory\n"
-    "                    slices, its block tuned or estimated per device), or the\n"
+    "                    slices, its block tuned or estimated per device), the\n"
     "                    CUDA lab report's 1 (one work-group, global memory), 2\n"
     "                    (one output per invocation, global memory) or 6 (shared-\n"
-    "                    memory slices loaded ahead, 2 or 4 outputs per invocation)\n"
+    "                    memory slices loaded ahead, 2 or 4 outputs per invocation),\n"
+    "                    or coopmat (f32 only: the products of A and B rounded to\n"
+    "                    f16, summed in f32 on the matrix units, where gpgpu info\n"
+    "                    says has_coopmat_f16: yes; --check then allows the f16\n"
+    "                    rounding of the inputs)\n"
     "  --tile T          methods 1, 2, 6: the work-group's side, 8, 16 (default) or 32\n"
     "  --outputs O       method 6: 2 or 4 (default) outputs per invocation\n"
     "  --transpose-a     op(A) = A^T (A is stored K x M)\n"
@@ -364,6 +368,8 @@ static void print_report(gpgpu_context *ctx, const gemm_args *s, double gpu_ns, 
                shape.block_m, shape.block_n, shape.block_k, shape.thread_m,
                shape.block_m * shape.block_n / (shape.invocations * shape.thread_m),
                shape.invocations, shape.gpu_ns > 0 ? "yes" : "no");
+    } else if (algo == GPGPU_ALGO_GEMM_COOPMAT_F16) {
+        printf("block: 128x128x32\ninputs: f16 (rounded from f32), sums in f32\n");
     } else {
         printf("tile: %u\n", s->gemm.tile ? s->gemm.tile : 16);
         if (algo == GPGPU_ALGO_GEMM_METHOD6)

@@ -28,6 +28,7 @@ static void print_info(const gpgpu_info *info)
     printf("version_minor: %d\n", info->version_minor);
     printf("has_f64: %s\n", yes_no(info->has_f64));
     printf("has_subgroups: %s\n", yes_no(info->has_subgroups));
+    printf("has_coopmat_f16: %s\n", yes_no(info->has_coopmat_f16));
     printf("subgroup_size: %u\n", info->subgroup_size);
     printf("max_workgroup_invocations: %u\n", info->max_workgroup_invocations);
     printf("max_workgroup_count_x: %u\n", info->max_workgroup_count_x);

@@ -128,6 +128,7 @@ static const name_value gemm_method_names[] = {
     { "2", GPGPU_ALGO_GEMM_METHOD2 },
     { "6", GPGPU_ALGO_GEMM_METHOD6 },
     { "fast", GPGPU_ALGO_GEMM_TILED },
+    { "coopmat", GPGPU_ALGO_GEMM_COOPMAT_F16 },
 };
 
 static const name_value format_names[] = {
@@ -304,6 +305,13 @@ double tool_gemm_cgma(const gpgpu_gemm_desc *d, const gpgpu_gemm_tuning *shape, 
         loads = groups * ceil(kk / tile) * tile * tile * (outputs == 4 ? 4 : 3);
         break;
     }
+    case GPGPU_ALGO_GEMM_COOPMAT_F16: {
+        /* a 128 x 128 block per work-group, K in slices of 32 through shared memory; A and
+         * B read once and written as f16 first, the f32 product written and read after */
+        double groups = ceil(mm / 128) * ceil(nn / 128);
+        loads = groups * ceil(kk / 32) * 32 * 256 + 2 * (mm * kk + kk * nn) + 2 * mm * nn;
+        break;
+    }
     default: {
         double groups = ceil(mm / shape->block_m) * ceil(nn / shape->block_n);
         loads = groups * ceil(kk / shape->block_k) * shape->block_k *
@@ -330,6 +338,10 @@ static void check_row(const gpgpu_gemm_desc *d, size_t i, size_t n, size_t k, lo
     size_t lda = d->transpose_a ? 0 : k, ldb = d->transpose_b ? k : n;
     double u = t == GPGPU_TYPE_F32 ? 0x1p-24 : 0x1p-53;
     double g = (double)(k + 5) * u / (1 - (double)(k + 5) * u);
+    /* The cooperative-matrix product multiplies A and B rounded to f16: each factor within
+     * one f16 ulp (2^-10 relative, whatever the rounding mode) of its f32 value. */
+    if (d->algo == GPGPU_ALGO_GEMM_COOPMAT_F16)
+        g += 0x1p-9 + 0x1p-20;
 
     for (size_t j = 0; j < n; j++) {
         long double sum = 0, abs = 0;

@@ -105,7 +105,9 @@ typedef enum gpgpu_algo {
     GPGPU_ALGO_GEMM_METHOD1 = 16,    /**< dense product, the CUDA lab's method 1: one work-group, global memory */
     GPGPU_ALGO_GEMM_METHOD2 = 17,    /**< method 2: a work-group per tile of C, one output per invocation */
     GPGPU_ALGO_GEMM_METHOD6 = 18,    /**< method 6: shared-memory slices loaded ahead, 2 or 4 outputs per invocation */
-    GPGPU_ALGO_GEMM_TILED = 19       /**< register tiles over double-buffered shared slices (the default) */
+    GPGPU_ALGO_GEMM_TILED = 19,      /**< register tiles over double-buffered shared slices (the default) */
+    GPGPU_ALGO_GEMM_COOPMAT_F16 = 20 /**< f32 matrices, products of their f16 roundings summed in f32 on
+                                          the matrix units (gpgpu_info.has_coopmat_f16) */
 } gpgpu_algo;
 
 /** Backends. */
@@ -211,6 +213,10 @@ typedef struct gpgpu_info {
     int version_major, version_minor;
     bool has_f64;             /**< shaders have double */
     bool has_subgroups;       /**< GL_KHR_shader_subgroup arithmetic in compute shaders */
+    /** Cooperative matrices: 16 x 16 x 16 f16 tile products into f32 per subgroup
+     *  (VK_NV_cooperative_matrix; GL_NV_cooperative_matrix in GL), which
+     *  GPGPU_ALGO_GEMM_COOPMAT_F16 runs on. An adopted Vulkan device: false. */
+    bool has_coopmat_f16;
     unsigned subgroup_size;   /**< 0 when unknown */
     unsigned max_workgroup_invocations;
     unsigned max_workgroup_count_x;

@@ -232,9 +232,10 @@ static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_gemm_desc *desc)
     case GPGPU_ALGO_GEMM_METHOD1:
     case GPGPU_ALGO_GEMM_METHOD2:
     case GPGPU_ALGO_GEMM_METHOD6:
+    case GPGPU_ALGO_GEMM_COOPMAT_F16:
         break;
     default:
-        CHECK(desc->algo < GPGPU_ALGO_CLASSIC_HALVING || desc->algo > GPGPU_ALGO_GEMM_TILED, ctx,
+        CHECK(desc->algo < GPGPU_ALGO_CLASSIC_HALVING || desc->algo > GPGPU_ALGO_GEMM_COOPMAT_F16, ctx,
               GPGPU_ERROR_UNSUPPORTED_COMBINATION,
               "gpgpu_gemm: algorithm %d is not a dense product", (int)desc->algo);
         return ctx_fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_gemm: unknown algorithm %d",
@@ -270,6 +271,26 @@ static gpgpu_status check_method(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type
     return GPGPU_SUCCESS;
 }
 
+/* The cooperative-matrix product: f32 matrices on a device with the matrix units, and
+ * padded scratch matrices the shaders can index. */
+static gpgpu_status check_coopmat(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
+                                  size_t k)
+{
+    CHECK(type == GPGPU_TYPE_F32, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_gemm: the cooperative-matrix product takes f32 matrices (its products are of "
+          "their f16 roundings), not %s", gpgpu_type_name(type));
+    CHECK(ctx->info.has_coopmat_f16, ctx, GPGPU_ERROR_UNSUPPORTED_FEATURE,
+          "gpgpu_gemm: %s (%s) offers no cooperative matrices of f16 into f32 "
+          "(VK_NV_cooperative_matrix / GL_NV_cooperative_matrix)",
+          ctx->info.renderer, ctx->info.backend);
+    gemm_coopmat_sizes z = gemm_coopmat_padded(m, n, k);
+    size_t zn = z.n ? z.n : 1, zk = z.k ? z.k : 1;
+    CHECK(z.m <= ALGO_MAX_COUNT / zk && z.k <= ALGO_MAX_COUNT / zn && z.m <= ALGO_MAX_COUNT / zn,
+          ctx, GPGPU_ERROR_TOO_LARGE, "gpgpu_gemm: the padded f16 copies of a %zu x %zu x %zu "
+          "product pass the shaders' 2^31 - 1 elements", m, n, k);
+    return GPGPU_SUCCESS;
+}
+
 static gpgpu_status run(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, const gemm_problem *p)
 {
     unsigned tile = desc->tile ? desc->tile : 16, outputs = desc->outputs ? desc->outputs : 4;
@@ -280,6 +301,8 @@ static gpgpu_status run(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, const g
         return gemm_stage_method2(ctx, p, tile);
     case GPGPU_ALGO_GEMM_METHOD6:
         return gemm_stage_method6(ctx, p, tile, outputs);
+    case GPGPU_ALGO_GEMM_COOPMAT_F16:
+        return gemm_coopmat_run(ctx, p);
     default: {
         gpgpu_gemm_tuning shape =
             desc->tuning ? *desc->tuning : shape_for(ctx, p->type, p->m, p->n, p->k);
@@ -309,7 +332,9 @@ gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, size_t 
           ctx, GPGPU_ERROR_OVERLAP, "gpgpu_gemm: C overlaps A or B");
     bool tiled = desc->algo == GPGPU_ALGO_DEFAULT || desc->algo == GPGPU_ALGO_FAST ||
                  desc->algo == GPGPU_ALGO_GEMM_TILED;
-    if (tiled && desc->tuning) {
+    if (desc->algo == GPGPU_ALGO_GEMM_COOPMAT_F16) {
+        TRY(check_coopmat(ctx, type, m, n, k));
+    } else if (tiled && desc->tuning) {
         char why[256];
         CHECK(gemm_shape_check(ctx, type, desc->tuning, why, sizeof why), ctx,
               GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_gemm: the tuning cannot run: %s", why);

@@ -42,4 +42,25 @@ bool gemm_shape_check(const gpgpu_context *ctx, gpgpu_type type, const gpgpu_gem
 /* Shared memory, in bytes, that method 6 needs for a tile and output count. */
 size_t gemm_method6_shared_bytes(gpgpu_type type, unsigned tile, unsigned outputs);
 
+/* ---- src/algo/gemm_coopmat.c: f16 products on cooperative matrices ---- */
+
+enum { GEMM_COOPMAT_A_TO_F16 = 1, GEMM_COOPMAT_B_TO_F16, GEMM_COOPMAT_PRODUCT,
+       GEMM_COOPMAT_FINISH };
+
+/* M, N, K rounded up to the shader's block (128 x 128) and slice (32). */
+typedef struct gemm_coopmat_sizes {
+    size_t m, n, k;
+} gemm_coopmat_sizes;
+gemm_coopmat_sizes gemm_coopmat_padded(size_t m, size_t n, size_t k);
+
+/* The padded f16 copies of op(A) (m x k) and op(B) (k x n), and the f32 product (m x n). */
+typedef struct gemm_coopmat_scratch {
+    gpgpu_buffer *a16, *b16, *c32;
+} gemm_coopmat_scratch;
+
+/* One stage alone; the whole product (scratch slots 1 to 3), for an f32 problem. */
+gpgpu_status gemm_coopmat_stage(gpgpu_context *ctx, const gemm_problem *p,
+                                const gemm_coopmat_scratch *s, unsigned stage);
+gpgpu_status gemm_coopmat_run(gpgpu_context *ctx, const gemm_problem *p);
+
 #endif /* GPGPU_ALGO_GEMM_H */

@@ -33,16 +33,41 @@ gpgpu_status gl_check_error(gpgpu_context *ctx, const char *what)
 
 /* ------------------------------------------------------------ programs */
 
-/* The #version line and #defines in front of the sources; also names the
- * variant in error messages. */
-static void variant_header(const gl_state *st, const exec_variant *v, char *out, size_t size)
+/* The #extension lines of a family's `// extensions:` line (glsl/embed.py reads the same),
+ * which must come before the prelude's first declaration; "" when it has none. */
+static void family_extensions(const char *family_text, char *out, size_t size)
 {
+    out[0] = '\0';
+    const char *line = family_text ? strstr(family_text, "// extensions:") : NULL;
+    if (!line)
+        return;
+    const char *p = line + strlen("// extensions:"), *end = strchr(p, '\n');
+    size_t used = 0;
+    while (p < end && used < size) {
+        while (p < end && *p == ' ')
+            p++;
+        size_t len = strcspn(p, " \n");
+        if (len == 0)
+            break;
+        int n = snprintf(out + used, size - used, "#extension %.*s : require\n", (int)len, p);
+        used += n > 0 ? (size_t)n : 0;
+        p += len;
+    }
+}
+
+/* The #version line, the family's extensions and #defines in front of the sources; also
+ * names the variant in error messages. */
+static void variant_header(const gl_state *st, const exec_variant *v, const char *family_text,
+                           char *out, size_t size)
+{
+    char ext[512];
+    family_extensions(family_text, ext, sizeof ext);
     snprintf(out, size,
-             "#version 450 core\n#define TYPE_%s\n#define OP_%s\n#define WG_SIZE %uu\n"
+             "#version 450 core\n%s#define TYPE_%s\n#define OP_%s\n#define WG_SIZE %uu\n"
              "#define ITEMS %uu\n#define ONLY_STAGE %uu\n#define SHAPE0 %uu\n#define SHAPE1 %uu\n"
              "#define SHAPE2 %uu\n#define SHAPE3 %uu\n%s",
-             exec_type_tag(v->type), exec_op_tag(v->op), v->wg_size, v->items, v->only_stage,
-             v->shape[0], v->shape[1], v->shape[2], v->shape[3],
+             ext, exec_type_tag(v->type), exec_op_tag(v->op), v->wg_size, v->items,
+             v->only_stage, v->shape[0], v->shape[1], v->shape[2], v->shape[3],
              st->subgroups ? "#define SUBGROUPS\n" : "");
 }
 
@@ -50,13 +75,13 @@ static gpgpu_status compile(gpgpu_context *ctx, const exec_variant *v, variant_e
 {
     gl_state *st = gl_of(ctx);
     const GladGLContext *gl = &st->gl;
-    char family_file[64], header[512];
+    char family_file[64], header[1024];
     snprintf(family_file, sizeof family_file, "%s.comp", v->family);
     const char *names[] = {"common.glsl", "ops.glsl", family_file};
     /* String 0 is the header; "#line 1 N" makes the info log say N for file N. */
     const char *strings[7];
     char lines[3][32];
-    variant_header(st, v, header, sizeof header);
+    variant_header(st, v, glsl_source_text(family_file), header, sizeof header);
     strings[0] = header;
     for (int i = 0; i < 3; i++) {
         const char *text = glsl_source_text(names[i]);
@@ -439,6 +464,12 @@ static void query_info(gpgpu_context *ctx, gl_state *st)
         .storage_offset_alignment = st->ssbo_alignment,
     };
     query_subgroups(st, info);
+    /* The cooperative-matrix product (glsl/gemm_coopmat.comp) is built with
+     * GL_NV_cooperative_matrix, and its tiles are per subgroup. */
+    const char *no_coopmat = getenv("GPGPU_NO_COOPMAT");
+    info->has_coopmat_f16 = info->has_subgroups &&
+                            gl_has_extension(gl, "GL_NV_cooperative_matrix") &&
+                            !(no_coopmat && *no_coopmat && strcmp(no_coopmat, "0") != 0);
     /* GL itself does not say how much memory the device has; NVIDIA's extension does (KiB). */
     if (gl_has_extension(gl, "GL_NVX_gpu_memory_info")) {
         GLint kib = 0;

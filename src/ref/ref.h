@@ -315,4 +315,9 @@ void ref_gemm(gpgpu_type type, size_t m, size_t n, size_t k, bool trans_a, bool 
               double alpha, const void *a, size_t lda, const void *b, size_t ldb, double beta,
               void *c, size_t ldc, long double *abs_sum);
 
+/* A float rounded to the nearest f16 (ties to even; overflow to inf, NaN kept quiet), as
+ * the cooperative-matrix product's A_TO_F16 and B_TO_F16 stages convert; and back. */
+uint16_t ref_f32_to_f16(float f);
+float ref_f16_to_f32(uint16_t h);
+
 #endif /* GPGPU_REF_H */

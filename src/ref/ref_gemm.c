@@ -1,6 +1,7 @@
 /* The dense product's CPU twin (glsl/gemm.comp): every method computes the same
  * function, C = alpha op(A) op(B) + beta C, so one twin serves them all. */
 #include <math.h>
+#include <string.h>
 
 #include "ref/ref.h"
 
@@ -51,4 +52,46 @@ void ref_gemm(gpgpu_type type, size_t m, size_t n, size_t k, bool trans_a, bool 
                 abs_sum[i * n + j] = abs;
         }
     }
+}
+
+uint16_t ref_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint32_t sign = (x >> 16) & 0x8000u, exp = (x >> 23) & 0xffu, man = x & 0x7fffffu;
+    if (exp == 0xffu) /* inf, or a quiet NaN */
+        return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0u));
+    int e = (int)exp - 127 + 15;
+    if (e >= 31)
+        return (uint16_t)(sign | 0x7c00u);
+    uint32_t half, rem, halfway;
+    if (e <= 0) { /* a subnormal half, or zero */
+        if (e < -10)
+            return (uint16_t)sign;
+        unsigned shift = (unsigned)(14 - e);
+        man |= 0x800000u;
+        half = man >> shift;
+        rem = man & ((1u << shift) - 1);
+        halfway = 1u << (shift - 1);
+    } else {
+        half = ((uint32_t)e << 10) | (man >> 13);
+        rem = man & 0x1fffu;
+        halfway = 0x1000u;
+    }
+    if (rem > halfway || (rem == halfway && (half & 1u)))
+        half++; /* a carry into the exponent is the right result */
+    return (uint16_t)(sign | half);
+}
+
+float ref_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    float v;
+    if (exp == 0x1fu) {
+        uint32_t bits = sign | 0x7f800000u | (man << 13);
+        memcpy(&v, &bits, sizeof v);
+        return v;
+    }
+    v = exp == 0 ? ldexpf((float)man, -24) : ldexpf((float)(man | 0x400u), (int)exp - 25);
+    return sign ? -v : v;
 }

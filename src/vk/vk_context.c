@@ -107,12 +107,83 @@ static gpgpu_status pick_device(gpgpu_context *ctx, vk_state *st)
     return GPGPU_SUCCESS;
 }
 
+static bool has_device_extension(VkPhysicalDevice physical, const char *name)
+{
+    uint32_t count = 0;
+    vkEnumerateDeviceExtensionProperties(physical, NULL, &count, NULL);
+    VkExtensionProperties *props = calloc(count ? count : 1, sizeof *props);
+    bool found = false;
+    if (props && vkEnumerateDeviceExtensionProperties(physical, NULL, &count, props) == VK_SUCCESS)
+        for (uint32_t i = 0; i < count && !found; i++)
+            found = strcmp(props[i].extensionName, name) == 0;
+    free(props);
+    return found;
+}
+
+/* Whether the device multiplies 16 x 16 x 16 tiles of f16 into f32 accumulators, per
+ * subgroup, through VK_NV_cooperative_matrix (what glsl/gemm_coopmat.comp is built for:
+ * Debian's glslang has no GL_KHR_cooperative_matrix yet), with the f16 arithmetic and the
+ * memory model that its SPIR-V declares. */
+static bool coopmat_supported(VkInstance instance, VkPhysicalDevice physical)
+{
+    if (!has_device_extension(physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) ||
+        !has_device_extension(physical, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME) ||
+        !has_device_extension(physical, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME))
+        return false;
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coop = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDeviceVulkanMemoryModelFeaturesKHR model = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES_KHR, .pNext = &coop};
+    VkPhysicalDeviceShaderFloat16Int8FeaturesKHR f16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR, .pNext = &model};
+    VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                          .pNext = &f16};
+    vkGetPhysicalDeviceFeatures2(physical, &features);
+    if (!coop.cooperativeMatrix || !model.vulkanMemoryModel || !f16.shaderFloat16)
+        return false;
+    PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV properties =
+        (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)vkGetInstanceProcAddr(
+            instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
+    uint32_t count = 0;
+    if (!properties || properties(physical, &count, NULL) != VK_SUCCESS)
+        return false;
+    VkCooperativeMatrixPropertiesNV *shapes = calloc(count ? count : 1, sizeof *shapes);
+    bool found = false;
+    for (uint32_t i = 0; shapes && i < count; i++)
+        shapes[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+    if (shapes && properties(physical, &count, shapes) == VK_SUCCESS)
+        for (uint32_t i = 0; i < count && !found; i++) {
+            const VkCooperativeMatrixPropertiesNV *c = &shapes[i];
+            found = c->MSize == 16 && c->NSize == 16 && c->KSize == 16 &&
+                    c->AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                    c->BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                    c->CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                    c->DType == VK_COMPONENT_TYPE_FLOAT32_NV && c->scope == VK_SCOPE_SUBGROUP_NV;
+        }
+    free(shapes);
+    return found;
+}
+
 static gpgpu_status create_device(gpgpu_context *ctx, vk_state *st)
 {
     st->queue_family = compute_family(st->physical);
     VkPhysicalDeviceFeatures have;
     vkGetPhysicalDeviceFeatures(st->physical, &have);
     VkPhysicalDeviceFeatures want = {.shaderFloat64 = have.shaderFloat64};
+    /* The features of the cooperative-matrix product, where the device has them all. */
+    st->coopmat = coopmat_supported(st->instance, st->physical) && !env_on("GPGPU_NO_COOPMAT");
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coop = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .cooperativeMatrix = VK_TRUE};
+    VkPhysicalDeviceVulkanMemoryModelFeaturesKHR model = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES_KHR,
+        .pNext = &coop, .vulkanMemoryModel = VK_TRUE};
+    VkPhysicalDeviceShaderFloat16Int8FeaturesKHR f16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR,
+        .pNext = &model, .shaderFloat16 = VK_TRUE};
+    const char *const extensions[] = {VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME,
+                                      VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME,
+                                      VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME};
     float priority = 1.0f;
     VkDeviceQueueCreateInfo queue = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -122,8 +193,11 @@ static gpgpu_status create_device(gpgpu_context *ctx, vk_state *st)
     };
     VkDeviceCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = st->coopmat ? &f16 : NULL,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &queue,
+        .enabledExtensionCount = st->coopmat ? 3 : 0,
+        .ppEnabledExtensionNames = st->coopmat ? extensions : NULL,
         .pEnabledFeatures = &want,
     };
     TRY(vk_check(ctx, vkCreateDevice(st->physical, &info, NULL, &st->device), "vkCreateDevice"));
@@ -174,6 +248,8 @@ static void query_info(gpgpu_context *ctx, vk_state *st, bool adopted)
         /* An adopted device says nothing of what it enabled: trust the support. */
         .has_f64 = features.shaderFloat64,
         .has_subgroups = has_subgroups,
+        /* an adopted device: what it enabled is not known, so no cooperative matrices */
+        .has_coopmat_f16 = st->coopmat,
         .subgroup_size = sub.subgroupSize,
         .max_workgroup_invocations = lim->maxComputeWorkGroupInvocations,
         .max_workgroup_count_x = lim->maxComputeWorkGroupCount[0],

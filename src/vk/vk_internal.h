@@ -31,6 +31,7 @@ typedef struct vk_state {
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties memory;
     bool subgroups;
+    bool coopmat; /* VK_NV_cooperative_matrix and its features enabled (vk_context.c) */
 
     VkCommandPool command_pool;
     VkCommandBuffer cmd;      /* the library's own */
