@@ -32,9 +32,19 @@
 #pragma optionNV(unroll all)
 #endif
 
+#if defined(TYPE_F64)
+#define T4 dvec4
+#else
+#define T4 vec4
+#endif
+
 layout(std430, binding = 0) readonly buffer A { T a[]; };
 layout(std430, binding = 1) readonly buffer B { T b[]; };
 layout(std430, binding = 2) buffer C { T c[]; };
+// The same A and B read 4 elements at a time (TILED, where a piece's elements are
+// consecutive and 4-aligned in the buffer: flags bits 3 and 4).
+layout(std430, binding = 0) readonly buffer A4 { T4 a4[]; };
+layout(std430, binding = 1) readonly buffer B4 { T4 b4[]; };
 
 #define M      params[1]
 #define N      params[2]
@@ -48,13 +58,9 @@ layout(std430, binding = 2) buffer C { T c[]; };
 #define TRANS_A      ((params[10] & 1u) != 0u)
 #define TRANS_B      ((params[10] & 2u) != 0u)
 #define BETA_IS_ZERO ((params[10] & 4u) != 0u)
+#define VEC_A        ((params[10] & 8u) != 0u)  // A transposed, A_OFF and LDA multiples of 4
+#define VEC_B        ((params[10] & 16u) != 0u) // B not transposed, B_OFF and LDB multiples of 4
 // alpha at params[11..12], beta at params[13..14] (param_t, common.glsl)
-
-#if defined(TYPE_F64)
-#define T4 dvec4
-#else
-#define T4 vec4
-#endif
 
 // op(A)[i][k] and op(B)[k][j], 0 outside.
 T load_a(uint i, uint k)
@@ -273,14 +279,21 @@ void stage_tiled()
             UNROLL for (uint r = 0u; r < LOADS_A; r++) {
                 uvec3 p = a_piece(r);
                 uint i = i0 + p.x, k = s * BK + p.y;
-                next_a[r] = T4(load_a(i, k), load_a(i + 1u, k), load_a(i + 2u, k),
-                               load_a(i + 3u, k));
+                // a piece along i of a transposed A is 4 consecutive elements
+                if (VEC_A && i + 3u < M && k < K)
+                    next_a[r] = a4[(A_OFF + k * LDA + i) / 4u];
+                else
+                    next_a[r] = T4(load_a(i, k), load_a(i + 1u, k), load_a(i + 2u, k),
+                                   load_a(i + 3u, k));
             }
             UNROLL for (uint r = 0u; r < LOADS_B; r++) {
                 uvec3 p = b_piece(r);
                 uint j = j0 + p.x, k = s * BK + p.y;
-                next_b[r] = T4(load_b(k, j), load_b(k, j + 1u), load_b(k, j + 2u),
-                               load_b(k, j + 3u));
+                if (VEC_B && k < K && j + 3u < N)
+                    next_b[r] = b4[(B_OFF + k * LDB + j) / 4u];
+                else
+                    next_b[r] = T4(load_b(k, j), load_b(k, j + 1u), load_b(k, j + 2u),
+                                   load_b(k, j + 3u));
             }
         }
         if (s > 0u) {

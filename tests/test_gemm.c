@@ -38,7 +38,16 @@ typedef struct product {
 static size_t rows_of(size_t r, size_t c, bool trans) { return trans ? c : r; }
 static size_t cols_of(size_t r, size_t c, bool trans) { return trans ? r : c; }
 
-enum { A_OFF = 3, B_OFF = 1, C_OFF = 5, POST = 2 };
+/* Where A, B and C start in their buffers: odd offsets, so that index arithmetic that
+ * ignores one shows; where the stored widths are all multiples of 4, at multiples of 4
+ * instead, so that the tiled kernel's 4-wide loads run too. */
+enum { POST = 2 };
+static size_t offset_of(const product *q, int which)
+{
+    static const size_t odd[3] = {3, 1, 5}, aligned[3] = {4, 8, 4};
+    bool four = (q->m + q->pad) % 4 == 0 && (q->n + q->pad) % 4 == 0 && (q->k + q->pad) % 4 == 0;
+    return four ? aligned[which] : odd[which];
+}
 
 typedef gpgpu_status (*runner)(const gemm_problem *p, const void *arg);
 
@@ -60,6 +69,7 @@ static void check(const product *q, runner run, const void *arg, const char *wha
     size_t ar = rows_of(q->m, q->k, q->ta), ac = cols_of(q->m, q->k, q->ta);
     size_t br = rows_of(q->k, q->n, q->tb), bc = cols_of(q->k, q->n, q->tb);
     size_t lda = ac + q->pad, ldb = bc + q->pad, ldc = q->n + q->pad;
+    const size_t A_OFF = offset_of(q, 0), B_OFF = offset_of(q, 1), C_OFF = offset_of(q, 2);
     slab a = slab_make(ctx, t, A_OFF, ar * lda, POST, NULL);
     slab b = slab_make(ctx, t, B_OFF, br * ldb, POST, NULL);
     void *c0 = xmalloc(q->m * ldc * gpgpu_type_size(t) + 1);
@@ -144,17 +154,21 @@ static size_t shapes_around(size_t tile, shape *out)
     out[n++] = (shape){tile - 1, tile + 1, tile};
     out[n++] = (shape){tile + 1, 2 * tile + 1, tile + 3};
     out[n++] = (shape){2 * tile, 2 * tile, 2 * tile};
+    out[n++] = (shape){4 * tile, 2 * tile + 4, tile + 4}; /* widths of multiples of 4 */
+    out[n++] = (shape){2 * tile + 4, 4 * tile, 3 * tile};
     return n;
 }
 
 static void check_stage(gpgpu_type t, const method_arg *m, size_t tile, const char *what)
 {
-    shape shapes[16];
+    shape shapes[20];
     size_t count = shapes_around(tile, shapes);
     for (size_t i = 0; i < count; i++) {
         /* transposes, strides and beta vary along the list so every one meets each */
+        /* the last two (widths of multiples of 4) with strides 4 wider, then tight */
+        size_t pad = i + 2 == count ? 4 : i + 1 == count ? 0 : i % 5 == 0 ? 0 : 3;
         product q = {t, shapes[i].m, shapes[i].n, shapes[i].k, i % 2 == 1, i % 4 >= 2,
-                     i % 3 == 0 ? 1.0 : 0.75, i % 3 == 2 ? 0.0 : -1.5, i % 5 == 0 ? 0 : 3, false};
+                     i % 3 == 0 ? 1.0 : 0.75, i % 3 == 2 ? 0.0 : -1.5, pad, false};
         check(&q, run_stage, m, what);
     }
 }

@@ -12,7 +12,7 @@ enum {
     P_M = 1, P_N, P_K, P_A_OFF, P_B_OFF, P_C_OFF, P_LDA, P_LDB, P_LDC, P_FLAGS,
     P_ALPHA, P_BETA = P_ALPHA + 2
 };
-enum { FLAG_TRANS_A = 1, FLAG_TRANS_B = 2, FLAG_BETA_IS_ZERO = 4 };
+enum { FLAG_TRANS_A = 1, FLAG_TRANS_B = 2, FLAG_BETA_IS_ZERO = 4, FLAG_VEC_A = 8, FLAG_VEC_B = 16 };
 enum { TUNE_REPS = 3 };
 
 static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
@@ -83,6 +83,11 @@ gpgpu_status gemm_stage_tiled(gpgpu_context *ctx, const gemm_problem *p,
                               const gpgpu_gemm_tuning *shape)
 {
     exec_dispatch d = gemm_dispatch(p, GEMM_STAGE_TILED, shape->invocations, 1);
+    /* Pieces of 4 consecutive elements, 4-aligned in the binding, load as one vector. */
+    if (p->trans_a && d.params[P_A_OFF] % 4 == 0 && p->lda % 4 == 0)
+        d.params[P_FLAGS] |= FLAG_VEC_A;
+    if (!p->trans_b && d.params[P_B_OFF] % 4 == 0 && p->ldb % 4 == 0)
+        d.params[P_FLAGS] |= FLAG_VEC_B;
     memcpy(d.variant.shape,
            (uint32_t[EXEC_SHAPE_COUNT]){shape->block_m, shape->block_n, shape->block_k,
                                         shape->thread_m},
