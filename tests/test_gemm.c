@@ -461,7 +461,7 @@ static void check_misuse(void)
                   GPGPU_ERROR_UNSUPPORTED_COMBINATION);
     d = (gpgpu_gemm_desc){.type = (gpgpu_type)99};
     EXPECT_STATUS(ctx, gpgpu_gemm(ctx, &d, 4, 4, 4, 1, a, 0, a, 0, 0, c, 0),
-                  GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+                  GPGPU_ERROR_INVALID_ARGUMENT);
     d = (gpgpu_gemm_desc){.type = GPGPU_TYPE_F32, .algo = GPGPU_ALGO_RADIX};
     EXPECT_STATUS(ctx, gpgpu_gemm(ctx, &d, 4, 4, 4, 1, a, 0, a, 0, 0, c, 0),
                   GPGPU_ERROR_UNSUPPORTED_COMBINATION);

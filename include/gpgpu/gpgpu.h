@@ -469,12 +469,15 @@ typedef struct gpgpu_gemm_desc {
  * the desc. alpha and beta are rounded to the type. beta = 0 writes C without reading it (NaN
  * in C is ignored); k = 0 gives beta * C. C must not overlap A or B; A and B may be the same.
  * The f32 product is f32 arithmetic throughout (fused multiply-adds, no reduced precision).
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown algo,
- *   a tile other than 8/16/32, outputs other than 2/4, a stride below the width, a tuning
- *   the kernel cannot run); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type; a tile whose
- *   shared memory or work-group the device cannot hold); GPGPU_ERROR_UNSUPPORTED_FEATURE (f64
- *   without shader doubles); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (an index of a
- *   matrix past 2^31 - 1); GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP;
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type
+ *   or algo, a tile other than 8/16/32, outputs other than 2/4, a stride below the width, a
+ *   tuning the kernel cannot run, a buffer of another context);
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, another primitive's algorithm, f64
+ *   with GEMM_COOPMAT_F16, a tile whose shared memory or work-group the device cannot hold);
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles, GEMM_COOPMAT_F16 without
+ *   cooperative matrices); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (an index of a
+ *   matrix past 2^31 - 1); GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (C shares memory with
+ *   A or B); GPGPU_ERROR_OUT_OF_MEMORY (GEMM_COOPMAT_F16's f16 copies);
  *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */
 GPGPU_API gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, size_t m,

@@ -246,9 +246,9 @@ static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_gemm_desc *desc)
         return ctx_fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_gemm: unknown algorithm %d",
                         (int)desc->algo);
     }
+    TRY(algo_check_type(ctx, desc->type, "gpgpu_gemm"));
     CHECK(desc->type == GPGPU_TYPE_F32 || desc->type == GPGPU_TYPE_F64, ctx,
           GPGPU_ERROR_UNSUPPORTED_COMBINATION, "gpgpu_gemm: the type must be f32 or f64");
-    TRY(algo_check_type(ctx, desc->type, "gpgpu_gemm"));
     CHECK(desc->tile == 0 || desc->tile == 8 || desc->tile == 16 || desc->tile == 32, ctx,
           GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_gemm: tile %u: the methods take 8, 16 or 32",
           desc->tile);
@@ -439,9 +439,9 @@ gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size_t m, size
 {
     if (!ctx)
         return GPGPU_ERROR_NULL_POINTER;
+    TRY(algo_check_type(ctx, type, "gpgpu_gemm_tune"));
     CHECK(type == GPGPU_TYPE_F32 || type == GPGPU_TYPE_F64, ctx,
           GPGPU_ERROR_UNSUPPORTED_COMBINATION, "gpgpu_gemm_tune: the type must be f32 or f64");
-    TRY(algo_check_type(ctx, type, "gpgpu_gemm_tune"));
     CHECK(m && n && k, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "gpgpu_gemm_tune: a %zu x %zu x %zu product has nothing to time", m, n, k);
     CHECK(m <= ALGO_MAX_COUNT / k && k <= ALGO_MAX_COUNT / n && m <= ALGO_MAX_COUNT / n, ctx,
