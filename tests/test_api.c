@@ -8,6 +8,7 @@
  * (headless) context. On Vulkan, gpgpu_buffer_wrap_gl is refused (the
  * Vulkan side of wrapping and adopting is test_vulkan.c's). */
 #include "testlib.h"
+#include "wrap_overlap.h"
 
 #include <EGL/egl.h>
 #include <math.h>
@@ -898,12 +899,33 @@ static void check_wrapped_f64(gpgpu_context *ctx)
     gl.DeleteBuffers(1, &name);
 }
 
+/* Wraps of one GL buffer are one memory to the overlap checks. */
+static void check_wrap_overlaps(gpgpu_context *ctx)
+{
+    static const uint8_t zero[WRAP_OBJECT_BYTES];
+    GLuint name = gl_buffer_with(zero, WRAP_OBJECT_BYTES);
+    static const size_t ranges[4][2] = {{0, 2048}, {1024, 2048}, {2048, 2048}, {0, 2048}};
+    gpgpu_buffer *w[4] = {NULL};
+    bool made = true;
+    for (int i = 0; i < 4; i++) {
+        EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, name, ranges[i][0], ranges[i][1], &w[i]),
+                      S_OK);
+        made = made && w[i];
+    }
+    if (made)
+        test_wrap_overlaps(ctx, w);
+    for (int i = 0; i < 4; i++)
+        gpgpu_buffer_destroy(w[i]);
+    gl.DeleteBuffers(1, &name);
+}
+
 static void check_wrapped(gpgpu_context *ctx)
 {
     static const size_t offsets[] = {20, 36, 64, 4};
     for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++)
         check_wrapped_at(ctx, offsets[i]);
     check_wrapped_f64(ctx);
+    check_wrap_overlaps(ctx);
 }
 
 /* ---------------------------------------------------------------- adopt */

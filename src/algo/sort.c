@@ -87,8 +87,9 @@ static sort_plan plan_for(const gpgpu_sort_desc *desc, size_t n)
     bool network = p.algo != GPGPU_ALGO_RADIX;
     p.by_index = desc->segments != NULL || (network && desc->stable);
     p.values_in_place = p.values && (!desc->values_out ||
-                                     (desc->values_out == desc->values_in &&
-                                      desc->values_out_offset == desc->values_in_offset));
+                                     algo_same_range(desc->values_in, desc->values_in_offset * 4,
+                                                     desc->values_out,
+                                                     desc->values_out_offset * 4));
     return p;
 }
 
@@ -152,7 +153,7 @@ static gpgpu_status get_regions(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
 static gpgpu_status copy_elems(gpgpu_context *ctx, gpgpu_buffer *src, size_t src_off,
                                gpgpu_buffer *dst, size_t dst_off, size_t n, size_t size)
 {
-    if (algo_same_range(src, src_off, dst, dst_off))
+    if (algo_same_range(src, src_off * size, dst, dst_off * size))
         return GPGPU_SUCCESS;
     return copy_stage(ctx, src, src_off * size, dst, dst_off * size, n * size);
 }
@@ -271,7 +272,8 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
     size_t ks = gpgpu_type_size(desc->type);
     TRY(algo_check_range(ctx, keys_in, ki, n, desc->type, "gpgpu_sort (keys_in)"));
     TRY(algo_check_range(ctx, keys_out, ko, n, desc->type, "gpgpu_sort (keys_out)"));
-    CHECK(algo_same_range(keys_in, ki, keys_out, ko) || !algo_overlap(keys_in, ki, n, keys_out, ko, n),
+    CHECK(algo_same_range(keys_in, ki * ks, keys_out, ko * ks) ||
+              !algo_overlap(keys_in, ki * ks, n * ks, keys_out, ko * ks, n * ks),
           ctx, GPGPU_ERROR_OVERLAP,
           "gpgpu_sort: keys_in [%zu, %zu) and keys_out [%zu, %zu) overlap without being equal",
           ki, ki + n, ko, ko + n);
@@ -282,8 +284,8 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
         TRY(algo_check_range(ctx, desc->values_in, vi_off, n, GPGPU_TYPE_U32,
                              "gpgpu_sort (values_in)"));
         TRY(algo_check_range(ctx, vo, vo_off, n, GPGPU_TYPE_U32, "gpgpu_sort (values_out)"));
-        CHECK(algo_same_range(desc->values_in, vi_off, vo, vo_off) ||
-                  !algo_overlap(desc->values_in, vi_off, n, vo, vo_off, n),
+        CHECK(algo_same_range(desc->values_in, vi_off * 4, vo, vo_off * 4) ||
+                  !algo_overlap(desc->values_in, vi_off * 4, n * 4, vo, vo_off * 4, n * 4),
               ctx, GPGPU_ERROR_OVERLAP,
               "gpgpu_sort: values_in and values_out overlap without being equal");
         CHECK(!algo_overlap(keys_out, ko * ks, n * ks, vo, vo_off * 4, n * 4) &&

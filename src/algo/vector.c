@@ -79,8 +79,9 @@ gpgpu_status gpgpu_axpby(gpgpu_context *ctx, gpgpu_type type, size_t count, doub
     if (!ctx)
         return GPGPU_ERROR_NULL_POINTER;
     TRY(check_vectors(ctx, type, count, x, x_offset, y, y_offset, "gpgpu_axpby"));
-    CHECK(!algo_overlap(x, x_offset, count, y, y_offset, count) ||
-              algo_same_range(x, x_offset, y, y_offset),
+    size_t size = gpgpu_type_size(type);
+    CHECK(!algo_overlap(x, x_offset * size, count * size, y, y_offset * size, count * size) ||
+              algo_same_range(x, x_offset * size, y, y_offset * size),
           ctx, GPGPU_ERROR_OVERLAP, "gpgpu_axpby: x and y overlap without being the same range");
     if (count == 0)
         return GPGPU_SUCCESS;

@@ -52,6 +52,9 @@ gpgpu_status buffer_wrap(gpgpu_context *ctx, const exec_backend *backend, size_t
           what, offset);
     CHECK(ctx->exec == backend, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "%s: the context's backend is %s, not %s", what, ctx->exec->name, backend->name);
+    /* The overlap checks add offsets inside the caller's object to this one. */
+    CHECK(bytes <= SIZE_MAX - offset, ctx, GPGPU_ERROR_OUT_OF_RANGE,
+          "%s: %zu bytes from byte %zu run past the end of any buffer", what, bytes, offset);
     gpgpu_buffer *buf = calloc(1, sizeof *buf);
     CHECK(buf, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     *buf = (gpgpu_buffer){.ctx = ctx, .size = bytes};

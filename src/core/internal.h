@@ -37,6 +37,12 @@ struct gpgpu_buffer {
     gpgpu_context *ctx;
     size_t size;
     void *impl; /* the backend's handle */
+    /* The memory behind it, for the overlap checks (algo_overlap): the backend's object (a GL
+     * buffer name, a VkBuffer) and the byte of that object where this buffer starts. Two
+     * wraps of one GL buffer or VkBuffer share `storage`; a library buffer has its own. The
+     * backend sets both when it creates or wraps the buffer. */
+    uint64_t storage;
+    size_t storage_offset;
 };
 
 /* Records a failure: formats the message into ctx (or the thread's
