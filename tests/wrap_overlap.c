@@ -92,6 +92,33 @@ static void scans(gpgpu_context *ctx, gpgpu_buffer *const w[4])
     expect_image(ctx, w, "scans between wraps of one object");
 }
 
+/* The result may not land among the inputs: the shaders read and write
+ * through `restrict` bindings. */
+static void reductions(gpgpu_context *ctx, gpgpu_buffer *const w[4])
+{
+    gpgpu_buffer *a = w[0], *b = w[1];
+    const gpgpu_reduce_desc sum = {U32, GPGPU_OP_SUM, 0}, minmax = {U32, GPGPU_OP_MINMAX, 0};
+    test_random(U32, img, WORDS, 106);
+    upload_image(ctx, w);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &sum, a, QUARTER, 100, b, 50), OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &minmax, a, QUARTER, 100, b, 99), OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &sum, b, 0, 100, a, QUARTER + 10), OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &sum, a, QUARTER, 100, b, 100), OK);
+    uint32_t total = 0;
+    for (size_t i = QUARTER; i < QUARTER + 100; i++)
+        total += img[i];
+    img[QUARTER + 100] = total;
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &minmax, a, 0, 100, a, 100), OK);
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < 100; i++) {
+        lo = img[i] < lo ? img[i] : lo;
+        hi = img[i] > hi ? img[i] : hi;
+    }
+    img[100] = lo;
+    img[101] = hi;
+    expect_image(ctx, w, "reduce_to_buffer between wraps of one object");
+}
+
 /* A stable insertion sort of keys, and of vals with them (vals may be NULL). */
 static void cpu_sort(uint32_t *keys, uint32_t *vals, size_t n)
 {
@@ -152,6 +179,24 @@ static void sorts(gpgpu_context *ctx, gpgpu_buffer *const w[4])
     EXPECT_STATUS(ctx, gpgpu_sort(ctx, &d, c, 0, NULL, 0, 100), OVERLAP); /* values in, out */
     d = (gpgpu_sort_desc){.type = U32, .stable = true, .algo = GPGPU_ALGO_BITONIC, .scratch = b};
     EXPECT_STATUS(ctx, gpgpu_sort(ctx, &d, a, QUARTER, NULL, 0, 100), OVERLAP); /* scratch, keys */
+
+    /* Segment offsets (two segments of 50) are read by every pass. */
+    const uint32_t offsets[3] = {0, 50, 100};
+    memcpy(img + HALF, offsets, sizeof offsets);
+    EXPECT_STATUS(ctx, gpgpu_buffer_upload(c, 0, offsets, sizeof offsets), OK);
+    d = (gpgpu_sort_desc){.type = U32, .segments = c, .segment_count = 2};
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &d, b, QUARTER - 10, NULL, 0, 100), OVERLAP); /* keys */
+    d.values_in = b;
+    d.values_in_offset = QUARTER + 1;
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &d, a, 0, NULL, 0, 100), OVERLAP); /* values */
+    d = (gpgpu_sort_desc){.type = U32, .segments = c, .segment_count = 2, .scratch = b,
+                          .scratch_offset = 1024};
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &d, a, 0, NULL, 0, 100), OVERLAP); /* scratch */
+    d.scratch = NULL;
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &d, b, QUARTER, a, 0, 100), OK); /* keys in read only */
+    memcpy(img, img + HALF, 400);
+    cpu_sort(img, NULL, 50);
+    cpu_sort(img + 50, NULL, 50);
     expect_image(ctx, w, "sorts between wraps of one object");
 }
 
@@ -201,12 +246,55 @@ static void spmv(gpgpu_context *ctx, gpgpu_buffer *const w[4])
     }
     expect_image(ctx, w, "spmv between wraps of one object");
     gpgpu_matrix_destroy(m);
+
+    /* The same matrix wrapped from c: row pointers at word 512, columns at 524, values at
+     * 536. y may not fall on its arrays; x may. */
+    enum { PTR = HALF, COLS = HALF + 12, VALS = HALF + 24 };
+    float fvalues[8];
+    for (size_t k = 0; k < 8; k++)
+        fvalues[k] = (float)values[k];
+    memcpy(img + PTR, row_ptr, sizeof row_ptr);
+    memcpy(img + COLS, col_idx, sizeof col_idx);
+    memcpy(img + VALS, fvalues, sizeof fvalues);
+    upload_image(ctx, w);
+    EXPECT_STATUS(ctx, gpgpu_matrix_wrap_csr(ctx, &(gpgpu_matrix_desc){.type = F32}, 4, 4, 8, w[2],
+                                             PTR - HALF, w[2], COLS - HALF, w[2], VALS - HALF, &m),
+                  OK);
+    if (!m)
+        return;
+    static const struct {
+        size_t at; /* y's first word in the object */
+        gpgpu_status expected;
+    } ys[] = {{PTR - 4, OK},      {PTR - 3, OVERLAP},  {PTR + 4, OVERLAP}, {PTR + 6, OK},
+              {COLS - 3, OVERLAP}, {COLS + 7, OVERLAP}, {COLS + 8, OK},     {VALS + 7, OVERLAP},
+              {VALS + 8, OK}};
+    for (size_t i = 0; i < sizeof ys / sizeof ys[0]; i++) {
+        gpgpu_status s = gpgpu_spmv(ctx, &d, m, a, QUARTER, b, ys[i].at - QUARTER);
+        EXPECT(s == ys[i].expected, "spmv with y at word %zu of the object: %d (%s), expected %d",
+               ys[i].at, (int)s, gpgpu_status_string(s), (int)ys[i].expected);
+        for (size_t r = 0; s == OK && r < 4; r++) {
+            float y = 0;
+            for (uint32_t k = row_ptr[r]; k < row_ptr[r + 1]; k++)
+                y += (float)values[k] * fget(QUARTER + col_idx[k]);
+            fset(ys[i].at + r, y);
+        }
+    }
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, m, b, VALS - QUARTER, a, 0), OK); /* x on the values */
+    for (size_t r = 0; r < 4; r++) {
+        float y = 0;
+        for (uint32_t k = row_ptr[r]; k < row_ptr[r + 1]; k++)
+            y += (float)values[k] * fvalues[col_idx[k]];
+        fset(r, y);
+    }
+    gpgpu_matrix_destroy(m);
+    expect_image(ctx, w, "spmv of a matrix wrapped from the same object");
 }
 
 void test_wrap_overlaps(gpgpu_context *ctx, gpgpu_buffer *const w[4])
 {
     copies(ctx, w);
     scans(ctx, w);
+    reductions(ctx, w);
     sorts(ctx, w);
     vectors(ctx, w);
     spmv(ctx, w);

@@ -293,8 +293,10 @@ GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, const gpgpu_reduce_desc 
  * Like gpgpu_reduce, but writes the result (one element, or min and max) into
  * element `out_offset` of the device buffer `out` instead of host memory:
  * nothing is read back, so the call does not wait for the GPU, and it can be
- * recorded into a caller's Vulkan command buffer.
- * @return as gpgpu_reduce, and GPGPU_ERROR_OUT_OF_RANGE / GPGPU_ERROR_MISALIGNED for `out`.
+ * recorded into a caller's Vulkan command buffer. The result must not land
+ * inside the input range.
+ * @return as gpgpu_reduce, GPGPU_ERROR_OUT_OF_RANGE / GPGPU_ERROR_MISALIGNED for `out`, and
+ *   GPGPU_ERROR_OVERLAP (the result's place overlaps the input).
  */
 GPGPU_API gpgpu_status gpgpu_reduce_to_buffer(gpgpu_context *ctx, const gpgpu_reduce_desc *desc,
                                               gpgpu_buffer *in, size_t offset, size_t count,
@@ -377,8 +379,9 @@ typedef struct gpgpu_sort_desc {
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type or
  *   algorithm, values_out without values_in, segments with segment_count 0 for count > 0);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm);
- *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_OVERLAP (keys in and out, values in and out, keys and
- *   values, or the scratch and the keys overlap); GPGPU_ERROR_TOO_LARGE;
+ *   GPGPU_ERROR_OUT_OF_RANGE (also segment_count SIZE_MAX); GPGPU_ERROR_OVERLAP (keys in and
+ *   out, values in and out, keys and values, the scratch and the keys, values or segment
+ *   offsets, or the segment offsets and the keys or values written); GPGPU_ERROR_TOO_LARGE;
  *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small);
  *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */

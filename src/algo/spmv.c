@@ -418,6 +418,8 @@ gpgpu_status gpgpu_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *desc, const g
     CHECK(!algo_overlap(x, x_offset * size, (size_t)a->cols * size, y, y_offset * size,
                         (size_t)a->rows * size),
           ctx, GPGPU_ERROR_OVERLAP, "gpgpu_spmv: x and y overlap");
+    CHECK(!matrix_overlaps(a, y, y_offset * size, (size_t)a->rows * size), ctx,
+          GPGPU_ERROR_OVERLAP, "gpgpu_spmv: y overlaps the arrays of the (wrapped) matrix");
     spmv_call c = {a, desc->alpha, desc->beta, x, y, x_offset, y_offset};
     TRY(ctx->exec->begin(ctx));
     return ctx_end(ctx, run(ctx, desc, &c, &shape));
