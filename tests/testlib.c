@@ -43,9 +43,17 @@ static void on_error(gpgpu_status status, const char *message, void *user)
 
 gpgpu_context *test_context(void)
 {
+    return test_context_with(&(gpgpu_context_desc){0});
+}
+
+gpgpu_context *test_context_with(const gpgpu_context_desc *caller_desc)
+{
+    gpgpu_context_desc desc = *caller_desc;
+    desc.debug = true;
+    if (!desc.error_callback)
+        desc.error_callback = on_error;
     gpgpu_context *ctx = NULL;
-    gpgpu_status s = gpgpu_context_create(
-        &(gpgpu_context_desc){.debug = true, .error_callback = on_error}, &ctx);
+    gpgpu_status s = gpgpu_context_create(&desc, &ctx);
     if (s == GPGPU_ERROR_NO_CONTEXT || s == GPGPU_ERROR_GL_VERSION ||
         s == GPGPU_ERROR_BACKEND_UNAVAILABLE) {
         fprintf(stderr, "skipped: %s\n", gpgpu_last_error(NULL));

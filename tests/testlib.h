@@ -42,6 +42,10 @@ extern int test_gl_debug_failures;
  * desc.debug; exits with 77 when no context of that kind can be made at all. */
 gpgpu_context *test_context(void);
 
+/* The same from the caller's desc (debug set; without an error_callback of the
+ * caller's, the one that counts GL debug output failures). */
+gpgpu_context *test_context_with(const gpgpu_context_desc *desc);
+
 /* n random nonzero elements of `type`: integers in [1, 1000] (u32) or
  * +-[1, 1000] (i32), floats of magnitude in [0.5, 1.5) with random sign. */
 void test_random(gpgpu_type type, void *out, size_t n, uint64_t seed);

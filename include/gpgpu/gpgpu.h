@@ -153,6 +153,13 @@ typedef struct gpgpu_context_desc {
      *  engines: slower (an H100: 177 GB/s in GL, 850 in Vulkan, against 3 TB/s by
      *  shader) but able to overlap with compute. */
     bool transfer_copies;
+    /** The most bytes of GPU memory the library may hold for this context in buffers it
+     *  allocates: gpgpu_buffer_create's, its scratch, matrices and products (not the
+     *  caller's wrapped buffers, the Vulkan staging buffer of at most 64 MiB, nor programs).
+     *  An allocation past it fails with GPGPU_ERROR_OUT_OF_MEMORY, as one the driver refuses
+     *  does, and the context works on. 0: GPGPU_MEMORY_LIMIT from the environment (bytes, or
+     *  with a K, M or G suffix for KiB, MiB, GiB), else no limit. */
+    size_t memory_limit;
 } gpgpu_context_desc;
 
 /**
@@ -166,7 +173,8 @@ typedef struct gpgpu_context_desc {
  * docs/GUIDE.md for the bindings a call uses and restores.
  *
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER if out is NULL;
- *   GPGPU_ERROR_INVALID_ARGUMENT for an unknown enum or env value;
+ *   GPGPU_ERROR_INVALID_ARGUMENT for an unknown enum or env value (GPGPU_BACKEND,
+ *   GPGPU_GL_PLATFORM, GPGPU_MEMORY_LIMIT);
  *   GPGPU_ERROR_NULL_POINTER also for gl_platform ADOPT without gl_get_proc_address;
  *   GPGPU_ERROR_INVALID_ARGUMENT also when both a GL context and a Vulkan device are adopted
  *   (adopting either one picks its backend);
@@ -225,7 +233,8 @@ GPGPU_API gpgpu_status gpgpu_context_info(gpgpu_context *ctx, gpgpu_info *info);
 /**
  * Creates a library-owned device buffer of `bytes` bytes (contents undefined).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT for 0 bytes;
- *   GPGPU_ERROR_OUT_OF_MEMORY.
+ *   GPGPU_ERROR_OUT_OF_MEMORY when the driver cannot allocate it, or it would take the
+ *   context past gpgpu_context_desc.memory_limit; *out is then NULL and the context usable.
  */
 GPGPU_API gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out);
 

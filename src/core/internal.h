@@ -24,6 +24,9 @@ struct gpgpu_context {
     bool debug;
     bool transfer_copies; /* gpgpu_buffer_copy through exec->buffer_copy */
     bool timing;
+    /* desc.memory_limit or GPGPU_MEMORY_LIMIT (0: none), and the bytes of the library's
+     * buffers of this context now, which buffer_create_internal keeps under it. */
+    size_t memory_limit, memory_used;
     /* Library-owned temporaries, grown on demand and kept between calls. */
     gpgpu_buffer *scratch[CTX_SCRATCH_SLOTS];
     /* gpgpu_spmv_tune's choices, and whether the cache file has been read into them. */
@@ -43,6 +46,7 @@ struct gpgpu_buffer {
      * backend sets both when it creates or wraps the buffer. */
     uint64_t storage;
     size_t storage_offset;
+    size_t counted; /* bytes in ctx->memory_used: its size if the library allocated it, else 0 */
 };
 
 /* Records a failure: formats the message into ctx (or the thread's
