@@ -13,8 +13,9 @@
  * passes each failure to the optional callback of its descriptor.
  *
  * Thread safety: a context and everything made from it belong to one thread
- * at a time (for GL, the thread whose GL context is current). Distinct
- * contexts may be used from distinct threads.
+ * at a time (for GL, the thread whose GL context is current: from another,
+ * calls fail with GPGPU_ERROR_NO_CONTEXT). Distinct contexts may be used from
+ * distinct threads at once, of one backend or of both.
  */
 #ifndef GPGPU_GPGPU_H
 #define GPGPU_GPGPU_H
@@ -185,7 +186,12 @@ typedef struct gpgpu_context_desc {
  */
 GPGPU_API gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context **out);
 
-/** Destroys the context and every program it compiled; NULL is accepted. Buffers must be destroyed first. */
+/**
+ * Destroys the context and every program it compiled; NULL is accepted. Destroy its buffers
+ * and matrices first: any use of them afterwards, their destroy calls included, is undefined
+ * behaviour (as of memory after free). A GL context must be destroyed in the thread where it
+ * is current.
+ */
 GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
 
 /**
