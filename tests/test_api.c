@@ -471,6 +471,22 @@ static void check_reduce_errors(gpgpu_context *ctx)
     EXPECT_NAMED(ctx, "gpgpu_reduce");
     EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &ok, b, 0, 1, NULL), E_NULL);
     EXPECT_NAMED(ctx, "gpgpu_reduce");
+    gpgpu_buffer *out = test_buffer(ctx, NULL, 64);
+    EXPECT_STATUS(NULL, gpgpu_reduce_to_buffer(NULL, &ok, b, 0, 1, out, 0), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, NULL, b, 0, 1, out, 0), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &ok, NULL, 0, 1, out, 0), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &ok, b, 0, 1, NULL, 0), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_reduce_to_buffer");
+    /* The desc's checks are gpgpu_reduce's; the output's range is its own. */
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &(gpgpu_reduce_desc){U32, (gpgpu_op)9, 0}, b, 0,
+                                              1, out, 0),
+                  E_INVALID);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &(gpgpu_reduce_desc){U32, MINMAX, 0}, b, 0, 1,
+                                              out, 15),
+                  E_RANGE); /* two elements from 15 of 16 */
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &ok, b, 0, 16, b, 3), E_OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &ok, b, 0, 15, b, 15), S_OK);
+    gpgpu_buffer_destroy(out);
     gpgpu_buffer_destroy(b);
 
     /* A buffer whose size is no multiple of the element size: 6 bytes hold one u32. */

@@ -295,7 +295,7 @@ typedef struct gpgpu_reduce_desc {
  * algorithm on one device repeats its result.
  *
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   type/op/algo); GPGPU_ERROR_UNSUPPORTED_COMBINATION (CLASSIC_MINMAX with an op other than
+ *   type/op/algo, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (CLASSIC_MINMAX with an op other than
  *   MINMAX, or a scan algorithm); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE;
  *   GPGPU_ERROR_MISALIGNED (a wrapped buffer's offset is not a multiple of the element size);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles); GPGPU_ERROR_OUT_OF_MEMORY;
@@ -331,7 +331,8 @@ typedef struct gpgpu_scan_desc {
  * [out_offset, out_offset + count) of `out`. In place when in == out and the
  * offsets are equal; other overlaps are refused.
  *
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT;
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type
+ *   or algorithm, a buffer of another context);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce-only algorithm); GPGPU_ERROR_OUT_OF_RANGE;
  *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED;
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE;
@@ -392,7 +393,8 @@ typedef struct gpgpu_sort_desc {
  * the `gpgpu sort` command checks them.
  *
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type or
- *   algorithm, values_out without values_in, segments with segment_count 0 for count > 0);
+ *   algorithm, values_out without values_in, segments with segment_count 0 for count > 0, a
+ *   buffer of another context);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm);
  *   GPGPU_ERROR_OUT_OF_RANGE (also segment_count SIZE_MAX); GPGPU_ERROR_OVERLAP (keys in and
  *   out, values in and out, keys and values, the scratch and the keys, values or segment
@@ -421,8 +423,9 @@ GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_s
  * an iterative solver updates its vectors; alpha and beta are rounded to the type. beta = 0
  * writes y without reading it (NaN in y is ignored). x and y may be the same range, but must
  * not overlap otherwise.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_UNSUPPORTED_COMBINATION (an
- *   integer type); GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
+ *   type, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type);
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
  *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP.
  */
 GPGPU_API gpgpu_status gpgpu_axpby(gpgpu_context *ctx, gpgpu_type type, size_t count,
@@ -461,8 +464,9 @@ GPGPU_API gpgpu_status gpgpu_finish(gpgpu_context *ctx);
  * (the ceiling that the benchmarks compare with), or with the driver's copy
  * command when the context was made with transfer_copies. Offsets in bytes,
  * multiples of 4.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_OUT_OF_RANGE;
- *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (same buffer, ranges overlap).
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (buffers of
+ *   different contexts); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP
+ *   (the ranges share memory: one buffer, or two wraps of one GL buffer or VkBuffer).
  */
 GPGPU_API gpgpu_status gpgpu_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
                                          size_t dst_offset, size_t bytes);

@@ -65,9 +65,9 @@ static gpgpu_status check_vectors(gpgpu_context *ctx, gpgpu_type type, size_t n,
                                   const gpgpu_buffer *x, size_t x_off, const gpgpu_buffer *y,
                                   size_t y_off, const char *what)
 {
+    TRY(algo_check_type(ctx, type, what)); /* first: an unknown type is an invalid argument */
     CHECK(type == GPGPU_TYPE_F32 || type == GPGPU_TYPE_F64, ctx,
           GPGPU_ERROR_UNSUPPORTED_COMBINATION, "%s: the type must be f32 or f64", what);
-    TRY(algo_check_type(ctx, type, what));
     TRY(algo_check_range(ctx, x, x_off, n, type, what));
     return algo_check_range(ctx, y, y_off, n, type, what);
 }
