@@ -273,9 +273,9 @@ static void *run(void *arg)
     worker *w = arg;
     /* Made in this thread: a GL context is current in the thread that made it. */
     gpgpu_context *ctx = NULL;
-    gpgpu_status s = gpgpu_context_create(
-        &(gpgpu_context_desc){.backend = w->backend, .debug = true, .error_callback = test_on_error},
-        &ctx);
+    const gpgpu_context_desc desc = {.backend = w->backend, .debug = true,
+                                     .error_callback = test_on_error};
+    gpgpu_status s = gpgpu_context_create(&desc, &ctx);
     if (s != S_OK) {
         fprintf(stderr, "%s: no context: %s (%s)\n", w->name, gpgpu_status_string(s),
                 gpgpu_last_error(NULL));

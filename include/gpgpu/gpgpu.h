@@ -295,9 +295,10 @@ typedef struct gpgpu_reduce_desc {
  * algorithm on one device repeats its result.
  *
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   type/op/algo, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (CLASSIC_MINMAX with an op other than
- *   MINMAX, or a scan algorithm); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE;
- *   GPGPU_ERROR_MISALIGNED (a wrapped buffer's offset is not a multiple of the element size);
+ *   type/op/algo, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION
+ *   (CLASSIC_MINMAX with an op other than MINMAX, or a scan algorithm);
+ *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED (a wrapped
+ *   buffer's offset is not a multiple of the element size);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles); GPGPU_ERROR_OUT_OF_MEMORY;
  *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */

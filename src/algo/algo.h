@@ -30,8 +30,8 @@ void algo_identity(gpgpu_type type, gpgpu_op op, void *out);
 /* Whether bytes [a_off, a_off + a_bytes) of a and [b_off, b_off + b_bytes) of
  * b share a byte of memory: ranges of one buffer, or of two buffers that wrap
  * one GL buffer or VkBuffer (gpgpu_buffer.storage), compared where they lie in
- * it; an empty range shares none. Buffers of one context only: two contexts'
- * GL names may coincide. */
+ * it. An empty range shares none, nor do buffers of two contexts (whose GL
+ * names may coincide). */
 static inline bool algo_overlap(const gpgpu_buffer *a, size_t a_off, size_t a_bytes,
                                 const gpgpu_buffer *b, size_t b_off, size_t b_bytes)
 {

@@ -339,7 +339,8 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
         CHECK(!desc->segments || !algo_overlap(s, at, need, desc->segments,
                                                desc->segments_offset * 4,
                                                (desc->segment_count + 1) * 4),
-              ctx, GPGPU_ERROR_OVERLAP, "gpgpu_sort: the scratch memory overlaps the segment offsets");
+              ctx, GPGPU_ERROR_OVERLAP,
+              "gpgpu_sort: the scratch memory overlaps the segment offsets");
     }
     return GPGPU_SUCCESS;
 }
