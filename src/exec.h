@@ -68,7 +68,8 @@ typedef struct exec_backend {
     const char *name;
     void (*destroy)(gpgpu_context *ctx);
 
-    /* buf->ctx and buf->size are set; the backend fills buf->impl. */
+    /* buf->ctx and buf->size are set; the backend fills buf->impl, buf->storage and
+     * buf->storage_offset. */
     gpgpu_status (*buffer_create)(gpgpu_buffer *buf);
     void (*buffer_destroy)(gpgpu_buffer *buf);
     gpgpu_status (*buffer_write)(gpgpu_buffer *buf, size_t offset, const void *data, size_t bytes);

@@ -8,6 +8,7 @@
  * (headless) context. On Vulkan, gpgpu_buffer_wrap_gl is refused (the
  * Vulkan side of wrapping and adopting is test_vulkan.c's). */
 #include "testlib.h"
+#include "wrap_overlap.h"
 
 #include <EGL/egl.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "glad_gl.h"
+#include "gpgpu/sparse.h"
 
 static GladGLContext gl; /* the test's own GL calls, on the current context */
 
@@ -469,6 +471,22 @@ static void check_reduce_errors(gpgpu_context *ctx)
     EXPECT_NAMED(ctx, "gpgpu_reduce");
     EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &ok, b, 0, 1, NULL), E_NULL);
     EXPECT_NAMED(ctx, "gpgpu_reduce");
+    gpgpu_buffer *out = test_buffer(ctx, NULL, 64);
+    EXPECT_STATUS(NULL, gpgpu_reduce_to_buffer(NULL, &ok, b, 0, 1, out, 0), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, NULL, b, 0, 1, out, 0), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &ok, NULL, 0, 1, out, 0), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &ok, b, 0, 1, NULL, 0), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_reduce_to_buffer");
+    /* The desc's checks are gpgpu_reduce's; the output's range is its own. */
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &(gpgpu_reduce_desc){U32, (gpgpu_op)9, 0}, b, 0,
+                                              1, out, 0),
+                  E_INVALID);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &(gpgpu_reduce_desc){U32, MINMAX, 0}, b, 0, 1,
+                                              out, 15),
+                  E_RANGE); /* two elements from 15 of 16 */
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &ok, b, 0, 16, b, 3), E_OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &ok, b, 0, 15, b, 15), S_OK);
+    gpgpu_buffer_destroy(out);
     gpgpu_buffer_destroy(b);
 
     /* A buffer whose size is no multiple of the element size: 6 bytes hold one u32. */
@@ -898,12 +916,33 @@ static void check_wrapped_f64(gpgpu_context *ctx)
     gl.DeleteBuffers(1, &name);
 }
 
+/* Wraps of one GL buffer are one memory to the overlap checks. */
+static void check_wrap_overlaps(gpgpu_context *ctx)
+{
+    static const uint8_t zero[WRAP_OBJECT_BYTES];
+    GLuint name = gl_buffer_with(zero, WRAP_OBJECT_BYTES);
+    static const size_t ranges[4][2] = {{0, 2048}, {1024, 2048}, {2048, 2048}, {0, 2048}};
+    gpgpu_buffer *w[4] = {NULL};
+    bool made = true;
+    for (int i = 0; i < 4; i++) {
+        EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, name, ranges[i][0], ranges[i][1], &w[i]),
+                      S_OK);
+        made = made && w[i];
+    }
+    if (made)
+        test_wrap_overlaps(ctx, w);
+    for (int i = 0; i < 4; i++)
+        gpgpu_buffer_destroy(w[i]);
+    gl.DeleteBuffers(1, &name);
+}
+
 static void check_wrapped(gpgpu_context *ctx)
 {
     static const size_t offsets[] = {20, 36, 64, 4};
     for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++)
         check_wrapped_at(ctx, offsets[i]);
     check_wrapped_f64(ctx);
+    check_wrap_overlaps(ctx);
 }
 
 /* ---------------------------------------------------------------- adopt */
@@ -1073,6 +1112,74 @@ static void check_adopt_debug(gpgpu_context *ctx)
 
 /* ------------------------------------------------------ several contexts */
 
+/* A 4 x 4 f32 matrix (2 on the diagonal) of ctx. */
+static gpgpu_matrix *small_matrix(gpgpu_context *ctx)
+{
+    uint32_t row_ptr[5] = {0, 1, 2, 3, 4}, col_idx[4] = {0, 1, 2, 3};
+    double values[4] = {2, 2, 2, 2};
+    gpgpu_matrix *m = NULL;
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_F32},
+                                           &(gpgpu_csr){4, 4, 4, row_ptr, col_idx, values}, &m),
+                  S_OK);
+    return m;
+}
+
+/* Every call of c2 that takes buffers or matrices refuses one of another context, in
+ * each place it takes one (16-element buffers; `mine` and `mine_m` are not c2's). */
+static void check_foreign_arguments(gpgpu_context *c2, gpgpu_buffer *mine, gpgpu_buffer *theirs,
+                                    gpgpu_matrix *mine_m, gpgpu_matrix *theirs_m)
+{
+    const gpgpu_reduce_desc sum = {U32, SUM, 0};
+    EXPECT_STATUS(c2, gpgpu_reduce_to_buffer(c2, &sum, mine, 0, 4, theirs, 0), E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_reduce_to_buffer(c2, &sum, theirs, 0, 4, mine, 0), E_INVALID);
+    const gpgpu_sort_desc keys = {.type = U32};
+    EXPECT_STATUS(c2, gpgpu_sort(c2, &keys, mine, 0, NULL, 0, 4), E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_sort(c2, &keys, theirs, 0, mine, 0, 4), E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_sort(c2, &(gpgpu_sort_desc){.type = U32, .values_in = mine}, theirs,
+                                 0, NULL, 0, 4),
+                  E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_sort(c2, &(gpgpu_sort_desc){.type = U32, .values_in = theirs,
+                                                        .values_in_offset = 8, .values_out = mine},
+                                 theirs, 0, NULL, 0, 4),
+                  E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_sort(c2, &(gpgpu_sort_desc){.type = U32, .segments = mine,
+                                                        .segment_count = 1},
+                                 theirs, 0, NULL, 0, 4),
+                  E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_sort(c2, &(gpgpu_sort_desc){.type = U32, .stable = true,
+                                                        .algo = GPGPU_ALGO_BITONIC,
+                                                        .scratch = mine},
+                                 theirs, 0, NULL, 0, 4),
+                  E_INVALID);
+    const gpgpu_type f32 = GPGPU_TYPE_F32;
+    EXPECT_STATUS(c2, gpgpu_axpby(c2, f32, 4, 1, mine, 0, 1, theirs, 8), E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_axpby(c2, f32, 4, 1, theirs, 8, 1, mine, 0), E_INVALID);
+    double dot = 0;
+    EXPECT_STATUS(c2, gpgpu_dot(c2, f32, 4, mine, 0, theirs, 0, &dot), E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_dot(c2, f32, 4, theirs, 0, mine, 0, &dot), E_INVALID);
+    const gpgpu_spmv_desc d = {.alpha = 1};
+    if (mine_m && theirs_m) {
+        EXPECT_STATUS(c2, gpgpu_spmv(c2, &d, theirs_m, mine, 0, theirs, 8), E_INVALID);
+        EXPECT_STATUS(c2, gpgpu_spmv(c2, &d, theirs_m, theirs, 8, mine, 0), E_INVALID);
+        EXPECT_STATUS(c2, gpgpu_spmv(c2, &d, mine_m, theirs, 0, theirs, 8), E_INVALID);
+        EXPECT_STATUS(c2, gpgpu_spmv_tune(c2, mine_m, NULL, NULL, NULL), E_INVALID);
+        gpgpu_matrix *t = SENTINEL;
+        EXPECT_STATUS(c2, gpgpu_matrix_transpose(c2, mine_m, &t), E_INVALID);
+    }
+    gpgpu_matrix *w = SENTINEL;
+    const gpgpu_matrix_desc f32_desc = {.type = f32};
+    EXPECT_STATUS(c2, gpgpu_matrix_wrap_csr(c2, &f32_desc, 2, 2, 2, mine, 0, theirs, 0, theirs, 4,
+                                            &w),
+                  E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_matrix_wrap_csr(c2, &f32_desc, 2, 2, 2, theirs, 0, mine, 0, theirs, 4,
+                                            &w),
+                  E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_matrix_wrap_csr(c2, &f32_desc, 2, 2, 2, theirs, 0, theirs, 4, mine, 0,
+                                            &w),
+                  E_INVALID);
+    EXPECT(w == NULL, "a refused wrap of another context's buffer left *out set");
+}
+
 static void check_second_context(gpgpu_context *ctx)
 {
     uint32_t data[16];
@@ -1102,9 +1209,17 @@ static void check_second_context(gpgpu_context *ctx)
     EXPECT_STATUS(c2, gpgpu_buffer_copy(theirs, 0, mine, 0, 16), E_INVALID);
     EXPECT_STATUS(c2, gpgpu_timer_end(c2, &(double){0}), E_INVALID);
     EXPECT(r.calls == 4 && r.status == E_INVALID, "callback: %d calls", r.calls);
+
     EXPECT_STATUS(c2, gpgpu_reduce(c2, &sum, theirs, 0, 16, &got), S_OK);
     EXPECT(got == want && r.calls == 4, "second context: sum %u (expected %u), %d callbacks", got,
            want, r.calls);
+    gpgpu_matrix *mine_m = small_matrix(ctx), *theirs_m = small_matrix(c2);
+    check_foreign_arguments(c2, mine, theirs, mine_m, theirs_m);
+    uint32_t back[16];
+    EXPECT_STATUS(c2, gpgpu_buffer_download(theirs, 0, back, 64), S_OK);
+    EXPECT(memcmp(back, data, 64) == 0, "a refused call changed the other context's buffer");
+    gpgpu_matrix_destroy(theirs_m);
+    gpgpu_matrix_destroy(mine_m);
     EXPECT(strcmp(gpgpu_last_error(ctx), gpgpu_last_error(c2)) != 0 ||
                strcmp(gpgpu_last_error(ctx), "") == 0,
            "the contexts share their last error");

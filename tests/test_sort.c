@@ -964,6 +964,9 @@ static void errors(void)
     bad.segments_offset = 95;
     bad.segment_count = 5; /* 6 offsets from 95: one past the end */
     EXPECT_STATUS(ctx, gpgpu_sort(ctx, &bad, a.buf, 0, NULL, 0, 10), E_RANGE);
+    bad.segments_offset = 0;
+    bad.segment_count = SIZE_MAX; /* SIZE_MAX + 1 offsets, a count that wraps to 0 */
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &bad, a.buf, 0, NULL, 0, 10), E_RANGE);
 
     /* Overlaps: keys_out overlapping keys_in without being equal, values
      * likewise, keys with values. */

@@ -160,6 +160,22 @@ static void errors(void)
     EXPECT_STATUS(ctx, gpgpu_axpby(ctx, GPGPU_TYPE_F32, 8, 2, b, 4, 1, b, 4), GPGPU_SUCCESS);
     EXPECT_STATUS(ctx, gpgpu_axpby(ctx, GPGPU_TYPE_F32, 1, 2, NULL, 0, 1, b, 4),
                   GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_axpby(ctx, GPGPU_TYPE_F32, 1, 2, b, 0, 1, NULL, 4),
+                  GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(NULL, gpgpu_axpby(NULL, GPGPU_TYPE_F32, 1, 2, b, 0, 1, b, 4),
+                  GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_dot(ctx, GPGPU_TYPE_F32, 1, NULL, 0, b, 0, &r),
+                  GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_dot(ctx, GPGPU_TYPE_F32, 1, b, 0, NULL, 0, &r),
+                  GPGPU_ERROR_NULL_POINTER);
+    /* Unknown types are invalid arguments; known ones other than f32 and f64 unsupported. */
+    static const gpgpu_type unknown[] = {(gpgpu_type)0, (gpgpu_type)5, (gpgpu_type)-1};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        EXPECT_STATUS(ctx, gpgpu_axpby(ctx, unknown[i], 1, 2, b, 0, 1, b, 4),
+                      GPGPU_ERROR_INVALID_ARGUMENT);
+        EXPECT_STATUS(ctx, gpgpu_dot(ctx, unknown[i], 1, b, 0, b, 4, &r),
+                      GPGPU_ERROR_INVALID_ARGUMENT);
+    }
     r = 5;
     EXPECT_STATUS(ctx, gpgpu_dot(ctx, GPGPU_TYPE_F32, 0, b, 0, b, 0, &r), GPGPU_SUCCESS);
     EXPECT(r == 0.0, "dot of no elements gave %g", r);

@@ -21,6 +21,7 @@
 #include "gpgpu/vulkan.h"
 #include "ref/ref.h"
 #include "testlib.h"
+#include "wrap_overlap.h"
 
 #define S_OK GPGPU_SUCCESS
 #define E_INVALID GPGPU_ERROR_INVALID_ARGUMENT
@@ -564,6 +565,18 @@ static void wrapped_f64(gpgpu_context *ctx)
     hb_free(&hb);
 }
 
+/* Wraps of one VkBuffer are one memory to the overlap checks. */
+static void check_wrap_overlaps(gpgpu_context *ctx)
+{
+    host_buffer hb = hb_make(WRAP_OBJECT_BYTES);
+    gpgpu_buffer *w[4] = {wrap(ctx, &hb, 0, 2048), wrap(ctx, &hb, 1024, 2048),
+                          wrap(ctx, &hb, 2048, 2048), wrap(ctx, &hb, 0, 2048)};
+    test_wrap_overlaps(ctx, w);
+    for (int i = 0; i < 4; i++)
+        gpgpu_buffer_destroy(w[i]);
+    hb_free(&hb);
+}
+
 static void check_wrapped(gpgpu_context *ctx)
 {
     static const size_t offsets[] = {20, 36, 4, 64};
@@ -579,6 +592,7 @@ static void check_wrapped(gpgpu_context *ctx)
     }
     hb_free(&hb);
     wrapped_f64(ctx);
+    check_wrap_overlaps(ctx);
 }
 
 /* ---------------------------------------------- recording into the test's */
@@ -799,6 +813,11 @@ static void check_errors(gpgpu_context *ctx)
         EXPECT(w == NULL, "wrap at %zu: *out is not NULL", misaligned[i]);
         EXPECT_NAMED(ctx, "gpgpu_buffer_wrap_vk");
     }
+    /* A range past SIZE_MAX (the VkBuffer's own size cannot be asked for). */
+    w = SENTINEL;
+    EXPECT_STATUS(ctx, gpgpu_buffer_wrap_vk(ctx, hb.buffer, SIZE_MAX - 3, 8, &w), E_RANGE);
+    EXPECT(w == NULL, "wrap past SIZE_MAX: *out is not NULL");
+    EXPECT_NAMED(ctx, "gpgpu_buffer_wrap_vk");
     EXPECT_STATUS(NULL, gpgpu_buffer_wrap_vk(NULL, hb.buffer, 0, 4, &w), E_NULL);
     EXPECT_STATUS(ctx, gpgpu_buffer_wrap_vk(ctx, hb.buffer, 0, 4, NULL), E_NULL);
     EXPECT_STATUS(NULL, gpgpu_vk_record_into(NULL, VK_NULL_HANDLE), E_NULL);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int test_failures, test_checks, test_gl_debug_failures;
+_Atomic int test_failures, test_checks, test_gl_debug_failures;
 
 const size_t test_sizes[] = {
     0, 1, 2, 3, 5, 7, 31, 32, 33, 1000,
@@ -31,7 +31,7 @@ size_t test_max_n(void)
 
 /* Counts the failures that GL debug output caused (GPGPU_GL_DEBUG), so that
  * a message fails the test even from a call whose status it does not check. */
-static void on_error(gpgpu_status status, const char *message, void *user)
+void test_on_error(gpgpu_status status, const char *message, void *user)
 {
     (void)status;
     (void)user;
@@ -43,9 +43,17 @@ static void on_error(gpgpu_status status, const char *message, void *user)
 
 gpgpu_context *test_context(void)
 {
+    return test_context_with(&(gpgpu_context_desc){0});
+}
+
+gpgpu_context *test_context_with(const gpgpu_context_desc *caller_desc)
+{
+    gpgpu_context_desc desc = *caller_desc;
+    desc.debug = true;
+    if (!desc.error_callback)
+        desc.error_callback = test_on_error;
     gpgpu_context *ctx = NULL;
-    gpgpu_status s = gpgpu_context_create(
-        &(gpgpu_context_desc){.debug = true, .error_callback = on_error}, &ctx);
+    gpgpu_status s = gpgpu_context_create(&desc, &ctx);
     if (s == GPGPU_ERROR_NO_CONTEXT || s == GPGPU_ERROR_GL_VERSION ||
         s == GPGPU_ERROR_BACKEND_UNAVAILABLE) {
         fprintf(stderr, "skipped: %s\n", gpgpu_last_error(NULL));

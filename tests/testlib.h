@@ -12,11 +12,12 @@
 
 enum { TEST_SKIPPED = 77 };
 
-extern int test_failures, test_checks;
+/* Atomic: EXPECT may be used from several threads at once (test_threads). */
+extern _Atomic int test_failures, test_checks;
 
 /* Calls of the test's context that GL debug output failed (test_finish
  * fails the test if any). */
-extern int test_gl_debug_failures;
+extern _Atomic int test_gl_debug_failures;
 
 #define EXPECT(cond, ...)                                                    \
     do {                                                                     \
@@ -41,6 +42,14 @@ extern int test_gl_debug_failures;
 /* A headless context for the backend chosen by GPGPU_BACKEND, with
  * desc.debug; exits with 77 when no context of that kind can be made at all. */
 gpgpu_context *test_context(void);
+
+/* The same from the caller's desc (debug set; without an error_callback of the
+ * caller's, test_on_error). */
+gpgpu_context *test_context_with(const gpgpu_context_desc *desc);
+
+/* The error callback of test_context: counts the failures that GL debug output
+ * caused in test_gl_debug_failures. */
+void test_on_error(gpgpu_status status, const char *message, void *user);
 
 /* n random nonzero elements of `type`: integers in [1, 1000] (u32) or
  * +-[1, 1000] (i32), floats of magnitude in [0.5, 1.5) with random sign. */

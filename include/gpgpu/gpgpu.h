@@ -13,8 +13,9 @@
  * passes each failure to the optional callback of its descriptor.
  *
  * Thread safety: a context and everything made from it belong to one thread
- * at a time (for GL, the thread whose GL context is current). Distinct
- * contexts may be used from distinct threads.
+ * at a time (for GL, the thread whose GL context is current: from another,
+ * calls fail with GPGPU_ERROR_NO_CONTEXT). Distinct contexts may be used from
+ * distinct threads at once, of one backend or of both.
  */
 #ifndef GPGPU_GPGPU_H
 #define GPGPU_GPGPU_H
@@ -159,6 +160,13 @@ typedef struct gpgpu_context_desc {
      *  engines: slower (an H100: 177 GB/s in GL, 850 in Vulkan, against 3 TB/s by
      *  shader) but able to overlap with compute. */
     bool transfer_copies;
+    /** The most bytes of GPU memory the library may hold for this context in buffers it
+     *  allocates: gpgpu_buffer_create's, its scratch, matrices and products (not the
+     *  caller's wrapped buffers, the Vulkan staging buffer of at most 64 MiB, nor programs).
+     *  An allocation past it fails with GPGPU_ERROR_OUT_OF_MEMORY, as one the driver refuses
+     *  does, and the context works on. 0: GPGPU_MEMORY_LIMIT from the environment (bytes, or
+     *  with a K, M or G suffix for KiB, MiB, GiB), else no limit. */
+    size_t memory_limit;
 } gpgpu_context_desc;
 
 /**
@@ -172,7 +180,8 @@ typedef struct gpgpu_context_desc {
  * docs/GUIDE.md for the bindings a call uses and restores.
  *
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER if out is NULL;
- *   GPGPU_ERROR_INVALID_ARGUMENT for an unknown enum or env value;
+ *   GPGPU_ERROR_INVALID_ARGUMENT for an unknown enum or env value (GPGPU_BACKEND,
+ *   GPGPU_GL_PLATFORM, GPGPU_MEMORY_LIMIT);
  *   GPGPU_ERROR_NULL_POINTER also for gl_platform ADOPT without gl_get_proc_address;
  *   GPGPU_ERROR_INVALID_ARGUMENT also when both a GL context and a Vulkan device are adopted
  *   (adopting either one picks its backend);
@@ -183,7 +192,12 @@ typedef struct gpgpu_context_desc {
  */
 GPGPU_API gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context **out);
 
-/** Destroys the context and every program it compiled; NULL is accepted. Buffers must be destroyed first. */
+/**
+ * Destroys the context and every program it compiled; NULL is accepted. Destroy its buffers
+ * and matrices first: any use of them afterwards, their destroy calls included, is undefined
+ * behaviour (as of memory after free). A GL context must be destroyed in the thread where it
+ * is current.
+ */
 GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
 
 /**
@@ -235,7 +249,8 @@ GPGPU_API gpgpu_status gpgpu_context_info(gpgpu_context *ctx, gpgpu_info *info);
 /**
  * Creates a library-owned device buffer of `bytes` bytes (contents undefined).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT for 0 bytes;
- *   GPGPU_ERROR_OUT_OF_MEMORY.
+ *   GPGPU_ERROR_OUT_OF_MEMORY when the driver cannot allocate it, or it would take the
+ *   context past gpgpu_context_desc.memory_limit; *out is then NULL and the context usable.
  */
 GPGPU_API gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out);
 
@@ -290,9 +305,10 @@ typedef struct gpgpu_reduce_desc {
  * algorithm on one device repeats its result.
  *
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   type/op/algo); GPGPU_ERROR_UNSUPPORTED_COMBINATION (CLASSIC_MINMAX with an op other than
- *   MINMAX, or a scan algorithm); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE;
- *   GPGPU_ERROR_MISALIGNED (a wrapped buffer's offset is not a multiple of the element size);
+ *   type/op/algo, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION
+ *   (CLASSIC_MINMAX with an op other than MINMAX, or a scan algorithm);
+ *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED (a wrapped
+ *   buffer's offset is not a multiple of the element size);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles); GPGPU_ERROR_OUT_OF_MEMORY;
  *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */
@@ -303,8 +319,10 @@ GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, const gpgpu_reduce_desc 
  * Like gpgpu_reduce, but writes the result (one element, or min and max) into
  * element `out_offset` of the device buffer `out` instead of host memory:
  * nothing is read back, so the call does not wait for the GPU, and it can be
- * recorded into a caller's Vulkan command buffer.
- * @return as gpgpu_reduce, and GPGPU_ERROR_OUT_OF_RANGE / GPGPU_ERROR_MISALIGNED for `out`.
+ * recorded into a caller's Vulkan command buffer. The result must not land
+ * inside the input range.
+ * @return as gpgpu_reduce, GPGPU_ERROR_OUT_OF_RANGE / GPGPU_ERROR_MISALIGNED for `out`, and
+ *   GPGPU_ERROR_OVERLAP (the result's place overlaps the input).
  */
 GPGPU_API gpgpu_status gpgpu_reduce_to_buffer(gpgpu_context *ctx, const gpgpu_reduce_desc *desc,
                                               gpgpu_buffer *in, size_t offset, size_t count,
@@ -324,7 +342,8 @@ typedef struct gpgpu_scan_desc {
  * [out_offset, out_offset + count) of `out`. In place when in == out and the
  * offsets are equal; other overlaps are refused.
  *
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT;
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type
+ *   or algorithm, a buffer of another context);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce-only algorithm); GPGPU_ERROR_OUT_OF_RANGE;
  *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED;
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE;
@@ -385,10 +404,12 @@ typedef struct gpgpu_sort_desc {
  * the `gpgpu sort` command checks them.
  *
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type or
- *   algorithm, values_out without values_in, segments with segment_count 0 for count > 0);
+ *   algorithm, values_out without values_in, segments with segment_count 0 for count > 0, a
+ *   buffer of another context);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm);
- *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_OVERLAP (keys in and out, values in and out, keys and
- *   values, or the scratch and the keys overlap); GPGPU_ERROR_TOO_LARGE;
+ *   GPGPU_ERROR_OUT_OF_RANGE (also segment_count SIZE_MAX); GPGPU_ERROR_OVERLAP (keys in and
+ *   out, values in and out, keys and values, the scratch and the keys, values or segment
+ *   offsets, or the segment offsets and the keys or values written); GPGPU_ERROR_TOO_LARGE;
  *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small);
  *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */
@@ -413,8 +434,9 @@ GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_s
  * an iterative solver updates its vectors; alpha and beta are rounded to the type. beta = 0
  * writes y without reading it (NaN in y is ignored). x and y may be the same range, but must
  * not overlap otherwise.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_UNSUPPORTED_COMBINATION (an
- *   integer type); GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
+ *   type, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type);
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
  *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP.
  */
 GPGPU_API gpgpu_status gpgpu_axpby(gpgpu_context *ctx, gpgpu_type type, size_t count,
@@ -533,8 +555,9 @@ GPGPU_API gpgpu_status gpgpu_finish(gpgpu_context *ctx);
  * (the ceiling that the benchmarks compare with), or with the driver's copy
  * command when the context was made with transfer_copies. Offsets in bytes,
  * multiples of 4.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_OUT_OF_RANGE;
- *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (same buffer, ranges overlap).
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (buffers of
+ *   different contexts); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP
+ *   (the ranges share memory: one buffer, or two wraps of one GL buffer or VkBuffer).
  */
 GPGPU_API gpgpu_status gpgpu_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
                                          size_t dst_offset, size_t bytes);

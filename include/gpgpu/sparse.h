@@ -239,7 +239,8 @@ GPGPU_API gpgpu_status gpgpu_matrix_create(gpgpu_context *ctx, const gpgpu_matri
  * gpgpu_matrix_validate again). Arrays changed without that give wrong products, never an
  * access outside the buffers.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (a malformed
- *   CSR, message names the first bad row; a type other than f32 and f64);
+ *   CSR, message names the first bad row; a type other than f32 and f64; a buffer of another
+ *   context);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (desc->format other than 0 or CSR; work being recorded
  *   into a caller's Vulkan command buffer, since the validation's result is read back);
  *   GPGPU_ERROR_OUT_OF_RANGE, GPGPU_ERROR_MISALIGNED (a buffer too small or misaligned for
@@ -295,12 +296,13 @@ typedef struct gpgpu_spmv_desc {
 
 /**
  * y = alpha*A*x + beta*y with x (cols elements) and y (rows elements) of A's type at element
- * offsets; x and y must not overlap.
+ * offsets; y must not overlap x, nor the arrays of a wrapped matrix (gpgpu_matrix_wrap_csr).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   algorithm, a vector shape out of range, a matrix of another context);
+ *   algorithm, a vector shape out of range, a matrix or buffer of another context);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an algorithm the format has not, a reduce, scan or
  *   sort algorithm, or CLASSIC_SPMV, which reads the longest row back, while work is recorded
- *   into a caller's Vulkan command buffer); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_OVERLAP;
+ *   into a caller's Vulkan command buffer); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_OVERLAP (y
+ *   and x, or y and a wrapped matrix's arrays);
  *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE (CLASSIC_SPMV past 2^32 invocations in a
  *   step); GPGPU_ERROR_OUT_OF_MEMORY (scratch); GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */

@@ -41,6 +41,8 @@ struct gpgpu_vk_adopt {
  * TRANSFER_DST usage; the caller keeps it alive until gpgpu_buffer_destroy.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (VK_NULL_HANDLE,
  *   0 bytes, or a context of another backend); GPGPU_ERROR_MISALIGNED;
+ *   GPGPU_ERROR_OUT_OF_RANGE (offset + bytes past SIZE_MAX; the VkBuffer's own size is the
+ *   caller's to respect, as Vulkan cannot be asked for it);
  *   GPGPU_ERROR_BACKEND_UNAVAILABLE.
  */
 GPGPU_API gpgpu_status gpgpu_buffer_wrap_vk(gpgpu_context *ctx, VkBuffer buffer, size_t offset,

@@ -31,19 +31,26 @@ void algo_put_scalar(exec_dispatch *d, unsigned at, gpgpu_type type, double v);
 /* Writes the identity of op for type (two elements for MINMAX) to out. */
 void algo_identity(gpgpu_type type, gpgpu_op op, void *out);
 
-/* Whether [a_off, a_off + a_len) of a and [b_off, b_off + b_len) of b share
- * an element (offsets and lengths in one unit); other buffers never do. */
-static inline bool algo_overlap(const gpgpu_buffer *a, size_t a_off, size_t a_len,
-                                const gpgpu_buffer *b, size_t b_off, size_t b_len)
+/* Whether bytes [a_off, a_off + a_bytes) of a and [b_off, b_off + b_bytes) of
+ * b share a byte of memory: ranges of one buffer, or of two buffers that wrap
+ * one GL buffer or VkBuffer (gpgpu_buffer.storage), compared where they lie in
+ * it. An empty range shares none, nor do buffers of two contexts (whose GL
+ * names may coincide). */
+static inline bool algo_overlap(const gpgpu_buffer *a, size_t a_off, size_t a_bytes,
+                                const gpgpu_buffer *b, size_t b_off, size_t b_bytes)
 {
-    return a == b && a_off < b_off + b_len && b_off < a_off + a_len;
+    size_t a_at = a->storage_offset + a_off, b_at = b->storage_offset + b_off;
+    return a_bytes > 0 && b_bytes > 0 && a->ctx == b->ctx && a->storage == b->storage &&
+           a_at < b_at + b_bytes && b_at < a_at + a_bytes;
 }
 
-/* Whether two ranges start at the same place of the same buffer (in place). */
+/* Whether byte a_off of a and byte b_off of b are the same byte of memory
+ * (a call with equal ranges works in place), by the same rule. */
 static inline bool algo_same_range(const gpgpu_buffer *a, size_t a_off, const gpgpu_buffer *b,
                                    size_t b_off)
 {
-    return a == b && a_off == b_off;
+    return a->ctx == b->ctx && a->storage == b->storage &&
+           a->storage_offset + a_off == b->storage_offset + b_off;
 }
 
 /* Work-groups of `size` invocations that cover n invocations. */

@@ -332,8 +332,11 @@ gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, size_t 
     TRY(check_stored(ctx, sa, a, a_offset, type, "A"));
     TRY(check_stored(ctx, sb, b, b_offset, type, "B"));
     TRY(check_stored(ctx, sc, c, c_offset, type, "C"));
-    CHECK(!algo_overlap(c, c_offset, extent(sc), a, a_offset, extent(sa)) &&
-              !algo_overlap(c, c_offset, extent(sc), b, b_offset, extent(sb)),
+    size_t size = gpgpu_type_size(type); /* algo_overlap compares bytes */
+    CHECK(!algo_overlap(c, c_offset * size, extent(sc) * size, a, a_offset * size,
+                        extent(sa) * size) &&
+              !algo_overlap(c, c_offset * size, extent(sc) * size, b, b_offset * size,
+                            extent(sb) * size),
           ctx, GPGPU_ERROR_OVERLAP, "gpgpu_gemm: C overlaps A or B");
     bool tiled = desc->algo == GPGPU_ALGO_DEFAULT || desc->algo == GPGPU_ALGO_FAST ||
                  desc->algo == GPGPU_ALGO_GEMM_TILED;

@@ -31,6 +31,16 @@ static gpgpu_status check_dims(gpgpu_context *ctx, uint32_t rows, uint32_t cols,
     return GPGPU_SUCCESS;
 }
 
+bool matrix_overlaps(const gpgpu_matrix *a, const gpgpu_buffer *buf, size_t off, size_t bytes)
+{
+    if (a->owned_ints)
+        return false;
+    size_t size = gpgpu_type_size(a->type);
+    return algo_overlap(a->ptr.buf, a->ptr.off * 4, ((size_t)a->rows + 1) * 4, buf, off, bytes) ||
+           algo_overlap(a->idx.buf, a->idx.off * 4, a->nnz * 4, buf, off, bytes) ||
+           algo_overlap(a->val.buf, a->val.off * size, a->nnz * size, buf, off, bytes);
+}
+
 void gpgpu_matrix_destroy(gpgpu_matrix *a)
 {
     if (!a)

@@ -205,9 +205,11 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
     sort_keys from = *src;
     /* Passes alternate between alt and dst so that the last lands in dst. */
     bool pay_in_place = src->pay && !(src->flags & SORT_PAYLOAD_IS_INDEX) &&
-                        algo_same_range(src->pay, src->pay_off, dst->pay, dst->pay_off);
+                        algo_same_range(src->pay, src->pay_off * 4, dst->pay, dst->pay_off * 4);
+    size_t ks = gpgpu_type_size(src->type);
     if (passes % 2 == 1 &&
-        (algo_same_range(src->keys, src->keys_off, dst->keys, dst->keys_off) || pay_in_place)) {
+        (algo_same_range(src->keys, src->keys_off * ks, dst->keys, dst->keys_off * ks) ||
+         pay_in_place)) {
         TRY(copy_to(ctx, src, alt));
         from.keys = alt->keys;
         from.keys_off = alt->keys_off;

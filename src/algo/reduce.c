@@ -236,6 +236,13 @@ gpgpu_status gpgpu_reduce_to_buffer(gpgpu_context *ctx, const gpgpu_reduce_desc 
     TRY(algo_check_range(ctx, in, offset, count, desc->type, "gpgpu_reduce_to_buffer (input)"));
     TRY(algo_check_range(ctx, out, out_offset, reduce_width(desc->op), desc->type,
                          "gpgpu_reduce_to_buffer (output)"));
+    /* The shaders read the input and write the result through `restrict` bindings. */
+    size_t size = gpgpu_type_size(desc->type);
+    CHECK(!algo_overlap(in, offset * size, count * size, out, out_offset * size,
+                        reduce_width(desc->op) * size),
+          ctx, GPGPU_ERROR_OVERLAP,
+          "gpgpu_reduce_to_buffer: the result at element %zu overlaps the input [%zu, %zu)",
+          out_offset, offset, offset + count);
     TRY(ctx->exec->begin(ctx));
     if (count == 0) {
         /* The identity, written by the shader's own empty reduction. */

@@ -126,7 +126,8 @@ static gpgpu_status scan_classic(gpgpu_context *ctx, const gpgpu_scan_desc *desc
                                  size_t out_off, size_t n)
 {
     size_t size = gpgpu_type_size(desc->type);
-    bool in_place = in == out && in_off == out_off;
+    /* Also two wraps of one GL buffer or VkBuffer at the same place. */
+    bool in_place = algo_same_range(in, in_off * size, out, out_off * size);
     if (in_place && desc->exclusive) {
         gpgpu_buffer *copy;
         TRY(ctx_scratch(ctx, 0, n * size, &copy));
@@ -156,7 +157,9 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_scan_desc *desc, 
           (int)desc->algo);
     TRY(algo_check_range(ctx, in, in_off, n, desc->type, "gpgpu_scan (input)"));
     TRY(algo_check_range(ctx, out, out_off, n, desc->type, "gpgpu_scan (output)"));
-    CHECK(algo_same_range(in, in_off, out, out_off) || !algo_overlap(in, in_off, n, out, out_off, n),
+    size_t size = gpgpu_type_size(desc->type);
+    CHECK(algo_same_range(in, in_off * size, out, out_off * size) ||
+              !algo_overlap(in, in_off * size, n * size, out, out_off * size, n * size),
           ctx, GPGPU_ERROR_OVERLAP,
           "gpgpu_scan: input [%zu, %zu) and output [%zu, %zu) overlap without being equal",
           in_off, in_off + n, out_off, out_off + n);

@@ -87,8 +87,9 @@ static sort_plan plan_for(const gpgpu_sort_desc *desc, size_t n)
     bool network = p.algo != GPGPU_ALGO_RADIX;
     p.by_index = desc->segments != NULL || (network && desc->stable);
     p.values_in_place = p.values && (!desc->values_out ||
-                                     (desc->values_out == desc->values_in &&
-                                      desc->values_out_offset == desc->values_in_offset));
+                                     algo_same_range(desc->values_in, desc->values_in_offset * 4,
+                                                     desc->values_out,
+                                                     desc->values_out_offset * 4));
     return p;
 }
 
@@ -152,7 +153,7 @@ static gpgpu_status get_regions(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
 static gpgpu_status copy_elems(gpgpu_context *ctx, gpgpu_buffer *src, size_t src_off,
                                gpgpu_buffer *dst, size_t dst_off, size_t n, size_t size)
 {
-    if (algo_same_range(src, src_off, dst, dst_off))
+    if (algo_same_range(src, src_off * size, dst, dst_off * size))
         return GPGPU_SUCCESS;
     return copy_stage(ctx, src, src_off * size, dst, dst_off * size, n * size);
 }
@@ -271,19 +272,21 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
     size_t ks = gpgpu_type_size(desc->type);
     TRY(algo_check_range(ctx, keys_in, ki, n, desc->type, "gpgpu_sort (keys_in)"));
     TRY(algo_check_range(ctx, keys_out, ko, n, desc->type, "gpgpu_sort (keys_out)"));
-    CHECK(algo_same_range(keys_in, ki, keys_out, ko) || !algo_overlap(keys_in, ki, n, keys_out, ko, n),
+    CHECK(algo_same_range(keys_in, ki * ks, keys_out, ko * ks) ||
+              !algo_overlap(keys_in, ki * ks, n * ks, keys_out, ko * ks, n * ks),
           ctx, GPGPU_ERROR_OVERLAP,
           "gpgpu_sort: keys_in [%zu, %zu) and keys_out [%zu, %zu) overlap without being equal",
           ki, ki + n, ko, ko + n);
+    /* Where the values go, when there are values. */
+    gpgpu_buffer *vo = desc->values_out ? desc->values_out : desc->values_in;
+    size_t vi_off = desc->values_in_offset;
+    size_t vo_off = desc->values_out ? desc->values_out_offset : vi_off;
     if (desc->values_in) {
-        gpgpu_buffer *vo = desc->values_out ? desc->values_out : desc->values_in;
-        size_t vi_off = desc->values_in_offset;
-        size_t vo_off = desc->values_out ? desc->values_out_offset : vi_off;
         TRY(algo_check_range(ctx, desc->values_in, vi_off, n, GPGPU_TYPE_U32,
                              "gpgpu_sort (values_in)"));
         TRY(algo_check_range(ctx, vo, vo_off, n, GPGPU_TYPE_U32, "gpgpu_sort (values_out)"));
-        CHECK(algo_same_range(desc->values_in, vi_off, vo, vo_off) ||
-                  !algo_overlap(desc->values_in, vi_off, n, vo, vo_off, n),
+        CHECK(algo_same_range(desc->values_in, vi_off * 4, vo, vo_off * 4) ||
+                  !algo_overlap(desc->values_in, vi_off * 4, n * 4, vo, vo_off * 4, n * 4),
               ctx, GPGPU_ERROR_OVERLAP,
               "gpgpu_sort: values_in and values_out overlap without being equal");
         CHECK(!algo_overlap(keys_out, ko * ks, n * ks, vo, vo_off * 4, n * 4) &&
@@ -292,10 +295,21 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
               ctx, GPGPU_ERROR_OVERLAP, "gpgpu_sort: the keys and the values overlap");
     }
     if (desc->segments) {
-        TRY(algo_check_range(ctx, desc->segments, desc->segments_offset, desc->segment_count + 1,
-                             GPGPU_TYPE_U32, "gpgpu_sort (segments)"));
+        size_t offsets = desc->segment_count + 1;
+        CHECK(offsets != 0, ctx, GPGPU_ERROR_OUT_OF_RANGE,
+              "gpgpu_sort: %zu segments need more offsets than any buffer holds",
+              desc->segment_count);
+        TRY(algo_check_range(ctx, desc->segments, desc->segments_offset, offsets, GPGPU_TYPE_U32,
+                             "gpgpu_sort (segments)"));
         CHECK(desc->segment_count >= 1 || n == 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
               "gpgpu_sort: %zu keys in 0 segments", n);
+        /* Every pass reads the offsets: nothing the sort writes may be among them. */
+        size_t so = desc->segments_offset * 4;
+        CHECK(!algo_overlap(desc->segments, so, offsets * 4, keys_out, ko * ks, n * ks) &&
+                  !(desc->values_in && algo_overlap(desc->segments, so, offsets * 4, vo,
+                                                    vo_off * 4, n * 4)),
+              ctx, GPGPU_ERROR_OVERLAP,
+              "gpgpu_sort: the segment offsets overlap the keys or values it writes");
     }
     if (desc->scratch) {
         size_t bytes[R_COUNT];
@@ -314,9 +328,19 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
         if (need > 0)
             TRY(algo_check_range(ctx, desc->scratch, desc->scratch_offset / 8, need / 8,
                                  GPGPU_TYPE_F64, "gpgpu_sort (scratch)"));
-        CHECK(!algo_overlap(desc->scratch, desc->scratch_offset, need, keys_out, ko * ks, n * ks) &&
-                  !algo_overlap(desc->scratch, desc->scratch_offset, need, keys_in, ki * ks, n * ks),
+        const gpgpu_buffer *s = desc->scratch;
+        size_t at = desc->scratch_offset;
+        CHECK(!algo_overlap(s, at, need, keys_out, ko * ks, n * ks) &&
+                  !algo_overlap(s, at, need, keys_in, ki * ks, n * ks),
               ctx, GPGPU_ERROR_OVERLAP, "gpgpu_sort: the scratch memory overlaps the keys");
+        CHECK(!desc->values_in || (!algo_overlap(s, at, need, desc->values_in, vi_off * 4, n * 4) &&
+                                   !algo_overlap(s, at, need, vo, vo_off * 4, n * 4)),
+              ctx, GPGPU_ERROR_OVERLAP, "gpgpu_sort: the scratch memory overlaps the values");
+        CHECK(!desc->segments || !algo_overlap(s, at, need, desc->segments,
+                                               desc->segments_offset * 4,
+                                               (desc->segment_count + 1) * 4),
+              ctx, GPGPU_ERROR_OVERLAP,
+              "gpgpu_sort: the scratch memory overlaps the segment offsets");
     }
     return GPGPU_SUCCESS;
 }

@@ -403,9 +403,12 @@ gpgpu_status gpgpu_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *desc, const g
     TRY(vector_shape(ctx, desc, a, &shape));
     TRY(algo_check_range(ctx, x, x_offset, a->cols, a->type, "gpgpu_spmv (x)"));
     TRY(algo_check_range(ctx, y, y_offset, a->rows, a->type, "gpgpu_spmv (y)"));
-    CHECK(a->cols == 0 || a->rows == 0 ||
-              !algo_overlap(x, x_offset, a->cols, y, y_offset, a->rows),
+    size_t size = gpgpu_type_size(a->type);
+    CHECK(!algo_overlap(x, x_offset * size, (size_t)a->cols * size, y, y_offset * size,
+                        (size_t)a->rows * size),
           ctx, GPGPU_ERROR_OVERLAP, "gpgpu_spmv: x and y overlap");
+    CHECK(!matrix_overlaps(a, y, y_offset * size, (size_t)a->rows * size), ctx,
+          GPGPU_ERROR_OVERLAP, "gpgpu_spmv: y overlaps the arrays of the (wrapped) matrix");
     spmv_call c = {a, desc->alpha, desc->beta, x, y, x_offset, y_offset};
     TRY(ctx->exec->begin(ctx));
     return ctx_end(ctx, run(ctx, desc, &c, &shape));

@@ -82,6 +82,11 @@ struct gpgpu_matrix {
 /* The element type of a format's u32 arrays, named for algo_index. */
 #define SPMV_U32 GPGPU_TYPE_U32
 
+/* Whether bytes [off, off + bytes) of buf share memory with the arrays of a wrapped
+ * matrix (one made by the library keeps them in buffers of its own, which no caller
+ * can reach). */
+bool matrix_overlaps(const gpgpu_matrix *a, const gpgpu_buffer *buf, size_t off, size_t bytes);
+
 /* ---- Kiciak's classic CSR product, stage by stage (CSR matrices only) ---- */
 
 /* LENGTHS: lgt[i] = row_ptr[i+1] - row_ptr[i] for i < rows. */

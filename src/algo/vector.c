@@ -51,9 +51,9 @@ static gpgpu_status check_vectors(gpgpu_context *ctx, gpgpu_type type, size_t n,
                                   const gpgpu_buffer *x, size_t x_off, const gpgpu_buffer *y,
                                   size_t y_off, const char *what)
 {
+    TRY(algo_check_type(ctx, type, what)); /* first: an unknown type is an invalid argument */
     CHECK(type == GPGPU_TYPE_F32 || type == GPGPU_TYPE_F64, ctx,
           GPGPU_ERROR_UNSUPPORTED_COMBINATION, "%s: the type must be f32 or f64", what);
-    TRY(algo_check_type(ctx, type, what));
     TRY(algo_check_range(ctx, x, x_off, n, type, what));
     return algo_check_range(ctx, y, y_off, n, type, what);
 }
@@ -65,8 +65,9 @@ gpgpu_status gpgpu_axpby(gpgpu_context *ctx, gpgpu_type type, size_t count, doub
     if (!ctx)
         return GPGPU_ERROR_NULL_POINTER;
     TRY(check_vectors(ctx, type, count, x, x_offset, y, y_offset, "gpgpu_axpby"));
-    CHECK(!algo_overlap(x, x_offset, count, y, y_offset, count) ||
-              algo_same_range(x, x_offset, y, y_offset),
+    size_t size = gpgpu_type_size(type);
+    CHECK(!algo_overlap(x, x_offset * size, count * size, y, y_offset * size, count * size) ||
+              algo_same_range(x, x_offset * size, y, y_offset * size),
           ctx, GPGPU_ERROR_OVERLAP, "gpgpu_axpby: x and y overlap without being the same range");
     if (count == 0)
         return GPGPU_SUCCESS;

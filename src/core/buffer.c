@@ -6,6 +6,12 @@
 
 gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out)
 {
+    CHECK(!ctx->memory_limit ||
+              (bytes <= ctx->memory_limit && ctx->memory_used <= ctx->memory_limit - bytes),
+          ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+          "a buffer of %zu bytes does not fit this context's memory limit of %zu bytes "
+          "(gpgpu_context_desc.memory_limit or GPGPU_MEMORY_LIMIT), %zu of which its buffers "
+          "hold", bytes, ctx->memory_limit, ctx->memory_used);
     gpgpu_buffer *buf = calloc(1, sizeof *buf);
     CHECK(buf, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     buf->ctx = ctx;
@@ -15,6 +21,8 @@ gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buff
         free(buf);
         return status;
     }
+    buf->counted = bytes;
+    ctx->memory_used += bytes;
     *out = buf;
     return GPGPU_SUCCESS;
 }
@@ -23,6 +31,7 @@ void buffer_destroy_internal(gpgpu_buffer *buf)
 {
     if (!buf)
         return;
+    buf->ctx->memory_used -= buf->counted;
     buf->ctx->exec->buffer_destroy(buf);
     free(buf);
 }
@@ -52,6 +61,9 @@ gpgpu_status buffer_wrap(gpgpu_context *ctx, const exec_backend *backend, size_t
           what, offset);
     CHECK(ctx->exec == backend, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "%s: the context's backend is %s, not %s", what, ctx->exec->name, backend->name);
+    /* The overlap checks add offsets inside the caller's object to this one. */
+    CHECK(bytes <= SIZE_MAX - offset, ctx, GPGPU_ERROR_OUT_OF_RANGE,
+          "%s: %zu bytes from byte %zu run past the end of any buffer", what, bytes, offset);
     gpgpu_buffer *buf = calloc(1, sizeof *buf);
     CHECK(buf, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     *buf = (gpgpu_buffer){.ctx = ctx, .size = bytes};

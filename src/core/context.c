@@ -1,4 +1,6 @@
 /* Context creation: picks the backend and keeps what every call shares. */
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,30 @@ static gpgpu_status pick_backend(const gpgpu_context_desc *desc, gpgpu_backend *
     return GPGPU_SUCCESS;
 }
 
+/* desc.memory_limit, else GPGPU_MEMORY_LIMIT: bytes, or KiB, MiB, GiB with a K, M or G
+ * suffix (0 or unset: no limit). A value that is none of these is refused, as a
+ * misspelt GPGPU_BACKEND is, rather than silently leaving the memory unbounded. */
+static gpgpu_status pick_memory_limit(const gpgpu_context_desc *desc, size_t *out)
+{
+    *out = desc->memory_limit;
+    const char *env = getenv("GPGPU_MEMORY_LIMIT");
+    if (*out || !env || !*env)
+        return GPGPU_SUCCESS;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(env, &end, 10);
+    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift)
+        end++;
+    CHECK(isdigit((unsigned char)env[0]) && *end == '\0' && errno == 0 &&
+              v <= (unsigned long long)(SIZE_MAX >> shift),
+          NULL, GPGPU_ERROR_INVALID_ARGUMENT,
+          "GPGPU_MEMORY_LIMIT=%s: expected a number of bytes, with an optional K, M or G suffix",
+          env);
+    *out = (size_t)v << shift;
+    return GPGPU_SUCCESS;
+}
+
 static gpgpu_status create_backend(gpgpu_context *ctx, const gpgpu_context_desc *desc,
                                    gpgpu_backend backend)
 {
@@ -63,11 +89,14 @@ gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context 
     *out = NULL;
     gpgpu_backend backend;
     TRY(pick_backend(desc, &backend));
+    size_t memory_limit;
+    TRY(pick_memory_limit(desc, &memory_limit));
 
     gpgpu_context *ctx = calloc(1, sizeof *ctx);
     CHECK(ctx, NULL, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_context_create: out of host memory");
     ctx->debug = desc->debug;
     ctx->transfer_copies = desc->transfer_copies;
+    ctx->memory_limit = memory_limit;
     gpgpu_status status = create_backend(ctx, desc, backend);
     if (status != GPGPU_SUCCESS) {
         /* The backend reported into ctx (no callback set yet); move the

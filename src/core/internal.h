@@ -24,6 +24,9 @@ struct gpgpu_context {
     bool debug;
     bool transfer_copies; /* gpgpu_buffer_copy through exec->buffer_copy */
     bool timing;
+    /* desc.memory_limit or GPGPU_MEMORY_LIMIT (0: none), and the bytes of the library's
+     * buffers of this context now, which buffer_create_internal keeps under it. */
+    size_t memory_limit, memory_used;
     /* Library-owned temporaries, grown on demand and kept between calls. */
     gpgpu_buffer *scratch[CTX_SCRATCH_SLOTS];
     /* The tuners' choices, and whether the cache file has been read into them. */
@@ -37,6 +40,13 @@ struct gpgpu_buffer {
     gpgpu_context *ctx;
     size_t size;
     void *impl; /* the backend's handle */
+    /* The memory behind it, for the overlap checks (algo_overlap): the backend's object (a GL
+     * buffer name, a VkBuffer) and the byte of that object where this buffer starts. Two
+     * wraps of one GL buffer or VkBuffer share `storage`; a library buffer has its own. The
+     * backend sets both when it creates or wraps the buffer. */
+    uint64_t storage;
+    size_t storage_offset;
+    size_t counted; /* bytes in ctx->memory_used: its size if the library allocated it, else 0 */
 };
 
 /* Records a failure: formats the message into ctx (or the thread's

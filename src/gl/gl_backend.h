@@ -10,7 +10,8 @@ extern const exec_backend gl_exec_backend;
 gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *desc);
 
 /* Points buf (ctx and size set) at bytes [offset, offset + size) of the GL
- * buffer whose name (a GLuint) `name` points to. */
+ * buffer whose name (a GLuint) `name` points to, and records that buffer as
+ * its storage. */
 gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, const void *name, size_t offset);
 
 #endif /* GPGPU_GL_BACKEND_H */

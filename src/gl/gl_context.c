@@ -249,15 +249,27 @@ void gl_platform_close(gl_state *st)
     st->glfw_window = NULL;
 }
 
+/* A context is current in one thread at a time: made current here while another thread
+ * has it, eglMakeCurrent fails (EGL_BAD_ACCESS) and so does glfwMakeContextCurrent. */
 gpgpu_status gl_platform_make_current(gpgpu_context *ctx, gl_state *st)
 {
     if (st->egl_context != EGL_NO_CONTEXT && eglGetCurrentContext() != st->egl_context)
         CHECK(eglMakeCurrent(st->display, EGL_NO_SURFACE, EGL_NO_SURFACE, st->egl_context), ctx,
-              GPGPU_ERROR_NO_CONTEXT, "eglMakeCurrent failed (0x%x)", (unsigned)eglGetError());
+              GPGPU_ERROR_NO_CONTEXT,
+              "eglMakeCurrent failed (0x%x): is the context current in another thread?",
+              (unsigned)eglGetError());
 #ifdef GPGPU_HAVE_GLFW
-    if (st->glfw_window && glfwGetCurrentContext() != st->glfw_window)
+    if (st->glfw_window && glfwGetCurrentContext() != st->glfw_window) {
         glfwMakeContextCurrent(st->glfw_window);
+        CHECK(glfwGetCurrentContext() == st->glfw_window, ctx, GPGPU_ERROR_NO_CONTEXT,
+              "glfwMakeContextCurrent failed: is the context current in another thread?");
+    }
 #endif
+    /* An adopted context is the caller's to make current; GL calls with none current do
+     * nothing (GLVND) and would pass for a success, so that much is checked. */
+    if (st->platform == GPGPU_GL_PLATFORM_ADOPT)
+        CHECK(st->gl.GetString(GL_VERSION), ctx, GPGPU_ERROR_NO_CONTEXT,
+              "adopt: no GL context is current in this thread");
     return GPGPU_SUCCESS;
 }
 

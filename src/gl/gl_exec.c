@@ -164,6 +164,8 @@ static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
     }
     b->owned = true;
     buf->impl = b;
+    buf->storage = b->name;
+    buf->storage_offset = 0;
     return GPGPU_SUCCESS;
 }
 
@@ -186,6 +188,8 @@ gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, const void *handle, size_t offset
     CHECK(b, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     *b = (gl_buffer){.name = name, .offset = offset, .owned = false};
     buf->impl = b;
+    buf->storage = name; /* a second wrap of `name` is the same memory */
+    buf->storage_offset = offset;
     return GPGPU_SUCCESS;
 }
 

@@ -164,6 +164,14 @@ static gpgpu_status flush(gpgpu_context *ctx)
 
 static vk_buffer *buf_of(const gpgpu_buffer *buf) { return buf->impl; }
 
+/* A VkBuffer as gpgpu_buffer.storage: a pointer on 64-bit hosts, a uint64_t on 32-bit ones. */
+static uint64_t storage_of(VkBuffer buffer)
+{
+    uint64_t id = 0;
+    memcpy(&id, &buffer, sizeof buffer);
+    return id;
+}
+
 static gpgpu_status vk_buffer_create(gpgpu_buffer *buf)
 {
     vk_buffer *b = calloc(1, sizeof *b);
@@ -174,6 +182,8 @@ static gpgpu_status vk_buffer_create(gpgpu_buffer *buf)
         return s;
     }
     buf->impl = b;
+    buf->storage = storage_of(b->buffer);
+    buf->storage_offset = 0;
     return GPGPU_SUCCESS;
 }
 
@@ -622,6 +632,8 @@ static gpgpu_status attach_vk(gpgpu_buffer *buf, const void *handle, size_t offs
     CHECK(b, buf->ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     *b = (vk_buffer){.buffer = buffer, .offset = offset};
     buf->impl = b;
+    buf->storage = storage_of(buffer); /* a second wrap of `buffer` is the same memory */
+    buf->storage_offset = offset;
     return GPGPU_SUCCESS;
 }
 
