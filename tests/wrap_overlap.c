@@ -1,5 +1,6 @@
 #include "wrap_overlap.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "gpgpu/sparse.h"
@@ -290,8 +291,44 @@ static void spmv(gpgpu_context *ctx, gpgpu_buffer *const w[4])
     expect_image(ctx, w, "spmv of a matrix wrapped from the same object");
 }
 
+/* C = A * B with A and B in one wrap and C in another: refused where C's words are A's or
+ * B's through the other wrap, computed where they are disjoint. */
+static void dense(gpgpu_context *ctx, gpgpu_buffer *const w[4])
+{
+    gpgpu_buffer *a = w[0], *b = w[1], *c = w[2];
+    enum { N = 8 }; /* 8 x 8 matrices: 64 words each */
+    const gpgpu_gemm_desc d = {.type = F32};
+    float values[WORDS];
+    test_random(F32, values, WORDS, 105);
+    memcpy(img, values, sizeof img);
+    upload_image(ctx, w);
+    /* A at word 0, B at word 64 of wrap a; C in wrap c (words HALF...): disjoint */
+    EXPECT_STATUS(ctx, gpgpu_gemm(ctx, &d, N, N, N, 1.0, a, 0, a, 64, 0.0, c, 0), OK);
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = 0; j < N; j++) {
+            float sum = 0;
+            for (size_t k = 0; k < N; k++)
+                sum = fmaf(fget(i * N + k), fget(64 + k * N + j), sum);
+            fset(HALF + i * N + j, sum);
+        }
+    /* C through wrap b at its word 0 is the object's word QUARTER, where A (wrap a at
+     * QUARTER) is; wrap b's word HALF - QUARTER is the object's HALF, where B (wrap c at 0)
+     * is */
+    EXPECT_STATUS(ctx, gpgpu_gemm(ctx, &d, N, N, N, 1.0, a, QUARTER, a, 0, 0.0, b, 0), OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_gemm(ctx, &d, N, N, N, 1.0, a, 0, c, 0, 0.0, b, HALF - QUARTER),
+                  OVERLAP);
+    /* wrap c's words against the CPU's product (f32 sums in another order: a bound) */
+    static uint32_t got[WORDS];
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(w[2], 0, got, HALF * 4), OK);
+    double tol[HALF];
+    for (size_t i = 0; i < HALF; i++)
+        tol[i] = i < N * N ? 1e-5 * (1 + fabs(fget(HALF + i))) : -1;
+    check_elems("gemm between wraps of one object", F32, got, img + HALF, HALF, tol);
+}
+
 void test_wrap_overlaps(gpgpu_context *ctx, gpgpu_buffer *const w[4])
 {
+    dense(ctx, w);
     copies(ctx, w);
     scans(ctx, w);
     reductions(ctx, w);
