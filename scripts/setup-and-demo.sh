@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine (as root), builds libgpgpu and runs the
-# demos: `gpgpu info`, a reduce, a scan and a sort from the command line, the
+# demos: `gpgpu info`, a reduce, a scan, a sort and a dense product from the
+# command line, the
 # particle demo (a GLFW app whose own buffers the library reduces and scans)
 # and the depth-sort demo (its particles sorted back to front every frame)
 # under a virtual display.
@@ -20,6 +21,8 @@ echo "exclusive scan of 8 random integers:"
 build/tools/gpgpu scan --exclusive --type u32 --random 8 --seed 1 -o -
 echo "sort of 10 random floats, descending:"
 build/tools/gpgpu sort --type f32 --descending --random 10 --seed 3 -o -
+echo "a 256 x 256 x 256 dense product, 64 rows checked on the CPU:"
+build/tools/gpgpu gemm --m 256 --n 256 --k 256 --check
 if [ -x build/demos/particles ]; then
     xvfb-run -a build/demos/particles --hidden
     xvfb-run -a build/demos/depth_sort --hidden --png build/depth_sort.png
