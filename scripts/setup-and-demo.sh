@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine (as root), builds libgpgpu and runs the
 # demos: `gpgpu info`, a reduce, a scan, a sort and a dense product from the
-# command line, the
-# particle demo (a GLFW app whose own buffers the library reduces and scans)
-# and the depth-sort demo (its particles sorted back to front every frame)
-# under a virtual display.
+# command line, the particle demo (a GLFW app whose own buffers the library
+# reduces and scans) and the depth-sort demo (its particles sorted back to
+# front every frame) under a virtual display.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
