@@ -40,7 +40,7 @@ layout(std430, binding = 5) buffer C32 { float c32[]; };
 #define TRANS_A      ((params[10] & 1u) != 0u)
 #define TRANS_B      ((params[10] & 2u) != 0u)
 #define BETA_IS_ZERO ((params[10] & 4u) != 0u)
-// alpha at params[11], beta at params[12] (f32 bits)
+// alpha at params[11], beta at params[13] (f32 bits; gemm.comp's layout, where f64 takes two)
 
 const uint TILE = 16u;            // the matrix units' M, N and K
 const uint SM = 4u, SN = 2u;      // tiles per subgroup: 64 x 32 of C
@@ -171,7 +171,7 @@ void stage_finish()
     if (e >= M * np8)
         return;
     uint i = e / np8, j0 = (e % np8) * 8u, row = i * NP() + j0;
-    float alpha = uintBitsToFloat(params[11]), beta = uintBitsToFloat(params[12]);
+    float alpha = uintBitsToFloat(params[11]), beta = uintBitsToFloat(params[13]);
     float v[8];
     UNROLL for (uint q = 0u; q < 8u; q++)
         v[q] = c32[row + q];

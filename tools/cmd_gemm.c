@@ -66,19 +66,6 @@ typedef struct gemm_args {
     bool tune, check, quiet;
 } gemm_args;
 
-static void parse_operand(const char *arg, gemm_args *s)
-{
-    if (arg[0] == '-' && arg[1] != '\0')
-        tool_usage_error("unknown option '%s'", arg);
-    if (s->a_path == NULL)
-        s->a_path = arg;
-    else if (s->b_path == NULL)
-        s->b_path = arg;
-    else
-        tool_usage_error("more than two matrices ('%s', '%s' and '%s')", s->a_path, s->b_path,
-                         arg);
-}
-
 static size_t parse_size(const char *option, const char *value)
 {
     return (size_t)tool_parse_uint(option, value, 1, 0x7fffffff);
@@ -136,7 +123,7 @@ static bool parse_options(int argc, char **argv, gemm_args *s)
         else if (strcmp(argv[i], "--quiet") == 0)
             s->quiet = true;
         else
-            parse_operand(argv[i], s);
+            tool_matrix_operand(argv[i], &s->a_path, &s->b_path);
     }
     return true;
 }

@@ -119,19 +119,6 @@ static size_t parse_bytes(const char *option, const char *text)
     return (size_t)value << shift;
 }
 
-static void parse_operand(const char *arg, spgemm_args *s)
-{
-    if (arg[0] == '-' && arg[1] != '\0')
-        tool_usage_error("unknown option '%s'", arg);
-    if (s->a_path == NULL)
-        s->a_path = arg;
-    else if (s->b_path == NULL)
-        s->b_path = arg;
-    else
-        tool_usage_error("more than two matrices ('%s', '%s' and '%s')", s->a_path, s->b_path,
-                         arg);
-}
-
 /* Returns false when it printed the help (and nothing is to run). */
 static bool parse_spgemm_args(int argc, char **argv, spgemm_args *s)
 {
@@ -163,7 +150,7 @@ static bool parse_spgemm_args(int argc, char **argv, spgemm_args *s)
         else if (strcmp(argv[i], "--quiet") == 0)
             s->quiet = true;
         else
-            parse_operand(argv[i], s);
+            tool_matrix_operand(argv[i], &s->a_path, &s->b_path);
     }
     if (s->a_path == NULL || s->b_path == NULL)
         tool_usage_error("two matrices are required: A.mtx and B.mtx (or the word A or At)");

@@ -270,6 +270,18 @@ const char *tool_spmv_algo_name(gpgpu_algo algo)
     return "default";
 }
 
+void tool_matrix_operand(const char *arg, const char **a, const char **b)
+{
+    if (arg[0] == '-' && arg[1] != '\0')
+        tool_usage_error("unknown option '%s'", arg);
+    if (*a == NULL)
+        *a = arg;
+    else if (*b == NULL)
+        *b = arg;
+    else
+        tool_usage_error("more than two matrices ('%s', '%s' and '%s')", *a, *b, arg);
+}
+
 gpgpu_algo tool_parse_gemm_method(const char *text)
 {
     return (gpgpu_algo)lookup_name(gemm_method_names, COUNT_OF(gemm_method_names), "--method",

@@ -77,6 +77,10 @@ uint64_t tool_parse_uint(const char *option, const char *text, uint64_t min, uin
  * nan, inf and hexadecimal); anything else is a usage error. */
 double tool_parse_double(const char *option, const char *text);
 
+/* A command's next operand of two matrices (A.mtx, then B.mtx) into *a or *b; an unknown
+ * option or a third matrix is a usage error. */
+void tool_matrix_operand(const char *arg, const char **a, const char **b);
+
 /* Parses "u32", "i32", "f32" or "f64"; anything else is a usage error. */
 gpgpu_type tool_parse_type(const char *text);
 

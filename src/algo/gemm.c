@@ -8,24 +8,21 @@
 #include "algo/gemm.h"
 #include "algo/tune_cache.h"
 
-enum {
-    P_M = 1, P_N, P_K, P_A_OFF, P_B_OFF, P_C_OFF, P_LDA, P_LDB, P_LDC, P_FLAGS,
-    P_ALPHA, P_BETA = P_ALPHA + 2
-};
+enum { P_A_OFF = 4, P_B_OFF, P_C_OFF, P_LDA, P_LDB, P_LDC, P_FLAGS, P_ALPHA, P_BETA = P_ALPHA + 2 };
 enum { FLAG_TRANS_A = 1, FLAG_TRANS_B = 2, FLAG_BETA_IS_ZERO = 4, FLAG_VEC_A = 8, FLAG_VEC_B = 16 };
 enum { TUNE_REPS = 3 };
 
 static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
-static exec_dispatch gemm_dispatch(const gemm_problem *p, unsigned stage, unsigned wg,
-                                   unsigned items)
+exec_dispatch gemm_dispatch(const gemm_problem *p, const char *family, unsigned stage,
+                            unsigned wg, unsigned items)
 {
-    /* Each method's program holds only its own stage: their shared memory differs. */
-    exec_dispatch d = {.variant = {"gemm", p->type, GPGPU_OP_SUM, wg, items, stage}};
+    /* Each stage's program holds only its own stage: their shared memory differs. */
+    exec_dispatch d = {.variant = {family, p->type, GPGPU_OP_SUM, wg, items, stage}};
     d.params[0] = stage;
-    d.params[P_M] = p->m;
-    d.params[P_N] = p->n;
-    d.params[P_K] = p->k;
+    d.params[1] = p->m;
+    d.params[2] = p->n;
+    d.params[3] = p->k;
     d.bind[0] = p->a;
     d.bind[1] = p->b;
     d.bind[2] = p->c;
@@ -44,14 +41,14 @@ static exec_dispatch gemm_dispatch(const gemm_problem *p, unsigned stage, unsign
 
 gpgpu_status gemm_stage_method1(gpgpu_context *ctx, const gemm_problem *p, unsigned tile)
 {
-    exec_dispatch d = gemm_dispatch(p, GEMM_STAGE_METHOD1, tile * tile, 1);
+    exec_dispatch d = gemm_dispatch(p, "gemm", GEMM_STAGE_METHOD1, tile * tile, 1);
     d.groups = 1;
     return algo_stage(ctx, &d);
 }
 
 gpgpu_status gemm_stage_method2(gpgpu_context *ctx, const gemm_problem *p, unsigned tile)
 {
-    exec_dispatch d = gemm_dispatch(p, GEMM_STAGE_METHOD2, tile * tile, 1);
+    exec_dispatch d = gemm_dispatch(p, "gemm", GEMM_STAGE_METHOD2, tile * tile, 1);
     d.groups = ceil_div(p->m, tile) * ceil_div(p->n, tile);
     return algo_stage(ctx, &d);
 }
@@ -74,7 +71,7 @@ size_t gemm_method6_shared_bytes(gpgpu_type type, unsigned tile, unsigned output
 gpgpu_status gemm_stage_method6(gpgpu_context *ctx, const gemm_problem *p, unsigned tile,
                                 unsigned outputs)
 {
-    exec_dispatch d = gemm_dispatch(p, GEMM_STAGE_METHOD6, tile * tile, outputs);
+    exec_dispatch d = gemm_dispatch(p, "gemm", GEMM_STAGE_METHOD6, tile * tile, outputs);
     d.groups = ceil_div(p->m, outputs == 4 ? 2 * tile : tile) * ceil_div(p->n, 2 * tile);
     return algo_stage(ctx, &d);
 }
@@ -82,7 +79,7 @@ gpgpu_status gemm_stage_method6(gpgpu_context *ctx, const gemm_problem *p, unsig
 gpgpu_status gemm_stage_tiled(gpgpu_context *ctx, const gemm_problem *p,
                               const gpgpu_gemm_tuning *shape)
 {
-    exec_dispatch d = gemm_dispatch(p, GEMM_STAGE_TILED, shape->invocations, 1);
+    exec_dispatch d = gemm_dispatch(p, "gemm", GEMM_STAGE_TILED, shape->invocations, 1);
     /* Pieces of 4 consecutive elements, 4-aligned in the binding, load as one vector. */
     if (p->trans_a && d.params[P_A_OFF] % 4 == 0 && p->lda % 4 == 0)
         d.params[P_FLAGS] |= FLAG_VEC_A;
@@ -450,11 +447,7 @@ gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size_t m, size
     CHECK(m <= ALGO_MAX_COUNT / k && k <= ALGO_MAX_COUNT / n && m <= ALGO_MAX_COUNT / n, ctx,
           GPGPU_ERROR_TOO_LARGE, "gpgpu_gemm_tune: a %zu x %zu x %zu product has matrices past "
           "2^31 - 1 elements", m, n, k);
-    CHECK(!ctx->exec->recording_for_caller(ctx), ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
-          "gpgpu_gemm_tune: timing needs the GPU's results, which work recorded into the "
-          "caller's command buffer cannot give");
-    CHECK(!ctx->timing, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-          "gpgpu_gemm_tune: a measurement (gpgpu_timer_begin) is running");
+    TRY(tune_check_can_time(ctx, "gpgpu_gemm_tune"));
     gemm_problem p;
     TRY(tune_problem(ctx, type, m, n, k, &p));
     double flops = 2.0 * (double)m * (double)n * (double)k;

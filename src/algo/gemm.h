@@ -21,6 +21,12 @@ typedef struct gemm_problem {
 
 enum { GEMM_STAGE_METHOD1 = 1, GEMM_STAGE_METHOD2, GEMM_STAGE_METHOD6, GEMM_STAGE_TILED };
 
+/* One stage of a dense-product family ("gemm", "gemm_coopmat"), built for that stage alone:
+ * A, B, C bound to 0, 1, 2 and the problem in params 1..14 as both shaders read it (sizes,
+ * offsets, strides, flags, alpha and beta as T). */
+exec_dispatch gemm_dispatch(const gemm_problem *p, const char *family, unsigned stage,
+                            unsigned wg, unsigned items);
+
 /* Method 1: one work-group of tile x tile invocations (tile 8, 16, 32). */
 gpgpu_status gemm_stage_method1(gpgpu_context *ctx, const gemm_problem *p, unsigned tile);
 

@@ -178,11 +178,7 @@ gpgpu_status gpgpu_spmv_tune(gpgpu_context *ctx, gpgpu_matrix *a,
     CHECK(a->format == GPGPU_FORMAT_CSR, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
           "gpgpu_spmv_tune: the vector kernel works on CSR, this matrix is %s",
           gpgpu_format_name(a->format));
-    CHECK(!ctx->exec->recording_for_caller(ctx), ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
-          "gpgpu_spmv_tune: timing needs the GPU's results, which work recorded into the "
-          "caller's command buffer cannot give");
-    CHECK(!ctx->timing, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-          "gpgpu_spmv_tune: a measurement (gpgpu_timer_begin) is running");
+    TRY(tune_check_can_time(ctx, "gpgpu_spmv_tune"));
     gpgpu_spmv_tuning best;
     if (a->rows == 0 || a->nnz == 0 || a->cols == 0) {
         heuristic(ctx, a, &best); /* nothing to time */

@@ -30,6 +30,16 @@ void tune_key_add(char key[CTX_TUNE_KEY_SIZE], const char *fmt, ...)
     clean(key);
 }
 
+gpgpu_status tune_check_can_time(gpgpu_context *ctx, const char *what)
+{
+    CHECK(!ctx->exec->recording_for_caller(ctx), ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "%s: timing needs the GPU's results, which work recorded into the caller's command "
+          "buffer cannot give", what);
+    CHECK(!ctx->timing, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "%s: a measurement (gpgpu_timer_begin) is running", what);
+    return GPGPU_SUCCESS;
+}
+
 /* $GPGPU_TUNE_CACHE, else ~/.cache/libgpgpu/tune; false when there is to be no file
  * (the variable set but empty, or no home). */
 static bool cache_path(char *out, size_t size)

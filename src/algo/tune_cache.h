@@ -17,6 +17,10 @@ void tune_key_add(char key[CTX_TUNE_KEY_SIZE], const char *fmt, ...)
 #endif
     ;
 
+/* What a tuner needs of the context before it times anything: results it can read back (no
+ * recording into a caller's command buffer) and no measurement of the caller's running. */
+gpgpu_status tune_check_can_time(gpgpu_context *ctx, const char *what);
+
 /* The choice remembered for key (the file is read on the first look-up); false if none.
  * The caller checks that the values still make a shape its kernel takes. */
 bool tune_cache_find(gpgpu_context *ctx, const char *key, ctx_tune_choice *out);
