@@ -18,6 +18,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "asan.h"
 #include "testlib.h"
 
 #define S_OK GPGPU_SUCCESS
@@ -43,21 +44,6 @@ static gpgpu_context *make(size_t memory_limit)
 {
     return test_context_with(
         &(gpgpu_context_desc){.memory_limit = memory_limit, .error_callback = on_error});
-}
-
-static bool sanitized(void)
-{
-#if defined(__SANITIZE_ADDRESS__)
-    return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    return true;
-#else
-    return false;
-#endif
-#else
-    return false;
-#endif
 }
 
 /* n keys in [1, 1000] in a buffer of their own, and their sum. */
@@ -237,9 +223,9 @@ static void driver_until_failure(void)
     gpgpu_info info;
     gpgpu_context_info(ctx, &info);
     size_t space = address_space();
-    if (!strstr(info.renderer, "llvmpipe") || sanitized() || space == 0) {
+    if (!strstr(info.renderer, "llvmpipe") || test_under_asan() || space == 0) {
         fprintf(stderr, "driver exhaustion: skipped (%s)\n",
-                sanitized() ? "AddressSanitizer needs the address space"
+                test_under_asan() ? "AddressSanitizer needs the address space"
                 : space == 0 ? "no /proc/self/statm"
                              : "a device of its own memory: the suite does not exhaust it");
         gpgpu_context_destroy(ctx);

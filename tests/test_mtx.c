@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #endif
 
+#include "asan.h"
 #include "gpgpu/io.h"
 
 #include <float.h>
@@ -409,21 +410,6 @@ static void test_real_matrix(void)
  * address space is capped at 256 MiB: a reader that believed a size line would fail
  * there with GPGPU_ERROR_OUT_OF_MEMORY (or die), where one that grows as the data
  * arrives reports the file's real fault. -1 when the child did not exit. */
-static bool sanitized(void)
-{
-#if defined(__SANITIZE_ADDRESS__)
-    return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    return true;
-#else
-    return false;
-#endif
-#else
-    return false;
-#endif
-}
-
 static int read_capped(const char *path, bool matrix)
 {
     pid_t pid = fork();
@@ -432,7 +418,7 @@ static int read_capped(const char *path, bool matrix)
          * the cap would abort it; there ASAN_OPTIONS (scripts/test.sh) caps each
          * allocation instead. */
         struct rlimit cap = {.rlim_cur = 256u << 20, .rlim_max = 256u << 20};
-        if (!sanitized())
+        if (!test_under_asan())
             setrlimit(RLIMIT_AS, &cap);
         void *data = NULL;
         size_t n = 0;
