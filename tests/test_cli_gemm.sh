@@ -106,6 +106,7 @@ usage_error "bad method" "unknown value '3'" -- --m 4 --n 4 --k 4 --method 3
 usage_error "bad tile" "8, 16 or 32" -- --m 4 --n 4 --k 4 --tile 12
 usage_error "bad type" "f32 or f64" -- --m 4 --n 4 --k 4 --type u32
 usage_error "zero size" "--m" -- --m 0 --n 4 --k 4
+usage_error "gz output" "plain text" -- "$tmp/a.mtx" "$tmp/b.mtx" -o "$tmp/c.mtx.gz"
 printf '%%%%MatrixMarket matrix array complex general\n1 1\n1 0\n' >"$tmp/cx.mtx"
 usage_error "complex" "complex" -- "$tmp/cx.mtx" "$tmp/b.mtx" -o "$tmp/c.mtx"
 

@@ -143,6 +143,11 @@ static bool parse_gemm_args(int argc, char **argv, gemm_args *s)
         tool_usage_error("two matrices are required (A.mtx B.mtx), or --m M --n N --k K");
     if (!generated && s->out_path == NULL)
         tool_usage_error("-o C.mtx is required (- for standard output)");
+    /* The writer makes plain text, which a .gz name would misname. */
+    size_t len = s->out_path ? strlen(s->out_path) : 0;
+    if (len > 3 && strcmp(s->out_path + len - 3, ".gz") == 0)
+        tool_usage_error("-o %s: C is written as plain text; use -o - | gzip >%s", s->out_path,
+                         s->out_path);
     if (!generated && s->check)
         tool_usage_error("--check is for generated input (--m --n --k)");
     if (s->gemm.type == 0)
