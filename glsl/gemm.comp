@@ -279,19 +279,25 @@ void stage_tiled()
             UNROLL for (uint r = 0u; r < LOADS_A; r++) {
                 uvec3 p = a_piece(r);
                 uint i = i0 + p.x, k = s * BK + p.y;
-                // a piece along i of a transposed A is 4 consecutive elements
+#if defined(TYPE_F32) && defined(VULKAN)
+                // a piece along i of a transposed A is 4 consecutive elements (f32 under
+                // Vulkan only: f64's 64 accumulators leave no registers for the second path,
+                // and NVIDIA's GL compiler made the f32 kernel 20% slower with it)
                 if (VEC_A && i + 3u < M && k < K)
                     next_a[r] = a4[(A_OFF + k * LDA + i) / 4u];
                 else
+#endif
                     next_a[r] = T4(load_a(i, k), load_a(i + 1u, k), load_a(i + 2u, k),
                                    load_a(i + 3u, k));
             }
             UNROLL for (uint r = 0u; r < LOADS_B; r++) {
                 uvec3 p = b_piece(r);
                 uint j = j0 + p.x, k = s * BK + p.y;
+#if defined(TYPE_F32) && defined(VULKAN)
                 if (VEC_B && k < K && j + 3u < N)
                     next_b[r] = b4[(B_OFF + k * LDB + j) / 4u];
                 else
+#endif
                     next_b[r] = T4(load_b(k, j), load_b(k, j + 1u), load_b(k, j + 2u),
                                    load_b(k, j + 3u));
             }

@@ -317,11 +317,13 @@ static int time_products(gpgpu_context *ctx, const gemm_args *s, gpgpu_buffer *g
     double *ns = calloc(s->repeat, sizeof(double));
     gpgpu_status status = ns ? GPGPU_SUCCESS : GPGPU_ERROR_OUT_OF_MEMORY;
 
-    /* the untimed first run builds the program */
-    if (status == GPGPU_SUCCESS)
+    /* Untimed runs first: the first builds the program, and the GPU needs over 100 ms of
+     * load to come back to full speed after idling (docs/PERFORMANCE.md). */
+    for (double start = tool_now_ns(); status == GPGPU_SUCCESS && tool_now_ns() - start < 2e8;) {
         status = gpgpu_gemm(ctx, &s->gemm, s->m, s->n, s->k, s->alpha, ga, 0, gb, 0, 0.0, gc, 0);
-    if (status == GPGPU_SUCCESS)
-        status = gpgpu_finish(ctx);
+        if (status == GPGPU_SUCCESS)
+            status = gpgpu_finish(ctx);
+    }
     *wall_ns = tool_now_ns();
     for (unsigned r = 0; r < s->repeat && status == GPGPU_SUCCESS; r++) {
         status = gpgpu_timer_begin(ctx);

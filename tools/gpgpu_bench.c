@@ -40,6 +40,9 @@ static const char bench_help[] =
     "                        (counts as --max-log2 for the cap)\n"
     "  --runs R              timed runs per case and size (default 20)\n"
     "  --warmup W            untimed runs before them (default 3)\n"
+    "  --warmup-ms MS        and more untimed runs until the GPU has worked that long\n"
+    "                        (default 200: an idle GPU takes over 100 ms to come back\n"
+    "                        to full speed; 0: the W runs only)\n"
     "  --classic-max-log2 K  run the classic algorithms (dozens of passes; for\n"
     "                        sort the netsort, 1/2 log n (log n + 1) passes) up\n"
     "                        to 2^K only (default 24)\n"
@@ -230,7 +233,8 @@ static void parse_options(int argc, char **argv, bench_options *o)
     bool sizes_given = false, only_given = false;
 
     *o = (bench_options){ .min_log2 = 10, .max_log2 = 28, .step = 2, .runs = 20,
-                          .warmup = 3, .classic_max_log2 = 24, .bitonic_max_log2 = 30,
+                          .warmup = 3, .warmup_ms = 200, .classic_max_log2 = 24,
+                          .bitonic_max_log2 = 30,
                           .check_max_log2 = 20, .kinds = { true, true, true } };
 
     for (int i = 1; i < argc; i++) {
@@ -261,6 +265,8 @@ static void parse_options(int argc, char **argv, bench_options *o)
             o->runs = (int)tool_parse_uint(arg, value, 1, 1000000);
         } else if ((value = tool_option_value(argc, argv, &i, "--warmup")) != NULL) {
             o->warmup = (int)tool_parse_uint(arg, value, 0, 1000000);
+        } else if ((value = tool_option_value(argc, argv, &i, "--warmup-ms")) != NULL) {
+            o->warmup_ms = (int)tool_parse_uint(arg, value, 0, 60000);
         } else if ((value = tool_option_value(argc, argv, &i, "--classic-max-log2")) != NULL) {
             o->classic_max_log2 = (int)tool_parse_uint(arg, value, 0, 30);
         } else if ((value = tool_option_value(argc, argv, &i, "--bitonic-max-log2")) != NULL) {
@@ -522,8 +528,16 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
     const int runs = b->opt->runs;
     gpgpu_status status;
 
-    for (int r = 0; r < b->opt->warmup; r++) {
+    /* Then on until the GPU has been busy for warmup_ms: after the host's own work between
+     * cases (the CPU checks), an idle H100 needs over 100 ms of load to come back to its
+     * speed, and a few short warm-up calls measured kernels 4-5x slow (PERFORMANCE.md). */
+    double start = bench_now_ns();
+    for (int r = 0; r < b->opt->warmup ||
+                    (bench_now_ns() - start < b->opt->warmup_ms * 1e6 && r < 100000);
+         r++) {
         status = run_once(b, job);
+        if (status == GPGPU_SUCCESS && r >= b->opt->warmup)
+            status = gpgpu_finish(b->ctx);
         if (status != GPGPU_SUCCESS)
             return status;
     }

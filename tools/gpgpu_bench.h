@@ -37,7 +37,7 @@ typedef struct bench_matrix_options {
 } bench_matrix_options;
 
 typedef struct bench_options {
-    int min_log2, max_log2, step, runs, warmup, classic_max_log2, bitonic_max_log2;
+    int min_log2, max_log2, step, runs, warmup, warmup_ms, classic_max_log2, bitonic_max_log2;
     int check_max_log2;
     int sizes[MAX_SIZES]; /* the log2 sizes to run, from the range or --sizes */
     int size_count;

@@ -142,6 +142,8 @@ static gpgpu_status tune(gpgpu_context *ctx, gpgpu_matrix *a, gpgpu_progress_cal
     gpgpu_buffer *x, *y;
     TRY(tune_buffers(ctx, a, &x, &y));
     *best = (gpgpu_spmv_tuning){0};
+    for (double start = tune_now_ns(), ns; tune_now_ns() - start < TUNE_WARM_UP_NS;)
+        TRY(time_shape(ctx, a, x, y, guess.threads_per_row, guess.rows_per_group, &ns));
     uint32_t max_tpr = spmv_max_threads_per_row(ctx);
     for (uint32_t wg = 128; wg <= 256 && wg <= ctx->info.max_workgroup_invocations; wg *= 2) {
         for (uint32_t tpr = 1; tpr <= max_tpr && tpr <= wg; tpr *= 2) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static void clean(char *key)
 {
@@ -28,6 +29,13 @@ void tune_key_add(char key[CTX_TUNE_KEY_SIZE], const char *fmt, ...)
     vsnprintf(key + used, CTX_TUNE_KEY_SIZE - used, fmt, ap);
     va_end(ap);
     clean(key);
+}
+
+double tune_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 gpgpu_status tune_check_can_time(gpgpu_context *ctx, const char *what)

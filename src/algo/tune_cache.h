@@ -21,6 +21,14 @@ void tune_key_add(char key[CTX_TUNE_KEY_SIZE], const char *fmt, ...)
  * recording into a caller's command buffer) and no measurement of the caller's running. */
 gpgpu_status tune_check_can_time(gpgpu_context *ctx, const char *what);
 
+/* An idle GPU needs over 100 ms of load to come back to full speed (an H100: kernels 4-5x
+ * slow before that; docs/PERFORMANCE.md), so a tuner runs its first candidate untimed until
+ * the GPU has worked this long before it times any. */
+#define TUNE_WARM_UP_NS 2e8
+
+/* A monotonic clock, in nanoseconds (only differences mean anything). */
+double tune_now_ns(void);
+
 /* The choice remembered for key (the file is read on the first look-up); false if none.
  * The caller checks that the values still make a shape its kernel takes. */
 bool tune_cache_find(gpgpu_context *ctx, const char *key, ctx_tune_choice *out);
