@@ -303,7 +303,8 @@ void stage_tiled()
             }
         }
         if (s > 0u) {
-            uint a_base = ((s - 1u) & 1u) * BK * (BM / 4u), b_base = ((s - 1u) & 1u) * BK * (BN / 4u);
+            uint used = (s - 1u) & 1u; // the buffer of slice s - 1
+            uint a_base = used * BK * (BM / 4u), b_base = used * BK * (BN / 4u);
             UNROLL for (uint k = 0u; k < BK; k++) {
                 T4 av[SUB_M], bv[SUB_N];
                 UNROLL for (uint q = 0u; q < SUB_M; q++)

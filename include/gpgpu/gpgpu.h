@@ -528,8 +528,8 @@ GPGPU_API gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size
  * The block shape GEMM_TILED takes for this product without a desc->tuning: the tuned one
  * for its size class when gpgpu_gemm_tune ran (in this process or one that wrote the cache
  * file), else an estimate from the sizes and the device's limits.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_UNSUPPORTED_COMBINATION (an
- *   integer type).
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
+ *   type); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type).
  */
 GPGPU_API gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
                                         size_t k, gpgpu_gemm_tuning *result);

@@ -188,6 +188,8 @@ gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, size_t m, siz
     if (!ctx)
         return GPGPU_ERROR_NULL_POINTER;
     CHECK(result, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_gemm_shape: result is NULL");
+    CHECK(gpgpu_type_size(type) != 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_gemm_shape: unknown type %d", (int)type);
     CHECK(type == GPGPU_TYPE_F32 || type == GPGPU_TYPE_F64, ctx,
           GPGPU_ERROR_UNSUPPORTED_COMBINATION, "gpgpu_gemm_shape: the type must be f32 or f64");
     *result = shape_for(ctx, type, m, n, k);
@@ -223,7 +225,9 @@ static gpgpu_status check_stored(gpgpu_context *ctx, stored s, const gpgpu_buffe
     CHECK(s.ld >= s.cols, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "%s is stored %zu x %zu: its row stride %zu is below its width", what, s.rows, s.cols,
           s.ld);
-    CHECK(s.ld <= ALGO_MAX_COUNT && (s.rows == 0 || s.ld == 0 || (s.rows - 1) <= ALGO_MAX_COUNT / s.ld), ctx,
+    CHECK(s.ld <= ALGO_MAX_COUNT &&
+              (s.rows == 0 || s.ld == 0 || (s.rows - 1) <= ALGO_MAX_COUNT / s.ld),
+          ctx,
           GPGPU_ERROR_TOO_LARGE, "%s: %zu rows of stride %zu: the shaders index at most 2^31 - 1 "
           "elements", what, s.rows, s.ld);
     return algo_check_range(ctx, buf, off, extent(s), type, what);
@@ -241,7 +245,9 @@ static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_gemm_desc *desc)
     case GPGPU_ALGO_GEMM_COOPMAT_F16:
         break;
     default:
-        CHECK(desc->algo < GPGPU_ALGO_CLASSIC_HALVING || desc->algo > GPGPU_ALGO_GEMM_COOPMAT_F16, ctx,
+        CHECK(desc->algo < GPGPU_ALGO_CLASSIC_HALVING ||
+                  desc->algo > GPGPU_ALGO_GEMM_COOPMAT_F16,
+              ctx,
               GPGPU_ERROR_UNSUPPORTED_COMBINATION,
               "gpgpu_gemm: algorithm %d is not a dense product", (int)desc->algo);
         return ctx_fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_gemm: unknown algorithm %d",

@@ -29,7 +29,9 @@ gpgpu_status gemm_coopmat_stage(gpgpu_context *ctx, const gemm_problem *p,
     switch (stage) {
     case GEMM_COOPMAT_A_TO_F16: d.groups = algo_groups(z.m * z.k / 8, CONVERT_WG); break;
     case GEMM_COOPMAT_B_TO_F16: d.groups = algo_groups(z.k * z.n / 8, CONVERT_WG); break;
-    case GEMM_COOPMAT_PRODUCT: d.groups = (uint32_t)((z.m / COOPMAT_BM) * (z.n / COOPMAT_BN)); break;
+    case GEMM_COOPMAT_PRODUCT:
+        d.groups = (uint32_t)((z.m / COOPMAT_BM) * (z.n / COOPMAT_BN));
+        break;
     default: d.groups = algo_groups((size_t)p->m * (z.n / 8), CONVERT_WG); break;
     }
     return d.groups ? algo_stage(ctx, &d) : GPGPU_SUCCESS;
