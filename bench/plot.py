@@ -33,14 +33,24 @@ def load(path):
     return json.load(open(path)) if path and os.path.exists(path) else []
 
 
-def rate(r):
-    """GB/s, from wall time where the GPU timer missed the work (as compare.py does)."""
-    return r.get("gbps")
-
-
 def series(records, key_x, key_y):
     pts = sorted((r[key_x], r[key_y]) for r in records if r.get(key_y))
     return [p[0] for p in pts], [p[1] for p in pts]
+
+
+def save(fig, ax, out_dir, case, xlabel, ylabel):
+    """The axes' labels, title and legend, then OUT_DIR/CASE.png; returns its path."""
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(case)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    path = os.path.join(out_dir, f"{case}.png")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def bandwidth_chart(out_dir, case, runs, cub):
@@ -63,17 +73,7 @@ def bandwidth_chart(out_dir, case, runs, cub):
     if cuda_copy:
         x, y = series(cuda_copy, "n", "gbps")
         ax.plot(x, y, ":", color=COLORS["copy"], label="CUDA copy")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("n (elements)")
-    ax.set_ylabel("GB/s (bytes read + written)")
-    ax.set_title(case)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    path = os.path.join(out_dir, f"{case}.png")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, ax, out_dir, case, "n (elements)", "GB/s (bytes read + written)")
 
 
 def gemm_chart(out_dir, case, runs, cublas):
@@ -91,18 +91,8 @@ def gemm_chart(out_dir, case, runs, cublas):
         if peer:
             x, y = series(peer, "n", "gflops")
             ax.plot(x, y, style, color=COLORS["cub"], label=name)
-    ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("n (n x n x n product)")
-    ax.set_ylabel("GFLOP/s")
-    ax.set_title(case)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    path = os.path.join(out_dir, f"{case}.png")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, ax, out_dir, case, "n (n x n x n product)", "GFLOP/s")
 
 
 def main():

@@ -148,12 +148,6 @@ static int run_case(gemm_run *r, const gemm_case *c)
     return TOOL_EXIT_OK;
 }
 
-static void print_progress(const char *line, void *user_data)
-{
-    (void)user_data;
-    tool_message("%s", line);
-}
-
 /* The matrices of one size, then every case on them. */
 static int run_size(bench *b, gpgpu_type type, size_t n)
 {
@@ -173,7 +167,7 @@ static int run_size(bench *b, gpgpu_type type, size_t n)
     if (rc == TOOL_EXIT_OK && r.c != NULL)
         rc = tool_upload_random(b->ctx, r.bm, type, n * n, 2);
     if (rc == TOOL_EXIT_OK && r.c != NULL && b->opt->gemm_tune) {
-        status = gpgpu_gemm_tune(b->ctx, type, n, n, n, print_progress, NULL, NULL);
+        status = gpgpu_gemm_tune(b->ctx, type, n, n, n, tool_progress, NULL, NULL);
         if (status != GPGPU_SUCCESS)
             rc = bench_skip_or_fail(b, status);
     }

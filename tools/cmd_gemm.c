@@ -162,12 +162,6 @@ bool cmd_gemm_parse(int argc, char **argv)
     return parse_gemm_args(argc, argv, &s);
 }
 
-static void print_progress(const char *line, void *user_data)
-{
-    (void)user_data;
-    tool_message("%s", line);
-}
-
 /* ------------------------------------------------------------------ files */
 
 /* A file's matrix as row-major doubles (zeros where a coordinate file has no entry). */
@@ -274,7 +268,7 @@ static int multiply_files(gpgpu_context *ctx, const gemm_args *s, const dense *a
     if (rc == TOOL_EXIT_OK)
         rc = upload(ctx, type, c, m * n, &gc);
     if (rc == TOOL_EXIT_OK && s->tune && m && n && k) {
-        gpgpu_status status = gpgpu_gemm_tune(ctx, type, m, n, k, s->quiet ? NULL : print_progress,
+        gpgpu_status status = gpgpu_gemm_tune(ctx, type, m, n, k, s->quiet ? NULL : tool_progress,
                                               NULL, NULL);
         if (status != GPGPU_SUCCESS)
             rc = tool_fail(status, "tune", gpgpu_last_error(ctx));
@@ -317,9 +311,9 @@ static int time_products(gpgpu_context *ctx, const gemm_args *s, gpgpu_buffer *g
     double *ns = calloc(s->repeat, sizeof(double));
     gpgpu_status status = ns ? GPGPU_SUCCESS : GPGPU_ERROR_OUT_OF_MEMORY;
 
-    /* Untimed runs first: the first builds the program, and the GPU needs over 100 ms of
-     * load to come back to full speed after idling (docs/PERFORMANCE.md). */
-    for (double start = tool_now_ns(); status == GPGPU_SUCCESS && tool_now_ns() - start < 2e8;) {
+    /* Untimed runs first: the first builds the program, the rest bring the GPU up to speed. */
+    for (double start = tool_now_ns();
+         status == GPGPU_SUCCESS && tool_now_ns() - start < TOOL_WARM_UP_MS * 1e6;) {
         status = gpgpu_gemm(ctx, &s->gemm, s->m, s->n, s->k, s->alpha, ga, 0, gb, 0, 0.0, gc, 0);
         if (status == GPGPU_SUCCESS)
             status = gpgpu_finish(ctx);
@@ -398,7 +392,7 @@ static int multiply_generated(gpgpu_context *ctx, const gemm_args *s)
         rc = tool_upload_random(ctx, gb, s->gemm.type, bc, s->seed + 1);
     if (rc == TOOL_EXIT_OK && s->tune) {
         status = gpgpu_gemm_tune(ctx, s->gemm.type, s->m, s->n, s->k,
-                                 s->quiet ? NULL : print_progress, NULL, NULL);
+                                 s->quiet ? NULL : tool_progress, NULL, NULL);
         if (status != GPGPU_SUCCESS)
             rc = tool_fail(status, "tune", gpgpu_last_error(ctx));
     }

@@ -217,12 +217,6 @@ static uint64_t count_products(const spgemm_args *s, const gpgpu_csr *a, const g
     return products;
 }
 
-static void print_progress(const char *line, void *user_data)
-{
-    (void)user_data;
-    tool_message("%s", line);
-}
-
 /* What the product took, for --stats. */
 typedef struct spgemm_timing {
     double gpu_ns, wall_ns;
@@ -238,7 +232,7 @@ static int multiply(gpgpu_context *ctx, const spgemm_args *s, const gpgpu_matrix
     gpgpu_spgemm_desc desc = s->spgemm;
     gpgpu_status status, end;
 
-    desc.progress = s->quiet ? NULL : print_progress;
+    desc.progress = s->quiet ? NULL : tool_progress;
     if (!s->quiet && products > TOOL_PROGRESS_THRESHOLD)
         tool_message("multiplying: %llu products...", (unsigned long long)products);
     t->wall_ns = tool_now_ns();

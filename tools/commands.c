@@ -380,12 +380,6 @@ int write_values(const char *path, const double *v, size_t n)
     return TOOL_EXIT_OK;
 }
 
-static void print_progress(const char *line, void *user_data)
-{
-    (void)user_data;
-    tool_message("%s", line);
-}
-
 int create_matrix(gpgpu_context *ctx, const sparse_args *s, const gpgpu_csr *a,
                   gpgpu_matrix **m)
 {
@@ -399,7 +393,7 @@ int create_matrix(gpgpu_context *ctx, const sparse_args *s, const gpgpu_csr *a,
         return tool_fail(status, "cannot upload the matrix", gpgpu_last_error(ctx));
     if (!s->tune)
         return TOOL_EXIT_OK;
-    status = gpgpu_spmv_tune(ctx, *m, s->quiet ? NULL : print_progress, NULL, NULL);
+    status = gpgpu_spmv_tune(ctx, *m, s->quiet ? NULL : tool_progress, NULL, NULL);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot tune the vector kernel", gpgpu_last_error(ctx));
     return TOOL_EXIT_OK;

@@ -233,7 +233,7 @@ static void parse_options(int argc, char **argv, bench_options *o)
     bool sizes_given = false, only_given = false;
 
     *o = (bench_options){ .min_log2 = 10, .max_log2 = 28, .step = 2, .runs = 20,
-                          .warmup = 3, .warmup_ms = 200, .classic_max_log2 = 24,
+                          .warmup = 3, .warmup_ms = TOOL_WARM_UP_MS, .classic_max_log2 = 24,
                           .bitonic_max_log2 = 30,
                           .check_max_log2 = 20, .kinds = { true, true, true } };
 

@@ -270,6 +270,12 @@ const char *tool_spmv_algo_name(gpgpu_algo algo)
     return "default";
 }
 
+void tool_progress(const char *line, void *user_data)
+{
+    (void)user_data;
+    tool_message("%s", line);
+}
+
 void tool_matrix_operand(const char *arg, const char **a, const char **b)
 {
     if (arg[0] == '-' && arg[1] != '\0')

@@ -44,6 +44,13 @@ void tool_set_usage_exit(void (*leave)(void));
 /* Prints "<program>: <message>" to stderr. */
 void tool_message(const char *fmt, ...) TOOL_PRINTF(1, 2);
 
+/* A gpgpu_progress_callback that prints each line as tool_message does. */
+void tool_progress(const char *line, void *user_data);
+
+/* How long the GPU is kept busy, untimed, before a measurement: an idle H100 needs well
+ * over 100 ms of load to come back to full speed (docs/PERFORMANCE.md). */
+#define TOOL_WARM_UP_MS 200
+
 /* The exit code for a failure of the given status. */
 int tool_exit_code(gpgpu_status status);
 

@@ -59,6 +59,15 @@ static inline uint32_t algo_groups(size_t n, unsigned size)
     return (uint32_t)((n + size - 1) / size);
 }
 
+/* The least power of two >= v (1 for 0), at most 2^31. */
+static inline uint32_t algo_ceil_pow2(size_t v)
+{
+    uint32_t p = 1;
+    while (p < v && p < 0x80000000u)
+        p *= 2;
+    return p;
+}
+
 /* EXECSTAGE: one dispatch of a stage, then the storage barrier. */
 static inline gpgpu_status algo_stage(gpgpu_context *ctx, const exec_dispatch *d)
 {

@@ -12,8 +12,6 @@ enum { P_A_OFF = 4, P_B_OFF, P_C_OFF, P_LDA, P_LDB, P_LDC, P_FLAGS, P_ALPHA, P_B
 enum { FLAG_TRANS_A = 1, FLAG_TRANS_B = 2, FLAG_BETA_IS_ZERO = 4, FLAG_VEC_A = 8, FLAG_VEC_B = 16 };
 enum { TUNE_REPS = 3 };
 
-static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
-
 exec_dispatch gemm_dispatch(const gemm_problem *p, const char *family, unsigned stage,
                             unsigned wg, unsigned items)
 {
@@ -49,7 +47,7 @@ gpgpu_status gemm_stage_method1(gpgpu_context *ctx, const gemm_problem *p, unsig
 gpgpu_status gemm_stage_method2(gpgpu_context *ctx, const gemm_problem *p, unsigned tile)
 {
     exec_dispatch d = gemm_dispatch(p, "gemm", GEMM_STAGE_METHOD2, tile * tile, 1);
-    d.groups = ceil_div(p->m, tile) * ceil_div(p->n, tile);
+    d.groups = algo_groups(p->m, tile) * algo_groups(p->n, tile);
     return algo_stage(ctx, &d);
 }
 
@@ -72,7 +70,7 @@ gpgpu_status gemm_stage_method6(gpgpu_context *ctx, const gemm_problem *p, unsig
                                 unsigned outputs)
 {
     exec_dispatch d = gemm_dispatch(p, "gemm", GEMM_STAGE_METHOD6, tile * tile, outputs);
-    d.groups = ceil_div(p->m, outputs == 4 ? 2 * tile : tile) * ceil_div(p->n, 2 * tile);
+    d.groups = algo_groups(p->m, outputs == 4 ? 2 * tile : tile) * algo_groups(p->n, 2 * tile);
     return algo_stage(ctx, &d);
 }
 
@@ -93,7 +91,7 @@ gpgpu_status gemm_stage_tiled(gpgpu_context *ctx, const gemm_problem *p,
            (uint32_t[EXEC_SHAPE_COUNT]){shape->block_m, shape->block_n, shape->block_k,
                                         shape->thread_m},
            sizeof d.variant.shape);
-    d.groups = ceil_div(p->m, shape->block_m) * ceil_div(p->n, shape->block_n);
+    d.groups = algo_groups(p->m, shape->block_m) * algo_groups(p->n, shape->block_n);
     return algo_stage(ctx, &d);
 }
 
@@ -151,21 +149,13 @@ static gpgpu_gemm_tuning heuristic(const gpgpu_context *ctx, gpgpu_type type, si
     return smallest;
 }
 
-static uint32_t ceil_pow2(size_t v)
-{
-    uint32_t p = 1;
-    while (p < v && p < 0x80000000u)
-        p *= 2;
-    return p;
-}
-
 /* The size class: each size rounded up to a power of two. */
 static void tune_key(const gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n, size_t k,
                      char *key)
 {
     tune_key_start(ctx, "gemm", key);
-    tune_key_add(key, "|%s|%u|%u|%u", gpgpu_type_name(type), ceil_pow2(m), ceil_pow2(n),
-                 ceil_pow2(k));
+    tune_key_add(key, "|%s|%u|%u|%u", gpgpu_type_name(type), algo_ceil_pow2(m), algo_ceil_pow2(n),
+                 algo_ceil_pow2(k));
 }
 
 static gpgpu_gemm_tuning shape_for(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,

@@ -113,14 +113,6 @@ static gpgpu_status work_buffer(gpgpu_context *ctx, size_t count, size_t size, c
     return buffer_create_internal(ctx, bytes ? bytes : 16, out);
 }
 
-static uint32_t next_pow2(uint32_t x)
-{
-    uint32_t p = 1;
-    while (p < x)
-        p <<= 1;
-    return p;
-}
-
 /* The pairwise-max steps of stage 5 or 10 over t words, then the maximum read back. */
 static gpgpu_status pairwise_max(gpgpu_context *ctx, spgemm_classic *s, const spgemm_operand *a,
                                  const spgemm_operand *b, unsigned stage, size_t t,
@@ -148,7 +140,7 @@ static gpgpu_status run_stages(gpgpu_context *ctx, spgemm_classic *s, const spge
     STAGE(SPGEMM_CLASSIC_ROW_LENGTHS, 0, 0, false);
     uint32_t longest, nn;
     TRY(pairwise_max(ctx, s, a, b, SPGEMM_CLASSIC_ROW_MAX, rows, s->tablgt, &longest));
-    nn = next_pow2(longest);
+    nn = algo_ceil_pow2(longest);
     for (uint32_t h = 2; h <= nn; h <<= 1) { /* NetSort on every row at once */
         STAGE(SPGEMM_CLASSIC_SORT, h, nn, true);
         for (uint32_t g = h / 2; g >= 2; g >>= 1)
