@@ -9,12 +9,20 @@
 //   2 TILES     fast: group g scans its run tile by tile, starting from part[g].
 //   3 COPY      classic: dst = src (inclusive) or src shifted right by one (exclusive).
 //   4 STEP      classic iPrefixSum step k on dst: a[ib] += a[ia].
+//   5 CLEAR     single pass: state words [0, N) = 0 (no tile has published).
+//   6 CHAINED   single pass: each group draws a tile by ticket, scans it, and
+//               takes the sum of the tiles before it from their published
+//               states (decoupled look-back); a predecessor that publishes
+//               nothing within POLLS reads is summed from its input instead,
+//               so no group ever waits on another's progress.
 // The executor defines OP_SUM for this family (ops.glsl needs it first).
 
 // No `restrict`: an in-place scan binds src and dst to the same memory.
 layout(std430, binding = 0) readonly buffer Src { T src[]; };
 layout(std430, binding = 1) buffer Dst { T dst[]; };
 layout(std430, binding = 2) restrict buffer Part { T part[]; };
+// CHAINED's ticket (state[0].x) and each tile's published values (below).
+layout(std430, binding = 3) coherent volatile buffer State { uvec4 state[]; };
 
 #define N               params[1]
 #define SRC_OFF         params[2]
@@ -24,6 +32,9 @@ layout(std430, binding = 2) restrict buffer Part { T part[]; };
 #define STEP_K          params[5] /* STEP: k, the step of iPrefixSum */
 #define GROUPS          params[6] /* PARTIALS: how many partial sums */
 #define PART_OFF        params[7] /* where the partial sums start in part */
+#define FALLBACK        params[5] /* CHAINED, tests: 1 ignores every published state, 2 the */
+                                  /* look-back's reads only (see look_back) */
+#define POLLS           params[6] /* CHAINED: reads of a silent predecessor before summing it */
 
 #define TILE (WG_SIZE * ITEMS)
 // One padding slot every 32 keeps the ITEMS-strided reads of a thread's own
@@ -128,23 +139,30 @@ void load_tile(uint first, uint count, out T x[ITEMS])
     }
 }
 
-// Scans the tile held in x (count elements from `first`), adding `carry`,
-// while the loads of the next tile (from `next`, next_count elements) are
-// issued into x: they are in flight during this tile's barriers. Returns the
-// new carry.
-T scan_tile(inout T x[ITEMS], uint first, uint count, uint next, uint next_count, T carry)
+// A tile's local scan, in three steps that the single pass separates: put
+// the loaded elements into shared memory; each invocation's exclusive offset
+// within the tile (it owns ITEMS consecutive elements) and the tile's total;
+// the scanned tile written out from `run`, coalesced.
+void tile_put(T x[ITEMS])
 {
     uint lid = gl_LocalInvocationID.x;
     for (uint k = 0u; k < ITEMS; k++)
         s_tile[PAD(k * WG_SIZE + lid)] = x[k];
-    if (next_count > 0u)
-        load_tile(next, next_count, x);
+}
+
+T tile_offsets(out T total)
+{
     SYNC();
-    T sum = T_ZERO; // each invocation owns ITEMS consecutive elements
+    uint lid = gl_LocalInvocationID.x;
+    T sum = T_ZERO;
     for (uint k = 0u; k < ITEMS; k++)
         sum += s_tile[PAD(lid * ITEMS + k)];
-    T total;
-    T run = carry + wg_exclusive_scan(sum, total);
+    return wg_exclusive_scan(sum, total);
+}
+
+void tile_write(uint first, uint count, T run)
+{
+    uint lid = gl_LocalInvocationID.x;
     for (uint k = 0u; k < ITEMS; k++) {
         uint i = PAD(lid * ITEMS + k);
         T v = s_tile[i];
@@ -163,6 +181,20 @@ T scan_tile(inout T x[ITEMS], uint first, uint count, uint next, uint next_count
             dst[DST_OFF + first + i] = s_tile[PAD(i)];
     }
     SYNC();
+}
+
+// Scans the tile held in x (count elements from `first`), adding `carry`,
+// while the loads of the next tile (from `next`, next_count elements) are
+// issued into x: they are in flight during this tile's barriers. Returns the
+// new carry.
+T scan_tile(inout T x[ITEMS], uint first, uint count, uint next, uint next_count, T carry)
+{
+    tile_put(x);
+    if (next_count > 0u)
+        load_tile(next, next_count, x);
+    T total;
+    T excl = tile_offsets(total);
+    tile_write(first, count, carry + excl);
     return carry + total;
 }
 
@@ -180,6 +212,237 @@ void stage_tiles()
         uint next_count = next < end ? min(TILE, end - next) : 0u;
         carry = scan_tile(x, first, min(TILE, end - first), next, next_count, carry);
     }
+}
+
+// ----------------------------------------------------------- single pass
+//
+// Tile t publishes two values in state: its own sum (SUM) as soon as it has
+// scanned its tile, and its inclusive prefix, the sum of tiles 0..t (INC),
+// once its look-back is done. Each value is split into 16-bit chunks, one
+// per word, next to a mark bit: a word is either still 0 or final, so a
+// reader needs no ordering between words and one 16-byte load reads a
+// 32-bit type's both values with their flags (f64: one load per value).
+// Words are written once per call (CLEAR zeroes them first).
+#define MARK 0x10000u
+#define ST_NONE 0u
+#define ST_SUM 1u
+#define ST_INC 2u
+
+#if defined(TYPE_F64)
+#define STATE_QUADS 2u // per tile: [INC chunks 0..3], [SUM chunks 0..3]
+uvec4 encode(T v)
+{
+    uvec2 b = unpackDouble2x32(v);
+    return uvec4(b.x & 0xffffu, b.x >> 16, b.y & 0xffffu, b.y >> 16) | MARK;
+}
+bool decode(uvec4 w, out T v)
+{
+    v = packDouble2x32(uvec2((w.x & 0xffffu) | (w.y << 16), (w.z & 0xffffu) | (w.w << 16)));
+    return (w.x & w.y & w.z & w.w & MARK) != 0u;
+}
+uint read_state(uint t, out T v)
+{
+    T s;
+    uvec4 inc = state[1u + 2u * t], sum = state[2u + 2u * t];
+    if (decode(inc, v))
+        return ST_INC;
+    bool has_sum = decode(sum, s);
+    v = has_sum ? s : T_ZERO;
+    return has_sum ? ST_SUM : ST_NONE;
+}
+void publish(uint t, T v, uint st) { state[1u + 2u * t + (st == ST_SUM ? 1u : 0u)] = encode(v); }
+#else
+#define STATE_QUADS 1u // per tile: (INC chunks 0, 1, SUM chunks 0, 1)
+#if defined(TYPE_U32)
+uint t_bits(T v) { return v; }
+T t_of_bits(uint b) { return b; }
+#elif defined(TYPE_I32)
+uint t_bits(T v) { return uint(v); }
+T t_of_bits(uint b) { return int(b); }
+#else
+uint t_bits(T v) { return floatBitsToUint(v); }
+T t_of_bits(uint b) { return uintBitsToFloat(b); }
+#endif
+uvec2 encode(T v) { uint b = t_bits(v); return uvec2(b & 0xffffu, b >> 16) | MARK; }
+uint read_state(uint t, out T v)
+{
+    uvec4 w = state[1u + t];
+    bool inc = (w.x & w.y & MARK) != 0u, sum = (w.z & w.w & MARK) != 0u;
+    uvec2 c = inc ? w.xy : w.zw;
+    v = inc || sum ? t_of_bits((c.x & 0xffffu) | (c.y << 16)) : T_ZERO;
+    return inc ? ST_INC : sum ? ST_SUM : ST_NONE;
+}
+// The SUM chunks are final before INC is written, so rewriting them with
+// the same bits keeps one 16-byte store.
+void publish(uint t, T v, uint st)
+{
+    if (st == ST_SUM)
+        state[1u + t] = uvec4(0u, 0u, encode(v));
+    else
+        state[1u + t].xy = encode(v);
+}
+#endif
+
+shared uint s_ticket;
+shared uint s_lb_j;    // the walk's next tile to read is s_lb_j - 1
+shared uint s_lb_done; // the walk met an inclusive prefix (or tile 0's sum)
+shared T s_lb_sum;     // what the walk added
+
+// One walk back from tile j-1 over published states, adding them, until an
+// inclusive prefix (done) or a tile that has published nothing (stop there);
+// it never waits. Leaves its result in s_lb_*: the caller's barrier makes
+// the rest of the group wait once.
+#ifdef SUBGROUPS
+// By subgroup 0 alone: lane l reads tile j-1-l's state, ballots find the
+// nearest inclusive prefix and the nearest silent tile, subgroupAdd sums
+// the lanes before them; window after window while every lane found a sum.
+void walk(uint j)
+{
+    uint lane = gl_SubgroupInvocationID, width = gl_SubgroupSize;
+    T sum = T_ZERO;
+    bool done = false;
+    while (j > 0u) {
+        // Lanes before tile 0 read as an inclusive 0: the walk ends there.
+        T v = T_ZERO;
+        uint st = ST_INC;
+        if (lane < j)
+            st = FALLBACK != 0u ? ST_NONE : read_state(j - 1u - lane, v);
+        bool any_inc = subgroupAny(st == ST_INC), any_gap = subgroupAny(st == ST_NONE);
+        uint inc = any_inc ? subgroupBallotFindLSB(subgroupBallot(st == ST_INC)) : width;
+        uint gap = any_gap ? subgroupBallotFindLSB(subgroupBallot(st == ST_NONE)) : width;
+        if (inc < gap) {
+            sum += subgroupAdd(lane <= inc ? v : T_ZERO);
+            done = true;
+            break;
+        }
+        sum += subgroupAdd(lane < gap ? v : T_ZERO); // tiles j-1 .. j-gap
+        j -= gap;
+        if (gap < width)
+            break;
+    }
+    if (subgroupElect()) {
+        s_lb_j = j;
+        s_lb_done = done || j == 0u ? 1u : 0u;
+        s_lb_sum = sum;
+    }
+}
+#define WALKER (gl_SubgroupID == 0u)
+#else
+// By invocation 0 alone, one tile at a time.
+void walk(uint j)
+{
+    T sum = T_ZERO;
+    bool done = false;
+    for (; j > 0u; j--) {
+        T v;
+        uint st = FALLBACK != 0u ? ST_NONE : read_state(j - 1u, v);
+        if (st == ST_NONE)
+            break;
+        sum += v;
+        if (st == ST_INC) {
+            done = true;
+            break;
+        }
+    }
+    s_lb_j = j;
+    s_lb_done = done || j == 0u ? 1u : 0u;
+    s_lb_sum = sum;
+}
+#define WALKER (gl_LocalInvocationID.x == 0u)
+#endif
+
+// Tile k's sum from its input, by the whole group, for a predecessor that
+// stayed silent. Then its state is read again: a value published meanwhile
+// wins (in an in-place scan the tile may have overwritten its input since,
+// but only after publishing its sum). `inclusive`: the result is tile k's
+// inclusive prefix, so the look-back ends.
+T recount(uint k, out bool inclusive)
+{
+    uint first = k * TILE;
+    T x[ITEMS];
+    load_tile(first, min(TILE, N - first), x);
+    T s = T_ZERO;
+    for (uint i = 0u; i < ITEMS; i++)
+        s += x[i];
+    s = wg_reduce(s);
+    memoryBarrierBuffer();
+    if (gl_LocalInvocationID.x == 0u) {
+        T v;
+        uint st = FALLBACK == 1u ? ST_NONE : read_state(k, v);
+        s_lb_done = st == ST_INC || k == 0u ? 1u : 0u;
+        s_lb_sum = st != ST_NONE ? v : s;
+    }
+    SYNC();
+    inclusive = s_lb_done != 0u;
+    T r = s_lb_sum;
+    SYNC();
+    return r;
+}
+
+// The sum of tiles 0..t-1 (decoupled look-back): walks (no barrier per
+// step); at a silent tile the group polls it up to POLLS times (a barrier
+// each), then sums it from its input: a bounded wait, never a dependence on
+// another group's progress. The loop is the whole group's (uniform), with
+// barriers in it only: a subgroup spinning alone while the others waited at
+// a barrier lost their stores on lavapipe.
+T look_back(uint t)
+{
+    T prefix = T_ZERO;
+    uint polls = 0u;
+    for (uint j = t;;) {
+        if (WALKER)
+            walk(j);
+        SYNC();
+        uint next = s_lb_j;
+        bool done = s_lb_done != 0u;
+        prefix += s_lb_sum;
+        SYNC();
+        if (done)
+            break;
+        polls = next < j ? 0u : polls;
+        j = next;
+        if (FALLBACK == 0u && ++polls < POLLS)
+            continue;
+        polls = 0u; // tile j-1 stays silent: sum it here
+        bool inclusive;
+        prefix += recount(j - 1u, inclusive);
+        if (inclusive)
+            break;
+        j -= 1u;
+    }
+    return prefix;
+}
+
+void stage_chained()
+{
+    uint lid = gl_LocalInvocationID.x;
+    uint tiles = (N + (TILE - 1u)) / TILE;
+    // Tiles in the order groups start (a ticket), not by group index: a
+    // predecessor has then at least started, and usually publishes soon.
+    if (lid == 0u)
+        s_ticket = tiles > 1u ? atomicAdd(state[0].x, 1u) : 0u;
+    SYNC();
+    uint t = s_ticket;
+    if (t >= tiles)
+        return; // the whole group: a dispatch spread over y has spare groups
+    uint first = t * TILE, count = min(TILE, N - first);
+    T x[ITEMS];
+    load_tile(first, count, x);
+    tile_put(x);
+    T total;
+    T excl = tile_offsets(total);
+    T prefix = T_ZERO;
+    if (tiles > 1u) {
+        if (lid == 0u)
+            publish(t, total, t == 0u ? ST_INC : ST_SUM);
+        if (t > 0u)
+            prefix = look_back(t);
+    }
+    if (lid == 0u && tiles > 1u && t > 0u)
+        publish(t, prefix + total, ST_INC);
+    // Published before this tile's input may be overwritten (in place).
+    memoryBarrierBuffer();
+    tile_write(first, count, prefix + excl);
 }
 
 void main()
@@ -202,6 +465,13 @@ void main()
             else
                 dst[DST_OFF + iid] = src[SRC_OFF + iid];
         }
+        return;
+    case 5u:
+        if (iid < N)
+            state[iid >> 2][iid & 3u] = 0u;
+        return;
+    case 6u:
+        stage_chained();
         return;
     case 4u: {
         // Kiciak: i_a = 2^(k+1) floor(i / 2^k) + 2^k - 1, i_b = i_a + (i mod 2^k) + 1.

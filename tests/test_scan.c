@@ -45,12 +45,30 @@ static size_t partials_depth(size_t groups) { return wg_depth + ceil_div(groups,
  * less. */
 static size_t tiles_depth(scan_plan p) { return 2 * p.items + wg_depth + p.tiles_per_group + 1; }
 
-/* The fast driver: an input of an earlier group goes through REDUCE, then
+/* Reduce-then-scan: an input of an earlier group goes through REDUCE, then
  * PARTIALS, then TILES as part[g]; the depths add (a safe upper bound). */
-static size_t fast_depth(size_t n)
+static size_t rts_depth(size_t n)
 {
     scan_plan p = scan_plan_for(n);
     return reduce_depth(p) + partials_depth(p.groups) + tiles_depth(p);
+}
+
+/* CHAINED: an input reaches an output of a later tile through its tile's sum
+ * (ITEMS serial additions and a work-group combine, or a recount of the
+ * same depth), then through a chain of at most `tiles` published inclusive
+ * prefixes, each the walk's subgroup sums over a window (a tree of at most
+ * 6 levels for 32 lanes, one more per window) plus the tile's sum; an
+ * output of its own tile as in TILES. */
+static size_t chained_depth(gpgpu_type t, size_t n)
+{
+    scan_chained_plan p = scan_chained_plan_for(t, n);
+    return 2 * ((size_t)p.items + wg_depth) + 8 * (size_t)p.tiles;
+}
+
+static size_t fast_depth(gpgpu_type t, size_t n)
+{
+    size_t a = rts_depth(n), b = chained_depth(t, n);
+    return a > b ? a : b;
 }
 
 /* Tolerances for a range of float sums, bit-exact for integers. */
@@ -105,6 +123,81 @@ static void stage_fast(gpgpu_type t, size_t n)
     free(abs);
 }
 
+static const char *const fallback_names[] = {"", " fallback=all", " fallback=window"};
+
+/* CLEAR, then CHAINED from element 3 of the source into element 5 of the
+ * destination (or in place at 3), with the fallback forced as asked. The
+ * state is poisoned around its words; for integers it must equal the twin's
+ * publication (floats: their association order is the run's). */
+static void chained_once(gpgpu_type t, size_t n, bool ex, bool in_place, scan_fallback fb)
+{
+    scan_chained_plan p = scan_chained_plan_for(t, n);
+    const char *tn = gpgpu_type_name(t);
+    char what[200];
+    snprintf(what, sizeof what, "%s CHAINED %s%s%s n=%zu tiles=%u", tn, kind(ex),
+             in_place ? " in place" : "", fallback_names[fb], n, p.tiles);
+    slab src = slab_make(ctx, t, 3, n, 2, NULL), dst = src;
+    size_t dst_off = in_place ? 3 : 5;
+    if (!in_place)
+        dst = slab_make(ctx, t, 5 + n + 2, 0, 0, NULL);
+    slab state = slab_make(ctx, GPGPU_TYPE_U32, p.state_words + 2, 0, 0, NULL);
+    if (p.tiles > 1) {
+        char cw[220];
+        snprintf(cw, sizeof cw, "%s: CLEAR", what);
+        EXPECT_STATUS(ctx, scan_stage_clear(ctx, state.buf, p.state_words), GPGPU_SUCCESS);
+        memset(state.host, 0, p.state_words * sizeof(uint32_t));
+        slab_check(&state, NULL, cw);
+    }
+    size_t size = gpgpu_type_size(t);
+    void *input = xmalloc(n * size + 1);
+    memcpy(input, slab_at(&src, 3), n * size);
+    EXPECT_STATUS(ctx,
+                  scan_stage_chained(ctx, t, ex, src.buf, 3, dst.buf, dst_off, n, state.buf, p,
+                                     fb),
+                  GPGPU_SUCCESS);
+    long double *abs = xmalloc((n + 1) * sizeof *abs);
+    ref_scan(t, ex, input, n, slab_at(&dst, dst_off), abs);
+    double *tol = exact(dst.len);
+    fill_tol(t, tol + dst_off, abs, n, chained_depth(t, n));
+    slab_check(&dst, tol, what);
+    if (!in_place) {
+        char iw[220];
+        snprintf(iw, sizeof iw, "%s: input unchanged", what);
+        slab_check(&src, NULL, iw);
+        slab_free(&dst);
+    }
+    if (p.tiles > 1 && !is_float(t)) {
+        char sw[220];
+        snprintf(sw, sizeof sw, "%s: published state", what);
+        ref_scan_chained_state(input, n, SCAN_WG * p.items, p.tiles, state.host);
+        slab_check(&state, NULL, sw);
+    } else if (p.tiles == 1) {
+        char sw[220]; /* one tile publishes nothing: the state keeps its poison */
+        snprintf(sw, sizeof sw, "%s: state untouched", what);
+        slab_check(&state, NULL, sw);
+    }
+    free(tol);
+    free(abs);
+    free(input);
+    slab_free(&state);
+    slab_free(&src);
+}
+
+/* Every fallback, both kinds; summing every predecessor from its input costs
+ * tiles^2 / 2 tile reads, so the forced ones run up to FORCED_TILES tiles. */
+enum { FORCED_TILES = 40 };
+static void stage_chained(gpgpu_type t, size_t n)
+{
+    bool forced = scan_chained_plan_for(t, n).tiles <= FORCED_TILES;
+    for (int ex = 0; ex < 2; ex++) {
+        chained_once(t, n, ex, false, SCAN_FALLBACK_NONE);
+        if (forced) {
+            chained_once(t, n, ex, false, SCAN_FALLBACK_ALL);
+            chained_once(t, n, ex, true, SCAN_FALLBACK_WINDOW);
+        }
+    }
+}
+
 /* PARTIALS on `groups` random values (it takes any count, more than one
  * work-group's worth too). */
 static void stage_partials(gpgpu_type t, uint32_t groups)
@@ -156,6 +249,20 @@ static void stage_classic(gpgpu_type t, size_t n)
     slab_free(&a);
 }
 
+static const char *algo_name(gpgpu_algo a)
+{
+    switch (a) {
+    case GPGPU_ALGO_CLASSIC_SCAN:
+        return "CLASSIC_SCAN";
+    case GPGPU_ALGO_SCAN_SINGLE_PASS:
+        return "SINGLE_PASS";
+    case GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN:
+        return "REDUCE_THEN_SCAN";
+    default:
+        return "FAST";
+    }
+}
+
 /* gpgpu_scan of n elements (data, or random when NULL) at in_off into
  * out_off of another buffer, or in place; checks the whole output buffer
  * (poison outside the range) and that the input is unchanged. Leaves the
@@ -165,7 +272,7 @@ static void call(gpgpu_type t, gpgpu_algo algo, bool ex, bool in_place, size_t n
 {
     char what[200];
     snprintf(what, sizeof what, "%s %s %s %s n=%zu in_offset=%zu out_offset=%zu",
-             gpgpu_type_name(t), algo == GPGPU_ALGO_FAST ? "FAST" : "CLASSIC_SCAN", kind(ex),
+             gpgpu_type_name(t), algo_name(algo), kind(ex),
              in_place ? "in place" : "out of place", n, in_off, in_place ? in_off : out_off);
     slab in = slab_make(ctx, t, in_off, n, 2, data), out = in;
     if (in_place)
@@ -177,10 +284,13 @@ static void call(gpgpu_type t, gpgpu_algo algo, bool ex, bool in_place, size_t n
                              out_off, n),
                   GPGPU_SUCCESS);
     double *tol = exact(out.len);
-    if (algo == GPGPU_ALGO_FAST) {
+    if (algo != GPGPU_ALGO_CLASSIC_SCAN) {
         long double *abs = xmalloc(n * sizeof *abs);
         ref_scan(t, ex, slab_at(&in, in_off), n, slab_at(&out, out_off), abs);
-        fill_tol(t, tol + out_off, abs, n, fast_depth(n));
+        size_t depth = algo == GPGPU_ALGO_SCAN_SINGLE_PASS     ? chained_depth(t, n)
+                       : algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN ? rts_depth(n)
+                                                                 : fast_depth(t, n);
+        fill_tol(t, tol + out_off, abs, n, depth);
         free(abs);
     } else {
         ref_scan_classic(t, ex, slab_at(&in, in_off), n, slab_at(&out, out_off));
@@ -198,15 +308,18 @@ static void call(gpgpu_type t, gpgpu_algo algo, bool ex, bool in_place, size_t n
     slab_free(&in);
 }
 
-/* Every algorithm, both kinds, in place and not, for one input. */
+/* Every algorithm (the classic one when asked), both kinds, in place and
+ * not, for one input. */
+static const gpgpu_algo scan_algos[] = {GPGPU_ALGO_FAST, GPGPU_ALGO_SCAN_SINGLE_PASS,
+                                        GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN, GPGPU_ALGO_CLASSIC_SCAN};
 static void call_all(gpgpu_type t, size_t n, size_t in_off, size_t out_off, const void *data,
                      bool classic)
 {
-    for (int c = 0; c < (classic ? 2 : 1); c++)
+    for (size_t a = 0; a < sizeof scan_algos / sizeof *scan_algos; a++)
         for (int ex = 0; ex < 2; ex++)
             for (int ip = 0; ip < 2; ip++)
-                call(t, c ? GPGPU_ALGO_CLASSIC_SCAN : GPGPU_ALGO_FAST, ex, ip, n, in_off, out_off,
-                     data, NULL);
+                if (classic || scan_algos[a] != GPGPU_ALGO_CLASSIC_SCAN)
+                    call(t, scan_algos[a], ex, ip, n, in_off, out_off, data, NULL);
 }
 
 /* ------------------------------------------------------- edge cases */
@@ -238,28 +351,27 @@ static void edge_cases(gpgpu_type t)
             size_t n = nan_cases[c][0], at = nan_cases[c][1];
             test_random(t, data, n, test_seed++);
             put(t, data, at, NAN);
-            for (int algo = 0; algo < 2; algo++)
+            for (size_t algo = 0; algo < sizeof scan_algos / sizeof *scan_algos; algo++)
                 for (int ex = 0; ex < 2; ex++) {
-                    gpgpu_algo a = algo ? GPGPU_ALGO_CLASSIC_SCAN : GPGPU_ALGO_FAST;
+                    gpgpu_algo a = scan_algos[algo];
                     call(t, a, ex, false, n, 1, 0, data, res);
                     size_t first_nan = at + (ex ? 1 : 0);
                     EXPECT((first_nan >= n || isnan(get(t, res, n - 1))) &&
                                (first_nan == 0 || !isnan(get(t, res, first_nan - 1))),
                            "%s %s %s n=%zu NaN at %zu: the NaN did not propagate from there", tn,
-                           algo ? "CLASSIC_SCAN" : "FAST", kind(ex), n, at);
+                           algo_name(a), kind(ex), n, at);
                 }
         }
         /* +inf at 100, -inf at 900: +inf from there, NaN from 900 (inclusive). */
         test_random(t, data, 1000, test_seed++);
         put(t, data, 100, INFINITY);
         put(t, data, 900, -INFINITY);
-        for (int algo = 0; algo < 2; algo++) {
-            call(t, algo ? GPGPU_ALGO_CLASSIC_SCAN : GPGPU_ALGO_FAST, false, false, 1000, 0, 0,
-                 data, res);
+        for (size_t algo = 0; algo < sizeof scan_algos / sizeof *scan_algos; algo++) {
+            call(t, scan_algos[algo], false, false, 1000, 0, 0, data, res);
             EXPECT(get(t, res, 99) < INFINITY && get(t, res, 100) == INFINITY &&
                        get(t, res, 899) == INFINITY && isnan(get(t, res, 900)),
                    "%s %s inclusive n=1000 with +inf at 100, -inf at 900: got %g %g %g %g", tn,
-                   algo ? "CLASSIC_SCAN" : "FAST", get(t, res, 99), get(t, res, 100),
+                   algo_name(scan_algos[algo]), get(t, res, 99), get(t, res, 100),
                    get(t, res, 899), get(t, res, 900));
         }
     } else {
@@ -273,11 +385,10 @@ static void edge_cases(gpgpu_type t)
         /* And written out: {0xFFFFFFFF, 1, 5} -> {0xFFFFFFFF, 0, 5}; i32 {MAX, 1, 5}. */
         uint32_t in[3] = {t == GPGPU_TYPE_U32 ? 0xFFFFFFFFu : 0x7FFFFFFFu, 1, 5};
         uint32_t want[3] = {in[0], in[0] + 1u, in[0] + 6u};
-        for (int algo = 0; algo < 2; algo++) {
-            call(t, algo ? GPGPU_ALGO_CLASSIC_SCAN : GPGPU_ALGO_FAST, false, false, 3, 0, 0, in,
-                 res);
+        for (size_t algo = 0; algo < sizeof scan_algos / sizeof *scan_algos; algo++) {
+            call(t, scan_algos[algo], false, false, 3, 0, 0, in, res);
             char what[80];
-            snprintf(what, sizeof what, "%s %s wrap", tn, algo ? "CLASSIC_SCAN" : "FAST");
+            snprintf(what, sizeof what, "%s %s wrap", tn, algo_name(scan_algos[algo]));
             check_elems(what, t, res, want, 3, NULL);
         }
     }
@@ -299,6 +410,7 @@ int main(void)
             if (n > test_max_n())
                 continue;
             stage_fast(t, n);
+            stage_chained(t, n);
             stage_partials(t, scan_plan_for(n).groups);
             /* The classic stages are single dispatches: every size (COPY of
              * 2^22 elements spreads its 65536 groups over y on llvmpipe);

@@ -95,8 +95,12 @@ static const bench_case cases[] = {
     REDUCE("reduce_minmax_f32", F32, MINMAX, CLASSIC_MINMAX),
     REDUCE("reduce_sum_f64", F64, SUM, FAST),
     SCAN("scan_exclusive_u32", U32, true, FAST),
+    SCAN("scan_exclusive_u32", U32, true, SCAN_SINGLE_PASS),
+    SCAN("scan_exclusive_u32", U32, true, SCAN_REDUCE_THEN_SCAN),
     SCAN("scan_exclusive_u32", U32, true, CLASSIC_SCAN),
     SCAN("scan_inclusive_f32", F32, false, FAST),
+    SCAN("scan_inclusive_f32", F32, false, SCAN_SINGLE_PASS),
+    SCAN("scan_inclusive_f32", F32, false, SCAN_REDUCE_THEN_SCAN),
     SCAN("scan_inclusive_f64", F64, false, FAST),
     SORT("sort_keys_u32", U32, false, CLASSIC_NETSORT),
     SORT("sort_keys_u32", U32, false, BITONIC),
@@ -587,7 +591,8 @@ static bool case_enabled(const bench *b, const bench_case *c, int log2n)
             return false;
         if (c->algo == GPGPU_ALGO_BITONIC && log2n > o->bitonic_max_log2)
             return false;
-    } else if (c->algo != GPGPU_ALGO_FAST && log2n > o->classic_max_log2) {
+    } else if (c->algo != GPGPU_ALGO_FAST && c->algo != GPGPU_ALGO_SCAN_SINGLE_PASS &&
+               c->algo != GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN && log2n > o->classic_max_log2) {
         return false;
     }
     if (o->case_filter && !strstr(c->name, o->case_filter))

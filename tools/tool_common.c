@@ -112,6 +112,8 @@ static const name_value algo_names[] = {
     { "stride", GPGPU_ALGO_CLASSIC_STRIDE },
     { "minmax", GPGPU_ALGO_CLASSIC_MINMAX },
     { "classic", GPGPU_ALGO_CLASSIC_SCAN },
+    { "single-pass", GPGPU_ALGO_SCAN_SINGLE_PASS },
+    { "reduce-then-scan", GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN },
 };
 
 /* SpMV's own names: "classic" is Kiciak's 5-stage SpMV here. */

@@ -107,8 +107,12 @@ typedef enum gpgpu_algo {
     GPGPU_ALGO_GEMM_METHOD2 = 17,    /**< method 2: a work-group per tile of C, one output per invocation */
     GPGPU_ALGO_GEMM_METHOD6 = 18,    /**< method 6: shared-memory slices loaded ahead, 2 or 4 outputs per invocation */
     GPGPU_ALGO_GEMM_TILED = 19,      /**< register tiles over double-buffered shared slices (the default) */
-    GPGPU_ALGO_GEMM_COOPMAT_F16 = 20 /**< f32 matrices, products of their f16 roundings summed in f32 on
-                                          the matrix units (gpgpu_info.has_coopmat_f16) */
+    GPGPU_ALGO_GEMM_COOPMAT_F16 = 20, /**< f32 matrices, products of their f16 roundings summed in f32 on
+                                           the matrix units (gpgpu_info.has_coopmat_f16) */
+    GPGPU_ALGO_SCAN_SINGLE_PASS = 21, /**< scan: one pass, tiles chained by a decoupled look-back that
+                                           never waits on another work-group (reads n, writes n) */
+    GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN = 22 /**< scan: three stages, no communication between work-groups
+                                               within a dispatch (reads 2n, writes n) */
 } gpgpu_algo;
 
 /** Backends. */
@@ -334,7 +338,11 @@ GPGPU_API gpgpu_status gpgpu_reduce_to_buffer(gpgpu_context *ctx, const gpgpu_re
 typedef struct gpgpu_scan_desc {
     gpgpu_type type;
     bool exclusive; /**< out[i] = sum of in[0..i-1] (out[0] = 0) instead of in[0..i] */
-    gpgpu_algo algo; /**< DEFAULT/FAST or CLASSIC_SCAN */
+    gpgpu_algo algo; /**< DEFAULT/FAST (the single pass where the device has subgroups, else
+                          reduce-then-scan), SCAN_SINGLE_PASS, SCAN_REDUCE_THEN_SCAN or CLASSIC_SCAN.
+                          Float sums of the single pass may differ in the last bits from run to
+                          run (the look-back adds the tiles' sums in an order that depends on
+                          timing, as CUB's does); the other algorithms are deterministic. */
 } gpgpu_scan_desc;
 
 /**

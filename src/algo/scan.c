@@ -1,16 +1,35 @@
-/* Prefix sums: the fast reduce-then-scan default and Kiciak's iPrefixSum.
+/* Prefix sums: the single pass (the fast default where the device has
+ * subgroups), reduce-then-scan, and Kiciak's iPrefixSum.
  *
  * Reduce-then-scan reads the input twice and writes it once, in three
  * stages whose only cross-group communication is through a barrier between
- * dispatches, so it needs no forward-progress guarantee between work-groups
- * (a single-pass chained scan would, or a fallback to stay safe). */
+ * dispatches. The single pass reads once and writes once: tiles learn the
+ * sum of the tiles before them within the dispatch, from values the earlier
+ * tiles publish, and sum a silent predecessor from its input themselves,
+ * so that no work-group ever waits on another's progress (which neither GL
+ * nor Vulkan promises). Without subgroups its look-back walks one tile per
+ * barrier, which is why reduce-then-scan stays the default there. */
 #include "algo/copy.h"
 #include "algo/scan.h"
 #include "algo/tuning.h"
 
-enum { STAGE_REDUCE, STAGE_PARTIALS, STAGE_TILES, STAGE_COPY, STAGE_STEP };
+enum { STAGE_REDUCE, STAGE_PARTIALS, STAGE_TILES, STAGE_COPY, STAGE_STEP, STAGE_CLEAR,
+       STAGE_CHAINED };
 enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_EXCLUSIVE, P_TILES_PER_GROUP, P_GROUPS, P_PART_OFF };
-enum { P_STEP_K = P_TILES_PER_GROUP };
+enum { P_STEP_K = P_TILES_PER_GROUP, P_FALLBACK = P_TILES_PER_GROUP, P_POLLS = P_GROUPS };
+
+scan_chained_plan scan_chained_plan_for(gpgpu_type type, size_t n)
+{
+    size_t size = gpgpu_type_size(type);
+    uint32_t items = algo_tuning_get()->scan_chained_items;
+    if (size == 8 && items > 1)
+        items /= 2;
+    size_t tile = (size_t)SCAN_WG * items;
+    size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
+    /* A ticket in the first 16 bytes, then each tile's 16 bytes (32 for f64). */
+    return (scan_chained_plan){.items = items, .tiles = (uint32_t)tiles,
+                               .state_words = 4 + tiles * (size == 8 ? 8 : 4)};
+}
 
 scan_plan scan_plan_for(size_t n)
 {
@@ -105,7 +124,59 @@ gpgpu_status scan_stage_step(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *
     return algo_stage(ctx, &d);
 }
 
+gpgpu_status scan_stage_clear(gpgpu_context *ctx, gpgpu_buffer *state, size_t words)
+{
+    exec_dispatch d = stage(GPGPU_TYPE_U32, STAGE_CLEAR, true);
+    d.bind[3] = state;
+    d.params[P_N] = (uint32_t)words;
+    d.groups = algo_groups(words, CLASSIC_WG);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclusive,
+                                gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
+                                size_t dst_off, size_t n, gpgpu_buffer *state,
+                                scan_chained_plan p, scan_fallback fallback)
+{
+    exec_dispatch d = {.variant = {"scan", type, GPGPU_OP_SUM, SCAN_WG, p.items}};
+    d.params[0] = STAGE_CHAINED;
+    d.bind[0] = src;
+    d.bind[1] = dst;
+    d.bind[3] = state;
+    d.params[P_N] = (uint32_t)n;
+    d.params[P_SRC_OFF] = algo_index(src, src_off, type);
+    d.params[P_DST_OFF] = algo_index(dst, dst_off, type);
+    d.params[P_EXCLUSIVE] = exclusive;
+    d.params[P_FALLBACK] = fallback;
+    d.params[P_POLLS] = algo_tuning_get()->scan_polls;
+    d.groups = p.tiles;
+    return algo_stage(ctx, &d);
+}
+
 /* ------------------------------------------------------------- drivers */
+
+/* The single pass where the device has subgroups (its look-back is one
+ * subgroup's ballots; without them it walks one tile per barrier). */
+static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo)
+{
+    if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)
+        return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
+    unsigned mode = algo_tuning_get()->scan_single_pass;
+    return mode == 2 || (mode == 1 && ctx->info.has_subgroups);
+}
+
+static gpgpu_status scan_single_pass(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
+                                     gpgpu_buffer *in, size_t in_off, gpgpu_buffer *out,
+                                     size_t out_off, size_t n)
+{
+    scan_chained_plan p = scan_chained_plan_for(desc->type, n);
+    gpgpu_buffer *state;
+    TRY(ctx_scratch(ctx, 1, p.state_words * sizeof(uint32_t), &state));
+    if (p.tiles > 1)
+        TRY(scan_stage_clear(ctx, state, p.state_words));
+    return scan_stage_chained(ctx, desc->type, desc->exclusive, in, in_off, out, out_off, n,
+                              state, p, SCAN_FALLBACK_NONE);
+}
 
 static gpgpu_status scan_fast(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_buffer *in,
                               size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n)
@@ -148,12 +219,15 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_scan_desc *desc, 
 {
     CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_scan: desc is NULL");
     TRY(algo_check_type(ctx, desc->type, "gpgpu_scan"));
-    CHECK(desc->algo >= GPGPU_ALGO_DEFAULT && desc->algo <= GPGPU_ALGO_CLASSIC_SCAN, ctx,
+    CHECK(desc->algo >= GPGPU_ALGO_DEFAULT && desc->algo <= GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN, ctx,
           GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_scan: unknown algorithm %d", (int)desc->algo);
     CHECK(desc->algo == GPGPU_ALGO_DEFAULT || desc->algo == GPGPU_ALGO_FAST ||
-              desc->algo == GPGPU_ALGO_CLASSIC_SCAN,
+              desc->algo == GPGPU_ALGO_CLASSIC_SCAN ||
+              desc->algo == GPGPU_ALGO_SCAN_SINGLE_PASS ||
+              desc->algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN,
           ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
-          "gpgpu_scan: algorithm %d is a reduction algorithm (use FAST or CLASSIC_SCAN)",
+          "gpgpu_scan: algorithm %d is not a scan algorithm (use FAST, SCAN_SINGLE_PASS, "
+          "SCAN_REDUCE_THEN_SCAN or CLASSIC_SCAN)",
           (int)desc->algo);
     TRY(algo_check_range(ctx, in, in_off, n, desc->type, "gpgpu_scan (input)"));
     TRY(algo_check_range(ctx, out, out_off, n, desc->type, "gpgpu_scan (output)"));
@@ -177,5 +251,7 @@ gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_b
     TRY(ctx->exec->begin(ctx));
     if (desc->algo == GPGPU_ALGO_CLASSIC_SCAN)
         return ctx_end(ctx, scan_classic(ctx, desc, in, in_offset, out, out_offset, count));
+    if (use_single_pass(ctx, desc->algo))
+        return ctx_end(ctx, scan_single_pass(ctx, desc, in, in_offset, out, out_offset, count));
     return ctx_end(ctx, scan_fast(ctx, desc, in, in_offset, out, out_offset, count));
 }

@@ -8,8 +8,27 @@
 enum {
     SCAN_WG = 256,
     SCAN_ITEMS = 8,        /* default; algo_tuning_get() has the value in use */
-    SCAN_MAX_GROUPS = 1024 /* default, likewise */
+    SCAN_MAX_GROUPS = 1024, /* default, likewise */
+    SCAN_CHAINED_ITEMS = 16, /* single pass, 4-byte types (f64: 8, to fit 32 KiB of shared memory) */
+    SCAN_POLLS = 32          /* single pass: reads of a silent predecessor before summing it */
 };
+
+/* The single pass's tiles: SCAN_WG * items elements each, tiles = ceil(n / that)
+ * (at least 1); its state buffer holds state_words u32 (a ticket, then 4 per
+ * tile, 8 for f64), zeroed by CLEAR when there is more than one tile. */
+typedef struct scan_chained_plan {
+    uint32_t items, tiles;
+    size_t state_words;
+} scan_chained_plan;
+
+scan_chained_plan scan_chained_plan_for(gpgpu_type type, size_t n);
+
+/* How CHAINED is made to sum its predecessors from their input (the tests'
+ * way to reach the fallback on every tile): NONE as in use; ALL ignores every
+ * published state (out of place only: the input must stay); WINDOW ignores
+ * what the look-back reads but takes a value published by the time a
+ * predecessor has been summed (in place too). */
+typedef enum { SCAN_FALLBACK_NONE, SCAN_FALLBACK_ALL, SCAN_FALLBACK_WINDOW } scan_fallback;
 
 /* How the fast scan splits n elements: group g owns the contiguous run of
  * tiles [g * tiles_per_group, (g + 1) * tiles_per_group) of SCAN_WG * items elements. */
@@ -40,5 +59,15 @@ gpgpu_status scan_stage_copy(gpgpu_context *ctx, gpgpu_type type, bool exclusive
  * ia = 2^(k+1) floor(i / 2^k) + 2^k - 1, ib = ia + (i mod 2^k) + 1. */
 gpgpu_status scan_stage_step(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf, size_t off,
                              size_t n, unsigned k);
+
+/* CLEAR: words [0, words) of state = 0. */
+gpgpu_status scan_stage_clear(gpgpu_context *ctx, gpgpu_buffer *state, size_t words);
+/* CHAINED: dst = prefix sums of src in one pass on plan p (state cleared
+ * first when p.tiles > 1); afterwards state holds the ticket count and each
+ * tile's published sum and inclusive prefix (ref_scan_chained_state). */
+gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclusive,
+                                gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
+                                size_t dst_off, size_t n, gpgpu_buffer *state,
+                                scan_chained_plan p, scan_fallback fallback);
 
 #endif /* GPGPU_ALGO_SCAN_H */

@@ -435,6 +435,28 @@ void ref_scan(gpgpu_type type, bool exclusive, const void *src, size_t n, void *
     scan_run(&a, exclusive, src, 0, n, dst, abs_prefix);
 }
 
+void ref_scan_chained_state(const uint32_t *src, size_t n, uint32_t tile, uint32_t groups,
+                            uint32_t *state)
+{
+    size_t tiles = (n + tile - 1) / tile;
+    memset(state, 0, (4 + 4 * tiles) * sizeof *state);
+    state[0] = groups;
+    uint32_t inclusive = 0;
+    for (size_t t = 0; t < tiles; t++) {
+        uint32_t sum = 0;
+        for (size_t i = t * tile; i < n && i < (t + 1) * tile; i++)
+            sum += src[i];
+        inclusive += sum;
+        uint32_t *w = state + 4 + 4 * t;
+        w[0] = (inclusive & 0xffffu) | 0x10000u;
+        w[1] = (inclusive >> 16) | 0x10000u;
+        if (t > 0) {
+            w[2] = (sum & 0xffffu) | 0x10000u;
+            w[3] = (sum >> 16) | 0x10000u;
+        }
+    }
+}
+
 void ref_scan_classic(gpgpu_type type, bool exclusive, const void *src, size_t n, void *dst)
 {
     ref_scan_copy(type, exclusive, src, n, dst); /* in place inclusive: a no-op move */

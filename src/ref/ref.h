@@ -58,6 +58,13 @@ void ref_scan_step(gpgpu_type type, void *a, size_t n, unsigned k);
 /* The whole scan (floats in long double), abs_prefix as for TILES. */
 void ref_scan(gpgpu_type type, bool exclusive, const void *src, size_t n, void *dst,
               long double *abs_prefix);
+/* CHAINED's state after a single pass over n u32 or i32 elements in tiles
+ * of `tile` (more than one tile): word 0 the tickets drawn (`groups`), then
+ * per tile t the 16-bit chunks of its inclusive prefix and of its own sum,
+ * each with the mark bit 0x10000 (tile 0 publishes no separate sum: 0).
+ * `state` has 4 + 4 * tiles words; words 1..3 stay 0. */
+void ref_scan_chained_state(const uint32_t *src, size_t n, uint32_t tile, uint32_t groups,
+                            uint32_t *state);
 /* iPrefixSum replayed step by step (bit-exact twin of the classic scan). */
 void ref_scan_classic(gpgpu_type type, bool exclusive, const void *src, size_t n, void *dst);
 
