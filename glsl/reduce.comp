@@ -53,11 +53,15 @@ void stage_tiles()
             acc = v_op(acc, x[k]);
     }
     if (full % groups == g) { // the last, partial block
+        // Loads first here too: a small reduce is this block alone, and
+        // loads chained through `acc` would cost a memory latency each.
+        V x[ITEMS];
         for (uint k = 0u; k < ITEMS; k++) {
             uint i = full * chunk + k * WG_SIZE + lid;
-            if (i < N)
-                acc = v_op(acc, load_src(i));
+            x[k] = i < N ? load_src(i) : V_IDENTITY;
         }
+        for (uint k = 0u; k < ITEMS; k++)
+            acc = v_op(acc, x[k]);
     }
     acc = wg_reduce(acc);
     if (lid == 0u)

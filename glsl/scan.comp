@@ -20,6 +20,19 @@
 // No `restrict`: an in-place scan binds src and dst to the same memory.
 layout(std430, binding = 0) readonly buffer Src { T src[]; };
 layout(std430, binding = 1) buffer Dst { T dst[]; };
+// The same memory four elements at a time, for CHAINED's 16-byte (f64: 32)
+// loads and stores where both offsets are multiples of four (VEC4).
+#if defined(TYPE_U32)
+#define T4 uvec4
+#elif defined(TYPE_I32)
+#define T4 ivec4
+#elif defined(TYPE_F32)
+#define T4 vec4
+#else
+#define T4 dvec4
+#endif
+layout(std430, binding = 0) readonly buffer Src4 { T4 src4[]; };
+layout(std430, binding = 1) buffer Dst4 { T4 dst4[]; };
 layout(std430, binding = 2) restrict buffer Part { T part[]; };
 // CHAINED's ticket (state[0].x) and each tile's published values (below).
 layout(std430, binding = 3) coherent volatile buffer State { uvec4 state[]; };
@@ -35,6 +48,7 @@ layout(std430, binding = 3) coherent volatile buffer State { uvec4 state[]; };
 #define FALLBACK        params[5] /* CHAINED, tests: 1 ignores every published state, 2 the */
                                   /* look-back's reads only (see look_back) */
 #define POLLS           params[6] /* CHAINED: reads of a silent predecessor before summing it */
+#define VEC4            params[8] /* CHAINED: offsets allow 4-element loads and stores */
 
 #define TILE (WG_SIZE * ITEMS)
 // One padding slot every 32 keeps the ITEMS-strided reads of a thread's own
@@ -413,6 +427,10 @@ T look_back(uint t)
     return prefix;
 }
 
+// CHAINED: each invocation scans ITEMS consecutive elements of the tile in
+// registers (no shared-memory transposition: the tile costs the ticket's,
+// the work-group scan's and the look-back's barriers only), loaded and
+// stored four at a time where the offsets allow.
 void stage_chained()
 {
     uint lid = gl_LocalInvocationID.x;
@@ -425,12 +443,27 @@ void stage_chained()
     uint t = s_ticket;
     if (t >= tiles)
         return; // the whole group: a dispatch spread over y has spare groups
-    uint first = t * TILE, count = min(TILE, N - first);
+    uint first = t * TILE, count = min(TILE, N - first), mine = lid * ITEMS;
+    bool vec = VEC4 != 0u && count == TILE;
     T x[ITEMS];
-    load_tile(first, count, x);
-    tile_put(x);
+    if (vec) {
+        uint q = (SRC_OFF + first + mine) >> 2;
+        UNROLL for (uint k = 0u; k < ITEMS / 4u; k++) {
+            T4 v = src4[q + k];
+            x[4u * k] = v.x;
+            x[4u * k + 1u] = v.y;
+            x[4u * k + 2u] = v.z;
+            x[4u * k + 3u] = v.w;
+        }
+    } else {
+        UNROLL for (uint k = 0u; k < ITEMS; k++)
+            x[k] = mine + k < count ? src[SRC_OFF + first + mine + k] : T_ZERO;
+    }
+    T sum = T_ZERO;
+    UNROLL for (uint k = 0u; k < ITEMS; k++)
+        sum += x[k];
     T total;
-    T excl = tile_offsets(total);
+    T run = wg_exclusive_scan(sum, total);
     T prefix = T_ZERO;
     if (tiles > 1u) {
         if (lid == 0u)
@@ -442,7 +475,26 @@ void stage_chained()
         publish(t, prefix + total, ST_INC);
     // Published before this tile's input may be overwritten (in place).
     memoryBarrierBuffer();
-    tile_write(first, count, prefix + excl);
+    run += prefix;
+    UNROLL for (uint k = 0u; k < ITEMS; k++) {
+        T v = x[k];
+        if (EXCLUSIVE != 0u) {
+            x[k] = run;
+            run += v;
+        } else {
+            run += v;
+            x[k] = run;
+        }
+    }
+    if (vec) {
+        uint q = (DST_OFF + first + mine) >> 2;
+        UNROLL for (uint k = 0u; k < ITEMS / 4u; k++)
+            dst4[q + k] = T4(x[4u * k], x[4u * k + 1u], x[4u * k + 2u], x[4u * k + 3u]);
+    } else {
+        UNROLL for (uint k = 0u; k < ITEMS; k++)
+            if (mine + k < count)
+                dst[DST_OFF + first + mine + k] = x[k];
+    }
 }
 
 void main()

@@ -169,7 +169,7 @@ static void chained_once(gpgpu_type t, size_t n, bool ex, bool in_place, scan_fa
     if (p.tiles > 1 && !is_float(t)) {
         char sw[220];
         snprintf(sw, sizeof sw, "%s: published state", what);
-        ref_scan_chained_state(input, n, SCAN_WG * p.items, p.tiles, state.host);
+        ref_scan_chained_state(input, n, p.wg * p.items, p.tiles, state.host);
         slab_check(&state, NULL, sw);
     } else if (p.tiles == 1) {
         char sw[220]; /* one tile publishes nothing: the state keeps its poison */

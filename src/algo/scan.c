@@ -16,7 +16,8 @@
 enum { STAGE_REDUCE, STAGE_PARTIALS, STAGE_TILES, STAGE_COPY, STAGE_STEP, STAGE_CLEAR,
        STAGE_CHAINED };
 enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_EXCLUSIVE, P_TILES_PER_GROUP, P_GROUPS, P_PART_OFF };
-enum { P_STEP_K = P_TILES_PER_GROUP, P_FALLBACK = P_TILES_PER_GROUP, P_POLLS = P_GROUPS };
+enum { P_STEP_K = P_TILES_PER_GROUP, P_FALLBACK = P_TILES_PER_GROUP, P_POLLS = P_GROUPS,
+       P_VEC4 = P_PART_OFF + 1 };
 
 scan_chained_plan scan_chained_plan_for(gpgpu_type type, size_t n)
 {
@@ -24,10 +25,11 @@ scan_chained_plan scan_chained_plan_for(gpgpu_type type, size_t n)
     uint32_t items = algo_tuning_get()->scan_chained_items;
     if (size == 8 && items > 1)
         items /= 2;
-    size_t tile = (size_t)SCAN_WG * items;
+    uint32_t wg = algo_tuning_get()->scan_chained_wg;
+    size_t tile = (size_t)wg * items;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     /* A ticket in the first 16 bytes, then each tile's 16 bytes (32 for f64). */
-    return (scan_chained_plan){.items = items, .tiles = (uint32_t)tiles,
+    return (scan_chained_plan){.wg = wg, .items = items, .tiles = (uint32_t)tiles,
                                .state_words = 4 + tiles * (size == 8 ? 8 : 4)};
 }
 
@@ -138,7 +140,7 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
                                 size_t dst_off, size_t n, gpgpu_buffer *state,
                                 scan_chained_plan p, scan_fallback fallback)
 {
-    exec_dispatch d = {.variant = {"scan", type, GPGPU_OP_SUM, SCAN_WG, p.items}};
+    exec_dispatch d = {.variant = {"scan", type, GPGPU_OP_SUM, p.wg, p.items}};
     d.params[0] = STAGE_CHAINED;
     d.bind[0] = src;
     d.bind[1] = dst;
@@ -149,6 +151,10 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
     d.params[P_EXCLUSIVE] = exclusive;
     d.params[P_FALLBACK] = fallback;
     d.params[P_POLLS] = algo_tuning_get()->scan_polls;
+    /* 4-element accesses need both element offsets (from 16-byte aligned
+     * bindings) and the runs of ITEMS to be multiples of four. */
+    d.params[P_VEC4] = p.items % 4 == 0 && d.params[P_SRC_OFF] % 4 == 0 &&
+                       d.params[P_DST_OFF] % 4 == 0;
     d.groups = p.tiles;
     return algo_stage(ctx, &d);
 }
@@ -156,13 +162,17 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
 /* ------------------------------------------------------------- drivers */
 
 /* The single pass where the device has subgroups (its look-back is one
- * subgroup's ballots; without them it walks one tile per barrier). */
-static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo)
+ * subgroup's ballots; without them it walks one tile per barrier) and up to
+ * SCAN_SINGLE_PASS_MAX elements: on the H100 it is one dispatch where
+ * reduce-then-scan is three (9 against 17 us at 2^10, 16.5 against 20.6 at
+ * 2^20), even at 2^22, and slower from 2^24 on (1.74 against 1.20 ms at
+ * 2^28, docs/PERFORMANCE.md: the look-back's latency per tile is not hidden). */
+static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, size_t n)
 {
     if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
     unsigned mode = algo_tuning_get()->scan_single_pass;
-    return mode == 2 || (mode == 1 && ctx->info.has_subgroups);
+    return mode == 2 || (mode == 1 && ctx->info.has_subgroups && n <= SCAN_SINGLE_PASS_MAX);
 }
 
 static gpgpu_status scan_single_pass(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
@@ -251,7 +261,7 @@ gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_b
     TRY(ctx->exec->begin(ctx));
     if (desc->algo == GPGPU_ALGO_CLASSIC_SCAN)
         return ctx_end(ctx, scan_classic(ctx, desc, in, in_offset, out, out_offset, count));
-    if (use_single_pass(ctx, desc->algo))
+    if (use_single_pass(ctx, desc->algo, count))
         return ctx_end(ctx, scan_single_pass(ctx, desc, in, in_offset, out, out_offset, count));
     return ctx_end(ctx, scan_fast(ctx, desc, in, in_offset, out, out_offset, count));
 }

@@ -10,14 +10,15 @@ enum {
     SCAN_ITEMS = 8,        /* default; algo_tuning_get() has the value in use */
     SCAN_MAX_GROUPS = 1024, /* default, likewise */
     SCAN_CHAINED_ITEMS = 16, /* single pass, 4-byte types (f64: 8, to fit 32 KiB of shared memory) */
-    SCAN_POLLS = 32          /* single pass: reads of a silent predecessor before summing it */
+    SCAN_POLLS = 32,         /* single pass: reads of a silent predecessor before summing it */
+    SCAN_SINGLE_PASS_MAX = 1 << 22 /* the fast scan's single pass up to this many elements */
 };
 
-/* The single pass's tiles: SCAN_WG * items elements each, tiles = ceil(n / that)
+/* The single pass's tiles: wg * items elements each (wg = SCAN_WG unless tuned), tiles = ceil(n / that)
  * (at least 1); its state buffer holds state_words u32 (a ticket, then 4 per
  * tile, 8 for f64), zeroed by CLEAR when there is more than one tile. */
 typedef struct scan_chained_plan {
-    uint32_t items, tiles;
+    uint32_t wg, items, tiles; /* tiles of wg * items elements */
     size_t state_words;
 } scan_chained_plan;
 

@@ -12,6 +12,7 @@ typedef struct algo_tuning {
     unsigned scan_max_groups;   /* work-groups (and partial sums) of the scan, at most */
     unsigned scan_single_pass;  /* the fast scan: 0 reduce-then-scan, 1 the library's choice, 2 single pass */
     unsigned scan_chained_items; /* single pass: elements per invocation of 4-byte types (f64: half) */
+    unsigned scan_chained_wg;   /* single pass: work-group size */
     unsigned scan_polls;        /* single pass: reads of a silent predecessor before summing it */
     unsigned radix_items;       /* keys per invocation per tile of the radix scatter */
     unsigned radix_max_groups;  /* work-groups (histogram columns) of a radix pass, at most */
