@@ -15,7 +15,7 @@ const char scan_help[] =
     "  --inclusive       out[i] = in[0] + ... + in[i]\n"
     "  --exclusive       out[i] = in[0] + ... + in[i-1], out[0] = 0\n"
     "  -o, --output OUT  the output file; - is standard output\n"
-    "  --algo ALGO       fast (default: single-pass up to 2^22 elements where the\n"
+    "  --algo ALGO       fast (default: single-pass up to 2^21 elements where the\n"
     "                    GPU has subgroups, else reduce-then-scan), single-pass,\n"
     "                    reduce-then-scan or\n"
     "                    classic (Kiciak's iPrefixSum)\n";

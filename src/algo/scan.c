@@ -164,9 +164,9 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
 /* The single pass where the device has subgroups (its look-back is one
  * subgroup's ballots; without them it walks one tile per barrier) and up to
  * SCAN_SINGLE_PASS_MAX elements: on the H100 it is one dispatch where
- * reduce-then-scan is three (9 against 17 us at 2^10, 16.5 against 20.6 at
- * 2^20), even at 2^22, and slower from 2^24 on (1.74 against 1.20 ms at
- * 2^28, docs/PERFORMANCE.md: the look-back's latency per tile is not hidden). */
+ * reduce-then-scan is three (8.7 against 17.1 us at 2^10, 17.9 against 20.6
+ * at 2^20), 8% slower at 2^22 and 1.5x slower at 2^28 (1.81 against 1.20 ms;
+ * docs/PERFORMANCE.md: the look-back's latency per tile is not hidden). */
 static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, size_t n)
 {
     if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)

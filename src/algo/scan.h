@@ -11,7 +11,7 @@ enum {
     SCAN_MAX_GROUPS = 1024, /* default, likewise */
     SCAN_CHAINED_ITEMS = 16, /* single pass, 4-byte types (f64: 8, to fit 32 KiB of shared memory) */
     SCAN_POLLS = 32,         /* single pass: reads of a silent predecessor before summing it */
-    SCAN_SINGLE_PASS_MAX = 1 << 22 /* the fast scan's single pass up to this many elements */
+    SCAN_SINGLE_PASS_MAX = 1 << 21 /* the fast scan's single pass up to this many elements */
 };
 
 /* The single pass's tiles: wg * items elements each (wg = SCAN_WG unless tuned), tiles = ceil(n / that)
