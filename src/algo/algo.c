@@ -44,6 +44,17 @@ uint32_t algo_index(const gpgpu_buffer *buf, size_t offset, gpgpu_type type)
     return (uint32_t)(buf->ctx->exec->binding_shift(buf) / gpgpu_type_size(type) + offset);
 }
 
+void algo_bind_io(exec_dispatch *d, gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
+                  size_t dst_off, size_t n)
+{
+    gpgpu_type type = d->variant.type;
+    d->bind[0] = src;
+    d->bind[1] = dst;
+    d->params[1] = (uint32_t)n;
+    d->params[2] = algo_index(src, src_off, type);
+    d->params[3] = dst ? algo_index(dst, dst_off, type) : 0;
+}
+
 void algo_put_scalar(exec_dispatch *d, unsigned at, gpgpu_type type, double v)
 {
     if (type == GPGPU_TYPE_F32) {

@@ -24,6 +24,12 @@ gpgpu_status algo_check_range(gpgpu_context *ctx, const gpgpu_buffer *buf, size_
  * its binding (wrapped buffers may be bound from below their first byte). */
 uint32_t algo_index(const gpgpu_buffer *buf, size_t offset, gpgpu_type type);
 
+/* Binds src and dst to bindings 0 and 1 and sets the parameters the reduce
+ * and scan families share: params[1] = n, params[2] and params[3] the
+ * element indices of src_off and dst_off (dst may be NULL: index 0). */
+void algo_bind_io(exec_dispatch *d, gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
+                  size_t dst_off, size_t n);
+
 /* Puts a float scalar's bits, rounded to `type`, in d->params[at] (and params[at + 1]
  * for f64, low word first): the shaders read it back with param_t (common.glsl). */
 void algo_put_scalar(exec_dispatch *d, unsigned at, gpgpu_type type, double v);

@@ -35,12 +35,8 @@ gpgpu_status reduce_stage_tiles(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op
                                 gpgpu_buffer *dst, size_t dst_off, uint32_t groups)
 {
     exec_dispatch d = fast_stage(type, op);
-    d.bind[0] = src;
-    d.bind[1] = dst;
+    algo_bind_io(&d, src, src_off, dst, dst_off, n);
     d.params[0] = STAGE_TILES;
-    d.params[P_N] = (uint32_t)n;
-    d.params[P_SRC_OFF] = algo_index(src, src_off, type);
-    d.params[P_DST_OFF] = algo_index(dst, dst_off, type);
     d.params[P_SRC_PAIRS] = src_pairs;
     d.groups = groups;
     return algo_stage(ctx, &d);
@@ -51,11 +47,7 @@ gpgpu_status reduce_stage_expand(gpgpu_context *ctx, gpgpu_type type, gpgpu_op o
                                  size_t dst_off)
 {
     exec_dispatch d = classic_stage(type, op, STAGE_EXPAND);
-    d.bind[0] = src;
-    d.bind[1] = dst;
-    d.params[P_N] = (uint32_t)n;
-    d.params[P_SRC_OFF] = algo_index(src, src_off, type);
-    d.params[P_DST_OFF] = algo_index(dst, dst_off, type);
+    algo_bind_io(&d, src, src_off, dst, dst_off, n);
     d.groups = algo_groups(n, CLASSIC_WG);
     return algo_stage(ctx, &d);
 }

@@ -57,12 +57,8 @@ static void bind_fast(exec_dispatch *d, gpgpu_buffer *src, size_t src_off, gpgpu
                       size_t dst_off, size_t n, gpgpu_buffer *part, scan_plan plan)
 {
     gpgpu_type type = d->variant.type;
-    d->bind[0] = src;
-    d->bind[1] = dst;
+    algo_bind_io(d, src, src_off, dst, dst_off, n);
     d->bind[2] = part;
-    d->params[P_N] = (uint32_t)n;
-    d->params[P_SRC_OFF] = algo_index(src, src_off, type);
-    d->params[P_DST_OFF] = dst ? algo_index(dst, dst_off, type) : 0;
     d->params[P_TILES_PER_GROUP] = plan.tiles_per_group;
     d->params[P_GROUPS] = plan.groups;
     d->params[P_PART_OFF] = algo_index(part, plan.part_off, type);
@@ -103,11 +99,7 @@ gpgpu_status scan_stage_copy(gpgpu_context *ctx, gpgpu_type type, bool exclusive
                              size_t dst_off, size_t n)
 {
     exec_dispatch d = stage(type, STAGE_COPY, true);
-    d.bind[0] = src;
-    d.bind[1] = dst;
-    d.params[P_N] = (uint32_t)n;
-    d.params[P_SRC_OFF] = algo_index(src, src_off, type);
-    d.params[P_DST_OFF] = algo_index(dst, dst_off, type);
+    algo_bind_io(&d, src, src_off, dst, dst_off, n);
     d.params[P_EXCLUSIVE] = exclusive;
     d.groups = algo_groups(n, CLASSIC_WG);
     return algo_stage(ctx, &d);
@@ -142,19 +134,16 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
 {
     exec_dispatch d = {.variant = {"scan", type, GPGPU_OP_SUM, p.wg, p.items}};
     d.params[0] = STAGE_CHAINED;
-    d.bind[0] = src;
-    d.bind[1] = dst;
+    algo_bind_io(&d, src, src_off, dst, dst_off, n);
     d.bind[3] = state;
-    d.params[P_N] = (uint32_t)n;
-    d.params[P_SRC_OFF] = algo_index(src, src_off, type);
-    d.params[P_DST_OFF] = algo_index(dst, dst_off, type);
     d.params[P_EXCLUSIVE] = exclusive;
     d.params[P_FALLBACK] = fallback;
     d.params[P_POLLS] = algo_tuning_get()->scan_polls;
-    /* 4-element accesses need both element offsets (from 16-byte aligned
-     * bindings) and the runs of ITEMS to be multiples of four. */
-    d.params[P_VEC4] = p.items % 4 == 0 && d.params[P_SRC_OFF] % 4 == 0 &&
-                       d.params[P_DST_OFF] % 4 == 0;
+    /* 16-byte accesses need both element offsets (from bindings aligned to
+     * at least 16 bytes) and the runs of ITEMS to be multiples of four; f64
+     * keeps single loads (a dvec4 would need 32-byte aligned bindings). */
+    d.params[P_VEC4] = gpgpu_type_size(type) == 4 && p.items % 4 == 0 &&
+                       d.params[P_SRC_OFF] % 4 == 0 && d.params[P_DST_OFF] % 4 == 0;
     d.groups = p.tiles;
     return algo_stage(ctx, &d);
 }
