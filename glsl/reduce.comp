@@ -6,6 +6,9 @@
 // consecutive T for OP_MINMAX.
 //   0 TILES     fast: group g reduces blocks g, g+G, g+2G, ... of
 //               WG_SIZE*ITEMS source elements and writes V element g of dst.
+//               With FOLD, the last group to finish (an atomic counter at
+//               binding 3 tells) also folds dst's G values into V element 0
+//               of binding 2 and sets the counter back to 0: one dispatch.
 //   1 EXPAND    classic: dst V element i = v_from(src[i]), a scratch copy.
 //   2 HALVING   classic GPUSumUp step on dst: a[i] op= a[i + ceil(n/2)].
 //   3 STRIDE    classic GPUAltSumUp step on dst: a[2qt] op= a[2qt + q].
@@ -13,13 +16,18 @@
 //   5 QUADS     classic GPUfindMinMax, later steps: pairs of pairs.
 
 layout(std430, binding = 0) restrict readonly buffer Src { T src[]; };
-layout(std430, binding = 1) restrict buffer Dst { T dst[]; };
+// Coherent: with FOLD the last group reads what the others wrote.
+layout(std430, binding = 1) coherent buffer Dst { T dst[]; };
+layout(std430, binding = 2) restrict writeonly buffer Result { T result[]; };
+layout(std430, binding = 3) coherent buffer Counter { uint counter[]; };
 
 #define N         params[1] /* elements (TILES, EXPAND) or V elements left (classic steps) */
 #define SRC_OFF   params[2]
 #define DST_OFF   params[3]
 #define SRC_PAIRS params[4] /* TILES on OP_MINMAX: src already holds (min, max) pairs */
 #define Q         params[5] /* STRIDE: distance between the operands */
+#define FOLD      params[6] /* TILES: the last group folds the partial results */
+#define RESULT_OFF params[7]
 
 V load_src(uint i)
 {
@@ -37,6 +45,8 @@ void store_dst(uint i, V v) { dst[DST_OFF + 2u * i] = v.x; dst[DST_OFF + 2u * i 
 V load_dst(uint i) { return dst[DST_OFF + i]; }
 void store_dst(uint i, V v) { dst[DST_OFF + i] = v; }
 #endif
+
+shared bool s_last;
 
 void stage_tiles()
 {
@@ -64,8 +74,33 @@ void stage_tiles()
             acc = v_op(acc, x[k]);
     }
     acc = wg_reduce(acc);
-    if (lid == 0u)
+    if (FOLD == 0u) {
+        if (lid == 0u)
+            store_dst(g, acc);
+        return;
+    }
+    if (lid == 0u) {
         store_dst(g, acc);
+        memoryBarrierBuffer(); // the partial before the count that announces it
+        s_last = atomicAdd(counter[0], 1u) == groups - 1u;
+    }
+    SYNC();
+    if (!s_last)
+        return; // the whole group
+    memoryBarrierBuffer();
+    V r = V_IDENTITY;
+    for (uint i = lid; i < groups; i += WG_SIZE)
+        r = v_op(r, load_dst(i));
+    r = wg_reduce(r);
+    if (lid == 0u) {
+#ifdef OP_MINMAX
+        result[RESULT_OFF] = r.x;
+        result[RESULT_OFF + 1u] = r.y;
+#else
+        result[RESULT_OFF] = r;
+#endif
+        counter[0] = 0u; // ready for the next call
+    }
 }
 
 // GPUfindMinMax works in place on T elements: after PAIRS, dst[2t] <= dst[2t+1];

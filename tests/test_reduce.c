@@ -76,6 +76,51 @@ static void stage_tiles(gpgpu_type t, gpgpu_op op, size_t n, uint32_t groups, bo
     slab_free(&dst);
 }
 
+/* TILES with the fold, from element 3 of a source: part as TILES (from
+ * element 0), the fold's result at element 2 of out (poison around it), the
+ * counter back at 0 with its neighbour untouched; min/max bit-exact, float
+ * sums within the two levels' depth (the fold adds each invocation's share
+ * of the groups' values serially, then the work-group combine). */
+static void stage_fold(gpgpu_type t, gpgpu_op op, size_t n, uint32_t groups)
+{
+    size_t w = reduce_width(op);
+    char what[160];
+    LABEL(what, t, op, "TILES+FOLD n=%zu groups=%u", n, groups);
+    slab src = slab_make(ctx, t, 3, n, 2, NULL);
+    slab part = slab_make(ctx, t, groups * w + 2, 0, 0, NULL);
+    slab out = slab_make(ctx, t, 2 + w + 1, 0, 0, NULL);
+    uint32_t zero[2] = {0, 7};
+    slab counter = slab_make(ctx, GPGPU_TYPE_U32, 0, 2, 0, zero);
+    EXPECT_STATUS(ctx,
+                  reduce_stage_fold(ctx, t, op, src.buf, 3, n, part.buf, counter.buf, out.buf, 2,
+                                    groups),
+                  GPGPU_SUCCESS);
+    long double *abs = xmalloc(groups * sizeof *abs), abs_all = 0;
+    ref_reduce_tiles(t, op, slab_at(&src, 3), n, false, groups, (uint32_t)block_size(),
+                     part.host, abs);
+    double *tol = exact(part.len);
+    for (uint32_t g = 0; float_sum(t, op) && g < groups; g++) {
+        tol[g] = tolerance(t, tiles_depth(n, groups), abs[g]);
+        abs_all += abs[g];
+    }
+    slab_check(&part, tol, what);
+    free(tol);
+    ref_reduce_tiles(t, op, part.host, groups, op == GPGPU_OP_MINMAX, 1,
+                     (uint32_t)block_size(), slab_at(&out, 2), NULL);
+    tol = exact(out.len);
+    if (float_sum(t, op))
+        tol[2] = tolerance(t, tiles_depth(n, groups) + ceil_div(groups, REDUCE_WG) + wg_depth,
+                           abs_all);
+    slab_check(&out, tol, what);
+    slab_check(&counter, NULL, what); /* 0 again, 7 untouched */
+    free(tol);
+    free(abs);
+    slab_free(&src);
+    slab_free(&part);
+    slab_free(&out);
+    slab_free(&counter);
+}
+
 /* The classic steps, each once on fresh random data; bit-exact. */
 static void stage_classic(gpgpu_type t, gpgpu_op op, size_t n)
 {
@@ -303,6 +348,9 @@ int main(void)
                 stage_tiles(t, op, n, p.groups, false);
                 stage_tiles(t, op, n, 7, false); /* several blocks per group */
                 stage_tiles(t, op, n, 3, true);  /* pass 2's shape: pairs (MINMAX) */
+                if (p.groups > 1)
+                    stage_fold(t, op, n, p.groups);
+                stage_fold(t, op, n, 5);
                 /* The classic stages alone: single dispatches, so at the
                  * largest sizes too for MINMAX (its EXPAND of 2^22 elements
                  * needs 65536 groups, more than llvmpipe's x limit: the

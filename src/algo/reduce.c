@@ -1,10 +1,13 @@
 /* Reductions: the fast two-pass default and Kiciak's three classic ones. */
 #include "algo/copy.h"
 #include "algo/reduce.h"
+#include "algo/scan.h"
 #include "algo/tuning.h"
 
 enum { STAGE_TILES, STAGE_EXPAND, STAGE_HALVING, STAGE_STRIDE, STAGE_PAIRS, STAGE_QUADS };
-enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_SRC_PAIRS, P_Q };
+enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_SRC_PAIRS, P_Q, P_FOLD, P_RESULT_OFF };
+/* The fold's counter lives in the last scratch slot, which nothing else uses. */
+enum { SCRATCH_FOLD_COUNTER = CTX_SCRATCH_SLOTS - 1 };
 
 reduce_plan reduce_plan_for(size_t n)
 {
@@ -40,6 +43,31 @@ gpgpu_status reduce_stage_tiles(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op
     d.params[P_SRC_PAIRS] = src_pairs;
     d.groups = groups;
     return algo_stage(ctx, &d);
+}
+
+gpgpu_status reduce_stage_fold(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                               gpgpu_buffer *src, size_t src_off, size_t n, gpgpu_buffer *part,
+                               gpgpu_buffer *counter, gpgpu_buffer *out, size_t out_off,
+                               uint32_t groups)
+{
+    exec_dispatch d = fast_stage(type, op);
+    algo_bind_io(&d, src, src_off, part, 0, n);
+    d.bind[2] = out;
+    d.bind[3] = counter;
+    d.params[0] = STAGE_TILES;
+    d.params[P_FOLD] = 1;
+    d.params[P_RESULT_OFF] = algo_index(out, out_off, type);
+    d.groups = groups;
+    return algo_stage(ctx, &d);
+}
+
+/* The fold's counter: one word in a scratch slot of its own, zeroed when the
+ * slot is made; every fold sets it back to zero. */
+static gpgpu_status fold_counter(gpgpu_context *ctx, gpgpu_buffer **out)
+{
+    bool fresh = ctx->scratch[SCRATCH_FOLD_COUNTER] == NULL;
+    TRY(ctx_scratch(ctx, SCRATCH_FOLD_COUNTER, sizeof(uint32_t), out));
+    return fresh ? scan_stage_clear(ctx, *out, 1) : GPGPU_SUCCESS;
 }
 
 gpgpu_status reduce_stage_expand(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
@@ -109,6 +137,12 @@ static gpgpu_status reduce_fast(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op
         return reduce_stage_tiles(ctx, type, op, in, offset, n, false, out, out_off, 1);
     gpgpu_buffer *part;
     TRY(ctx_scratch(ctx, 0, p.groups * w * gpgpu_type_size(type), &part));
+    if (algo_tuning_get()->reduce_fold) {
+        gpgpu_buffer *counter;
+        TRY(fold_counter(ctx, &counter));
+        return reduce_stage_fold(ctx, type, op, in, offset, n, part, counter, out, out_off,
+                                 p.groups);
+    }
     TRY(reduce_stage_tiles(ctx, type, op, in, offset, n, false, part, 0, p.groups));
     return reduce_stage_tiles(ctx, type, op, part, 0, p.groups, true, out, out_off, 1);
 }

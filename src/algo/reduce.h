@@ -33,6 +33,13 @@ static inline size_t reduce_width(gpgpu_op op) { return op == GPGPU_OP_MINMAX ? 
 gpgpu_status reduce_stage_tiles(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
                                 gpgpu_buffer *src, size_t src_off, size_t n, bool src_pairs,
                                 gpgpu_buffer *dst, size_t dst_off, uint32_t groups);
+/* TILES with the fold: as TILES into part (groups > 1), and the last group
+ * to finish writes op over part's groups values to V element out_off of out
+ * and sets counter[0] (zero before the call) back to zero. */
+gpgpu_status reduce_stage_fold(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                               gpgpu_buffer *src, size_t src_off, size_t n, gpgpu_buffer *part,
+                               gpgpu_buffer *counter, gpgpu_buffer *out, size_t out_off,
+                               uint32_t groups);
 /* EXPAND: V element i of dst = src[i] (as a pair for MINMAX), i < n. */
 gpgpu_status reduce_stage_expand(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
                                  gpgpu_buffer *src, size_t src_off, size_t n, gpgpu_buffer *dst,

@@ -13,6 +13,7 @@
 static algo_tuning tuning = {
     .reduce_items = REDUCE_ITEMS,
     .reduce_max_groups = REDUCE_MAX_GROUPS,
+    .reduce_fold = 1,
     .scan_items = SCAN_ITEMS,
     .scan_max_groups = SCAN_MAX_GROUPS,
     .scan_single_pass = 1,
@@ -54,6 +55,7 @@ static void read_env(void)
     } knobs[] = {
         {"reduce_items", &tuning.reduce_items, false},
         {"reduce_groups", &tuning.reduce_max_groups, false},
+        {"reduce_fold", &tuning.reduce_fold, true},
         {"scan_items", &tuning.scan_items, false},
         {"scan_groups", &tuning.scan_max_groups, false},
         {"scan_single_pass", &tuning.scan_single_pass, true},
