@@ -88,9 +88,18 @@ void stage_tiles()
     if (!s_last)
         return; // the whole group
     memoryBarrierBuffer();
+    // ITEMS loads in flight per invocation, as in the blocks: up to 4096
+    // partials read one after another would cost a memory latency each.
     V r = V_IDENTITY;
-    for (uint i = lid; i < groups; i += WG_SIZE)
-        r = v_op(r, load_dst(i));
+    for (uint base = 0u; base < groups; base += WG_SIZE * ITEMS) {
+        V x[ITEMS];
+        for (uint k = 0u; k < ITEMS; k++) {
+            uint i = base + k * WG_SIZE + lid;
+            x[k] = i < groups ? load_dst(i) : V_IDENTITY;
+        }
+        for (uint k = 0u; k < ITEMS; k++)
+            r = v_op(r, x[k]);
+    }
     r = wg_reduce(r);
     if (lid == 0u) {
 #ifdef OP_MINMAX

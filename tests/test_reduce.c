@@ -79,8 +79,9 @@ static void stage_tiles(gpgpu_type t, gpgpu_op op, size_t n, uint32_t groups, bo
 /* TILES with the fold, from element 3 of a source: part as TILES (from
  * element 0), the fold's result at element 2 of out (poison around it), the
  * counter back at 0 with its neighbour untouched; min/max bit-exact, float
- * sums within the two levels' depth (the fold adds each invocation's share
- * of the groups' values serially, then the work-group combine). */
+ * sums within the two levels' depth (the fold reads the groups' values as
+ * one group's blocks would, ITEMS per invocation at a time, then the
+ * work-group combine: the depth of TILES with one group over them). */
 static void stage_fold(gpgpu_type t, gpgpu_op op, size_t n, uint32_t groups)
 {
     size_t w = reduce_width(op);
@@ -109,8 +110,7 @@ static void stage_fold(gpgpu_type t, gpgpu_op op, size_t n, uint32_t groups)
                      (uint32_t)block_size(), slab_at(&out, 2), NULL);
     tol = exact(out.len);
     if (float_sum(t, op))
-        tol[2] = tolerance(t, tiles_depth(n, groups) + ceil_div(groups, REDUCE_WG) + wg_depth,
-                           abs_all);
+        tol[2] = tolerance(t, tiles_depth(n, groups) + tiles_depth(groups, 1), abs_all);
     slab_check(&out, tol, what);
     slab_check(&counter, NULL, what); /* 0 again, 7 untouched */
     free(tol);
