@@ -10,10 +10,13 @@
 enum {
     REDUCE_WG = 256,        /* invocations per work-group of the fast stage */
     REDUCE_ITEMS = 4,        /* default loads in flight per invocation per block */
-    /* Default cap on the first pass's groups: 4096 (some 31 per SM of an H100)
-     * reached 0.97x CUB at 2^28 floats where 1024 reached 0.52x (Vulkan,
-     * docs/PERFORMANCE.md); algo_tuning_get() has the value in use. */
-    REDUCE_MAX_GROUPS = 4096
+    /* Caps on the first pass's groups, by size (reduce_plan_for; measured on
+     * the H100 with the warm-up, docs/PERFORMANCE.md; an older measurement
+     * that put 1024 groups at half speed at 2^28 met the slow 1 GiB buffer):
+     * GPGPU_TUNE=reduce_groups sets one cap for every size. */
+    REDUCE_MAX_GROUPS = 4096,    /* from REDUCE_MANY_FROM elements on */
+    REDUCE_MID_GROUPS = 1024,    /* below */
+    REDUCE_MANY_FROM = 1 << 27
 };
 
 /* How the fast reduction splits n elements: `groups` work-groups, group g

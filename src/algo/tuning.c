@@ -12,7 +12,7 @@
 
 static algo_tuning tuning = {
     .reduce_items = REDUCE_ITEMS,
-    .reduce_max_groups = REDUCE_MAX_GROUPS,
+    .reduce_max_groups = 0, /* by size: reduce_plan_for */
     .reduce_fold = 1,
     .scan_items = SCAN_ITEMS,
     .scan_max_groups = SCAN_MAX_GROUPS,

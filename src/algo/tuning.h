@@ -7,7 +7,7 @@
 
 typedef struct algo_tuning {
     unsigned reduce_items;      /* loads in flight per invocation per block */
-    unsigned reduce_max_groups; /* work-groups of the first reduce pass, at most */
+    unsigned reduce_max_groups; /* work-groups of the first reduce pass, at most (0: by size) */
     unsigned reduce_fold;       /* 1: one dispatch, the last group folds the partials; 0: two */
     unsigned scan_items;        /* elements per invocation per tile */
     unsigned scan_max_groups;   /* work-groups (and partial sums) of the scan, at most */
