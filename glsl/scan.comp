@@ -153,30 +153,23 @@ void load_tile(uint first, uint count, out T x[ITEMS])
     }
 }
 
-// A tile's local scan, in three steps that the single pass separates: put
-// the loaded elements into shared memory; each invocation's exclusive offset
-// within the tile (it owns ITEMS consecutive elements) and the tile's total;
-// the scanned tile written out from `run`, coalesced.
-void tile_put(T x[ITEMS])
+// Scans the tile held in x (count elements from `first`), adding `carry`,
+// while the loads of the next tile (from `next`, next_count elements) are
+// issued into x: they are in flight during this tile's barriers. Returns the
+// new carry.
+T scan_tile(inout T x[ITEMS], uint first, uint count, uint next, uint next_count, T carry)
 {
     uint lid = gl_LocalInvocationID.x;
     for (uint k = 0u; k < ITEMS; k++)
         s_tile[PAD(k * WG_SIZE + lid)] = x[k];
-}
-
-T tile_offsets(out T total)
-{
+    if (next_count > 0u)
+        load_tile(next, next_count, x);
     SYNC();
-    uint lid = gl_LocalInvocationID.x;
-    T sum = T_ZERO;
+    T sum = T_ZERO; // each invocation owns ITEMS consecutive elements
     for (uint k = 0u; k < ITEMS; k++)
         sum += s_tile[PAD(lid * ITEMS + k)];
-    return wg_exclusive_scan(sum, total);
-}
-
-void tile_write(uint first, uint count, T run)
-{
-    uint lid = gl_LocalInvocationID.x;
+    T total;
+    T run = carry + wg_exclusive_scan(sum, total);
     for (uint k = 0u; k < ITEMS; k++) {
         uint i = PAD(lid * ITEMS + k);
         T v = s_tile[i];
@@ -195,20 +188,6 @@ void tile_write(uint first, uint count, T run)
             dst[DST_OFF + first + i] = s_tile[PAD(i)];
     }
     SYNC();
-}
-
-// Scans the tile held in x (count elements from `first`), adding `carry`,
-// while the loads of the next tile (from `next`, next_count elements) are
-// issued into x: they are in flight during this tile's barriers. Returns the
-// new carry.
-T scan_tile(inout T x[ITEMS], uint first, uint count, uint next, uint next_count, T carry)
-{
-    tile_put(x);
-    if (next_count > 0u)
-        load_tile(next, next_count, x);
-    T total;
-    T excl = tile_offsets(total);
-    tile_write(first, count, carry + excl);
     return carry + total;
 }
 
@@ -243,7 +222,7 @@ void stage_tiles()
 #define ST_INC 2u
 
 #if defined(TYPE_F64)
-#define STATE_QUADS 2u // per tile: [INC chunks 0..3], [SUM chunks 0..3]
+// Per tile: the INC chunks 0..3 in one uvec4, the SUM chunks in the next.
 uvec4 encode(T v)
 {
     uvec2 b = unpackDouble2x32(v);
@@ -266,7 +245,7 @@ uint read_state(uint t, out T v)
 }
 void publish(uint t, T v, uint st) { state[1u + 2u * t + (st == ST_SUM ? 1u : 0u)] = encode(v); }
 #else
-#define STATE_QUADS 1u // per tile: (INC chunks 0, 1, SUM chunks 0, 1)
+// Per tile one uvec4: (INC chunks 0, 1, SUM chunks 0, 1).
 #if defined(TYPE_U32)
 uint t_bits(T v) { return v; }
 T t_of_bits(uint b) { return b; }
