@@ -14,6 +14,7 @@
 //   3 STRIDE    classic GPUAltSumUp step on dst: a[2qt] op= a[2qt + q].
 //   4 PAIRS     classic GPUfindMinMax, first step: comparators on pairs.
 //   5 QUADS     classic GPUfindMinMax, later steps: pairs of pairs.
+//   6 COUNTER   the fold's counter (binding 3) = 0, once when it is made.
 
 layout(std430, binding = 0) restrict readonly buffer Src { T src[]; };
 // Coherent: with FOLD the last group reads what the others wrote.
@@ -74,16 +75,15 @@ void stage_tiles()
             acc = v_op(acc, x[k]);
     }
     acc = wg_reduce(acc);
-    if (FOLD == 0u) {
-        if (lid == 0u)
-            store_dst(g, acc);
-        return;
-    }
     if (lid == 0u) {
         store_dst(g, acc);
-        memoryBarrierBuffer(); // the partial before the count that announces it
-        s_last = atomicAdd(counter[0], 1u) == groups - 1u;
+        if (FOLD != 0u) {
+            memoryBarrierBuffer(); // the partial before the count that announces it
+            s_last = atomicAdd(counter[0], 1u) == groups - 1u;
+        }
     }
+    if (FOLD == 0u)
+        return;
     SYNC();
     if (!s_last)
         return; // the whole group
@@ -158,6 +158,10 @@ void main()
             choose(i, i + 1u, j, j + 1u);
         return;
     }
+    case 6u:
+        if (iid == 0u)
+            counter[0] = 0u;
+        return;
     default:
         return;
     }

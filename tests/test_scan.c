@@ -144,7 +144,7 @@ static void chained_once(gpgpu_type t, size_t n, bool ex, bool in_place, scan_fa
     if (p.tiles > 1) {
         char cw[220];
         snprintf(cw, sizeof cw, "%s: CLEAR", what);
-        EXPECT_STATUS(ctx, scan_stage_clear(ctx, state.buf, p.state_words), GPGPU_SUCCESS);
+        EXPECT_STATUS(ctx, scan_stage_clear(ctx, t, state.buf, p), GPGPU_SUCCESS);
         memset(state.host, 0, p.state_words * sizeof(uint32_t));
         slab_check(&state, NULL, cw);
     }

@@ -1,10 +1,10 @@
 /* Reductions: the fast two-pass default and Kiciak's three classic ones. */
 #include "algo/copy.h"
 #include "algo/reduce.h"
-#include "algo/scan.h"
 #include "algo/tuning.h"
 
-enum { STAGE_TILES, STAGE_EXPAND, STAGE_HALVING, STAGE_STRIDE, STAGE_PAIRS, STAGE_QUADS };
+enum { STAGE_TILES, STAGE_EXPAND, STAGE_HALVING, STAGE_STRIDE, STAGE_PAIRS, STAGE_QUADS,
+       STAGE_COUNTER };
 enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_SRC_PAIRS, P_Q, P_FOLD, P_RESULT_OFF };
 /* The fold's counter lives in the last scratch slot, which nothing else uses. */
 enum { SCRATCH_FOLD_COUNTER = CTX_SCRATCH_SLOTS - 1 };
@@ -66,12 +66,20 @@ gpgpu_status reduce_stage_fold(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
 }
 
 /* The fold's counter: one word in a scratch slot of its own, zeroed when the
- * slot is made; every fold sets it back to zero. */
-static gpgpu_status fold_counter(gpgpu_context *ctx, gpgpu_buffer **out)
+ * slot is made (by the program the fold runs, so no other is built); every
+ * fold sets it back to zero. */
+static gpgpu_status fold_counter(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                 gpgpu_buffer **out)
 {
     bool fresh = ctx->scratch[SCRATCH_FOLD_COUNTER] == NULL;
     TRY(ctx_scratch(ctx, SCRATCH_FOLD_COUNTER, sizeof(uint32_t), out));
-    return fresh ? scan_stage_clear(ctx, *out, 1) : GPGPU_SUCCESS;
+    if (!fresh)
+        return GPGPU_SUCCESS;
+    exec_dispatch d = fast_stage(type, op);
+    d.bind[3] = *out;
+    d.params[0] = STAGE_COUNTER;
+    d.groups = 1;
+    return algo_stage(ctx, &d);
 }
 
 gpgpu_status reduce_stage_expand(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
@@ -143,7 +151,7 @@ static gpgpu_status reduce_fast(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op
     TRY(ctx_scratch(ctx, 0, p.groups * w * gpgpu_type_size(type), &part));
     if (algo_tuning_get()->reduce_fold) {
         gpgpu_buffer *counter;
-        TRY(fold_counter(ctx, &counter));
+        TRY(fold_counter(ctx, type, op, &counter));
         return reduce_stage_fold(ctx, type, op, in, offset, n, part, counter, out, out_off,
                                  p.groups);
     }

@@ -118,12 +118,20 @@ gpgpu_status scan_stage_step(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *
     return algo_stage(ctx, &d);
 }
 
-gpgpu_status scan_stage_clear(gpgpu_context *ctx, gpgpu_buffer *state, size_t words)
+static exec_dispatch chained_stage(gpgpu_type type, unsigned which, scan_chained_plan p)
 {
-    exec_dispatch d = stage(GPGPU_TYPE_U32, STAGE_CLEAR, true);
+    exec_dispatch d = {.variant = {"scan", type, GPGPU_OP_SUM, p.wg, p.items}};
+    d.params[0] = which;
+    return d;
+}
+
+gpgpu_status scan_stage_clear(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *state,
+                              scan_chained_plan p)
+{
+    exec_dispatch d = chained_stage(type, STAGE_CLEAR, p);
     d.bind[3] = state;
-    d.params[P_N] = (uint32_t)words;
-    d.groups = algo_groups(words, CLASSIC_WG);
+    d.params[P_N] = (uint32_t)p.state_words;
+    d.groups = algo_groups(p.state_words, p.wg);
     return algo_stage(ctx, &d);
 }
 
@@ -132,8 +140,7 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
                                 size_t dst_off, size_t n, gpgpu_buffer *state,
                                 scan_chained_plan p, scan_fallback fallback)
 {
-    exec_dispatch d = {.variant = {"scan", type, GPGPU_OP_SUM, p.wg, p.items}};
-    d.params[0] = STAGE_CHAINED;
+    exec_dispatch d = chained_stage(type, STAGE_CHAINED, p);
     algo_bind_io(&d, src, src_off, dst, dst_off, n);
     d.bind[3] = state;
     d.params[P_EXCLUSIVE] = exclusive;
@@ -172,7 +179,7 @@ static gpgpu_status scan_single_pass(gpgpu_context *ctx, const gpgpu_scan_desc *
     gpgpu_buffer *state;
     TRY(ctx_scratch(ctx, 1, p.state_words * sizeof(uint32_t), &state));
     if (p.tiles > 1)
-        TRY(scan_stage_clear(ctx, state, p.state_words));
+        TRY(scan_stage_clear(ctx, desc->type, state, p));
     return scan_stage_chained(ctx, desc->type, desc->exclusive, in, in_off, out, out_off, n,
                               state, p, SCAN_FALLBACK_NONE);
 }

@@ -61,8 +61,10 @@ gpgpu_status scan_stage_copy(gpgpu_context *ctx, gpgpu_type type, bool exclusive
 gpgpu_status scan_stage_step(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf, size_t off,
                              size_t n, unsigned k);
 
-/* CLEAR: words [0, words) of state = 0. */
-gpgpu_status scan_stage_clear(gpgpu_context *ctx, gpgpu_buffer *state, size_t words);
+/* CLEAR: words [0, p.state_words) of state = 0, run by CHAINED's own
+ * program (the same type and plan), so that no other program is built. */
+gpgpu_status scan_stage_clear(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *state,
+                              scan_chained_plan p);
 /* CHAINED: dst = prefix sums of src in one pass on plan p (state cleared
  * first when p.tiles > 1); afterwards state holds the ticket count and each
  * tile's published sum and inclusive prefix (ref_scan_chained_state). */
