@@ -43,8 +43,11 @@ static const char bench_help[] =
     "  --runs R              timed runs per case and size (default 20)\n"
     "  --warmup W            untimed runs before them (default 3)\n"
     "  --warmup-ms MS        and more untimed runs until the GPU has worked that long\n"
-    "                        (default 200: an idle GPU takes over 100 ms to come back\n"
-    "                        to full speed; 0: the W runs only)\n"
+    "                        since it was last idle for 20 ms (default 1000: an idle\n"
+    "                        H100 runs SpMV up to 4x slow for 0.4 s; 0: the W runs\n"
+    "                        only)\n"
+    "  --trace               print every timed run's GPU time to stderr, in order,\n"
+    "                        with the seconds since the process began\n"
     "  --classic-max-log2 K  run the classic algorithms (dozens of passes; for\n"
     "                        sort the netsort, 1/2 log n (log n + 1) passes) up\n"
     "                        to 2^K only (default 24)\n"
@@ -241,7 +244,8 @@ static void parse_options(int argc, char **argv, bench_options *o)
     *o = (bench_options){ .min_log2 = 10, .max_log2 = 28, .step = 2, .runs = 20,
                           .warmup = 3, .warmup_ms = TOOL_WARM_UP_MS, .classic_max_log2 = 24,
                           .bitonic_max_log2 = 30,
-                          .check_max_log2 = 20, .kinds = { true, true, true } };
+                          .check_max_log2 = 20, .kinds = { true, true, true },
+                          .started_ns = bench_now_ns() };
 
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value;
@@ -273,6 +277,8 @@ static void parse_options(int argc, char **argv, bench_options *o)
             o->warmup = (int)tool_parse_uint(arg, value, 0, 1000000);
         } else if ((value = tool_option_value(argc, argv, &i, "--warmup-ms")) != NULL) {
             o->warmup_ms = (int)tool_parse_uint(arg, value, 0, 60000);
+        } else if (strcmp(arg, "--trace") == 0) {
+            o->trace = true;
         } else if ((value = tool_option_value(argc, argv, &i, "--classic-max-log2")) != NULL) {
             o->classic_max_log2 = (int)tool_parse_uint(arg, value, 0, 30);
         } else if ((value = tool_option_value(argc, argv, &i, "--bitonic-max-log2")) != NULL) {
@@ -536,11 +542,16 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
     gpgpu_status status;
 
     /* Then on until the GPU has been busy for warmup_ms: after the host's own work between
-     * cases (the CPU checks), an idle H100 needs over 100 ms of load to come back to its
-     * speed, and a few short warm-up calls measured kernels 4-5x slow (PERFORMANCE.md). */
+     * cases (matrices made, CPU checks), an idle H100 runs L2-bound kernels (SpMV) up to 4x
+     * slow for 0.2-0.4 s of load (PERFORMANCE.md, "Measured platform facts"). The busy
+     * time counts from the end of the last idle gap, so that cases following each other
+     * closely do not warm up again. */
     double start = bench_now_ns();
+    if (start - b->gpu_idle_since_ns > BENCH_IDLE_GAP_MS * 1e6)
+        b->gpu_busy_since_ns = start;
     for (int r = 0; r < b->opt->warmup ||
-                    (bench_now_ns() - start < b->opt->warmup_ms * 1e6 && r < 100000);
+                    (bench_now_ns() - b->gpu_busy_since_ns < b->opt->warmup_ms * 1e6 &&
+                     r < 100000);
          r++) {
         status = run_once(b, job);
         if (status == GPGPU_SUCCESS && r >= b->opt->warmup)
@@ -564,6 +575,13 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
             return status;
         if (end != GPGPU_SUCCESS)
             return end;
+    }
+    b->gpu_idle_since_ns = bench_now_ns();
+    if (b->opt->trace) {
+        fprintf(stderr, "trace %.3f s:", (bench_now_ns() - b->opt->started_ns) / 1e9);
+        for (int r = 0; r < runs; r++)
+            fprintf(stderr, " %.1f", b->samples[r] / 1e3);
+        fprintf(stderr, " us\n");
     }
     t->median_ns = bench_median(b->samples, runs);
     t->min_ns = b->samples[0]; /* sorted by median() */

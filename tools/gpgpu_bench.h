@@ -46,6 +46,8 @@ typedef struct bench_options {
     bool max_log2_given;
     bool kinds[KIND_COUNT];
     bool own_scratch;
+    bool trace;         /* --trace: every run's GPU time on stderr */
+    double started_ns;  /* bench_now_ns() when the options were read */
     const char *json_path;
     bench_matrix_options matrices; /* those of the SpMV and SpGEMM cases */
     size_t gemm_sizes[MAX_SIZES]; /* the dense products' n (--gemm-sizes) */
@@ -53,6 +55,9 @@ typedef struct bench_options {
     bool gemm_tune;               /* --gemm-tune */
     gpgpu_context_desc desc;
 } bench_options;
+
+/* An idle span longer than this ends the GPU's busy span: the next job warms up in full. */
+#define BENCH_IDLE_GAP_MS 20
 
 typedef struct bench {
     const bench_options *opt;
@@ -69,6 +74,8 @@ typedef struct bench {
     gpgpu_buffer *in, *out, *vin, *vout, *scratch;
     size_t buffer_bytes;
     double copy_gbps;
+    double gpu_busy_since_ns; /* bench_now_ns() where the GPU's present busy span began */
+    double gpu_idle_since_ns; /* ... and where the last timed job ended */
     double *samples;  /* opt->runs GPU times in ns */
     double *walls;    /* opt->runs wall-clock times in ns, call to result */
     bool wall_clock;  /* the GPU timer misses the work: GB/s from wall_ns */

@@ -48,8 +48,9 @@ void tool_message(const char *fmt, ...) TOOL_PRINTF(1, 2);
 void tool_progress(const char *line, void *user_data);
 
 /* How long the GPU is kept busy, untimed, before a measurement: an idle H100 needs well
- * over 100 ms of load to come back to full speed (docs/PERFORMANCE.md). */
-#define TOOL_WARM_UP_MS 200
+ * over 100 ms of load to come back to full speed, L2-bound kernels up to 0.4 s
+ * (docs/PERFORMANCE.md). */
+#define TOOL_WARM_UP_MS 1000
 
 /* The exit code for a failure of the given status. */
 int tool_exit_code(gpgpu_status status);
