@@ -19,6 +19,10 @@
 //  14 CSC_PRODUCTS  per column, work[e] = val[e] * x[j] (Radomski's loop, stored)
 //  15 CSC_GATHER    per row, the sum of work[perm[k]] over the row's entries
 //  16 VALIDATE_PTRS, 17 VALIDATE_ENTRIES: checks of a caller's CSR into a status record
+// Balanced CSR by the merge path, then TILE_FIX:
+//  18 PATH_SEARCH  where each tile of the path begins (aux[COORD_OFF + t], t <= K tiles)
+//  19 CSR_MERGE    one work-group per tile of WG_SIZE*ITEMS path steps (rows ended or
+//                  entries taken), staged through shared memory; a program of its own
 //
 // Every index read from a matrix array is clamped before it is used (row pointers to NNZ,
 // columns to COLS - 1, permutations to ROWS - 1), so that arrays a caller changed after
@@ -42,7 +46,8 @@ layout(std430, binding = 6) buffer Work { T work[]; };
 #define Y_OFF    params[8]
 #define AUX_OFF  params[13]
 #define WORK_OFF params[14]
-#define K        params[15] /* t (classic), ELL width, SELL C, BSR b, tiles (TILE_FIX) */
+#define K        params[15] /* t (classic), ELL width, SELL C, BSR b, tiles (TILE_FIX, merge) */
+#define PATH_TILE params[9]  /* PATH_SEARCH: steps per merge tile (where others have alpha) */
 
 // alpha at params[9..10], beta at params[11..12]: the bits of a T (param_t, common.glsl).
 
@@ -339,29 +344,219 @@ void stage_tiles(bool coo)
     }
 }
 
-// One work-group per tile g; it works only if its last row began in it and goes on
-// (the same for the whole group: all read one record). The row's partials of the tiles
-// after g: tile h belongs to the row's run while tile h - 1 still has the row open at
-// its end, and gives its whole partial if the row is open at its own end too, else its
-// head. The group's invocations take every WG_SIZE-th tile of the run and their sums
-// are reduced together: a row of 10^7 nonzeros (~10^4 tiles) is ~80 loads each.
+// A tile g works only if its last row began in it and goes on. The row's partials of the
+// tiles after g: tile h belongs to the row's run while tile h - 1 still has the row open
+// at its end, and gives its whole partial if the row is open at its own end too, else its
+// head. With subgroups a subgroup takes a tile (lanes read every sg-th tile of the run,
+// TILE_FIX_UNROLL at a time), else a work-group; either strides over the tiles, so that
+// the launch need not be one group per tile (most tiles have nothing to do). A row of 10^7
+// nonzeros (~10^4 tiles) is ~40 rounds of loads either way.
+#define TILE_FIX_UNROLL 8u
+
+// The run's sum from tile g + 1 + first, every `stride`-th tile, for row r.
+T tile_run(uint g, uint r, uint first, uint stride)
+{
+    uint tiles = K;
+    T s = T_ZERO;
+    for (uint h0 = g + 1u + first; h0 < tiles; h0 += stride * TILE_FIX_UNROLL) {
+        bool more = true;
+        UNROLL for (uint u = 0u; u < TILE_FIX_UNROLL; u++) {
+            uint h = h0 + u * stride;
+            if (more && h < tiles && aux[AUX_OFF + 2u * (h - 1u)] == r)
+                s += work[WORK_OFF + 2u * h + (aux[AUX_OFF + 2u * h] == r ? 0u : 1u)];
+            else
+                more = false; // past the row's run, as every later h of this invocation
+        }
+        if (!more)
+            break;
+    }
+    return s;
+}
+
 void stage_tile_fix()
 {
-    uint g = group_index(), lid = gl_LocalInvocationID.x, tiles = K;
-    if (g >= tiles)
-        return;
-    uint r = aux[AUX_OFF + 2u * g];
-    if (r == 0xffffffffu || aux[AUX_OFF + 2u * g + 1u] == 0u)
-        return;
-    T s = T_ZERO;
-    for (uint h = g + 1u + lid; h < tiles; h += WG_SIZE) {
-        if (aux[AUX_OFF + 2u * (h - 1u)] != r)
-            break; // past the row's run, as every later h of this invocation
-        s += work[WORK_OFF + 2u * h + (aux[AUX_OFF + 2u * h] == r ? 0u : 1u)];
+    uint tiles = K, groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+#ifdef SUBGROUPS
+    for (uint g = group_index() * gl_NumSubgroups + gl_SubgroupID; g < tiles;
+         g += groups * gl_NumSubgroups) { // uniform in the subgroup
+        uint r = aux[AUX_OFF + 2u * g];
+        if (r == 0xffffffffu || aux[AUX_OFF + 2u * g + 1u] == 0u)
+            continue;
+        T s = subgroupAdd(tile_run(g, r, gl_SubgroupInvocationID, gl_SubgroupSize));
+        if (subgroupElect())
+            write_row(min(r, ROWS - 1u), work[WORK_OFF + 2u * g] + s);
     }
-    s = wg_reduce(s);
-    if (lid == 0u)
-        write_row(min(r, ROWS - 1u), work[WORK_OFF + 2u * g] + s);
+#else
+    uint lid = gl_LocalInvocationID.x;
+    for (uint g = group_index(); g < tiles; g += groups) { // uniform in the group
+        uint r = aux[AUX_OFF + 2u * g];
+        if (r == 0xffffffffu || aux[AUX_OFF + 2u * g + 1u] == 0u)
+            continue;
+        T s = wg_reduce(tile_run(g, r, lid, WG_SIZE));
+        if (lid == 0u)
+            write_row(min(r, ROWS - 1u), work[WORK_OFF + 2u * g] + s);
+    }
+#endif
+}
+
+// ------------------------------------------------------- merge path (CSR, balanced)
+
+// Merrill and Garland's merge-based CSR product: the merge of the row ends rp(1..ROWS)
+// with the entry indices 0..NNZ-1 is a path of ROWS + NNZ steps, each either "take
+// entry j into row i" (while j < rp(i + 1)) or "end row i". Cutting the path into tiles
+// of equal length bounds the work of a tile by rows and entries together, so a million
+// empty rows cost no more than a million entries, and a row of any length is spread over
+// as many tiles as it needs. The tile's row ends and products are loaded coalesced into
+// shared memory; each invocation finds its ITEMS steps there by a binary search and walks
+// them. Rows crossing tiles leave the same records as stage_tiles, for TILE_FIX:
+// aux[2g] the row open at the tile's end (it has steps in the tile and ends after it)
+// or ~0, aux[2g + 1] whether its first step is in the tile, work[2g] its partial sum,
+// work[2g + 1] the partial of the row the tile began inside, where it ends in the tile.
+
+// Whether row m ends before step d of the path, i.e. among its first d steps (m < d).
+bool ends_before(uint m, uint d) { return rp(m + 1u) <= d - m - 1u; }
+
+#define COORD_OFF (AUX_OFF + 2u * K) // PATH_SEARCH's rows, K + 1 of them
+
+// PATH_SEARCH: aux[COORD_OFF + t] = the rows ended before step t * PATH_TILE of the path
+// (or its end), for t <= K: where each tile of CSR_MERGE begins. Rows ending before d are
+// a prefix of the rows. With subgroups, a subgroup finds one t: its lanes probe evenly
+// spaced rows at once and a ballot counts those that end before d, so the range shrinks
+// by the subgroup's size per dependent load (5 loads for 2^24 rows instead of 24).
+void stage_path_search()
+{
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+#ifdef SUBGROUPS
+    uint sg = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
+    for (uint t = group_index() * gl_NumSubgroups + gl_SubgroupID; t <= K;
+         t += groups * gl_NumSubgroups) { // uniform in the subgroup, as lo and hi
+        uint d = min(t * PATH_TILE, ROWS + NNZ);
+        uint lo = d > NNZ ? d - NNZ : 0u, hi = min(d, ROWS);
+        while (lo < hi) { // the first row not ending before d is in (p_{c-1}, p_c]
+            uint step = (hi - lo + sg - 1u) / sg, p = lo + lane * step;
+            uint c = subgroupBallotBitCount(subgroupBallot(p < hi && ends_before(p, d)));
+            uint next_lo = c > 0u ? lo + (c - 1u) * step + 1u : lo;
+            hi = min(hi, lo + c * step);
+            lo = next_lo;
+        }
+        if (subgroupElect())
+            aux[COORD_OFF + t] = lo;
+    }
+#else
+    for (uint t = invocation_index(); t <= K; t += groups * WG_SIZE) {
+        uint d = min(t * PATH_TILE, ROWS + NNZ);
+        uint lo = d > NNZ ? d - NNZ : 0u, hi = min(d, ROWS);
+        while (lo < hi) {
+            uint mid = (lo + hi) / 2u;
+            if (ends_before(mid, d))
+                lo = mid + 1u;
+            else
+                hi = mid;
+        }
+        aux[COORD_OFF + t] = lo;
+    }
+#endif
+}
+
+// Sized in the merge program only; the others keep one element.
+const uint MERGE_TILE = ONLY_STAGE == 19u ? WG_SIZE * ITEMS : 1u;
+shared uint s_end[MERGE_TILE + 1u]; // rp(i + 1) of the tile's rows i0 .. i1
+shared T s_val[MERGE_TILE];         // the products of its entries j0 .. j1 - 1
+
+void stage_merge()
+{
+    if (ONLY_STAGE != 19u)
+        return; // no room in a program shared with the other stages
+    uint g = group_index(), lid = gl_LocalInvocationID.x, steps = ROWS + NNZ;
+    uint d0 = g * MERGE_TILE, d1 = min(d0 + MERGE_TILE, steps);
+    // Clamped so that a caller's arrays changed after validation keep every index in range.
+    uint i0 = min(aux[COORD_OFF + g], ROWS);
+    uint i1 = clamp(aux[COORD_OFF + g + 1u], i0, min(ROWS, i0 + (d1 - d0)));
+    uint j0 = min(d0 - i0, NNZ), j1 = clamp(d1 - i1, j0, NNZ);
+    uint rows = i1 - i0, ents = min(j1 - j0, MERGE_TILE - rows);
+    // Constant trip counts, so that the compiler can put every load of an invocation in
+    // flight at once: a loop over k < ents waits for each column before its x.
+    UNROLL for (uint i = 0u; i <= ITEMS; i++) {
+        uint k = lid + i * WG_SIZE;
+        if (k <= rows)
+            s_end[k] = i0 + k < ROWS ? rp(i0 + k + 1u) : NNZ;
+    }
+    UNROLL for (uint i = 0u; i < ITEMS; i++) {
+        uint k = lid + i * WG_SIZE;
+        if (k < ents)
+            s_val[k] = product(j0 + k);
+    }
+    SYNC();
+
+    // This invocation's steps: from local step s0, at most ITEMS, within the tile.
+    uint s0 = min(lid * ITEMS, rows + ents), s1 = min(s0 + ITEMS, rows + ents);
+    uint lo = s0 > ents ? s0 - ents : 0u, hi = min(s0, rows);
+    while (lo < hi) {
+        uint mid = (lo + hi) / 2u;
+        if (s_end[mid] <= j0 + s0 - mid - 1u)
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    uint ri = lo, j = j0 + s0 - lo, end = s_end[ri];
+    bool emitted = false;
+    uint first_row = 0u;
+    T sum = T_ZERO, first_sum = T_ZERO;
+    UNROLL for (uint s = 0u; s < ITEMS; s++) {
+        if (s0 + s >= s1) {
+        } else if (j < end) {
+            sum += s_val[min(j - j0, MERGE_TILE - 1u)];
+            j++;
+        } else if (ri < rows) { // row i0 + ri ends here
+            if (emitted) {
+                write_row(i0 + ri, sum);
+            } else {
+                emitted = true;
+                first_row = i0 + ri;
+                first_sum = sum;
+            }
+            sum = T_ZERO;
+            end = s_end[++ri];
+        }
+    }
+
+    // Inclusive segmented scan of (emitted, sum) over the invocations (Hillis-Steele): a
+    // first emitted row gets the partial sums of the invocations before it since the last
+    // that ended a row.
+    uint flag = emitted ? 1u : 0u;
+    s_flag[lid] = flag;
+    s_reduce[lid] = sum;
+    SYNC();
+    for (uint d = 1u; d < WG_SIZE; d <<= 1) {
+        uint pf = 0u;
+        T pv = T_ZERO;
+        if (lid >= d) {
+            pf = s_flag[lid - d];
+            pv = s_reduce[lid - d];
+        }
+        SYNC();
+        if (lid >= d) {
+            if (flag == 0u)
+                sum = pv + sum;
+            flag |= pf;
+            s_flag[lid] = flag;
+            s_reduce[lid] = sum;
+        }
+        SYNC();
+    }
+    if (emitted) {
+        T s = (lid > 0u ? s_reduce[lid - 1u] : T_ZERO) + first_sum;
+        if (first_row == i0 && rp(i0) < j0) // began in an earlier tile: its head
+            work[WORK_OFF + 2u * g + 1u] = s;
+        else
+            write_row(first_row, s);
+    }
+    if (lid == WG_SIZE - 1u) { // the row open at the tile's end, if it has steps here
+        bool open = i1 < ROWS && rp(i1) < j1;
+        aux[AUX_OFF + 2u * g] = open ? i1 : 0xffffffffu;
+        aux[AUX_OFF + 2u * g + 1u] = open && (i1 > i0 || rp(i0) >= j0) ? 1u : 0u;
+        work[WORK_OFF + 2u * g] = sum;
+    }
 }
 
 // ----------------------------------------------------------------- validation
@@ -479,6 +674,12 @@ void main()
         return;
     case 17u:
         validate_entry(iid);
+        return;
+    case 18u:
+        stage_path_search();
+        return;
+    case 19u:
+        stage_merge();
         return;
     default:
         return;

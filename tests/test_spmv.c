@@ -338,6 +338,60 @@ static gpgpu_csr long_rows(void)
     return a;
 }
 
+/* A matrix of the given row lengths, columns 0, 1, ... in each row. */
+static gpgpu_csr of_lengths(const uint32_t *lens, uint32_t rows)
+{
+    uint32_t *rp = xmalloc((rows + 1) * sizeof *rp), cols = 1;
+    rp[0] = 0;
+    for (uint32_t i = 0; i < rows; i++) {
+        rp[i + 1] = rp[i] + lens[i];
+        cols = lens[i] > cols ? lens[i] : cols;
+    }
+    uint32_t *ci = xmalloc((rp[rows] + 1) * sizeof *ci);
+    for (uint32_t i = 0; i < rows; i++)
+        for (uint32_t k = 0; k < lens[i]; k++)
+            ci[rp[i] + k] = k;
+    gpgpu_csr a = csr_of(rows, cols, rp[rows], rp, ci);
+    free(ci);
+    free(rp);
+    return a;
+}
+
+/* The merge path's tiles (SPMV_MERGE_WG * SPMV_MERGE_ITEMS steps; a row of L entries is
+ * L + 1 steps): rows that end exactly where tiles end, thousands of empty rows filling
+ * whole tiles, and a random mix of lengths around the tile's. */
+static void merge_tiles(void)
+{
+    const uint32_t tile = SPMV_MERGE_WG * SPMV_MERGE_ITEMS;
+    uint32_t lens[7000];
+    for (uint32_t i = 0; i < 6; i++)
+        lens[i] = tile - 1; /* each row ends a tile */
+    lens[6] = 2 * tile - 1;
+    lens[7] = 0;
+    lens[8] = tile - 2;
+    gpgpu_csr a = of_lengths(lens, 9);
+    check_all_formats("rows ending tiles", &a);
+    gpgpu_csr_free(&a);
+
+    for (uint32_t i = 0; i < 7000; i++)
+        lens[i] = i == 3000 ? 5 : i >= 6990 ? 1 : 0;
+    a = of_lengths(lens, 7000);
+    check_all_formats("empty tiles", &a);
+    gpgpu_csr_free(&a);
+
+    static const uint32_t picks[] = {0, 0, 0, 1, 2, 7};
+    uint64_t state = 99;
+    for (uint32_t i = 0; i < 400; i++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(state >> 33);
+        uint32_t near[] = {tile - 1, tile, tile + 1, 3 * tile, picks[r % 6]};
+        lens[i] = r % 3 == 0 ? near[(r / 3) % 5] : picks[(r / 3) % 6];
+    }
+    a = of_lengths(lens, 400);
+    check_all_formats("merge mix", &a);
+    gpgpu_csr_free(&a);
+}
+
 static void generated_matrices(void)
 {
     static const struct {
@@ -818,6 +872,7 @@ int main(void)
     misaligned();
     edge_matrices();
     one_long_row();
+    merge_tiles();
     generated_matrices();
     shared_matrices();
     every_shared_matrix();

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "algo/spmv.h"
+#include "algo/tuning.h"
 
 /* Parameters of glsl/spmv.comp after the stage. */
 enum {
@@ -190,6 +191,32 @@ gpgpu_status spmv_run_vector(gpgpu_context *ctx, const gpgpu_matrix *a, double a
     return algo_stage(ctx, &d);
 }
 
+/* Work-groups of SPMV_WG for a stage that gives each of `count` items a subgroup where the
+ * device has them (PATH_SEARCH, TILE_FIX), else `per_item` invocations (1 or a group).
+ * The shaders stride over the items, so a subgroup size other than the one reported
+ * costs speed, not results. */
+static uint32_t subgroup_groups(const gpgpu_context *ctx, size_t count, unsigned per_item)
+{
+    unsigned sg = ctx->info.subgroup_size;
+    if (ctx->info.has_subgroups && sg >= 1 && sg <= SPMV_WG)
+        per_item = sg;
+    return algo_groups(count * per_item, SPMV_WG);
+}
+
+/* TILE_FIX over `tiles` tile records (left by CSR_TILES, COO_TILES or CSR_MERGE in d's
+ * scratch): a subgroup (or a group) per tile, working where a crossing row begins. */
+static gpgpu_status tile_fix(gpgpu_context *ctx, exec_dispatch d, size_t tiles)
+{
+    if (tiles == 1)
+        return GPGPU_SUCCESS; /* the only tile ends with the last row */
+    d.variant = (exec_variant){.family = "spmv", .type = d.variant.type, .wg_size = SPMV_WG,
+                               .items = 1};
+    d.params[0] = SPMV_STAGE_TILE_FIX;
+    d.params[P_K] = (uint32_t)tiles;
+    d.groups = subgroup_groups(ctx, tiles, SPMV_WG);
+    return algo_stage(ctx, &d);
+}
+
 /* Balanced CSR and COO: tiles of SPMV_TILE nonzeros, then the rows that cross tiles.
  * Scratch 0 holds two u32 per tile, scratch 1 two partial sums per tile. */
 static gpgpu_status run_tiles(gpgpu_context *ctx, const spmv_call *c, bool coo)
@@ -208,14 +235,71 @@ static gpgpu_status run_tiles(gpgpu_context *ctx, const spmv_call *c, bool coo)
     bind_work(&d, a->type, part, 0);
     d.groups = (uint32_t)tiles;
     TRY(algo_stage(ctx, &d));
-    if (tiles == 1)
-        return GPGPU_SUCCESS; /* the only tile ends with the last row */
-    d.params[0] = SPMV_STAGE_TILE_FIX;
-    d.variant.wg_size = SPMV_WG;
-    d.variant.items = 1;
+    return tile_fix(ctx, d, tiles);
+}
+
+/* Balanced CSR by the merge path: tiles of wg * items steps of the merge of row ends
+ * with entries, where each begins (PATH_SEARCH), the tiles (CSR_MERGE, a program of its
+ * own for its shared arrays), then the rows that cross tiles. Scratch 0 holds two u32
+ * per tile and the tiles' first rows (tiles + 1), scratch 1 two partial sums per tile. */
+static gpgpu_status run_merge(gpgpu_context *ctx, const spmv_call *c, unsigned wg,
+                              unsigned items)
+{
+    const gpgpu_matrix *a = c->a;
+    size_t tile = (size_t)wg * items, steps = (size_t)a->rows + a->nnz;
+    size_t tiles = (steps + tile - 1) / tile;
+    gpgpu_buffer *rec, *part;
+    TRY(ctx_scratch(ctx, 0, (3 * tiles + 1) * sizeof(uint32_t), &rec));
+    TRY(ctx_scratch(ctx, 1, 2 * tiles * gpgpu_type_size(a->type), &part));
+    exec_dispatch d = csr_stage(a, SPMV_STAGE_PATH_SEARCH, SPMV_WG, 1);
+    bind_aux(&d, rec, 0);
     d.params[P_K] = (uint32_t)tiles;
-    d.groups = (uint32_t)tiles; /* one group per tile: those that begin a crossing row work */
-    return algo_stage(ctx, &d);
+    d.params[P_ALPHA] = (uint32_t)tile; /* PATH_TILE */
+    d.groups = subgroup_groups(ctx, tiles + 1, 1);
+    TRY(algo_stage(ctx, &d));
+    d = csr_stage(a, SPMV_STAGE_CSR_MERGE, wg, items);
+    d.variant.only_stage = SPMV_STAGE_CSR_MERGE;
+    bind_x(&d, a->type, c->x, c->x_off);
+    bind_y(&d, a->type, c->alpha, c->beta, c->y, c->y_off);
+    bind_aux(&d, rec, 0);
+    bind_work(&d, a->type, part, 0);
+    d.params[P_K] = (uint32_t)tiles;
+    d.groups = (uint32_t)tiles;
+    TRY(algo_stage(ctx, &d));
+    return tile_fix(ctx, d, tiles);
+}
+
+/* The shared memory of CSR_MERGE's tile: row ends (tile + 1), products (tile), the
+ * scan's flag and value per invocation, and a few words of its own. */
+static size_t merge_shared_bytes(gpgpu_type type, unsigned wg, unsigned items)
+{
+    size_t tile = (size_t)wg * items, t = gpgpu_type_size(type);
+    return (tile + 1) * sizeof(uint32_t) + tile * t + wg * (sizeof(uint32_t) + t) + 64;
+}
+
+/* Whether the merge path of a (rows + nnz steps) and one more tile index in 32 bits. */
+static bool merge_fits(const gpgpu_matrix *a, size_t tile)
+{
+    return (uint64_t)a->rows + a->nnz + tile <= UINT32_MAX;
+}
+
+/* The balanced CSR kernel: the merge path (GPGPU_TUNE=spmv_merge=0: tiles of nonzeros),
+ * its tile halved where the device's work-group or shared memory cannot hold the tuned
+ * one (a Vulkan pipeline over the limit may lose the device instead of failing). */
+static gpgpu_status run_balanced(gpgpu_context *ctx, const spmv_call *c)
+{
+    const algo_tuning *tune = algo_tuning_get();
+    unsigned wg = tune->spmv_merge_wg, items = tune->spmv_merge_items;
+    while (wg > 32 && wg > ctx->info.max_workgroup_invocations)
+        wg /= 2;
+    while (items > 1 && merge_shared_bytes(c->a->type, wg, items) >
+                            ctx->info.max_shared_memory_bytes)
+        items /= 2;
+    if (tune->spmv_merge && wg <= ctx->info.max_workgroup_invocations &&
+        merge_shared_bytes(c->a->type, wg, items) <= ctx->info.max_shared_memory_bytes &&
+        merge_fits(c->a, (size_t)wg * items))
+        return run_merge(ctx, c, wg, items);
+    return run_tiles(ctx, c, false);
 }
 
 /* CSC: the products per column into scratch 1, then each row gathers its own. */
@@ -282,7 +366,7 @@ static gpgpu_status run_default(gpgpu_context *ctx, const spmv_call *c)
                                shape.threads_per_row, shape.rows_per_group);
     }
     default:
-        return run_tiles(ctx, c, false);
+        return run_balanced(ctx, c);
     }
 }
 
@@ -313,7 +397,7 @@ static gpgpu_status run(gpgpu_context *ctx, const gpgpu_spmv_desc *desc, const s
     case GPGPU_ALGO_SPMV_SCALAR:
         return run_format(ctx, c);
     case GPGPU_ALGO_SPMV_BALANCED:
-        return run_tiles(ctx, c, false);
+        return run_balanced(ctx, c);
     default:
         return run_default(ctx, c);
     }

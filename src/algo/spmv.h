@@ -13,6 +13,8 @@ enum {
     SPMV_TILE_WG = 128,   /* balanced and COO: invocations per tile */
     SPMV_TILE_ITEMS = 8,  /* ... and consecutive nonzeros per invocation */
     SPMV_TILE = SPMV_TILE_WG * SPMV_TILE_ITEMS, /* TILE_CAP in glsl/spmv.comp */
+    SPMV_MERGE_WG = 128,  /* merge path (balanced CSR): invocations per tile */
+    SPMV_MERGE_ITEMS = 4, /* ... and path steps (rows ended or entries taken) per invocation */
     SPMV_MAX_THREADS_PER_ROW = 32,
     SPMV_MAX_VECTOR_WG = 1024,
     SPMV_STATUS_WORDS = 8 /* the validation record (V_* in glsl/spmv.comp) */
@@ -37,7 +39,9 @@ enum {
     SPMV_STAGE_CSC_PRODUCTS,
     SPMV_STAGE_CSC_GATHER,
     SPMV_STAGE_VALIDATE_PTRS,
-    SPMV_STAGE_VALIDATE_ENTRIES
+    SPMV_STAGE_VALIDATE_ENTRIES,
+    SPMV_STAGE_PATH_SEARCH,
+    SPMV_STAGE_CSR_MERGE
 };
 
 /* The validation record's words. */

@@ -9,6 +9,7 @@
 #include "algo/reduce.h"
 #include "algo/scan.h"
 #include "algo/sort.h"
+#include "algo/spmv.h"
 
 static algo_tuning tuning = {
     .reduce_items = REDUCE_ITEMS,
@@ -24,6 +25,9 @@ static algo_tuning tuning = {
     .radix_max_groups = RADIX_MAX_GROUPS,
     .radix_onesweep = 1,
     .radix_polls = RADIX_POLLS,
+    .spmv_merge = 1,
+    .spmv_merge_wg = SPMV_MERGE_WG,
+    .spmv_merge_items = SPMV_MERGE_ITEMS,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
@@ -66,6 +70,9 @@ static void read_env(void)
         {"radix_groups", &tuning.radix_max_groups, false},
         {"radix_onesweep", &tuning.radix_onesweep, true},
         {"radix_polls", &tuning.radix_polls, false},
+        {"spmv_merge", &tuning.spmv_merge, true},
+        {"spmv_merge_wg", &tuning.spmv_merge_wg, false},
+        {"spmv_merge_items", &tuning.spmv_merge_items, false},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];
