@@ -26,7 +26,8 @@
 #                      process per backend (bench/README.md: which to carry)
 #   GEN_DIR [/tmp/spmv_gen]  where the generated matrices are written for the
 #                      peer (not under $OUT: hundreds of MB of text)
-#   SPMV_RUNS [20], SPMV_WARMUP [3]; PEER_TIMEOUT [300] seconds for the peer
+#   SPMV_RUNS [20], SPMV_WARMUP [3]; PEER_TIMEOUT [300] seconds for the peer;
+#   SPMV_EXTRA [""]  more gpgpu-bench arguments (e.g. "--case csr --algos default,balanced")
 #   SPGEMM_GENS ["laplace3d_7:64 laplace3d_7:128 banded:1048576:4
 #                power_law:262144:8 rmat:15:16"]  generated matrices of
 #                      SpGEMM (C = A*A), one gpgpu-bench process each per backend
@@ -157,7 +158,7 @@ if has spmv; then
     echo "spmv: generated '$gens', ${#real[@]} files from '${MATRIX_DIR:-}'"
     [ ${#gen_args[@]} -gt 0 ] &&
         { $B/tools/gpgpu-bench --write-gen "$GEN_DIR" "${gen_args[@]}" || echo "--write-gen failed"; }
-    spmv_args=(--only spmv --runs "${SPMV_RUNS:-20}" --warmup "${SPMV_WARMUP:-3}")
+    spmv_args=(--only spmv --runs "${SPMV_RUNS:-20}" --warmup "${SPMV_WARMUP:-3}" ${SPMV_EXTRA:-})
     peer_files=("$GEN_DIR"/*.mtx "${real[@]}")
     if [ -e "${peer_files[0]}" ]; then
         timeout "${PEER_TIMEOUT:-300}" python3 bench/cusparse_peer.py --runs "${SPMV_RUNS:-20}" \
