@@ -217,6 +217,33 @@ void stage_vector()
 shared uint s_flag[WG_SIZE];
 shared uint s_rows[2];
 
+// Inclusive segmented scan of (flag, sum) over the work-group (Hillis-Steele): a set flag
+// starts a segment. Every invocation must call it (barriers); afterwards flag and sum are
+// the invocation's inclusive values, and s_flag/s_reduce hold every invocation's.
+void segmented_scan(uint lid, inout uint flag, inout T sum)
+{
+    s_flag[lid] = flag;
+    s_reduce[lid] = sum;
+    SYNC();
+    for (uint d = 1u; d < WG_SIZE; d <<= 1) {
+        uint pf = 0u;
+        T pv = T_ZERO;
+        if (lid >= d) {
+            pf = s_flag[lid - d];
+            pv = s_reduce[lid - d];
+        }
+        SYNC();
+        if (lid >= d) {
+            if (flag == 0u)
+                sum = pv + sum;
+            flag |= pf;
+            s_flag[lid] = flag;
+            s_reduce[lid] = sum;
+        }
+        SYNC();
+    }
+}
+
 // The row holding entry e: the largest r in [lo, hi] with rp(r) <= e (rp(lo) <= e).
 uint row_search(uint e, uint lo, uint hi)
 {
@@ -308,27 +335,8 @@ void stage_tiles(bool coo)
         open_tail = !ends;
         flag = ends || !before ? 1u : 0u;
     }
-    // Inclusive segmented scan of (flag, sum) over the chunks, Hillis-Steele.
-    s_flag[lid] = flag;
-    s_reduce[lid] = sum;
-    SYNC();
-    for (uint d = 1u; d < WG_SIZE; d <<= 1) {
-        uint pf = 0u;
-        T pv = T_ZERO;
-        if (lid >= d) {
-            pf = s_flag[lid - d];
-            pv = s_reduce[lid - d];
-        }
-        SYNC();
-        if (lid >= d) {
-            if (flag == 0u)
-                sum = pv + sum;
-            flag |= pf;
-            s_flag[lid] = flag;
-            s_reduce[lid] = sum;
-        }
-        SYNC();
-    }
+    // A segment begins at each chunk where a row began.
+    segmented_scan(lid, flag, sum);
     uint ef = lid > 0u ? s_flag[lid - 1u] : 0u;
     T ev = lid > 0u ? s_reduce[lid - 1u] : T_ZERO;
     if (has_head) {
@@ -503,47 +511,28 @@ void stage_merge()
     uint first_row = 0u;
     T sum = T_ZERO, first_sum = T_ZERO;
     UNROLL for (uint s = 0u; s < ITEMS; s++) {
-        if (s0 + s >= s1) {
-        } else if (j < end) {
-            sum += s_val[min(j - j0, MERGE_TILE - 1u)];
-            j++;
-        } else if (ri < rows) { // row i0 + ri ends here
-            if (emitted) {
-                write_row(i0 + ri, sum);
-            } else {
-                emitted = true;
-                first_row = i0 + ri;
-                first_sum = sum;
+        if (s0 + s < s1) {
+            if (j < end) {
+                sum += s_val[min(j - j0, MERGE_TILE - 1u)];
+                j++;
+            } else if (ri < rows) { // row i0 + ri ends here
+                if (emitted) {
+                    write_row(i0 + ri, sum);
+                } else {
+                    emitted = true;
+                    first_row = i0 + ri;
+                    first_sum = sum;
+                }
+                sum = T_ZERO;
+                end = s_end[++ri];
             }
-            sum = T_ZERO;
-            end = s_end[++ri];
         }
     }
 
-    // Inclusive segmented scan of (emitted, sum) over the invocations (Hillis-Steele): a
-    // first emitted row gets the partial sums of the invocations before it since the last
-    // that ended a row.
+    // A segment begins at each invocation that ended a row: a first emitted row gets the
+    // partial sums of the invocations before it since the last that ended one.
     uint flag = emitted ? 1u : 0u;
-    s_flag[lid] = flag;
-    s_reduce[lid] = sum;
-    SYNC();
-    for (uint d = 1u; d < WG_SIZE; d <<= 1) {
-        uint pf = 0u;
-        T pv = T_ZERO;
-        if (lid >= d) {
-            pf = s_flag[lid - d];
-            pv = s_reduce[lid - d];
-        }
-        SYNC();
-        if (lid >= d) {
-            if (flag == 0u)
-                sum = pv + sum;
-            flag |= pf;
-            s_flag[lid] = flag;
-            s_reduce[lid] = sum;
-        }
-        SYNC();
-    }
+    segmented_scan(lid, flag, sum);
     if (emitted) {
         T s = (lid > 0u ? s_reduce[lid - 1u] : T_ZERO) + first_sum;
         if (first_row == i0 && rp(i0) < j0) // began in an earlier tile: its head

@@ -320,33 +320,14 @@ static gpgpu_csr with_empty_rows(void)
     return csr_of(9, 7, 10, rp, ci);
 }
 
-/* Long rows crossing tiles, each beginning and ending mid-tile, between short and empty
- * rows: 3 + 2500 + 0 + 1 + 1500 + 0 + 3000 + 2. */
-static gpgpu_csr long_rows(void)
+/* A rows x cols matrix of the given row lengths (each at most cols), columns 0, 1, ...
+ * in each row. */
+static gpgpu_csr of_lengths(const uint32_t *lens, uint32_t rows, uint32_t cols)
 {
-    static const uint32_t lens[] = {3, 2500, 0, 1, 1500, 0, 3000, 2, 0};
-    uint32_t rows = sizeof lens / sizeof *lens, cols = 3001;
-    uint32_t rp[sizeof lens / sizeof *lens + 1] = {0};
-    for (uint32_t i = 0; i < rows; i++)
-        rp[i + 1] = rp[i] + lens[i];
-    uint32_t *ci = xmalloc(rp[rows] * sizeof *ci);
-    for (uint32_t i = 0; i < rows; i++)
-        for (uint32_t k = 0; k < lens[i]; k++)
-            ci[rp[i] + k] = k;
-    gpgpu_csr a = csr_of(rows, cols, rp[rows], rp, ci);
-    free(ci);
-    return a;
-}
-
-/* A matrix of the given row lengths, columns 0, 1, ... in each row. */
-static gpgpu_csr of_lengths(const uint32_t *lens, uint32_t rows)
-{
-    uint32_t *rp = xmalloc((rows + 1) * sizeof *rp), cols = 1;
+    uint32_t *rp = xmalloc((rows + 1) * sizeof *rp);
     rp[0] = 0;
-    for (uint32_t i = 0; i < rows; i++) {
+    for (uint32_t i = 0; i < rows; i++)
         rp[i + 1] = rp[i] + lens[i];
-        cols = lens[i] > cols ? lens[i] : cols;
-    }
     uint32_t *ci = xmalloc((rp[rows] + 1) * sizeof *ci);
     for (uint32_t i = 0; i < rows; i++)
         for (uint32_t k = 0; k < lens[i]; k++)
@@ -357,25 +338,33 @@ static gpgpu_csr of_lengths(const uint32_t *lens, uint32_t rows)
     return a;
 }
 
+/* Long rows crossing tiles, each beginning and ending mid-tile, between short and empty
+ * rows: 3 + 2500 + 0 + 1 + 1500 + 0 + 3000 + 2. */
+static gpgpu_csr long_rows(void)
+{
+    static const uint32_t lens[] = {3, 2500, 0, 1, 1500, 0, 3000, 2, 0};
+    return of_lengths(lens, sizeof lens / sizeof *lens, 3001);
+}
+
 /* The merge path's tiles (SPMV_MERGE_WG * SPMV_MERGE_ITEMS steps; a row of L entries is
  * L + 1 steps): rows that end exactly where tiles end, thousands of empty rows filling
  * whole tiles, and a random mix of lengths around the tile's. */
 static void merge_tiles(void)
 {
-    const uint32_t tile = SPMV_MERGE_WG * SPMV_MERGE_ITEMS;
+    const uint32_t tile = SPMV_MERGE_WG * SPMV_MERGE_ITEMS, cols = 3 * tile + 1;
     uint32_t lens[7000];
     for (uint32_t i = 0; i < 6; i++)
         lens[i] = tile - 1; /* each row ends a tile */
     lens[6] = 2 * tile - 1;
     lens[7] = 0;
     lens[8] = tile - 2;
-    gpgpu_csr a = of_lengths(lens, 9);
+    gpgpu_csr a = of_lengths(lens, 9, cols);
     check_all_formats("rows ending tiles", &a);
     gpgpu_csr_free(&a);
 
     for (uint32_t i = 0; i < 7000; i++)
         lens[i] = i == 3000 ? 5 : i >= 6990 ? 1 : 0;
-    a = of_lengths(lens, 7000);
+    a = of_lengths(lens, 7000, cols);
     check_all_formats("empty tiles", &a);
     gpgpu_csr_free(&a);
 
@@ -387,7 +376,7 @@ static void merge_tiles(void)
         uint32_t near[] = {tile - 1, tile, tile + 1, 3 * tile, picks[r % 6]};
         lens[i] = r % 3 == 0 ? near[(r / 3) % 5] : picks[(r / 3) % 6];
     }
-    a = of_lengths(lens, 400);
+    a = of_lengths(lens, 400, cols);
     check_all_formats("merge mix", &a);
     gpgpu_csr_free(&a);
 }

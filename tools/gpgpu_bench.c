@@ -244,8 +244,7 @@ static void parse_options(int argc, char **argv, bench_options *o)
     *o = (bench_options){ .min_log2 = 10, .max_log2 = 28, .step = 2, .runs = 20,
                           .warmup = 3, .warmup_ms = TOOL_WARM_UP_MS, .classic_max_log2 = 24,
                           .bitonic_max_log2 = 30,
-                          .check_max_log2 = 20, .kinds = { true, true, true },
-                          .started_ns = bench_now_ns() };
+                          .check_max_log2 = 20, .kinds = { true, true, true } };
 
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value;
@@ -543,7 +542,7 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
 
     /* Then on until the GPU has been busy for warmup_ms: after the host's own work between
      * cases (matrices made, CPU checks), an idle H100 runs L2-bound kernels (SpMV) up to 4x
-     * slow for 0.2-0.4 s of load (PERFORMANCE.md, "Measured platform facts"). The busy
+     * slow for 0.2-0.4 s of load (PERFORMANCE.md, "Issue 7: the merge-path SpMV"). The busy
      * time counts from the end of the last idle gap, so that cases following each other
      * closely do not warm up again. */
     double start = bench_now_ns();
@@ -578,7 +577,7 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
     }
     b->gpu_idle_since_ns = bench_now_ns();
     if (b->opt->trace) {
-        fprintf(stderr, "trace %.3f s:", (bench_now_ns() - b->opt->started_ns) / 1e9);
+        fprintf(stderr, "trace %.3f s:", (bench_now_ns() - b->started_ns) / 1e9);
         for (int r = 0; r < runs; r++)
             fprintf(stderr, " %.1f", b->samples[r] / 1e3);
         fprintf(stderr, " us\n");
@@ -1164,7 +1163,7 @@ static int run(bench *b)
 int main(int argc, char **argv)
 {
     bench_options opt;
-    bench b = { .opt = &opt, .json_empty = true };
+    bench b = { .opt = &opt, .json_empty = true, .started_ns = bench_now_ns() };
     gpgpu_status status;
     int rc;
 

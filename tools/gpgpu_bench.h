@@ -47,7 +47,6 @@ typedef struct bench_options {
     bool kinds[KIND_COUNT];
     bool own_scratch;
     bool trace;         /* --trace: every run's GPU time on stderr */
-    double started_ns;  /* bench_now_ns() when the options were read */
     const char *json_path;
     bench_matrix_options matrices; /* those of the SpMV and SpGEMM cases */
     size_t gemm_sizes[MAX_SIZES]; /* the dense products' n (--gemm-sizes) */
@@ -74,6 +73,7 @@ typedef struct bench {
     gpgpu_buffer *in, *out, *vin, *vout, *scratch;
     size_t buffer_bytes;
     double copy_gbps;
+    double started_ns;        /* bench_now_ns() when the process began (--trace) */
     double gpu_busy_since_ns; /* bench_now_ns() where the GPU's present busy span began */
     double gpu_idle_since_ns; /* ... and where the last timed job ended */
     double *samples;  /* opt->runs GPU times in ns */

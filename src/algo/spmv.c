@@ -283,21 +283,32 @@ static bool merge_fits(const gpgpu_matrix *a, size_t tile)
     return (uint64_t)a->rows + a->nnz + tile <= UINT32_MAX;
 }
 
-/* The balanced CSR kernel: the merge path (GPGPU_TUNE=spmv_merge=0: tiles of nonzeros),
- * its tile halved where the device's work-group or shared memory cannot hold the tuned
- * one (a Vulkan pipeline over the limit may lose the device instead of failing). */
-static gpgpu_status run_balanced(gpgpu_context *ctx, const spmv_call *c)
+/* The merge path's tile for a on ctx: the tuned one, its work-group and then its steps per
+ * invocation halved until the device holds it (a Vulkan pipeline over the shared-memory
+ * limit may lose the device instead of failing); false where it is turned off
+ * (GPGPU_TUNE=spmv_merge=0), cannot fit, or the path outgrows 32-bit indices. */
+static bool merge_shape(const gpgpu_context *ctx, const gpgpu_matrix *a, unsigned *wg,
+                        unsigned *items)
 {
     const algo_tuning *tune = algo_tuning_get();
-    unsigned wg = tune->spmv_merge_wg, items = tune->spmv_merge_items;
-    while (wg > 32 && wg > ctx->info.max_workgroup_invocations)
-        wg /= 2;
-    while (items > 1 && merge_shared_bytes(c->a->type, wg, items) >
-                            ctx->info.max_shared_memory_bytes)
-        items /= 2;
-    if (tune->spmv_merge && wg <= ctx->info.max_workgroup_invocations &&
-        merge_shared_bytes(c->a->type, wg, items) <= ctx->info.max_shared_memory_bytes &&
-        merge_fits(c->a, (size_t)wg * items))
+    *wg = tune->spmv_merge_wg;
+    *items = tune->spmv_merge_items;
+    while (*wg > 1 && *wg > ctx->info.max_workgroup_invocations)
+        *wg /= 2;
+    while (*items > 1 && merge_shared_bytes(a->type, *wg, *items) >
+                             ctx->info.max_shared_memory_bytes)
+        *items /= 2;
+    return tune->spmv_merge &&
+           merge_shared_bytes(a->type, *wg, *items) <= ctx->info.max_shared_memory_bytes &&
+           merge_fits(a, (size_t)*wg * *items);
+}
+
+/* The balanced CSR kernel: the merge path where merge_shape allows, else the tiles of
+ * nonzeros. */
+static gpgpu_status run_balanced(gpgpu_context *ctx, const spmv_call *c)
+{
+    unsigned wg, items;
+    if (merge_shape(ctx, c->a, &wg, &items))
         return run_merge(ctx, c, wg, items);
     return run_tiles(ctx, c, false);
 }
