@@ -181,9 +181,23 @@ static gpgpu_status create_device(gpgpu_context *ctx, vk_state *st)
     VkPhysicalDeviceShaderFloat16Int8FeaturesKHR f16 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR,
         .pNext = &model, .shaderFloat16 = VK_TRUE};
-    const char *const extensions[] = {VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME,
-                                      VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME,
-                                      VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME};
+    const char *extensions[4];
+    uint32_t extension_count = 0;
+    if (st->coopmat) {
+        extensions[extension_count++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+        extensions[extension_count++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
+        extensions[extension_count++] = VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME;
+    }
+    /* A developer's view of register use and the like (vk_profile.c); off by default
+     * because the driver may then skip its pipeline cache. */
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executables = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+        .pNext = st->coopmat ? &f16 : NULL, .pipelineExecutableInfo = VK_TRUE};
+    st->pipeline_stats =
+        env_on("GPGPU_PIPELINE_STATS") &&
+        has_device_extension(st->physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    if (st->pipeline_stats)
+        extensions[extension_count++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
     float priority = 1.0f;
     VkDeviceQueueCreateInfo queue = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -193,11 +207,11 @@ static gpgpu_status create_device(gpgpu_context *ctx, vk_state *st)
     };
     VkDeviceCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .pNext = st->coopmat ? &f16 : NULL,
+        .pNext = st->pipeline_stats ? (void *)&executables : st->coopmat ? (void *)&f16 : NULL,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &queue,
-        .enabledExtensionCount = st->coopmat ? 3 : 0,
-        .ppEnabledExtensionNames = st->coopmat ? extensions : NULL,
+        .enabledExtensionCount = extension_count,
+        .ppEnabledExtensionNames = extension_count ? extensions : NULL,
         .pEnabledFeatures = &want,
     };
     TRY(vk_check(ctx, vkCreateDevice(st->physical, &info, NULL, &st->device), "vkCreateDevice"));
@@ -222,7 +236,8 @@ static void query_info(gpgpu_context *ctx, vk_state *st, bool adopted)
     const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
                                           VK_SUBGROUP_FEATURE_VOTE_BIT |
                                           VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
-                                          VK_SUBGROUP_FEATURE_BALLOT_BIT;
+                                          VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                          VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
     bool has_subgroups = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                          (sub.supportedOperations & needed) == needed;
     st->subgroups = has_subgroups && !env_on("GPGPU_NO_SUBGROUPS");

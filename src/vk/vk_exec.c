@@ -354,9 +354,12 @@ static gpgpu_status pipeline_for(gpgpu_context *ctx, const exec_variant *v, VkPi
                   .pName = "main",
                   .pSpecializationInfo = &spec},
         .layout = st->pipeline_layout,
+        .flags = st->pipeline_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0,
     };
     TRY(vk_check(ctx, vkCreateComputePipelines(st->device, VK_NULL_HANDLE, 1, &info, NULL, out),
                  "vkCreateComputePipelines"));
+    if (st->pipeline_stats)
+        vk_pipeline_stats_print(st, v, *out);
     gpgpu_status s = variant_cache_add(ctx, &st->pipelines,
                                        (variant_entry){.key = *v, .handle = (uintptr_t)*out});
     if (s != GPGPU_SUCCESS)

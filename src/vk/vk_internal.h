@@ -32,6 +32,7 @@ typedef struct vk_state {
     VkPhysicalDeviceMemoryProperties memory;
     bool subgroups;
     bool coopmat; /* VK_NV_cooperative_matrix and its features enabled (vk_context.c) */
+    bool pipeline_stats; /* GPGPU_PIPELINE_STATS and VK_KHR_pipeline_executable_properties */
 
     VkCommandPool command_pool;
     VkCommandBuffer cmd;      /* the library's own */
@@ -86,5 +87,7 @@ bool vk_profile_full(const vk_state *st);
 void vk_profile_mark(vk_state *st, VkCommandBuffer cmd, const exec_dispatch *d);
 void vk_profile_collect(vk_state *st);
 void vk_profile_close(vk_state *st);
+/* GPGPU_PIPELINE_STATS=1: the driver's statistics of each pipeline as it is made. */
+void vk_pipeline_stats_print(vk_state *st, const exec_variant *v, VkPipeline pipeline);
 
 #endif /* GPGPU_VK_INTERNAL_H */

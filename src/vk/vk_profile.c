@@ -151,3 +151,49 @@ void vk_profile_close(vk_state *st)
     free(p->rows);
     free(p);
 }
+
+/* GPGPU_PIPELINE_STATS=1: what the driver reports of each pipeline as it is made (NVIDIA:
+ * registers per invocation, shared memory, local memory for spills), one line per
+ * pipeline on stderr; the registers bound how many work-groups an SM holds. */
+void vk_pipeline_stats_print(vk_state *st, const exec_variant *v, VkPipeline pipeline)
+{
+    PFN_vkGetPipelineExecutableStatisticsKHR statistics =
+        (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(
+            st->device, "vkGetPipelineExecutableStatisticsKHR");
+    VkPipelineExecutableInfoKHR which = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                         .pipeline = pipeline};
+    uint32_t count = 0;
+    if (!statistics || statistics(st->device, &which, &count, NULL) != VK_SUCCESS)
+        return;
+    VkPipelineExecutableStatisticKHR stat[32];
+    if (count > 32)
+        count = 32;
+    for (uint32_t i = 0; i < count; i++)
+        stat[i] = (VkPipelineExecutableStatisticKHR){
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+    VkResult r = statistics(st->device, &which, &count, stat);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+        return;
+    fprintf(stderr, "GPGPU_PIPELINE_STATS %s %s wg %u items %u stage %u shape %u,%u,%u,%u:",
+            v->family, exec_type_tag(v->type), v->wg_size, v->items, v->only_stage, v->shape[0],
+            v->shape[1], v->shape[2], v->shape[3]);
+    for (uint32_t i = 0; i < count; i++) {
+        const VkPipelineExecutableStatisticKHR *s = &stat[i];
+        fprintf(stderr, " %s=", s->name);
+        switch (s->format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+            fprintf(stderr, "%u", s->value.b32);
+            break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+            fprintf(stderr, "%lld", (long long)s->value.i64);
+            break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+            fprintf(stderr, "%llu", (unsigned long long)s->value.u64);
+            break;
+        default:
+            fprintf(stderr, "%g", s->value.f64);
+            break;
+        }
+    }
+    fputc('\n', stderr);
+}
