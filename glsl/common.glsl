@@ -17,6 +17,7 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle_relative : require
 #endif
 
 // Per-dispatch parameters: params[0] is the stage (Kiciak's `stage` uniform),

@@ -217,11 +217,48 @@ void stage_vector()
 shared uint s_flag[WG_SIZE];
 shared uint s_rows[2];
 
-// Inclusive segmented scan of (flag, sum) over the work-group (Hillis-Steele): a set flag
-// starts a segment. Every invocation must call it (barriers); afterwards flag and sum are
-// the invocation's inclusive values, and s_flag/s_reduce hold every invocation's.
-void segmented_scan(uint lid, inout uint flag, inout T sum)
+// Segmented scan of (flag, sum) over the work-group: a set flag starts a segment. Every
+// invocation must call it (barriers); afterwards flag and sum are the invocation's
+// inclusive values and ex_flag, ex_sum those of the invocation before it (0 for the first).
+// With subgroups: a segmented Hillis-Steele scan in registers by shuffles within each
+// subgroup, then each subgroup takes the carry of the subgroups before it from their totals
+// in shared memory (one barrier). Without: Hillis-Steele through shared memory (two
+// barriers per step). Additions keep the order of the entries either way: results repeat
+// exactly on a device, though the two paths may round differently.
+void segmented_scan(uint lid, inout uint flag, inout T sum, out uint ex_flag, out T ex_sum)
 {
+#ifdef SUBGROUPS
+    uint lane = gl_SubgroupInvocationID;
+    for (uint d = 1u; d < gl_SubgroupSize; d <<= 1) {
+        uint pf = subgroupShuffleUp(flag, d);
+        T pv = subgroupShuffleUp(sum, d);
+        if (lane >= d) {
+            if (flag == 0u)
+                sum = pv + sum;
+            flag |= pf;
+        }
+    }
+    if (lane == gl_SubgroupSize - 1u) {
+        s_flag[gl_SubgroupID] = flag;
+        s_reduce[gl_SubgroupID] = sum;
+    }
+    SYNC();
+    uint cf = 0u; // the carry into this subgroup: its predecessors' totals back to a flag
+    T cv = T_ZERO;
+    for (uint g = gl_SubgroupID; g > 0u && cf == 0u; g--) {
+        cv = s_reduce[g - 1u] + cv;
+        cf = s_flag[g - 1u];
+    }
+    if (flag == 0u)
+        sum = cv + sum;
+    flag |= cf;
+    ex_flag = subgroupShuffleUp(flag, 1u);
+    ex_sum = subgroupShuffleUp(sum, 1u);
+    if (lane == 0u) {
+        ex_flag = cf;
+        ex_sum = cv;
+    }
+#else
     s_flag[lid] = flag;
     s_reduce[lid] = sum;
     SYNC();
@@ -242,6 +279,9 @@ void segmented_scan(uint lid, inout uint flag, inout T sum)
         }
         SYNC();
     }
+    ex_flag = lid > 0u ? s_flag[lid - 1u] : 0u;
+    ex_sum = lid > 0u ? s_reduce[lid - 1u] : T_ZERO;
+#endif
 }
 
 // The row holding entry e: the largest r in [lo, hi] with rp(r) <= e (rp(lo) <= e).
@@ -336,9 +376,9 @@ void stage_tiles(bool coo)
         flag = ends || !before ? 1u : 0u;
     }
     // A segment begins at each chunk where a row began.
-    segmented_scan(lid, flag, sum);
-    uint ef = lid > 0u ? s_flag[lid - 1u] : 0u;
-    T ev = lid > 0u ? s_reduce[lid - 1u] : T_ZERO;
+    uint ef;
+    T ev;
+    segmented_scan(lid, flag, sum, ef, ev);
     if (has_head) {
         if (ef != 0u)
             write_row(head_row, ev + head_sum);
@@ -466,36 +506,39 @@ void stage_path_search()
 #endif
 }
 
-// Sized in the merge program only; the others keep one element.
+// Sized in the merge program only; the others keep one element. A work-group takes
+// MERGE_TILES consecutive tiles (SHAPE0): it loads them all into registers at once and then
+// walks them one after another through the same shared arrays, so that a group keeps
+// MERGE_TILES times the loads in flight without more shared memory (which bounds how many
+// groups an SM holds).
 const uint MERGE_TILE = ONLY_STAGE == 19u ? WG_SIZE * ITEMS : 1u;
+const uint MERGE_TILES = ONLY_STAGE == 19u && SHAPE0 > 1u ? SHAPE0 : 1u;
 shared uint s_end[MERGE_TILE + 1u]; // rp(i + 1) of the tile's rows i0 .. i1
 shared T s_val[MERGE_TILE];         // the products of its entries j0 .. j1 - 1
 
-void stage_merge()
-{
-    if (ONLY_STAGE != 19u)
-        return; // no room in a program shared with the other stages
-    uint g = group_index(), lid = gl_LocalInvocationID.x, steps = ROWS + NNZ;
-    uint d0 = g * MERGE_TILE, d1 = min(d0 + MERGE_TILE, steps);
-    // Clamped so that a caller's arrays changed after validation keep every index in range.
-    uint i0 = min(aux[COORD_OFF + g], ROWS);
-    uint i1 = clamp(aux[COORD_OFF + g + 1u], i0, min(ROWS, i0 + (d1 - d0)));
-    uint j0 = min(d0 - i0, NNZ), j1 = clamp(d1 - i1, j0, NNZ);
-    uint rows = i1 - i0, ents = min(j1 - j0, MERGE_TILE - rows);
-    // Constant trip counts, so that the compiler can put every load of an invocation in
-    // flight at once: a loop over k < ents waits for each column before its x.
-    UNROLL for (uint i = 0u; i <= ITEMS; i++) {
-        uint k = lid + i * WG_SIZE;
-        if (k <= rows)
-            s_end[k] = i0 + k < ROWS ? rp(i0 + k + 1u) : NNZ;
-    }
-    UNROLL for (uint i = 0u; i < ITEMS; i++) {
-        uint k = lid + i * WG_SIZE;
-        if (k < ents)
-            s_val[k] = product(j0 + k);
-    }
-    SYNC();
+// Where tile g's steps d0 .. d1 - 1 take rows i0 .. i1 and entries j0 .. j1, from
+// PATH_SEARCH, clamped so that a caller's arrays changed after validation keep every index
+// in range: rows = i1 - i0, ents the entries held in the tile's shared arrays.
+struct merge_tile { uint g, i0, i1, j0, j1, rows, ents; };
 
+merge_tile merge_bounds(uint g)
+{
+    merge_tile m;
+    uint steps = ROWS + NNZ, d0 = g * MERGE_TILE, d1 = min(d0 + MERGE_TILE, steps);
+    m.g = g;
+    m.i0 = min(aux[COORD_OFF + g], ROWS);
+    m.i1 = clamp(aux[COORD_OFF + g + 1u], m.i0, min(ROWS, m.i0 + (d1 - d0)));
+    m.j0 = min(d0 - m.i0, NNZ);
+    m.j1 = clamp(d1 - m.i1, m.j0, NNZ);
+    m.rows = m.i1 - m.i0;
+    m.ents = min(m.j1 - m.j0, MERGE_TILE - m.rows);
+    return m;
+}
+
+// The steps of tile m, its row ends and products already in s_end and s_val.
+void merge_walk(merge_tile m, uint lid)
+{
+    uint i0 = m.i0, j0 = m.j0, rows = m.rows, ents = m.ents;
     // This invocation's steps: from local step s0, at most ITEMS, within the tile.
     uint s0 = min(lid * ITEMS, rows + ents), s1 = min(s0 + ITEMS, rows + ents);
     uint lo = s0 > ents ? s0 - ents : 0u, hi = min(s0, rows);
@@ -531,20 +574,64 @@ void stage_merge()
 
     // A segment begins at each invocation that ended a row: a first emitted row gets the
     // partial sums of the invocations before it since the last that ended one.
-    uint flag = emitted ? 1u : 0u;
-    segmented_scan(lid, flag, sum);
+    uint flag = emitted ? 1u : 0u, ex_flag;
+    T ex_sum;
+    segmented_scan(lid, flag, sum, ex_flag, ex_sum);
     if (emitted) {
-        T s = (lid > 0u ? s_reduce[lid - 1u] : T_ZERO) + first_sum;
+        T s = ex_sum + first_sum;
         if (first_row == i0 && rp(i0) < j0) // began in an earlier tile: its head
-            work[WORK_OFF + 2u * g + 1u] = s;
+            work[WORK_OFF + 2u * m.g + 1u] = s;
         else
             write_row(first_row, s);
     }
     if (lid == WG_SIZE - 1u) { // the row open at the tile's end, if it has steps here
-        bool open = i1 < ROWS && rp(i1) < j1;
-        aux[AUX_OFF + 2u * g] = open ? i1 : 0xffffffffu;
-        aux[AUX_OFF + 2u * g + 1u] = open && (i1 > i0 || rp(i0) >= j0) ? 1u : 0u;
-        work[WORK_OFF + 2u * g] = sum;
+        bool open = m.i1 < ROWS && rp(m.i1) < m.j1;
+        aux[AUX_OFF + 2u * m.g] = open ? m.i1 : 0xffffffffu;
+        aux[AUX_OFF + 2u * m.g + 1u] = open && (m.i1 > i0 || rp(i0) >= j0) ? 1u : 0u;
+        work[WORK_OFF + 2u * m.g] = sum;
+    }
+}
+
+void stage_merge()
+{
+    if (ONLY_STAGE != 19u)
+        return; // no room in a program shared with the other stages
+    uint lid = gl_LocalInvocationID.x, tiles = K, first = group_index() * MERGE_TILES;
+    // Every tile's row ends and products into registers first, with constant trip counts,
+    // so that the compiler can put all of them in flight at once (a loop over k < ents
+    // would wait for each column before its x).
+    merge_tile m[MERGE_TILES];
+    uint ends[MERGE_TILES * (ITEMS + 1u)];
+    T prods[MERGE_TILES * ITEMS];
+    UNROLL for (uint t = 0u; t < MERGE_TILES; t++) {
+        m[t] = merge_bounds(min(first + t, tiles - 1u));
+        UNROLL for (uint i = 0u; i <= ITEMS; i++) {
+            uint k = lid + i * WG_SIZE;
+            ends[t * (ITEMS + 1u) + i] =
+                k <= m[t].rows ? (m[t].i0 + k < ROWS ? rp(m[t].i0 + k + 1u) : NNZ) : 0u;
+        }
+        UNROLL for (uint i = 0u; i < ITEMS; i++) {
+            uint k = lid + i * WG_SIZE;
+            prods[t * ITEMS + i] = k < m[t].ents ? product(m[t].j0 + k) : T_ZERO;
+        }
+    }
+    UNROLL for (uint t = 0u; t < MERGE_TILES; t++) {
+        if (first + t >= tiles) // uniform: the last group may hold fewer tiles
+            break;
+        if (t > 0u)
+            SYNC(); // the walk of the tile before is done with the shared arrays
+        UNROLL for (uint i = 0u; i <= ITEMS; i++) {
+            uint k = lid + i * WG_SIZE;
+            if (k <= m[t].rows)
+                s_end[k] = ends[t * (ITEMS + 1u) + i];
+        }
+        UNROLL for (uint i = 0u; i < ITEMS; i++) {
+            uint k = lid + i * WG_SIZE;
+            if (k < m[t].ents)
+                s_val[k] = prods[t * ITEMS + i];
+        }
+        SYNC();
+        merge_walk(m[t], lid);
     }
 }
 

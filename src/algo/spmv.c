@@ -245,6 +245,8 @@ static gpgpu_status run_tiles(gpgpu_context *ctx, const spmv_call *c, bool coo)
 static gpgpu_status run_merge(gpgpu_context *ctx, const spmv_call *c, unsigned wg,
                               unsigned items)
 {
+    unsigned per_group = algo_tuning_get()->spmv_merge_tiles;
+    per_group = per_group < 1 ? 1 : per_group > 8 ? 8 : per_group;
     const gpgpu_matrix *a = c->a;
     size_t tile = (size_t)wg * items, steps = (size_t)a->rows + a->nnz;
     size_t tiles = (steps + tile - 1) / tile;
@@ -259,12 +261,13 @@ static gpgpu_status run_merge(gpgpu_context *ctx, const spmv_call *c, unsigned w
     TRY(algo_stage(ctx, &d));
     d = csr_stage(a, SPMV_STAGE_CSR_MERGE, wg, items);
     d.variant.only_stage = SPMV_STAGE_CSR_MERGE;
+    d.variant.shape[0] = per_group;
     bind_x(&d, a->type, c->x, c->x_off);
     bind_y(&d, a->type, c->alpha, c->beta, c->y, c->y_off);
     bind_aux(&d, rec, 0);
     bind_work(&d, a->type, part, 0);
     d.params[P_K] = (uint32_t)tiles;
-    d.groups = (uint32_t)tiles;
+    d.groups = algo_groups(tiles, per_group);
     TRY(algo_stage(ctx, &d));
     return tile_fix(ctx, d, tiles);
 }

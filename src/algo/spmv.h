@@ -15,6 +15,7 @@ enum {
     SPMV_TILE = SPMV_TILE_WG * SPMV_TILE_ITEMS, /* TILE_CAP in glsl/spmv.comp */
     SPMV_MERGE_WG = 128,  /* merge path (balanced CSR): invocations per tile */
     SPMV_MERGE_ITEMS = 4, /* ... and path steps (rows ended or entries taken) per invocation */
+    SPMV_MERGE_TILES = 1, /* ... and tiles per work-group, their loads all in flight at once */
     SPMV_MAX_THREADS_PER_ROW = 32,
     SPMV_MAX_VECTOR_WG = 1024,
     SPMV_STATUS_WORDS = 8 /* the validation record (V_* in glsl/spmv.comp) */

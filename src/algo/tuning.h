@@ -22,6 +22,7 @@ typedef struct algo_tuning {
     unsigned spmv_merge;        /* balanced CSR: 0 tiles of nonzeros, 1 merge path (spmv.c) */
     unsigned spmv_merge_wg;     /* merge path: invocations per tile */
     unsigned spmv_merge_items;  /* merge path: path steps per invocation */
+    unsigned spmv_merge_tiles;  /* merge path: tiles per work-group, loaded at once */
 } algo_tuning;
 
 const algo_tuning *algo_tuning_get(void);

@@ -427,7 +427,8 @@ static void query_subgroups(gl_state *st, gpgpu_info *info)
     gl->GetIntegerv(GL_SUBGROUP_SIZE_KHR, &size);
     const GLint needed = GL_SUBGROUP_FEATURE_BASIC_BIT_KHR | GL_SUBGROUP_FEATURE_VOTE_BIT_KHR |
                          GL_SUBGROUP_FEATURE_ARITHMETIC_BIT_KHR |
-                         GL_SUBGROUP_FEATURE_BALLOT_BIT_KHR;
+                         GL_SUBGROUP_FEATURE_BALLOT_BIT_KHR |
+                         GL_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT_KHR;
     info->has_subgroups = (stages & GL_COMPUTE_SHADER_BIT) && (features & needed) == needed;
     info->subgroup_size = (unsigned)size;
     const char *off = getenv("GPGPU_NO_SUBGROUPS");
