@@ -20,7 +20,8 @@
 //  15 CSC_GATHER    per row, the sum of work[perm[k]] over the row's entries
 //  16 VALIDATE_PTRS, 17 VALIDATE_ENTRIES: checks of a caller's CSR into a status record
 // Balanced CSR by the merge path, then TILE_FIX:
-//  18 PATH_SEARCH  where each tile of the path begins (aux[COORD_OFF + t], t <= K tiles)
+//  18 PATH_SEARCH  where each tile of the path begins (the plan at aux[PLAN_OFF], t <= K
+//                  tiles), made once per matrix and tile
 //  19 CSR_MERGE    one work-group per tile of WG_SIZE*ITEMS path steps (rows ended or
 //                  entries taken), staged through shared memory; a program of its own
 //
@@ -47,7 +48,8 @@ layout(std430, binding = 6) buffer Work { T work[]; };
 #define AUX_OFF  params[13]
 #define WORK_OFF params[14]
 #define K        params[15] /* t (classic), ELL width, SELL C, BSR b, tiles (TILE_FIX, merge) */
-#define PATH_TILE params[9]  /* PATH_SEARCH: steps per merge tile (where others have alpha) */
+#define PATH_STEP params[9]   /* PATH_SEARCH: path steps between tile starts (where others */
+#define PATH_SLACK params[10] /* have alpha), and how far back a start may move to a row */
 
 // alpha at params[9..10], beta at params[11..12]: the bits of a T (param_t, common.glsl).
 
@@ -452,9 +454,12 @@ void stage_tile_fix()
 // Merrill and Garland's merge-based CSR product: the merge of the row ends rp(1..ROWS)
 // with the entry indices 0..NNZ-1 is a path of ROWS + NNZ steps, each either "take
 // entry j into row i" (while j < rp(i + 1)) or "end row i". Cutting the path into tiles
-// of equal length bounds the work of a tile by rows and entries together, so a million
-// empty rows cost no more than a million entries, and a row of any length is spread over
-// as many tiles as it needs. The tile's row ends and products are loaded coalesced into
+// of nearly equal length bounds the work of a tile by rows and entries together, so a
+// million empty rows cost no more than a million entries, and a row of any length is
+// spread over as many tiles as it needs. The cuts move back to the start of a row where
+// that is near (plan_write), so that short rows never cross tiles, and are kept with the
+// matrix (its structure does not change between products: one search per matrix, not one
+// per product). The tile's row ends and products are loaded coalesced into
 // shared memory; each invocation finds its ITEMS steps there by a binary search and walks
 // them. Rows crossing tiles leave the same records as stage_tiles, for TILE_FIX:
 // aux[2g] the row open at the tile's end (it has steps in the tile and ends after it)
@@ -464,13 +469,28 @@ void stage_tile_fix()
 // Whether row m ends before step d of the path, i.e. among its first d steps (m < d).
 bool ends_before(uint m, uint d) { return rp(m + 1u) <= d - m - 1u; }
 
-#define COORD_OFF (AUX_OFF + 2u * K) // PATH_SEARCH's rows, K + 1 of them
+// The plan: tile t of the path begins with rows i (ended before it) and entries j (taken)
+// at aux[PLAN_OFF + 2t], aux[PLAN_OFF + 2t + 1], t <= K; the tile records come first.
+#define PLAN_OFF (AUX_OFF + 2u * K)
 
-// PATH_SEARCH: aux[COORD_OFF + t] = the rows ended before step t * PATH_TILE of the path
-// (or its end), for t <= K: where each tile of CSR_MERGE begins. Rows ending before d are
-// a prefix of the rows. With subgroups, a subgroup finds one t: its lanes probe evenly
-// spaced rows at once and a ballot counts those that end before d, so the range shrinks
-// by the subgroup's size per dependent load (5 loads for 2^24 rows instead of 24).
+// The tile start near step d = t * PATH_STEP: the start of the row being walked at d when
+// that is at most PATH_SLACK steps back, else d itself (inside a row longer than that).
+// So rows of up to PATH_SLACK entries never cross a tile, and a tile holds at most
+// PATH_STEP + PATH_SLACK steps (the caller makes that the tile's capacity).
+void plan_write(uint t, uint i, uint d)
+{
+    uint j = d - i; // entries taken at d: rp(i) <= j <= rp(i + 1)
+    if (i < ROWS && j - min(rp(i), j) <= PATH_SLACK)
+        j = min(rp(i), j);
+    aux[PLAN_OFF + 2u * t] = i;
+    aux[PLAN_OFF + 2u * t + 1u] = j;
+}
+
+// PATH_SEARCH: the rows ended before step d = t * PATH_STEP of the path (or its end), for
+// t <= K, then plan_write. Rows ending before d are a prefix of the rows. With subgroups,
+// a subgroup finds one t: its lanes probe evenly spaced rows at once and a ballot counts
+// those that end before d, so the range shrinks by the subgroup's size per dependent load
+// (5 loads for 2^24 rows instead of 24).
 void stage_path_search()
 {
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
@@ -478,7 +498,7 @@ void stage_path_search()
     uint sg = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
     for (uint t = group_index() * gl_NumSubgroups + gl_SubgroupID; t <= K;
          t += groups * gl_NumSubgroups) { // uniform in the subgroup, as lo and hi
-        uint d = min(t * PATH_TILE, ROWS + NNZ);
+        uint d = min(t * PATH_STEP, ROWS + NNZ);
         uint lo = d > NNZ ? d - NNZ : 0u, hi = min(d, ROWS);
         while (lo < hi) { // the first row not ending before d is in (p_{c-1}, p_c]
             uint step = (hi - lo + sg - 1u) / sg, p = lo + lane * step;
@@ -488,11 +508,11 @@ void stage_path_search()
             lo = next_lo;
         }
         if (subgroupElect())
-            aux[COORD_OFF + t] = lo;
+            plan_write(t, lo, d);
     }
 #else
     for (uint t = invocation_index(); t <= K; t += groups * WG_SIZE) {
-        uint d = min(t * PATH_TILE, ROWS + NNZ);
+        uint d = min(t * PATH_STEP, ROWS + NNZ);
         uint lo = d > NNZ ? d - NNZ : 0u, hi = min(d, ROWS);
         while (lo < hi) {
             uint mid = (lo + hi) / 2u;
@@ -501,7 +521,7 @@ void stage_path_search()
             else
                 hi = mid;
         }
-        aux[COORD_OFF + t] = lo;
+        plan_write(t, lo, d);
     }
 #endif
 }
@@ -516,20 +536,19 @@ const uint MERGE_TILES = ONLY_STAGE == 19u && SHAPE0 > 1u ? SHAPE0 : 1u;
 shared uint s_end[MERGE_TILE + 1u]; // rp(i + 1) of the tile's rows i0 .. i1
 shared T s_val[MERGE_TILE];         // the products of its entries j0 .. j1 - 1
 
-// Where tile g's steps d0 .. d1 - 1 take rows i0 .. i1 and entries j0 .. j1, from
-// PATH_SEARCH, clamped so that a caller's arrays changed after validation keep every index
-// in range: rows = i1 - i0, ents the entries held in the tile's shared arrays.
+// Where tile g takes rows i0 .. i1 and entries j0 .. j1, from the plan, clamped so that
+// every index stays in range whatever the arrays hold: rows = i1 - i0, ents the entries
+// held in the tile's shared arrays.
 struct merge_tile { uint g, i0, i1, j0, j1, rows, ents; };
 
 merge_tile merge_bounds(uint g)
 {
     merge_tile m;
-    uint steps = ROWS + NNZ, d0 = g * MERGE_TILE, d1 = min(d0 + MERGE_TILE, steps);
     m.g = g;
-    m.i0 = min(aux[COORD_OFF + g], ROWS);
-    m.i1 = clamp(aux[COORD_OFF + g + 1u], m.i0, min(ROWS, m.i0 + (d1 - d0)));
-    m.j0 = min(d0 - m.i0, NNZ);
-    m.j1 = clamp(d1 - m.i1, m.j0, NNZ);
+    m.i0 = min(aux[PLAN_OFF + 2u * g], ROWS);
+    m.j0 = min(aux[PLAN_OFF + 2u * g + 1u], NNZ);
+    m.i1 = clamp(aux[PLAN_OFF + 2u * g + 2u], m.i0, min(ROWS, m.i0 + MERGE_TILE));
+    m.j1 = clamp(aux[PLAN_OFF + 2u * g + 3u], m.j0, NNZ);
     m.rows = m.i1 - m.i0;
     m.ents = min(m.j1 - m.j0, MERGE_TILE - m.rows);
     return m;
@@ -597,41 +616,56 @@ void stage_merge()
     if (ONLY_STAGE != 19u)
         return; // no room in a program shared with the other stages
     uint lid = gl_LocalInvocationID.x, tiles = K, first = group_index() * MERGE_TILES;
-    // Every tile's row ends and products into registers first, with constant trip counts,
-    // so that the compiler can put all of them in flight at once (a loop over k < ents
-    // would wait for each column before its x).
+    // A software pipeline over the group's tiles, unrolled so that every array index is a
+    // constant (registers): at step s the plan of tile s is read, the row ends, columns
+    // and values of tile s - 1 (which need its plan), the x of tile s - 2 (which need its
+    // columns), and tile s - 3 is walked. So each dependent load has a walk to arrive in,
+    // and the group keeps loads in flight while it walks instead of waiting for a chain
+    // of three. The loads have constant trip counts (a loop over k < ents would wait for
+    // each column before its x).
     merge_tile m[MERGE_TILES];
-    uint ends[MERGE_TILES * (ITEMS + 1u)];
-    T prods[MERGE_TILES * ITEMS];
-    UNROLL for (uint t = 0u; t < MERGE_TILES; t++) {
-        m[t] = merge_bounds(min(first + t, tiles - 1u));
-        UNROLL for (uint i = 0u; i <= ITEMS; i++) {
-            uint k = lid + i * WG_SIZE;
-            ends[t * (ITEMS + 1u) + i] =
-                k <= m[t].rows ? (m[t].i0 + k < ROWS ? rp(m[t].i0 + k + 1u) : NNZ) : 0u;
+    uint ends[MERGE_TILES * (ITEMS + 1u)], cols[MERGE_TILES * ITEMS];
+    T vals[MERGE_TILES * ITEMS], xs[MERGE_TILES * ITEMS];
+    UNROLL for (uint s = 0u; s < MERGE_TILES + 3u; s++) {
+        if (s < MERGE_TILES)
+            m[s] = merge_bounds(min(first + s, tiles - 1u));
+        if (s >= 1u && s - 1u < MERGE_TILES) {
+            uint t = s - 1u;
+            UNROLL for (uint i = 0u; i <= ITEMS; i++) {
+                uint k = lid + i * WG_SIZE;
+                ends[t * (ITEMS + 1u) + i] =
+                    k <= m[t].rows ? (m[t].i0 + k < ROWS ? rp(m[t].i0 + k + 1u) : NNZ) : 0u;
+            }
+            UNROLL for (uint i = 0u; i < ITEMS; i++) {
+                uint k = lid + i * WG_SIZE, e = VAL_OFF + m[t].j0 + k;
+                bool held = k < m[t].ents;
+                cols[t * ITEMS + i] = held ? min(idx[IDX_OFF + m[t].j0 + k], COLS - 1u) : 0u;
+                vals[t * ITEMS + i] = held ? val[e] : T_ZERO;
+            }
         }
-        UNROLL for (uint i = 0u; i < ITEMS; i++) {
-            uint k = lid + i * WG_SIZE;
-            prods[t * ITEMS + i] = k < m[t].ents ? product(m[t].j0 + k) : T_ZERO;
+        if (s >= 2u && s - 2u < MERGE_TILES) {
+            uint t = s - 2u;
+            UNROLL for (uint i = 0u; i < ITEMS; i++)
+                xs[t * ITEMS + i] = lid + i * WG_SIZE < m[t].ents ? x[X_OFF + cols[t * ITEMS + i]]
+                                                                  : T_ZERO;
         }
-    }
-    UNROLL for (uint t = 0u; t < MERGE_TILES; t++) {
-        if (first + t >= tiles) // uniform: the last group may hold fewer tiles
-            break;
-        if (t > 0u)
-            SYNC(); // the walk of the tile before is done with the shared arrays
-        UNROLL for (uint i = 0u; i <= ITEMS; i++) {
-            uint k = lid + i * WG_SIZE;
-            if (k <= m[t].rows)
-                s_end[k] = ends[t * (ITEMS + 1u) + i];
+        if (s >= 3u && first + s - 3u < tiles) { // uniform: the last group may hold fewer
+            uint t = s - 3u;
+            if (t > 0u)
+                SYNC(); // the walk of the tile before is done with the shared arrays
+            UNROLL for (uint i = 0u; i <= ITEMS; i++) {
+                uint k = lid + i * WG_SIZE;
+                if (k <= m[t].rows)
+                    s_end[k] = ends[t * (ITEMS + 1u) + i];
+            }
+            UNROLL for (uint i = 0u; i < ITEMS; i++) {
+                uint k = lid + i * WG_SIZE;
+                if (k < m[t].ents)
+                    s_val[k] = vals[t * ITEMS + i] * xs[t * ITEMS + i];
+            }
+            SYNC();
+            merge_walk(m[t], lid);
         }
-        UNROLL for (uint i = 0u; i < ITEMS; i++) {
-            uint k = lid + i * WG_SIZE;
-            if (k < m[t].ents)
-                s_val[k] = prods[t * ITEMS + i];
-        }
-        SYNC();
-        merge_walk(m[t], lid);
     }
 }
 

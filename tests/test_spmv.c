@@ -368,6 +368,15 @@ static void merge_tiles(void)
     check_all_formats("empty tiles", &a);
     gpgpu_csr_free(&a);
 
+    /* rows as long as the plan's slack (none crosses a tile, no TILE_FIX) and one longer */
+    for (uint32_t len = tile / SPMV_MERGE_SLACK; len <= tile / SPMV_MERGE_SLACK + 1; len++) {
+        for (uint32_t i = 0; i < 3000; i++)
+            lens[i] = len;
+        a = of_lengths(lens, 3000, cols);
+        check_all_formats("rows of the slack's length", &a);
+        gpgpu_csr_free(&a);
+    }
+
     static const uint32_t picks[] = {0, 0, 0, 1, 2, 7};
     uint64_t state = 99;
     for (uint32_t i = 0; i < 400; i++) {
@@ -580,6 +589,55 @@ static void refused(const char *what, const gpgpu_csr *bad, const gpgpu_csr *goo
     slab_free(&y);
     gpgpu_matrix_destroy(m);
     wrapped_free(&w);
+}
+
+/* The balanced product keeps its plan of the merge path with the matrix: new values need
+ * nothing, new row pointers need gpgpu_matrix_validate, after which it plans again. b has
+ * a's rows, columns and entries with the row lengths in another order, long rows included
+ * (they cross tiles), so a's plan would cut b's rows in the wrong places. */
+static void plan_kept(void)
+{
+    const uint32_t tile = SPMV_MERGE_WG * SPMV_MERGE_ITEMS, rows = 2000;
+    uint32_t lens[2000], back[2000];
+    uint64_t state = 7;
+    for (uint32_t i = 0; i < rows; i++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(state >> 33);
+        lens[i] = r % 50 == 0 ? tile + r % (3 * tile) : r % 9;
+    }
+    for (uint32_t i = 0; i < rows; i++)
+        back[i] = lens[rows - 1 - i];
+    gpgpu_csr a = of_lengths(lens, rows, 4 * tile), b = of_lengths(back, rows, 4 * tile);
+    for (size_t ti = 0; ti < type_count; ti++) {
+        gpgpu_type t = types[ti];
+        wrapped w = upload_csr(&a, t);
+        gpgpu_matrix *m = NULL;
+        EXPECT_STATUS(ctx, wrap(&a, t, &w, &m), GPGPU_SUCCESS);
+        if (!m) {
+            wrapped_free(&w);
+            continue;
+        }
+        check_algo("plan", m, &a, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_BALANCED, 0, 0);
+        for (size_t k = 0; k < a.nnz; k++) /* new values, same structure: the plan stands */
+            a.values[k] = -2 * a.values[k] + 0.5;
+        void *v = typed(t, a.values, a.nnz);
+        size_t size = gpgpu_type_size(t);
+        gpgpu_buffer_upload(w.val, VAL_OFF * size, v, a.nnz * size);
+        free(v);
+        check_algo("plan, new values", m, &a, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_BALANCED, 0, 0);
+        gpgpu_buffer_upload(w.rp, RP_OFF * 4, b.row_ptr, (rows + 1) * 4);
+        gpgpu_buffer_upload(w.ci, CI_OFF * 4, b.col_idx, b.nnz * 4);
+        v = typed(t, b.values, b.nnz);
+        gpgpu_buffer_upload(w.val, VAL_OFF * size, v, b.nnz * size);
+        free(v);
+        EXPECT_STATUS(ctx, gpgpu_matrix_validate(m), GPGPU_SUCCESS);
+        check_algo("plan, new structure", m, &b, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_SPMV_BALANCED, 0, 0);
+        check_algo("plan, new structure", m, &b, t, GPGPU_FORMAT_CSR, GPGPU_ALGO_DEFAULT, 0, 0);
+        gpgpu_matrix_destroy(m);
+        wrapped_free(&w);
+    }
+    gpgpu_csr_free(&a);
+    gpgpu_csr_free(&b);
 }
 
 static void wrapped_matrices(void)
@@ -862,6 +920,7 @@ int main(void)
     edge_matrices();
     one_long_row();
     merge_tiles();
+    plan_kept();
     generated_matrices();
     shared_matrices();
     every_shared_matrix();

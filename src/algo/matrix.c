@@ -47,6 +47,7 @@ void gpgpu_matrix_destroy(gpgpu_matrix *a)
         return;
     buffer_destroy_internal(a->owned_ints);
     buffer_destroy_internal(a->owned_values);
+    buffer_destroy_internal(a->plan);
     free(a);
 }
 
@@ -263,6 +264,8 @@ static gpgpu_status validate(gpgpu_context *ctx, gpgpu_matrix *a, const char *ca
         TRY(report(ctx, st, caller));
     }
     double mean = a->rows ? (double)a->nnz / a->rows : 0;
+    buffer_destroy_internal(a->plan); /* made for the structure before */
+    a->plan = NULL;
     a->stats = (gpgpu_row_stats){.min = a->rows ? st[SPMV_V_MIN_LEN] : 0,
                                  .max = st[SPMV_V_MAX_LEN], .mean = mean};
     return GPGPU_SUCCESS;

@@ -238,37 +238,82 @@ static gpgpu_status run_tiles(gpgpu_context *ctx, const spmv_call *c, bool coo)
     return tile_fix(ctx, d, tiles);
 }
 
-/* Balanced CSR by the merge path: tiles of wg * items steps of the merge of row ends
- * with entries, where each begins (PATH_SEARCH), the tiles (CSR_MERGE, a program of its
- * own for its shared arrays), then the rows that cross tiles. Scratch 0 holds two u32
- * per tile and the tiles' first rows (tiles + 1), scratch 1 two partial sums per tile. */
+/* The merge path's tiles: at most `tile` steps each, starting every tile - slack steps or
+ * up to slack steps earlier, at the start of a row (glsl/spmv.comp plan_write). */
+static size_t merge_slack(size_t tile)
+{
+    unsigned div = algo_tuning_get()->spmv_merge_slack;
+    return tile / (div < 4 ? 4 : div);
+}
+
+static size_t merge_tiles(const gpgpu_matrix *a, size_t tile)
+{
+    size_t step = tile - merge_slack(tile), steps = (size_t)a->rows + a->nnz;
+    return steps ? (steps + step - 1) / step : 1;
+}
+
+/* The plan of a's merge path for this tile (made by PATH_SEARCH and kept with the matrix:
+ * the row pointers stand until gpgpu_matrix_validate, which drops it), then room for two
+ * u32 records per tile. Work recorded into a caller's command buffer may never run, so
+ * there the plan is made again on every product and not kept. */
+static gpgpu_status merge_plan(gpgpu_context *ctx, const gpgpu_matrix *a, size_t tile,
+                               gpgpu_buffer **out)
+{
+    gpgpu_matrix *m = (gpgpu_matrix *)a; /* the plan is a cache, not part of A's value */
+    size_t slack = merge_slack(tile), tiles = merge_tiles(a, tile);
+    bool keep = !ctx->exec->recording_for_caller(ctx);
+    *out = m->plan;
+    if (keep && m->plan && m->plan_tile == tile && m->plan_slack == slack)
+        return GPGPU_SUCCESS;
+    size_t bytes = (4 * tiles + 2) * sizeof(uint32_t);
+    if (!m->plan || m->plan->size < bytes) {
+        buffer_destroy_internal(m->plan);
+        m->plan = NULL;
+        TRY(buffer_create_internal(ctx, bytes, &m->plan));
+    }
+    m->plan_tile = 0; /* none kept until this one is recorded */
+    exec_dispatch d = csr_stage(a, SPMV_STAGE_PATH_SEARCH, SPMV_WG, 1);
+    bind_aux(&d, m->plan, 0);
+    d.params[P_K] = (uint32_t)tiles;
+    d.params[P_ALPHA] = (uint32_t)(tile - slack); /* PATH_STEP */
+    d.params[P_ALPHA + 1] = (uint32_t)slack;      /* PATH_SLACK */
+    d.groups = subgroup_groups(ctx, tiles + 1, 1);
+    TRY(algo_stage(ctx, &d));
+    if (keep) {
+        m->plan_tile = tile;
+        m->plan_slack = slack;
+    }
+    *out = m->plan;
+    return GPGPU_SUCCESS;
+}
+
+/* Balanced CSR by the merge path: tiles of at most wg * items steps of the merge of row
+ * ends with entries, cut where the plan says (made on the first product), `per_group` of
+ * them to a work-group (CSR_MERGE, a program of its own for its shared arrays), then the
+ * rows that cross tiles, where a row is longer than the slack. The plan's buffer holds the
+ * tiles' records, scratch 1 two partial sums per tile. */
 static gpgpu_status run_merge(gpgpu_context *ctx, const spmv_call *c, unsigned wg,
                               unsigned items)
 {
-    unsigned per_group = algo_tuning_get()->spmv_merge_tiles;
-    per_group = per_group < 1 ? 1 : per_group > 8 ? 8 : per_group;
     const gpgpu_matrix *a = c->a;
-    size_t tile = (size_t)wg * items, steps = (size_t)a->rows + a->nnz;
-    size_t tiles = (steps + tile - 1) / tile;
-    gpgpu_buffer *rec, *part;
-    TRY(ctx_scratch(ctx, 0, (3 * tiles + 1) * sizeof(uint32_t), &rec));
+    unsigned per_group = algo_tuning_get()->spmv_merge_tiles;
+    per_group = per_group < 1 ? 1 : per_group > 16 ? 16 : per_group;
+    size_t tile = (size_t)wg * items, tiles = merge_tiles(a, tile);
+    gpgpu_buffer *plan, *part;
+    TRY(merge_plan(ctx, a, tile, &plan));
     TRY(ctx_scratch(ctx, 1, 2 * tiles * gpgpu_type_size(a->type), &part));
-    exec_dispatch d = csr_stage(a, SPMV_STAGE_PATH_SEARCH, SPMV_WG, 1);
-    bind_aux(&d, rec, 0);
-    d.params[P_K] = (uint32_t)tiles;
-    d.params[P_ALPHA] = (uint32_t)tile; /* PATH_TILE */
-    d.groups = subgroup_groups(ctx, tiles + 1, 1);
-    TRY(algo_stage(ctx, &d));
-    d = csr_stage(a, SPMV_STAGE_CSR_MERGE, wg, items);
+    exec_dispatch d = csr_stage(a, SPMV_STAGE_CSR_MERGE, wg, items);
     d.variant.only_stage = SPMV_STAGE_CSR_MERGE;
     d.variant.shape[0] = per_group;
     bind_x(&d, a->type, c->x, c->x_off);
     bind_y(&d, a->type, c->alpha, c->beta, c->y, c->y_off);
-    bind_aux(&d, rec, 0);
+    bind_aux(&d, plan, 0);
     bind_work(&d, a->type, part, 0);
     d.params[P_K] = (uint32_t)tiles;
     d.groups = algo_groups(tiles, per_group);
     TRY(algo_stage(ctx, &d));
+    if (a->stats.max <= merge_slack(tile))
+        return GPGPU_SUCCESS; /* no row crosses a tile */
     return tile_fix(ctx, d, tiles);
 }
 

@@ -15,7 +15,8 @@ enum {
     SPMV_TILE = SPMV_TILE_WG * SPMV_TILE_ITEMS, /* TILE_CAP in glsl/spmv.comp */
     SPMV_MERGE_WG = 128,  /* merge path (balanced CSR): invocations per tile */
     SPMV_MERGE_ITEMS = 4, /* ... and path steps (rows ended or entries taken) per invocation */
-    SPMV_MERGE_TILES = 1, /* ... and tiles per work-group, their loads all in flight at once */
+    SPMV_MERGE_TILES = 2, /* ... and tiles per work-group, walked as a software pipeline */
+    SPMV_MERGE_SLACK = 16, /* ... tiles start up to tile/16 steps early, where a row starts */
     SPMV_MAX_THREADS_PER_ROW = 32,
     SPMV_MAX_VECTOR_WG = 1024,
     SPMV_STATUS_WORDS = 8 /* the validation record (V_* in glsl/spmv.comp) */
@@ -82,6 +83,11 @@ struct gpgpu_matrix {
     gpgpu_buffer *owned_ints, *owned_values; /* NULL when wrapped */
     size_t bytes;
     gpgpu_row_stats stats; /* wrapped: min, max and mean only (stddev 0) */
+    /* The balanced product's plan (spmv.c merge_plan): where each tile of the merge path
+     * begins, for one tile and slack, and room for the tiles' records. Made on first use
+     * and kept while the structure stands (gpgpu_matrix_validate drops it). */
+    gpgpu_buffer *plan;
+    size_t plan_tile, plan_slack;
 };
 
 /* The element type of a format's u32 arrays, named for algo_index. */

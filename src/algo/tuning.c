@@ -29,6 +29,7 @@ static algo_tuning tuning = {
     .spmv_merge_wg = SPMV_MERGE_WG,
     .spmv_merge_items = SPMV_MERGE_ITEMS,
     .spmv_merge_tiles = SPMV_MERGE_TILES,
+    .spmv_merge_slack = SPMV_MERGE_SLACK,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
@@ -75,6 +76,7 @@ static void read_env(void)
         {"spmv_merge_wg", &tuning.spmv_merge_wg, false},
         {"spmv_merge_items", &tuning.spmv_merge_items, false},
         {"spmv_merge_tiles", &tuning.spmv_merge_tiles, false},
+        {"spmv_merge_slack", &tuning.spmv_merge_slack, false},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];
