@@ -623,6 +623,28 @@ void stage_merge()
     // and the group keeps loads in flight while it walks instead of waiting for a chain
     // of three. The loads have constant trip counts (a loop over k < ents would wait for
     // each column before its x).
+#ifndef VULKAN
+    // GL: each tile loaded straight into shared memory. NVIDIA's GL compiler (580.159)
+    // gave the pipeline's registers of doubles single precision (f64 products off by
+    // 1e-8 relative, found by the checks on the H100); Vulkan's SPIR-V is exact.
+    for (uint t = 0u; t < MERGE_TILES && first + t < tiles; t++) { // uniform
+        merge_tile g = merge_bounds(first + t);
+        if (t > 0u)
+            SYNC(); // the walk of the tile before is done with the shared arrays
+        UNROLL for (uint i = 0u; i <= ITEMS; i++) {
+            uint k = lid + i * WG_SIZE;
+            if (k <= g.rows)
+                s_end[k] = g.i0 + k < ROWS ? rp(g.i0 + k + 1u) : NNZ;
+        }
+        UNROLL for (uint i = 0u; i < ITEMS; i++) {
+            uint k = lid + i * WG_SIZE;
+            if (k < g.ents)
+                s_val[k] = product(g.j0 + k);
+        }
+        SYNC();
+        merge_walk(g, lid);
+    }
+#else
     merge_tile m[MERGE_TILES];
     uint ends[MERGE_TILES * (ITEMS + 1u)], cols[MERGE_TILES * ITEMS];
     T vals[MERGE_TILES * ITEMS], xs[MERGE_TILES * ITEMS];
@@ -667,6 +689,7 @@ void stage_merge()
             merge_walk(m[t], lid);
         }
     }
+#endif
 }
 
 // ----------------------------------------------------------------- validation
