@@ -235,8 +235,10 @@ GPGPU_API gpgpu_status gpgpu_matrix_create(gpgpu_context *ctx, const gpgpu_matri
  * elements. The arrays are validated on the GPU by bounds-checked passes (the row pointers,
  * then the entries) before the call returns (row pointers from 0, nondecreasing, ending at
  * nnz; columns below cols; sorted within rows) and refused with the first bad row named; they
- * must stay alive and unchanged while the matrix is used (change them and call
- * gpgpu_matrix_validate again). Arrays changed without that give wrong products, never an
+ * must stay alive while the matrix is used. The values may change between products; row
+ * pointers and columns may not, unless gpgpu_matrix_validate is called again (which also
+ * drops the balanced product's plan of the row pointers, kept with the matrix and made
+ * again on the next product). Arrays changed without that give wrong products, never an
  * access outside the buffers.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (a malformed
  *   CSR, message names the first bad row; a type other than f32 and f64; a buffer of another
