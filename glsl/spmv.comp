@@ -22,8 +22,9 @@
 // Balanced CSR by the merge path, then TILE_FIX:
 //  18 PATH_SEARCH  where each tile of the path begins (the plan at aux[PLAN_OFF], t <= K
 //                  tiles), made once per matrix and tile
-//  19 CSR_MERGE    one work-group per tile of WG_SIZE*ITEMS path steps (rows ended or
-//                  entries taken), staged through shared memory; a program of its own
+//  19 CSR_MERGE    MERGE_TILES tiles of up to WG_SIZE*ITEMS path steps (rows ended or
+//                  entries taken) per work-group, staged through shared memory; a program
+//                  of its own
 //
 // Every index read from a matrix array is clamped before it is used (row pointers to NNZ,
 // columns to COLS - 1, permutations to ROWS - 1), so that arrays a caller changed after
@@ -527,10 +528,8 @@ void stage_path_search()
 }
 
 // Sized in the merge program only; the others keep one element. A work-group takes
-// MERGE_TILES consecutive tiles (SHAPE0): it loads them all into registers at once and then
-// walks them one after another through the same shared arrays, so that a group keeps
-// MERGE_TILES times the loads in flight without more shared memory (which bounds how many
-// groups an SM holds).
+// MERGE_TILES consecutive tiles (SHAPE0) and walks them one after another through the same
+// shared arrays (stage_merge).
 const uint MERGE_TILE = ONLY_STAGE == 19u ? WG_SIZE * ITEMS : 1u;
 const uint MERGE_TILES = ONLY_STAGE == 19u && SHAPE0 > 1u ? SHAPE0 : 1u;
 shared uint s_end[MERGE_TILE + 1u]; // rp(i + 1) of the tile's rows i0 .. i1
@@ -553,6 +552,10 @@ merge_tile merge_bounds(uint g)
     m.ents = min(m.j1 - m.j0, MERGE_TILE - m.rows);
     return m;
 }
+
+// The row end that tile m keeps at s_end[k], k <= rows: rp(i0 + k + 1), or NNZ past the
+// last row.
+uint merge_end(merge_tile m, uint k) { return m.i0 + k < ROWS ? rp(m.i0 + k + 1u) : NNZ; }
 
 // The steps of tile m, its row ends and products already in s_end and s_val.
 void merge_walk(merge_tile m, uint lid)
@@ -616,13 +619,6 @@ void stage_merge()
     if (ONLY_STAGE != 19u)
         return; // no room in a program shared with the other stages
     uint lid = gl_LocalInvocationID.x, tiles = K, first = group_index() * MERGE_TILES;
-    // A software pipeline over the group's tiles, unrolled so that every array index is a
-    // constant (registers): at step s the plan of tile s is read, the row ends, columns
-    // and values of tile s - 1 (which need its plan), the x of tile s - 2 (which need its
-    // columns), and tile s - 3 is walked. So each dependent load has a walk to arrive in,
-    // and the group keeps loads in flight while it walks instead of waiting for a chain
-    // of three. The loads have constant trip counts (a loop over k < ents would wait for
-    // each column before its x).
 #ifndef VULKAN
     // GL: each tile loaded straight into shared memory. NVIDIA's GL compiler (580.159)
     // gave the pipeline's registers of doubles single precision (f64 products off by
@@ -634,7 +630,7 @@ void stage_merge()
         UNROLL for (uint i = 0u; i <= ITEMS; i++) {
             uint k = lid + i * WG_SIZE;
             if (k <= g.rows)
-                s_end[k] = g.i0 + k < ROWS ? rp(g.i0 + k + 1u) : NNZ;
+                s_end[k] = merge_end(g, k);
         }
         UNROLL for (uint i = 0u; i < ITEMS; i++) {
             uint k = lid + i * WG_SIZE;
@@ -645,6 +641,13 @@ void stage_merge()
         merge_walk(g, lid);
     }
 #else
+    // A software pipeline over the group's tiles, unrolled so that every array index is a
+    // constant (registers): at step s the plan of tile s is read, the row ends, columns
+    // and values of tile s - 1 (which need its plan), the x of tile s - 2 (which need its
+    // columns), and tile s - 3 is walked. So each dependent load has a walk to arrive in,
+    // and the group keeps loads in flight while it walks instead of waiting for a chain
+    // of three. The loads have constant trip counts (a loop over k < ents would wait for
+    // each column before its x).
     merge_tile m[MERGE_TILES];
     uint ends[MERGE_TILES * (ITEMS + 1u)], cols[MERGE_TILES * ITEMS];
     T vals[MERGE_TILES * ITEMS], xs[MERGE_TILES * ITEMS];
@@ -655,8 +658,7 @@ void stage_merge()
             uint t = s - 1u;
             UNROLL for (uint i = 0u; i <= ITEMS; i++) {
                 uint k = lid + i * WG_SIZE;
-                ends[t * (ITEMS + 1u) + i] =
-                    k <= m[t].rows ? (m[t].i0 + k < ROWS ? rp(m[t].i0 + k + 1u) : NNZ) : 0u;
+                ends[t * (ITEMS + 1u) + i] = k <= m[t].rows ? merge_end(m[t], k) : 0u;
             }
             UNROLL for (uint i = 0u; i < ITEMS; i++) {
                 uint k = lid + i * WG_SIZE, e = VAL_OFF + m[t].j0 + k;

@@ -346,6 +346,14 @@ static gpgpu_csr long_rows(void)
     return of_lengths(lens, sizeof lens / sizeof *lens, 3001);
 }
 
+/* The next 31 random bits of a 64-bit LCG (Knuth's MMIX constants): row lengths that the
+ * matrices below draw, the same on every run. */
+static uint32_t lcg_next(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*state >> 33);
+}
+
 /* The merge path's tiles (SPMV_MERGE_WG * SPMV_MERGE_ITEMS steps; a row of L entries is
  * L + 1 steps): rows that end exactly where tiles end, thousands of empty rows filling
  * whole tiles, and a random mix of lengths around the tile's. */
@@ -380,8 +388,7 @@ static void merge_tiles(void)
     static const uint32_t picks[] = {0, 0, 0, 1, 2, 7};
     uint64_t state = 99;
     for (uint32_t i = 0; i < 400; i++) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        uint32_t r = (uint32_t)(state >> 33);
+        uint32_t r = lcg_next(&state);
         uint32_t near[] = {tile - 1, tile, tile + 1, 3 * tile, picks[r % 6]};
         lens[i] = r % 3 == 0 ? near[(r / 3) % 5] : picks[(r / 3) % 6];
     }
@@ -601,8 +608,7 @@ static void plan_kept(void)
     uint32_t lens[2000], back[2000];
     uint64_t state = 7;
     for (uint32_t i = 0; i < rows; i++) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        uint32_t r = (uint32_t)(state >> 33);
+        uint32_t r = lcg_next(&state);
         lens[i] = r % 50 == 0 ? tile + r % (3 * tile) : r % 9;
     }
     for (uint32_t i = 0; i < rows; i++)

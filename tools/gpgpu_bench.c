@@ -542,9 +542,9 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
 
     /* Then on until the GPU has been busy for warmup_ms: after the host's own work between
      * cases (matrices made, CPU checks), an idle H100 runs L2-bound kernels (SpMV) up to 4x
-     * slow for 0.2-0.4 s of load (PERFORMANCE.md, "Issue 7: the merge-path SpMV"). The busy
-     * time counts from the end of the last idle gap, so that cases following each other
-     * closely do not warm up again. */
+     * slow for 0.2-0.4 s of load (PERFORMANCE.md, "Issue 7: the merge-path SpMV, before the
+     * plan"). The busy time counts from the end of the last idle gap, so that cases
+     * following each other closely do not warm up again. */
     double start = bench_now_ns();
     if (start - b->gpu_idle_since_ns > BENCH_IDLE_GAP_MS * 1e6)
         b->gpu_busy_since_ns = start;

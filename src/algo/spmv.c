@@ -262,9 +262,10 @@ static gpgpu_status merge_plan(gpgpu_context *ctx, const gpgpu_matrix *a, size_t
     gpgpu_matrix *m = (gpgpu_matrix *)a; /* the plan is a cache, not part of A's value */
     size_t slack = merge_slack(tile), tiles = merge_tiles(a, tile);
     bool keep = !ctx->exec->recording_for_caller(ctx);
-    *out = m->plan;
-    if (keep && m->plan && m->plan_tile == tile && m->plan_slack == slack)
+    if (keep && m->plan && m->plan_tile == tile && m->plan_slack == slack) {
+        *out = m->plan;
         return GPGPU_SUCCESS;
+    }
     size_t bytes = (4 * tiles + 2) * sizeof(uint32_t);
     if (!m->plan || m->plan->size < bytes) {
         buffer_destroy_internal(m->plan);
