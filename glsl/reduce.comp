@@ -15,12 +15,21 @@
 //   4 PAIRS     classic GPUfindMinMax, first step: comparators on pairs.
 //   5 QUADS     classic GPUfindMinMax, later steps: pairs of pairs.
 //   6 COUNTER   the fold's counter (binding 3) = 0, once when it is made.
+//   7 DOT       TILES (OP_SUM) over the products src[i] * times[i] (binding
+//               4): a dot product.
+//   8 UPDATE_DOT  TILES (OP_SUM, f32/f64) after a vector update: e = alpha *
+//               src[i] + beta * y[i] (binding 5; UPDATE 2: beta = 0, y not
+//               read) is written to y[i], and e * times[i] is summed, or
+//               e * e without TIMES (a Krylov step's update and dot product
+//               in one pass).
 
 layout(std430, binding = 0) restrict readonly buffer Src { T src[]; };
 // Coherent: with FOLD the last group reads what the others wrote.
 layout(std430, binding = 1) coherent buffer Dst { T dst[]; };
 layout(std430, binding = 2) restrict writeonly buffer Result { T result[]; };
 layout(std430, binding = 3) coherent buffer Counter { uint counter[]; };
+layout(std430, binding = 4) restrict readonly buffer Times { T times[]; };
+layout(std430, binding = 5) restrict buffer Update { T upd[]; };
 
 #define N         params[1] /* elements (TILES, EXPAND) or V elements left (classic steps) */
 #define SRC_OFF   params[2]
@@ -29,9 +38,32 @@ layout(std430, binding = 3) coherent buffer Counter { uint counter[]; };
 #define Q         params[5] /* STRIDE: distance between the operands */
 #define FOLD      params[6] /* TILES: the last group folds the partial results */
 #define RESULT_OFF params[7]
+#define TIMES     params[8] /* UPDATE_DOT: the products with times[i], else squares */
+#define TIMES_OFF params[9]
+#define UPDATE    params[10] /* UPDATE_DOT: 1 y = alpha*src + beta*y, 2 beta = 0 */
+#define UPD_OFF   params[11]
+// alpha at params[12..13], beta at params[14..15] (param_t in common.glsl).
 
-V load_src(uint i)
+// Where TILES' elements come from: a constant argument, so that each stage's
+// inlined copy of stage_tiles carries no branch (and no store) for the
+// others; a runtime flag here cost the plain f32 sum a quarter of its speed.
+const uint FROM_SRC = 0u, FROM_PRODUCTS = 1u, FROM_UPDATE = 2u;
+
+V load_src(uint i, const uint from)
 {
+#if defined(OP_SUM) && (defined(TYPE_F32) || defined(TYPE_F64))
+    if (from == FROM_UPDATE) {
+        T e = param_t(12u) * src[SRC_OFF + i];
+        if (UPDATE == 1u)
+            e += param_t(14u) * upd[UPD_OFF + i];
+        upd[UPD_OFF + i] = e;
+        return e * (TIMES != 0u ? times[TIMES_OFF + i] : e);
+    }
+#endif
+#ifdef OP_SUM
+    if (from == FROM_PRODUCTS)
+        return src[SRC_OFF + i] * times[TIMES_OFF + i];
+#endif
 #ifdef OP_MINMAX
     if (SRC_PAIRS != 0u)
         return T2(src[SRC_OFF + 2u * i], src[SRC_OFF + 2u * i + 1u]);
@@ -49,7 +81,7 @@ void store_dst(uint i, V v) { dst[DST_OFF + i] = v; }
 
 shared bool s_last;
 
-void stage_tiles()
+void stage_tiles(const uint from)
 {
     const uint chunk = WG_SIZE * ITEMS;
     uint groups = gl_NumWorkGroups.x, g = gl_WorkGroupID.x, lid = gl_LocalInvocationID.x;
@@ -59,7 +91,7 @@ void stage_tiles()
         // All ITEMS loads are issued before any is used: memory parallelism.
         V x[ITEMS];
         for (uint k = 0u; k < ITEMS; k++)
-            x[k] = load_src(b * chunk + k * WG_SIZE + lid);
+            x[k] = load_src(b * chunk + k * WG_SIZE + lid, from);
         for (uint k = 0u; k < ITEMS; k++)
             acc = v_op(acc, x[k]);
     }
@@ -69,7 +101,7 @@ void stage_tiles()
         V x[ITEMS];
         for (uint k = 0u; k < ITEMS; k++) {
             uint i = full * chunk + k * WG_SIZE + lid;
-            x[k] = i < N ? load_src(i) : V_IDENTITY;
+            x[k] = i < N ? load_src(i, from) : V_IDENTITY;
         }
         for (uint k = 0u; k < ITEMS; k++)
             acc = v_op(acc, x[k]);
@@ -128,7 +160,7 @@ void main()
     uint iid = invocation_index();
     switch (STAGE) {
     case 0u:
-        stage_tiles();
+        stage_tiles(FROM_SRC);
         return;
     case 1u:
         if (iid < N)
@@ -161,6 +193,12 @@ void main()
     case 6u:
         if (iid == 0u)
             counter[0] = 0u;
+        return;
+    case 7u:
+        stage_tiles(FROM_PRODUCTS);
+        return;
+    case 8u:
+        stage_tiles(FROM_UPDATE);
         return;
     default:
         return;

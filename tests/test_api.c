@@ -1163,6 +1163,12 @@ static void check_foreign_arguments(gpgpu_context *c2, gpgpu_buffer *mine, gpgpu
     double dot = 0;
     EXPECT_STATUS(c2, gpgpu_dot(c2, f32, 4, mine, 0, theirs, 0, &dot), E_INVALID);
     EXPECT_STATUS(c2, gpgpu_dot(c2, f32, 4, theirs, 0, mine, 0, &dot), E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_axpby_dot(c2, f32, 4, 1, mine, 0, 1, theirs, 0, theirs, 8, &dot),
+                  E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_axpby_dot(c2, f32, 4, 1, theirs, 8, 1, mine, 0, theirs, 0, &dot),
+                  E_INVALID);
+    EXPECT_STATUS(c2, gpgpu_axpby_dot(c2, f32, 4, 1, theirs, 8, 1, theirs, 0, mine, 0, &dot),
+                  E_INVALID);
     const gpgpu_spmv_desc d = {.alpha = 1};
     if (mine_m && theirs_m) {
         EXPECT_STATUS(c2, gpgpu_spmv(c2, &d, theirs_m, mine, 0, theirs, 8), E_INVALID);

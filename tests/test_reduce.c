@@ -60,7 +60,8 @@ static void stage_tiles(gpgpu_type t, gpgpu_op op, size_t n, uint32_t groups, bo
     char what[160];
     LABEL(what, t, op, "TILES n=%zu groups=%u pairs=%d", n, groups, pairs);
     slab src = slab_make(ctx, t, 3, ns, 2, NULL), dst = slab_make(ctx, t, 1 + groups * w + 2, 0, 0, NULL);
-    EXPECT_STATUS(ctx, reduce_stage_tiles(ctx, t, op, src.buf, 3, n, pairs, dst.buf, 1, groups),
+    reduce_source from = {.buf = src.buf, .off = 3};
+    EXPECT_STATUS(ctx, reduce_stage_tiles(ctx, t, op, from, n, pairs, dst.buf, 1, groups),
                   GPGPU_SUCCESS);
     long double *abs = xmalloc(groups * sizeof *abs);
     ref_reduce_tiles(t, op, slab_at(&src, 3), n, pairs, groups, (uint32_t)block_size(),
@@ -92,9 +93,9 @@ static void stage_fold(gpgpu_type t, gpgpu_op op, size_t n, uint32_t groups)
     slab out = slab_make(ctx, t, 2 + w + 1, 0, 0, NULL);
     uint32_t zero[2] = {0, 7};
     slab counter = slab_make(ctx, GPGPU_TYPE_U32, 0, 2, 0, zero);
+    reduce_source from = {.buf = src.buf, .off = 3};
     EXPECT_STATUS(ctx,
-                  reduce_stage_fold(ctx, t, op, src.buf, 3, n, part.buf, counter.buf, out.buf, 2,
-                                    groups),
+                  reduce_stage_fold(ctx, t, op, from, n, part.buf, counter.buf, out.buf, 2, groups),
                   GPGPU_SUCCESS);
     long double *abs = xmalloc(groups * sizeof *abs), abs_all = 0;
     ref_reduce_tiles(t, op, slab_at(&src, 3), n, false, groups, (uint32_t)block_size(),

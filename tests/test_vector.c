@@ -1,12 +1,15 @@
-/* The vector family (gpgpu_axpby, gpgpu_dot and their stages) against the
- * CPU, f32 and f64, on the sizes every primitive is tested on: AXPBY within
- * the two roundings of alpha*x + beta*y (one where beta = 0, bit for bit,
- * with y poisoned by NaN), DOT within a bound derived from the summation
- * depth of its two passes, and the errors of misuse. */
+/* The vector operations (gpgpu_axpby, gpgpu_dot, gpgpu_axpby_dot and their
+ * stages) against the CPU, f32 and f64, on the sizes every primitive is
+ * tested on: AXPBY within the two roundings of alpha*x + beta*y (one where
+ * beta = 0, bit for bit, with y poisoned by NaN), dot products within a
+ * bound derived from the depth of their sums, the first pass of each (the
+ * reduce family's TILES over products, after an update) alone, and the
+ * errors of misuse. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/reduce.h"
 #include "algo/vector.h"
 #include "testlib.h"
 
@@ -27,6 +30,24 @@ static void put(gpgpu_type t, void *p, size_t i, double v)
 
 static double unit(gpgpu_type t) { return t == GPGPU_TYPE_F64 ? 0x1p-53 : 0x1p-24; }
 
+/* y = alpha*x + beta*y of the CPU (alpha and beta rounded to the type first,
+ * as the call documents; the caller rounds the result to the type) and the
+ * bound on the GPU's difference from it, -1 for none: where beta = 0 one
+ * rounding of a product the CPU rounds alike, else at most two roundings (or
+ * one, fused) of terms this big. */
+static double axpby_twin(gpgpu_type t, double alpha, double xi, double beta, double yi,
+                         double *tol)
+{
+    double a = alpha, b = beta;
+    if (t == GPGPU_TYPE_F32) {
+        a = (float)alpha;
+        b = (float)beta;
+    }
+    double ax = a * xi;
+    *tol = beta == 0.0 ? -1 : 2 * unit(t) * (fabs(ax) + fabs(b * yi)) * (1 + 4 * unit(t));
+    return beta == 0.0 ? ax : ax + b * yi;
+}
+
 static void check_axpby(gpgpu_type t, size_t n, double alpha, double beta)
 {
     char what[160];
@@ -42,20 +63,9 @@ static void check_axpby(gpgpu_type t, size_t n, double alpha, double beta)
     slab sx = slab_make(ctx, t, 3, n, 2, x);
     slab sy = slab_make(ctx, t, 5, n, 1, y);
     double *tol = exact(sy.len);
-    for (size_t i = 0; i < n; i++) {
-        /* alpha and beta are rounded to the type first, as the call documents. */
-        double a = alpha, b = beta;
-        if (t == GPGPU_TYPE_F32) {
-            a = (float)alpha;
-            b = (float)beta;
-        }
-        double ax = a * get(t, x, i), want = beta == 0.0 ? ax : ax + b * get(t, y, i);
-        put(t, slab_at(&sy, 5), i, want);
-        /* beta = 0: one rounding of a product the CPU rounds alike: exact.
-         * Otherwise at most two roundings (or one, fused) of terms this big. */
-        if (beta != 0.0)
-            tol[5 + i] = 2 * unit(t) * (fabs(ax) + fabs(b * get(t, y, i))) * (1 + 4 * unit(t));
-    }
+    for (size_t i = 0; i < n; i++)
+        put(t, slab_at(&sy, 5), i,
+            axpby_twin(t, alpha, get(t, x, i), beta, get(t, y, i), &tol[5 + i]));
     EXPECT_STATUS(ctx, gpgpu_axpby(ctx, t, n, alpha, sx.buf, 3, beta, sy.buf, 5), GPGPU_SUCCESS);
     slab_check(&sy, tol, what);
     slab_check(&sx, NULL, what);
@@ -64,6 +74,17 @@ static void check_axpby(gpgpu_type t, size_t n, double alpha, double beta)
     slab_free(&sy);
     free(x);
     free(y);
+}
+
+/* Depth of an input in a dot product's sum after its product: the adds of
+ * its invocation over its group's blocks, the group's tree, the fold's adds
+ * over the partial sums and its tree. */
+static size_t sum_depth(size_t n)
+{
+    reduce_plan p = reduce_plan_for(n);
+    size_t blocks = ceil_div(ceil_div(n, p.block), p.groups);
+    return blocks * 4 + depth_of_wg(ctx, 256) + ceil_div(p.groups, 1024) * 4 +
+           depth_of_wg(ctx, 256) + 2;
 }
 
 static void check_dot(gpgpu_type t, size_t n, bool same, bool with_nan)
@@ -83,13 +104,7 @@ static void check_dot(gpgpu_type t, size_t n, bool same, bool with_nan)
         want += p;
         abs += fabsl(p);
     }
-    /* Depth of an input in the sum: its product, the adds of its invocation
-     * over its group's blocks, the group's tree, the second pass's adds over
-     * the partial sums and its tree. */
-    reduce_plan p = reduce_plan_for(n);
-    size_t blocks = ceil_div(ceil_div(n, p.block), p.groups);
-    size_t d = 1 + blocks * 4 + depth_of_wg(ctx, 256) + ceil_div(p.groups, 1024) * 4 +
-               depth_of_wg(ctx, 256) + 2;
+    size_t d = 1 + sum_depth(n);
     double got = -1;
     EXPECT_STATUS(ctx,
                   gpgpu_dot(ctx, t, n, sx.buf, 1, same ? sx.buf : sy.buf, same ? 1 : 2, &got),
@@ -108,40 +123,143 @@ static void check_dot(gpgpu_type t, size_t n, bool same, bool with_nan)
     free(y);
 }
 
-/* DOT alone: every group's partial sum against the CPU's sum of its blocks. */
-static void stage_dot(gpgpu_type t, size_t n)
+/* How the first pass of a dot product reads: products x*y, or an update of
+ * y first and then the products of the new y with w or with itself. */
+enum dot_mode { PRODUCTS, UPDATE_TIMES_W, UPDATE_SQUARED };
+
+/* The dot product's first pass alone (the reduce family's TILES over
+ * products, after an update where the mode says so): every group's partial
+ * sum against the CPU's sum of its blocks, within the depth of its sum plus
+ * the roundings of the update and the product (3, or 5 squared); the
+ * updated y as gpgpu_axpby's bound; x (and w) untouched. */
+static void stage_dot(gpgpu_type t, size_t n, enum dot_mode mode)
 {
+    const double alpha = -0.625, beta = mode == UPDATE_SQUARED ? 0.0 : 1.25;
     size_t s = gpgpu_type_size(t);
-    void *x = xmalloc(n * s), *y = xmalloc(n * s);
+    void *x = xmalloc(n * s), *y = xmalloc(n * s), *w = xmalloc(n * s);
     test_random(t, x, n, test_seed++);
     test_random(t, y, n, test_seed++);
+    test_random(t, w, n, test_seed++);
+    if (mode == UPDATE_SQUARED)
+        for (size_t i = 0; i < n; i++)
+            put(t, y, i, NAN); /* beta = 0: y must not be read */
     reduce_plan p = reduce_plan_for(n);
     slab sx = slab_make(ctx, t, 0, n, 1, x), sy = slab_make(ctx, t, 4, n, 0, y);
+    slab sw = slab_make(ctx, t, 1, n, 2, w);
     slab part = slab_make(ctx, t, 2, p.groups, 3, NULL);
-    double *tol = exact(part.len);
+    double *tol = exact(part.len), *ytol = exact(sy.len);
+    /* the factor each product multiplies x (or the new y) by */
+    long double *e = xmalloc(n * sizeof *e), *by = xmalloc(n * sizeof *by);
+    for (size_t i = 0; i < n; i++) {
+        if (mode == PRODUCTS) {
+            e[i] = get(t, x, i);
+            by[i] = get(t, y, i);
+            continue;
+        }
+        put(t, slab_at(&sy, 4), i, axpby_twin(t, alpha, get(t, x, i), beta, get(t, y, i),
+                                               &ytol[4 + i]));
+        /* the update in exact arithmetic; the GPU's rounding is in the bound */
+        double a = t == GPGPU_TYPE_F32 ? (float)alpha : alpha;
+        double b = t == GPGPU_TYPE_F32 ? (float)beta : beta;
+        e[i] = (long double)a * get(t, x, i) + (beta == 0.0 ? 0 : (long double)b * get(t, y, i));
+        by[i] = mode == UPDATE_SQUARED ? e[i] : (long double)get(t, w, i);
+    }
     size_t blocks = ceil_div(n, p.block);
+    size_t extra = mode == PRODUCTS ? 1 : mode == UPDATE_SQUARED ? 5 : 3;
     for (uint32_t g = 0; g < p.groups; g++) {
         long double sum = 0, abs = 0;
         for (size_t b = g; b < blocks; b += p.groups)
             for (size_t i = b * p.block; i < (b + 1) * p.block && i < n; i++) {
-                long double v = (long double)get(t, x, i) * get(t, y, i);
-                sum += v;
-                abs += fabsl(v);
+                sum += e[i] * by[i];
+                abs += fabsl(e[i] * by[i]);
             }
         put(t, slab_at(&part, 2), g, (double)sum);
-        tol[2 + g] = tolerance(t, 1 + ceil_div(blocks, p.groups) * 4 + depth_of_wg(ctx, 256), abs);
+        size_t depth = extra + ceil_div(blocks, p.groups) * 4 + depth_of_wg(ctx, 256);
+        tol[2 + g] = tolerance(t, depth, abs);
     }
-    EXPECT_STATUS(ctx, vector_stage_dot(ctx, t, n, sx.buf, 0, sy.buf, 4, part.buf, 2, p.groups),
+    reduce_source src = {.buf = sx.buf, .off = 0, .times = sy.buf, .times_off = 4};
+    if (mode != PRODUCTS) {
+        src = (reduce_source){.buf = sx.buf, .update = sy.buf, .update_off = 4, .alpha = alpha,
+                              .beta = beta};
+        if (mode == UPDATE_TIMES_W) {
+            src.times = sw.buf;
+            src.times_off = 1;
+        }
+    }
+    EXPECT_STATUS(ctx,
+                  reduce_stage_tiles(ctx, t, GPGPU_OP_SUM, src, n, false, part.buf, 2, p.groups),
                   GPGPU_SUCCESS);
-    char what[96];
-    snprintf(what, sizeof what, "%s DOT stage n=%zu groups=%u", gpgpu_type_name(t), n, p.groups);
+    static const char *const mode_names[] = {"x*y", "update, new y*w", "update (beta 0), new y^2"};
+    char what[128];
+    snprintf(what, sizeof what, "%s TILES of products (%s) n=%zu groups=%u", gpgpu_type_name(t),
+             mode_names[mode], n, p.groups);
     slab_check(&part, tol, what);
+    slab_check(&sy, ytol, what);
+    slab_check(&sx, NULL, what);
+    slab_check(&sw, NULL, what);
     free(tol);
+    free(ytol);
+    free(e);
+    free(by);
     slab_free(&sx);
     slab_free(&sy);
+    slab_free(&sw);
     slab_free(&part);
     free(x);
     free(y);
+    free(w);
+}
+
+/* gpgpu_axpby_dot: y as gpgpu_axpby leaves it, the dot product of the new
+ * y with w (or with itself, beta = 0 over a NaN-poisoned y) within the
+ * depth of the sum plus the update's and the product's roundings. */
+static void check_axpby_dot(gpgpu_type t, size_t n, bool squared)
+{
+    const double alpha = 0.375, beta = squared ? 0.0 : -1.5;
+    double a = t == GPGPU_TYPE_F32 ? (float)alpha : alpha;
+    double b = t == GPGPU_TYPE_F32 ? (float)beta : beta;
+    size_t s = gpgpu_type_size(t);
+    void *x = xmalloc(n * s), *y = xmalloc(n * s), *w = xmalloc(n * s);
+    test_random(t, x, n, test_seed++);
+    test_random(t, y, n, test_seed++);
+    test_random(t, w, n, test_seed++);
+    if (squared)
+        for (size_t i = 0; i < n; i++)
+            put(t, y, i, NAN);
+    slab sx = slab_make(ctx, t, 2, n, 1, x), sy = slab_make(ctx, t, 1, n, 3, y);
+    slab sw = slab_make(ctx, t, 0, n, 2, w);
+    double *ytol = exact(sy.len);
+    long double want = 0, abs = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double e = (long double)a * get(t, x, i);
+        e += squared ? 0 : (long double)b * get(t, y, i);
+        long double p = e * (squared ? e : (long double)get(t, w, i));
+        want += p;
+        abs += fabsl(p);
+        put(t, slab_at(&sy, 1), i, axpby_twin(t, alpha, get(t, x, i), beta, get(t, y, i),
+                                               &ytol[1 + i]));
+    }
+    double got = -1;
+    EXPECT_STATUS(ctx,
+                  gpgpu_axpby_dot(ctx, t, n, alpha, sx.buf, 2, beta, sy.buf, 1,
+                                  squared ? sy.buf : sw.buf, squared ? 1 : 0, &got),
+                  GPGPU_SUCCESS);
+    double bound = tolerance(t, (squared ? 5 : 3) + sum_depth(n), abs);
+    EXPECT(fabsl(got - want) <= bound, "%s axpby_dot n=%zu%s: %.17g, want %.17Lg (bound %g)",
+           gpgpu_type_name(t), n, squared ? " (y, y)" : "", got, want, bound);
+    char what[96];
+    snprintf(what, sizeof what, "%s axpby_dot n=%zu%s", gpgpu_type_name(t), n,
+             squared ? " (y, y)" : "");
+    slab_check(&sy, ytol, what);
+    slab_check(&sx, NULL, what);
+    slab_check(&sw, NULL, what);
+    free(ytol);
+    slab_free(&sx);
+    slab_free(&sy);
+    slab_free(&sw);
+    free(x);
+    free(y);
+    free(w);
 }
 
 static void errors(void)
@@ -176,6 +294,27 @@ static void errors(void)
         EXPECT_STATUS(ctx, gpgpu_dot(ctx, unknown[i], 1, b, 0, b, 4, &r),
                       GPGPU_ERROR_INVALID_ARGUMENT);
     }
+    /* axpby_dot: x must not overlap y; w may be y's own range or apart from it. */
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 0, b, 8, &r),
+                  GPGPU_ERROR_OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, b, 6, &r),
+                  GPGPU_ERROR_OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, b, 4, &r),
+                  GPGPU_SUCCESS);
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, b, 0, &r),
+                  GPGPU_SUCCESS);
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, b, 13, &r),
+                  GPGPU_ERROR_OUT_OF_RANGE);
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, NULL, 0, &r),
+                  GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, b, 8, NULL),
+                  GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_I32, 4, 1, b, 0, 1, b, 4, b, 8, &r),
+                  GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    r = 5;
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 0, 1, b, 0, 1, b, 0, b, 0, &r),
+                  GPGPU_SUCCESS);
+    EXPECT(r == 0.0, "axpby_dot of no elements gave %g", r);
     r = 5;
     EXPECT_STATUS(ctx, gpgpu_dot(ctx, GPGPU_TYPE_F32, 0, b, 0, b, 0, &r), GPGPU_SUCCESS);
     EXPECT(r == 0.0, "dot of no elements gave %g", r);
@@ -208,8 +347,10 @@ int main(void)
             check_dot(t, n, false, false);
             if (si % 3 == 0)
                 check_dot(t, n, true, si % 2 == 0);
+            check_axpby_dot(t, n, si % 2 == 0);
             if (si % 4 == 0)
-                stage_dot(t, n);
+                for (int mode = PRODUCTS; mode <= UPDATE_SQUARED; mode++)
+                    stage_dot(t, n, (enum dot_mode)mode);
         }
     }
     errors();

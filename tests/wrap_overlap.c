@@ -217,7 +217,21 @@ static void vectors(gpgpu_context *ctx, gpgpu_buffer *const w[4])
         fset(HALF + i, fget(i) + fget(HALF + i));
     EXPECT_STATUS(ctx, gpgpu_axpby(ctx, F32, 100, 1.0, a, QUARTER, 1.0, b, 10), OVERLAP);
     EXPECT_STATUS(ctx, gpgpu_axpby(ctx, F32, 100, 1.0, b, 0, 1.0, a, QUARTER + 99), OVERLAP);
-    expect_image(ctx, w, "axpby between wraps of one object");
+    /* axpby_dot: w the same words as y through another wrap (y.y); x, or w
+     * shifted by one, overlapping y through another wrap is refused. */
+    double dot = 0, want = 0;
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, F32, 100, 1.0, c, 0, 1.0, b, 0, a, QUARTER, &dot), OK);
+    for (size_t i = 0; i < 100; i++) {
+        fset(QUARTER + i, fget(HALF + i) + fget(QUARTER + i));
+        want += (double)fget(QUARTER + i) * fget(QUARTER + i);
+    }
+    EXPECT(fabs(dot - want) <= 1e-5 * want, "axpby_dot y.y through two wraps: %.9g, want %.9g",
+           dot, want);
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, F32, 100, 1.0, a, QUARTER, 1.0, b, 0, c, 0, &dot),
+                  OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, F32, 100, 1.0, c, 0, 1.0, b, 0, a, QUARTER + 1, &dot),
+                  OVERLAP);
+    expect_image(ctx, w, "axpby and axpby_dot between wraps of one object");
 }
 
 /* y = A x for a 4 x 4 matrix (2 on the diagonal, 1 right of it, cyclically). */

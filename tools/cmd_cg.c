@@ -1,7 +1,8 @@
 /* gpgpu cg: solves A*x = b by the conjugate-gradient method, every vector
  * operation on the GPU through the library's primitives: gpgpu_spmv for the
- * products, gpgpu_dot and gpgpu_axpby for the rest. Only the dot products'
- * scalars come back each step. */
+ * products, gpgpu_dot, gpgpu_axpby and gpgpu_axpby_dot (the residual's
+ * update and r.r in one pass) for the rest. Only the dot products' scalars
+ * come back each step. */
 #include "commands.h"
 
 #include <gpgpu/io.h>
@@ -16,7 +17,9 @@ const char cg_help[] =
     "\n"
     "Solves A*x = b for a symmetric positive definite A by conjugate gradients\n"
     "from x = 0, every vector operation on the GPU (gpgpu_spmv, gpgpu_dot,\n"
-    "gpgpu_axpby; only the dot products come back). Prints one line per\n"
+    "gpgpu_axpby, gpgpu_axpby_dot; only the dot products come back). A step is\n"
+    "Ap = A*p, p.Ap, x += a*p, r -= a*Ap with r.r in the same pass, p = r + b*p\n"
+    "(with --jacobi also z = r/diag(A) and r.z). Prints one line per\n"
     "iteration: the iteration, ||r||/||b|| (r the recurrence's residual), the\n"
     "GPU time and the wall time of the step; then a summary with the true residual\n"
     "||b - A*x||/||b|| and, for the default b = A*ones (whose solution is all\n"
@@ -132,20 +135,25 @@ static gpgpu_status dot(const cg_state *s, gpgpu_buffer *x, gpgpu_buffer *y, dou
     return gpgpu_dot(s->ctx, s->type, s->n, x, 0, y, 0, result);
 }
 
-/* z = M^-1 r and the dot products that follow from it: r.z, and r.r. */
+/* r = a*x + b*r and, in the same pass, rr = r.r (gpgpu_axpby_dot). */
+static gpgpu_status update_residual(cg_state *s, double a, gpgpu_buffer *x, double b)
+{
+    return gpgpu_axpby_dot(s->ctx, s->type, s->n, a, x, 0, b, s->r, 0, s->r, 0, &s->rr);
+}
+
+/* z = M^-1 r and r.z (r.r itself without --jacobi). */
 static gpgpu_status precondition(cg_state *s)
 {
     gpgpu_spmv_desc scale = { .algo = GPGPU_ALGO_SPMV_SCALAR, .alpha = 1 };
-    gpgpu_status status = GPGPU_SUCCESS;
+    gpgpu_status status;
 
-    if (s->inv_diag != NULL)
-        status = gpgpu_spmv(s->ctx, &scale, s->inv_diag, s->r, 0, s->z, 0);
+    if (s->inv_diag == NULL) {
+        s->rz = s->rr;
+        return GPGPU_SUCCESS;
+    }
+    status = gpgpu_spmv(s->ctx, &scale, s->inv_diag, s->r, 0, s->z, 0);
     if (status == GPGPU_SUCCESS)
         status = dot(s, s->r, s->z, &s->rz);
-    if (status == GPGPU_SUCCESS && s->inv_diag != NULL)
-        status = dot(s, s->r, s->r, &s->rr);
-    else
-        s->rr = s->rz;
     return status;
 }
 
@@ -170,7 +178,7 @@ static gpgpu_status cg_step(cg_state *s)
     alpha = rz / pap;
     status = axpby(s, alpha, s->p, 1, s->x);
     if (status == GPGPU_SUCCESS)
-        status = axpby(s, -alpha, s->ap, 1, s->r);
+        status = update_residual(s, -alpha, s->ap, 1);
     if (status == GPGPU_SUCCESS)
         status = precondition(s);
     if (status == GPGPU_SUCCESS)
@@ -286,7 +294,7 @@ static gpgpu_status cg_setup(cg_state *s, const double *b_host)
     if (status == GPGPU_SUCCESS && b_host == NULL)
         status = gpgpu_spmv(s->ctx, &s->spmv, s->a, s->ones, 0, s->b, 0);
     if (status == GPGPU_SUCCESS)
-        status = axpby(s, 1, s->b, 0, s->r);
+        status = update_residual(s, 1, s->b, 0);
     if (status == GPGPU_SUCCESS)
         status = precondition(s);
     if (status == GPGPU_SUCCESS)

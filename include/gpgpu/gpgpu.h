@@ -462,6 +462,19 @@ GPGPU_API gpgpu_status gpgpu_dot(gpgpu_context *ctx, gpgpu_type type, size_t cou
                                  gpgpu_buffer *x, size_t x_offset, gpgpu_buffer *y,
                                  size_t y_offset, double *result);
 
+/**
+ * y = alpha * x + beta * y as gpgpu_axpby does it, and the dot product of the new y with w,
+ * summed as gpgpu_dot sums, in one pass over the vectors (one dispatch): the update and the
+ * dot product that follow each other in a Krylov solver's step (conjugate gradients' r -= a*Ap
+ * and r.r, with w = y). w may be y itself (the same range: its squared norm) or x, but must not
+ * overlap y otherwise; x must not overlap y. count = 0 gives 0 and changes nothing.
+ * @return as gpgpu_dot, and GPGPU_ERROR_OVERLAP.
+ */
+GPGPU_API gpgpu_status gpgpu_axpby_dot(gpgpu_context *ctx, gpgpu_type type, size_t count,
+                                       double alpha, gpgpu_buffer *x, size_t x_offset,
+                                       double beta, gpgpu_buffer *y, size_t y_offset,
+                                       gpgpu_buffer *w, size_t w_offset, double *result);
+
 /* ------------------------------------------------------- dense matrix products */
 
 /** Prints progress while tuning (may be NULL). */

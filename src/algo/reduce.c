@@ -4,8 +4,11 @@
 #include "algo/tuning.h"
 
 enum { STAGE_TILES, STAGE_EXPAND, STAGE_HALVING, STAGE_STRIDE, STAGE_PAIRS, STAGE_QUADS,
-       STAGE_COUNTER };
-enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_SRC_PAIRS, P_Q, P_FOLD, P_RESULT_OFF };
+       STAGE_COUNTER, STAGE_DOT, STAGE_UPDATE_DOT };
+enum {
+    P_N = 1, P_SRC_OFF, P_DST_OFF, P_SRC_PAIRS, P_Q, P_FOLD, P_RESULT_OFF, P_TIMES, P_TIMES_OFF,
+    P_UPDATE, P_UPDATE_OFF, P_ALPHA, P_BETA = P_ALPHA + 2
+};
 /* The fold's counter lives in the last scratch slot, which nothing else uses. */
 enum { SCRATCH_FOLD_COUNTER = CTX_SCRATCH_SLOTS - 1 };
 
@@ -37,31 +40,49 @@ static exec_dispatch classic_stage(gpgpu_type type, gpgpu_op op, unsigned stage)
     return d;
 }
 
-gpgpu_status reduce_stage_tiles(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
-                                gpgpu_buffer *src, size_t src_off, size_t n, bool src_pairs,
-                                gpgpu_buffer *dst, size_t dst_off, uint32_t groups)
+/* TILES over src into dst: the dispatch both TILES stages start from. */
+static exec_dispatch tiles_dispatch(gpgpu_type type, gpgpu_op op, reduce_source src,
+                                    size_t n, gpgpu_buffer *dst, size_t dst_off,
+                                    uint32_t groups)
 {
     exec_dispatch d = fast_stage(type, op);
-    algo_bind_io(&d, src, src_off, dst, dst_off, n);
-    d.params[0] = STAGE_TILES;
-    d.params[P_SRC_PAIRS] = src_pairs;
+    algo_bind_io(&d, src.buf, src.off, dst, dst_off, n);
+    d.params[0] = src.update ? STAGE_UPDATE_DOT : src.times ? STAGE_DOT : STAGE_TILES;
+    if (src.times) {
+        d.bind[4] = src.times;
+        d.params[P_TIMES] = 1;
+        d.params[P_TIMES_OFF] = algo_index(src.times, src.times_off, type);
+    }
+    if (src.update) {
+        d.bind[5] = src.update;
+        d.params[P_UPDATE] = src.beta == 0.0 ? 2 : 1;
+        d.params[P_UPDATE_OFF] = algo_index(src.update, src.update_off, type);
+        algo_put_scalar(&d, P_ALPHA, type, src.alpha);
+        algo_put_scalar(&d, P_BETA, type, src.beta);
+    }
     d.groups = groups;
+    return d;
+}
+
+gpgpu_status reduce_stage_tiles(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                reduce_source src, size_t n, bool src_pairs, gpgpu_buffer *dst,
+                                size_t dst_off, uint32_t groups)
+{
+    exec_dispatch d = tiles_dispatch(type, op, src, n, dst, dst_off, groups);
+    d.params[P_SRC_PAIRS] = src_pairs;
     return algo_stage(ctx, &d);
 }
 
 gpgpu_status reduce_stage_fold(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
-                               gpgpu_buffer *src, size_t src_off, size_t n, gpgpu_buffer *part,
+                               reduce_source src, size_t n, gpgpu_buffer *part,
                                gpgpu_buffer *counter, gpgpu_buffer *out, size_t out_off,
                                uint32_t groups)
 {
-    exec_dispatch d = fast_stage(type, op);
-    algo_bind_io(&d, src, src_off, part, 0, n);
+    exec_dispatch d = tiles_dispatch(type, op, src, n, part, 0, groups);
     d.bind[2] = out;
     d.bind[3] = counter;
-    d.params[0] = STAGE_TILES;
     d.params[P_FOLD] = 1;
     d.params[P_RESULT_OFF] = algo_index(out, out_off, type);
-    d.groups = groups;
     return algo_stage(ctx, &d);
 }
 
@@ -137,26 +158,26 @@ gpgpu_status reduce_stage_quads(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffe
 
 /* Every driver leaves its result (one V element) at element out_off of out. */
 
-/* Pass 1: every group reduces its blocks to one V element; pass 2: one
- * group reduces those into out. The input is read once. */
-static gpgpu_status reduce_fast(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
-                                gpgpu_buffer *in, size_t offset, size_t n, gpgpu_buffer *out,
-                                size_t out_off)
+/* Pass 1: every group reduces its blocks to one V element; pass 2 (the
+ * fold, or a dispatch of one group) reduces those into out. The input is
+ * read once. */
+gpgpu_status reduce_fast(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                         reduce_source src, size_t n, gpgpu_buffer *out, size_t out_off)
 {
     size_t w = reduce_width(op);
     reduce_plan p = reduce_plan_for(n);
     if (p.groups == 1)
-        return reduce_stage_tiles(ctx, type, op, in, offset, n, false, out, out_off, 1);
+        return reduce_stage_tiles(ctx, type, op, src, n, false, out, out_off, 1);
     gpgpu_buffer *part;
     TRY(ctx_scratch(ctx, 0, p.groups * w * gpgpu_type_size(type), &part));
     if (algo_tuning_get()->reduce_fold) {
         gpgpu_buffer *counter;
         TRY(fold_counter(ctx, type, op, &counter));
-        return reduce_stage_fold(ctx, type, op, in, offset, n, part, counter, out, out_off,
-                                 p.groups);
+        return reduce_stage_fold(ctx, type, op, src, n, part, counter, out, out_off, p.groups);
     }
-    TRY(reduce_stage_tiles(ctx, type, op, in, offset, n, false, part, 0, p.groups));
-    return reduce_stage_tiles(ctx, type, op, part, 0, p.groups, true, out, out_off, 1);
+    TRY(reduce_stage_tiles(ctx, type, op, src, n, false, part, 0, p.groups));
+    return reduce_stage_tiles(ctx, type, op, (reduce_source){.buf = part}, p.groups, true, out,
+                              out_off, 1);
 }
 
 /* Copies `elements` elements from the start of scratch a to out. */
@@ -234,7 +255,8 @@ static gpgpu_status run(gpgpu_context *ctx, const gpgpu_reduce_desc *desc, gpgpu
     case GPGPU_ALGO_CLASSIC_MINMAX:
         return reduce_classic_minmax(ctx, desc->type, in, offset, n, out, out_off);
     default:
-        return reduce_fast(ctx, desc->type, desc->op, in, offset, n, out, out_off);
+        return reduce_fast(ctx, desc->type, desc->op, (reduce_source){.buf = in, .off = offset},
+                           n, out, out_off);
     }
 }
 
@@ -288,8 +310,9 @@ gpgpu_status gpgpu_reduce_to_buffer(gpgpu_context *ctx, const gpgpu_reduce_desc 
     TRY(ctx->exec->begin(ctx));
     if (count == 0) {
         /* The identity, written by the shader's own empty reduction. */
-        return ctx_end(ctx, reduce_stage_tiles(ctx, desc->type, desc->op, in, offset, 0, false,
-                                               out, out_offset, 1));
+        reduce_source src = {.buf = in, .off = offset};
+        return ctx_end(ctx, reduce_stage_tiles(ctx, desc->type, desc->op, src, 0, false, out,
+                                               out_offset, 1));
     }
     return ctx_end(ctx, run(ctx, desc, in, offset, count, out, out_offset));
 }

@@ -31,18 +31,39 @@ reduce_plan reduce_plan_for(size_t n);
 /* Elements per V element: 2 for MINMAX, else 1. */
 static inline size_t reduce_width(gpgpu_op op) { return op == GPGPU_OP_MINMAX ? 2 : 1; }
 
+/* What TILES reads: elements from `off` of buf; with `times` (OP_SUM only),
+ * the products buf[off + i] * times[times_off + i] instead: a dot product.
+ * With `update` (OP_SUM only), first e = alpha * buf[off + i] + beta *
+ * update[update_off + i] (beta = 0: update not read) is written to update,
+ * and e * times[...] is summed, or e * e without times. update must not
+ * overlap buf or times. */
+typedef struct reduce_source {
+    gpgpu_buffer *buf;
+    size_t off;
+    gpgpu_buffer *times;
+    size_t times_off;
+    gpgpu_buffer *update;
+    size_t update_off;
+    double alpha, beta;
+} reduce_source;
+
 /* TILES: V element g of dst (from dst_off) = op over what group g reads of
  * n V elements of src (T elements, or V pairs when src_pairs). */
 gpgpu_status reduce_stage_tiles(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
-                                gpgpu_buffer *src, size_t src_off, size_t n, bool src_pairs,
-                                gpgpu_buffer *dst, size_t dst_off, uint32_t groups);
+                                reduce_source src, size_t n, bool src_pairs, gpgpu_buffer *dst,
+                                size_t dst_off, uint32_t groups);
 /* TILES with the fold: as TILES into part (groups > 1), and the last group
  * to finish writes op over part's groups values to V element out_off of out
  * and sets counter[0] (zero before the call) back to zero. */
 gpgpu_status reduce_stage_fold(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
-                               gpgpu_buffer *src, size_t src_off, size_t n, gpgpu_buffer *part,
+                               reduce_source src, size_t n, gpgpu_buffer *part,
                                gpgpu_buffer *counter, gpgpu_buffer *out, size_t out_off,
                                uint32_t groups);
+/* The fast reduction of n elements of src into V element out_off of out: TILES
+ * with the fold (one dispatch), or two TILES with GPGPU_TUNE=reduce_fold=0.
+ * Uses scratch slot 0 and the fold counter's slot. */
+gpgpu_status reduce_fast(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op, reduce_source src,
+                         size_t n, gpgpu_buffer *out, size_t out_off);
 /* EXPAND: V element i of dst = src[i] (as a pair for MINMAX), i < n. */
 gpgpu_status reduce_stage_expand(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
                                  gpgpu_buffer *src, size_t src_off, size_t n, gpgpu_buffer *dst,

@@ -10,6 +10,7 @@
 #include "algo/scan.h"
 #include "algo/sort.h"
 #include "algo/spmv.h"
+#include "algo/vector.h"
 
 static algo_tuning tuning = {
     .reduce_items = REDUCE_ITEMS,
@@ -30,6 +31,7 @@ static algo_tuning tuning = {
     .spmv_merge_items = SPMV_MERGE_ITEMS,
     .spmv_merge_tiles = SPMV_MERGE_TILES,
     .spmv_merge_slack = SPMV_MERGE_SLACK,
+    .axpby_items = AXPBY_ITEMS,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
@@ -77,6 +79,7 @@ static void read_env(void)
         {"spmv_merge_items", &tuning.spmv_merge_items, false},
         {"spmv_merge_tiles", &tuning.spmv_merge_tiles, false},
         {"spmv_merge_slack", &tuning.spmv_merge_slack, false},
+        {"axpby_items", &tuning.axpby_items, false},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];

@@ -24,6 +24,7 @@ typedef struct algo_tuning {
     unsigned spmv_merge_items;  /* merge path: path steps per invocation */
     unsigned spmv_merge_tiles;  /* merge path: tiles per work-group, loaded at once */
     unsigned spmv_merge_slack;  /* merge path: cuts move back to a row start by tile/this */
+    unsigned axpby_items;       /* vector updates: elements per invocation */
 } algo_tuning;
 
 const algo_tuning *algo_tuning_get(void);
