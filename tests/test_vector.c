@@ -294,23 +294,32 @@ static void errors(void)
         EXPECT_STATUS(ctx, gpgpu_dot(ctx, unknown[i], 1, b, 0, b, 4, &r),
                       GPGPU_ERROR_INVALID_ARGUMENT);
     }
-    /* axpby_dot: x must not overlap y; w may be y's own range or apart from it. */
-    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 0, b, 8, &r),
-                  GPGPU_ERROR_OVERLAP);
-    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, b, 6, &r),
-                  GPGPU_ERROR_OVERLAP);
-    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, b, 4, &r),
-                  GPGPU_SUCCESS);
-    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, b, 0, &r),
-                  GPGPU_SUCCESS);
-    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, b, 13, &r),
-                  GPGPU_ERROR_OUT_OF_RANGE);
-    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, NULL, 0, &r),
-                  GPGPU_ERROR_NULL_POINTER);
-    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 4, 1, b, 0, 1, b, 4, b, 8, NULL),
-                  GPGPU_ERROR_NULL_POINTER);
-    EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_I32, 4, 1, b, 0, 1, b, 4, b, 8, &r),
-                  GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    /* axpby_dot on 4 elements, x at 0: x must not overlap y; w may be y's own
+     * range, or x, or apart from y (w_off SIZE_MAX: NULL; no_result: NULL). */
+    static const struct {
+        gpgpu_type type;
+        size_t y_off, w_off;
+        bool no_result;
+        gpgpu_status want;
+    } axpby_dot_cases[] = {
+        {GPGPU_TYPE_F32, 0, 8, false, GPGPU_ERROR_OVERLAP},
+        {GPGPU_TYPE_F32, 4, 6, false, GPGPU_ERROR_OVERLAP},
+        {GPGPU_TYPE_F32, 4, 4, false, GPGPU_SUCCESS},
+        {GPGPU_TYPE_F32, 4, 0, false, GPGPU_SUCCESS},
+        {GPGPU_TYPE_F32, 4, 13, false, GPGPU_ERROR_OUT_OF_RANGE},
+        {GPGPU_TYPE_F32, 4, SIZE_MAX, false, GPGPU_ERROR_NULL_POINTER},
+        {GPGPU_TYPE_F32, 4, 8, true, GPGPU_ERROR_NULL_POINTER},
+        {GPGPU_TYPE_I32, 4, 8, false, GPGPU_ERROR_UNSUPPORTED_COMBINATION},
+    };
+    for (size_t i = 0; i < sizeof axpby_dot_cases / sizeof axpby_dot_cases[0]; i++) {
+        size_t w_off = axpby_dot_cases[i].w_off;
+        EXPECT_STATUS(ctx,
+                      gpgpu_axpby_dot(ctx, axpby_dot_cases[i].type, 4, 1, b, 0, 1, b,
+                                      axpby_dot_cases[i].y_off, w_off == SIZE_MAX ? NULL : b,
+                                      w_off == SIZE_MAX ? 0 : w_off,
+                                      axpby_dot_cases[i].no_result ? NULL : &r),
+                      axpby_dot_cases[i].want);
+    }
     r = 5;
     EXPECT_STATUS(ctx, gpgpu_axpby_dot(ctx, GPGPU_TYPE_F32, 0, 1, b, 0, 1, b, 0, b, 0, &r),
                   GPGPU_SUCCESS);
