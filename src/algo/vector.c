@@ -1,6 +1,7 @@
-/* gpgpu_axpby and gpgpu_dot: the vector updates and dot products of
- * iterative solvers (see `gpgpu cg`): the update on the vector family's
- * stage, the dot product the reduce family's sum over products. */
+/* gpgpu_axpby, gpgpu_dot and gpgpu_axpby_dot: the vector updates and dot
+ * products of iterative solvers (see `gpgpu cg`): the update on the vector
+ * family's stage, the dot products the reduce family's sums over products
+ * (after an update, for gpgpu_axpby_dot). */
 #include <string.h>
 
 #include "algo/reduce.h"
