@@ -35,14 +35,21 @@ static double unit(gpgpu_type t) { return t == GPGPU_TYPE_F64 ? 0x1p-53 : 0x1p-2
  * bound on the GPU's difference from it, -1 for none: where beta = 0 one
  * rounding of a product the CPU rounds alike, else at most two roundings (or
  * one, fused) of terms this big. */
+/* A scalar of the calls as they use it: rounded to the type first. */
+static double in_type(gpgpu_type t, double v) { return t == GPGPU_TYPE_F32 ? (float)v : v; }
+
+/* alpha*x + beta*y in long double, the scalars rounded to the type (beta = 0:
+ * y not read): the update before the GPU rounds it. */
+static long double exact_update(gpgpu_type t, double alpha, double xi, double beta, double yi)
+{
+    long double e = (long double)in_type(t, alpha) * xi;
+    return beta == 0.0 ? e : e + (long double)in_type(t, beta) * yi;
+}
+
 static double axpby_twin(gpgpu_type t, double alpha, double xi, double beta, double yi,
                          double *tol)
 {
-    double a = alpha, b = beta;
-    if (t == GPGPU_TYPE_F32) {
-        a = (float)alpha;
-        b = (float)beta;
-    }
+    double a = in_type(t, alpha), b = in_type(t, beta);
     double ax = a * xi;
     *tol = beta == 0.0 ? -1 : 2 * unit(t) * (fabs(ax) + fabs(b * yi)) * (1 + 4 * unit(t));
     return beta == 0.0 ? ax : ax + b * yi;
@@ -159,9 +166,7 @@ static void stage_dot(gpgpu_type t, size_t n, enum dot_mode mode)
         put(t, slab_at(&sy, 4), i, axpby_twin(t, alpha, get(t, x, i), beta, get(t, y, i),
                                                &ytol[4 + i]));
         /* the update in exact arithmetic; the GPU's rounding is in the bound */
-        double a = t == GPGPU_TYPE_F32 ? (float)alpha : alpha;
-        double b = t == GPGPU_TYPE_F32 ? (float)beta : beta;
-        e[i] = (long double)a * get(t, x, i) + (beta == 0.0 ? 0 : (long double)b * get(t, y, i));
+        e[i] = exact_update(t, alpha, get(t, x, i), beta, get(t, y, i));
         by[i] = mode == UPDATE_SQUARED ? e[i] : (long double)get(t, w, i);
     }
     size_t blocks = ceil_div(n, p.block);
@@ -216,8 +221,6 @@ static void stage_dot(gpgpu_type t, size_t n, enum dot_mode mode)
 static void check_axpby_dot(gpgpu_type t, size_t n, bool squared)
 {
     const double alpha = 0.375, beta = squared ? 0.0 : -1.5;
-    double a = t == GPGPU_TYPE_F32 ? (float)alpha : alpha;
-    double b = t == GPGPU_TYPE_F32 ? (float)beta : beta;
     size_t s = gpgpu_type_size(t);
     void *x = xmalloc(n * s), *y = xmalloc(n * s), *w = xmalloc(n * s);
     test_random(t, x, n, test_seed++);
@@ -231,8 +234,7 @@ static void check_axpby_dot(gpgpu_type t, size_t n, bool squared)
     double *ytol = exact(sy.len);
     long double want = 0, abs = 0;
     for (size_t i = 0; i < n; i++) {
-        long double e = (long double)a * get(t, x, i);
-        e += squared ? 0 : (long double)b * get(t, y, i);
+        long double e = exact_update(t, alpha, get(t, x, i), beta, get(t, y, i));
         long double p = e * (squared ? e : (long double)get(t, w, i));
         want += p;
         abs += fabsl(p);
