@@ -12,11 +12,17 @@
 #define UNROLL
 #endif
 
+// Relaxed atomic loads and stores (the sort's look-back), where SPIR-V has them.
+#ifdef VULKAN
+#extension GL_KHR_memory_scope_semantics : require
+#endif
+
 #ifdef SUBGROUPS
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_shuffle_relative : require
 #endif
 

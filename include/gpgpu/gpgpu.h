@@ -230,7 +230,7 @@ typedef struct gpgpu_info {
     const char *version;      /**< the implementation's version string */
     int version_major, version_minor;
     bool has_f64;             /**< shaders have double */
-    bool has_subgroups;       /**< GL_KHR_shader_subgroup arithmetic in compute shaders */
+    bool has_subgroups;       /**< subgroup arithmetic, ballots and shuffles in compute shaders */
     /** Cooperative matrices: 16 x 16 x 16 f16 tile products into f32 per subgroup
      *  (VK_NV_cooperative_matrix; GL_NV_cooperative_matrix in GL), which
      *  GPGPU_ALGO_GEMM_COOPMAT_F16 runs on. An adopted Vulkan device: false. */

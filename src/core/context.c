@@ -10,6 +10,12 @@
 #include "vk/vk_backend.h"
 #endif
 
+bool env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 static gpgpu_status pick_backend(const gpgpu_context_desc *desc, gpgpu_backend *out)
 {
     *out = desc->backend;

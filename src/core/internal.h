@@ -57,6 +57,10 @@ gpgpu_status ctx_fail(gpgpu_context *ctx, gpgpu_status status, const char *fmt, 
 #endif
     ;
 
+/* Whether environment variable `name` is set to something other than "" or "0"
+ * (the GPGPU_NO_* switches of the backends). */
+bool env_on(const char *name);
+
 /* Remembers the callback used by ctx_fail(NULL, ...) during context creation. */
 void ctx_set_creation_callback(gpgpu_error_callback callback, void *user_data);
 

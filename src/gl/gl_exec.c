@@ -428,11 +428,11 @@ static void query_subgroups(gl_state *st, gpgpu_info *info)
     const GLint needed = GL_SUBGROUP_FEATURE_BASIC_BIT_KHR | GL_SUBGROUP_FEATURE_VOTE_BIT_KHR |
                          GL_SUBGROUP_FEATURE_ARITHMETIC_BIT_KHR |
                          GL_SUBGROUP_FEATURE_BALLOT_BIT_KHR |
+                         GL_SUBGROUP_FEATURE_SHUFFLE_BIT_KHR |
                          GL_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT_KHR;
     info->has_subgroups = (stages & GL_COMPUTE_SHADER_BIT) && (features & needed) == needed;
     info->subgroup_size = (unsigned)size;
-    const char *off = getenv("GPGPU_NO_SUBGROUPS");
-    st->subgroups = info->has_subgroups && !(off && *off && strcmp(off, "0") != 0);
+    st->subgroups = info->has_subgroups && !env_on("GPGPU_NO_SUBGROUPS");
 }
 
 static void query_info(gpgpu_context *ctx, gl_state *st)
@@ -471,10 +471,9 @@ static void query_info(gpgpu_context *ctx, gl_state *st)
     query_subgroups(st, info);
     /* The cooperative-matrix product (glsl/gemm_coopmat.comp) is built with
      * GL_NV_cooperative_matrix, and its tiles are per subgroup. */
-    const char *no_coopmat = getenv("GPGPU_NO_COOPMAT");
     info->has_coopmat_f16 = info->has_subgroups &&
                             gl_has_extension(gl, "GL_NV_cooperative_matrix") &&
-                            !(no_coopmat && *no_coopmat && strcmp(no_coopmat, "0") != 0);
+                            !env_on("GPGPU_NO_COOPMAT");
     /* GL itself does not say how much memory the device has; NVIDIA's extension does (KiB). */
     if (gl_has_extension(gl, "GL_NVX_gpu_memory_info")) {
         GLint kib = 0;

@@ -17,12 +17,6 @@ gpgpu_status vk_check(gpgpu_context *ctx, VkResult result, const char *what)
     return ctx_fail(ctx, GPGPU_ERROR_BACKEND, "%s failed (VkResult %d)", what, (int)result);
 }
 
-static bool env_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 static bool has_layer(const char *name)
 {
     uint32_t count = 0;
@@ -237,6 +231,7 @@ static void query_info(gpgpu_context *ctx, vk_state *st, bool adopted)
                                           VK_SUBGROUP_FEATURE_VOTE_BIT |
                                           VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
                                           VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                          VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
                                           VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
     bool has_subgroups = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                          (sub.supportedOperations & needed) == needed;
