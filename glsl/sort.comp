@@ -67,7 +67,7 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 #define BTILE 2048u      // the bitonic tile
 #define DIGITS 256u
 #define MAX_SG 8u        // subgroups (or virtual ones) per work-group in the radix stages
-#define RTILE_MAX 2048u  // the largest radix tile (WG_SIZE * ITEMS) the driver uses
+#define RTILE_MAX 4096u  // the largest radix tile (WG_SIZE * ITEMS) the driver uses
 
 // Shared memory, one array for every stage (a program holds all stages, so
 // separate arrays would add up): the bitonic tile's keys and payloads, or
@@ -77,9 +77,14 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 #else
 #define KEY_WORDS 1u
 #endif
+// The radix regions grow with the dispatch's tile (WG_SIZE * ITEMS, at most
+// RTILE_MAX; radix_shared_bytes in src/algo/radix.c is the same sum), so the
+// array's size is a specialization-constant expression under Vulkan.
 #define S_WORDS_BITONIC (BTILE * (KEY_WORDS + 1u))
-#define S_WORDS_RADIX (MAX_SG * DIGITS + 4u * DIGITS + RTILE_MAX / 4u + RTILE_MAX * KEY_WORDS)
-shared uint s_mem[max(S_WORDS_BITONIC, S_WORDS_RADIX)];
+#define S_RTILE (WG_SIZE * ITEMS < RTILE_MAX ? WG_SIZE * ITEMS : RTILE_MAX)
+#define S_DGT_WORDS (S_RTILE / 4u > 2u * DIGITS ? S_RTILE / 4u : 2u * DIGITS)
+#define S_WORDS_RADIX (MAX_SG * DIGITS + 4u * DIGITS + S_DGT_WORDS + S_RTILE * KEY_WORDS)
+shared uint s_mem[S_WORDS_BITONIC > S_WORDS_RADIX ? S_WORDS_BITONIC : S_WORDS_RADIX];
 
 // ---------------------------------------------------------------- order
 
@@ -322,7 +327,7 @@ void stage_local_merge()
 #define S_START (S_TOT + DIGITS)
 #define S_DIG   (S_START + DIGITS)
 #define S_DGT   (S_DIG + DIGITS)
-#define S_STAGE (S_DGT + RTILE_MAX / 4u)
+#define S_STAGE (S_DGT + S_DGT_WORDS)
 
 uint payload_of(uint i) { return flag(F_IOTA) ? i : pay_a[PAY_OFF_A + i]; }
 
@@ -346,22 +351,39 @@ uint sg_lane() { return gl_SubgroupInvocationID; }
 uint sg_size() { return gl_SubgroupSize; }
 uint sg_count() { return gl_NumSubgroups; }
 
-// The lanes of this subgroup holding digit d (valid lanes only): how many
-// come before this lane, how many there are, and whether this lane is the
-// last of them. Every lane of the subgroup must call it.
-void match_digit(uint d, bool valid, out uint before, out uint count, out bool last)
+// The valid lanes of this subgroup holding digit d (a lane that is not valid
+// gets a set that holds no valid lane, or is empty). Every lane calls it.
+uvec4 match_digit(uint d, bool valid)
 {
+    // Eight ballots: NV_shader_subgroup_partitioned's one-instruction match
+    // was slower on an H100 (docs/PERFORMANCE.md).
     uvec4 m = subgroupBallot(valid);
     for (uint b = 0u; b < 8u; b++) {
         bool bit = ((d >> b) & 1u) != 0u;
         uvec4 v = subgroupBallot(bit);
         m &= bit ? v : ~v;
     }
-    before = subgroupBallotExclusiveBitCount(m);
-    count = subgroupBallotBitCount(m);
-    last = valid && subgroupBallotFindMSB(m) == gl_SubgroupInvocationID;
+    return m;
 }
-#define SG_SYNC() { subgroupMemoryBarrierShared(); subgroupBarrier(); }
+
+// The rank of this lane's element (digit d) among the elements of digit d
+// that its subgroup has ranked so far, counting the valid lanes before it
+// in this call; every lane of the subgroup calls it, and the subgroup's
+// counter of d grows by their number: the last of them adds it and passes
+// the count before to the others. The barrier orders this call's additions
+// before the next call's, whichever lanes make them.
+uint rank_in_subgroup(uint d, bool valid)
+{
+    uvec4 m = match_digit(d, valid);
+    uint lane = gl_SubgroupInvocationID;
+    uint last = valid ? subgroupBallotFindMSB(m) : lane;
+    uint seen = 0u;
+    if (valid && lane == last)
+        seen = atomicAdd(s_mem[S_CNT + gl_SubgroupID * DIGITS + d], subgroupBallotBitCount(m));
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    return subgroupShuffle(seen, last) + subgroupBallotExclusiveBitCount(m);
+}
 #else
 #define VSG (WG_SIZE / MAX_SG)
 uint sg_id() { return gl_LocalInvocationID.x / VSG; }
@@ -369,17 +391,16 @@ uint sg_lane() { return gl_LocalInvocationID.x % VSG; }
 uint sg_size() { return VSG; }
 uint sg_count() { return MAX_SG; }
 
-// As above, with the ballot through shared memory; every invocation of the
+// As above, with the match through shared memory; every invocation of the
 // work-group must call it (it holds barriers).
-void match_digit(uint d, bool valid, out uint before, out uint count, out bool last)
+uint rank_in_subgroup(uint d, bool valid)
 {
     uint lid = gl_LocalInvocationID.x;
     s_mem[S_DIG + lid] = valid ? d : 0xffffffffu;
     SYNC();
     uint first = sg_id() * VSG, lane = sg_lane();
-    before = 0u;
-    count = 0u;
-    last = valid;
+    uint before = 0u, count = 0u;
+    bool last = valid;
     for (uint q = 0u; q < VSG; q++) {
         if (valid && s_mem[S_DIG + first + q] == d) {
             count++;
@@ -387,28 +408,15 @@ void match_digit(uint d, bool valid, out uint before, out uint count, out bool l
             last = last && q <= lane;
         }
     }
-    SYNC();
-}
-#define SG_SYNC() SYNC()
-#endif
-
-// The rank of this lane's element (digit d) among the elements of digit d
-// that its subgroup has ranked so far, counting the valid lanes before it
-// in this call; every lane of the subgroup calls it (of the work-group,
-// without subgroups), and the subgroup's counter of d grows by their number.
-uint rank_in_subgroup(uint d, bool valid)
-{
-    uint before, count;
-    bool last;
-    match_digit(d, valid, before, count, last);
     uint counter = S_CNT + sg_id() * DIGITS + d;
     uint seen = valid ? s_mem[counter] : 0u;
-    SG_SYNC();
+    SYNC();
     if (last)
         s_mem[counter] = seen + count;
-    SG_SYNC();
+    SYNC();
     return seen + before;
 }
+#endif
 
 // Each subgroup's counters become its offset among the tile's elements of
 // each digit (an exclusive scan over subgroups), S_TOT the tile's totals.
@@ -540,7 +548,7 @@ void stage_scatter()
         for (uint s = 0u; s < MAX_SG; s++)
             s_mem[S_CNT + s * DIGITS + d] = 0u;
     }
-    for (uint w = lid; w < RTILE_MAX / 4u; w += WG_SIZE)
+    for (uint w = lid; w < S_RTILE / 4u; w += WG_SIZE)
         s_mem[S_DGT + w] = 0u;
     SYNC();
     uint begin = g * TILES_PER_GROUP * TILE;
@@ -594,7 +602,7 @@ void stage_scatter()
             for (uint s = 0u; s < nsg; s++)
                 s_mem[S_CNT + s * DIGITS + d] = 0u;
         }
-        for (uint w = lid; w < RTILE_MAX / 4u; w += WG_SIZE)
+        for (uint w = lid; w < S_RTILE / 4u; w += WG_SIZE)
             s_mem[S_DGT + w] = 0u;
         SYNC();
     }
@@ -609,9 +617,30 @@ void stage_scatter()
 // a flag and a count (one load reads both): AGGREGATE (the tile's own count)
 // or INCLUSIVE (the count of every tile up to it). A tile whose status is
 // not yet written is counted again from its keys by the waiting tile, so no
-// work-group ever waits for another. Counts take 30 bits: n < 2^30.
+// work-group ever waits for another. Tiles go by ticket, so that a tile's
+// predecessors have at least started. Counts take 30 bits: n < 2^30.
+//
+// Status words are relaxed atomic loads and stores under Vulkan (one word
+// carries both flag and count, so no other access needs ordering with it):
+// read-modify-writes in their place took a quarter longer on the H100
+// (docs/PERFORMANCE.md). GLSL for GL has no atomic load: there they are
+// read-modify-writes.
+#ifdef VULKAN
+uint status_load(uint at)
+{
+    return atomicLoad(aux[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+void status_store(uint at, uint v)
+{
+    atomicStore(aux[at], v, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+#else
+uint status_load(uint at) { return atomicOr(aux[at], 0u); }
+void status_store(uint at, uint v) { atomicExchange(aux[at], v); }
+#endif
 #define OS_FLAG_AGG  0x40000000u
 #define OS_FLAG_INCL 0x80000000u
+#define OS_FLAGS     (OS_FLAG_AGG | OS_FLAG_INCL)
 #define OS_COUNT     0x3fffffffu
 
 #define OS_TILES     GROUPS
@@ -631,20 +660,30 @@ void stage_os_clear()
 // OS_HIST: every pass's digit counts at once (a digit histogram does not
 // depend on the order of the keys), and both status regions cleared (each
 // pass clears the next one's again, tile by tile; clearing both here lets
-// any pass run alone after this stage, as the tests run them).
+// any pass run alone after this stage, as the tests run them). A program of
+// its own (radix.c), ITEMS loads in flight per invocation: it streams the keys.
 void stage_os_hist()
 {
     uint lid = gl_LocalInvocationID.x;
-    uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * WG_SIZE;
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y, stride = groups * WG_SIZE;
     for (uint w = lid; w < KEY_PASSES * DIGITS; w += WG_SIZE)
         s_mem[w] = 0u;
     SYNC();
     for (uint i = invocation_index(); i < 2u * OS_TILES * DIGITS; i += stride)
         aux[os_status(0u) + i] = 0u;
-    for (uint i = invocation_index(); i < N; i += stride) {
-        ORD o = key_order(keys_a[KEY_OFF_A + i]);
-        for (uint p = 0u; p < KEY_PASSES; p++)
-            atomicAdd(s_mem[p * DIGITS + ord_byte(o, p)], 1u);
+    for (uint base = group_index() * TILE; base < N; base += groups * TILE) {
+        KEY k[ITEMS];
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            uint i = base + it * WG_SIZE + lid;
+            k[it] = i < N ? keys_a[KEY_OFF_A + i] : KEY(0u);
+        }
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            if (base + it * WG_SIZE + lid >= N)
+                continue;
+            ORD o = key_order(k[it]);
+            for (uint p = 0u; p < KEY_PASSES; p++)
+                atomicAdd(s_mem[p * DIGITS + ord_byte(o, p)], 1u);
+        }
     }
     SYNC();
     for (uint w = lid; w < KEY_PASSES * DIGITS; w += WG_SIZE)
@@ -674,7 +713,37 @@ void stage_os_scan()
 #define S_LB_SUM   S_DGT
 #define S_LB_LEFT  (S_DGT + DIGITS)
 #define S_LB_STUCK S_DIG
-#define S_TICKET   S_LB_SUM /* until the lookback state is set */
+
+// The statuses of LB_WINDOW tiles are read at once; 16 or 32 were slower.
+#define LB_WINDOW 8u
+
+// The statuses of tiles left - 1, left - 2, ... (LB_WINDOW of them) for digit
+// d; before tile 0 an inclusive zero.
+void read_window(uint region, uint d, uint left, out uint st[LB_WINDOW])
+{
+    UNROLL for (uint j = 0u; j < LB_WINDOW; j++)
+        st[j] = j < left ? status_load(region + (left - 1u - j) * DIGITS + d) : OS_FLAG_INCL;
+}
+
+// Adds the counts of a window read at `left`, nearest first, up to the first
+// inclusive one or the first missing one; whether one was missing.
+bool take_window(uint st[LB_WINDOW], inout uint left, inout uint sum)
+{
+    bool open = true, missing = false;
+    UNROLL for (uint j = 0u; j < LB_WINDOW; j++) {
+        if (!open)
+            continue;
+        if ((st[j] & OS_FLAGS) == 0u) {
+            missing = true;
+            open = false;
+            continue;
+        }
+        sum += st[j] & OS_COUNT;
+        left = (st[j] & OS_FLAG_INCL) != 0u ? 0u : left - 1u;
+        open = left > 0u;
+    }
+    return missing;
+}
 
 // Walks back from tile `left` - 1 for digit d until an inclusive count, the
 // first tile, or a tile with no status yet.
@@ -682,63 +751,93 @@ void lookback_walk(uint region, uint d)
 {
     uint left = s_mem[S_LB_LEFT + d], sum = s_mem[S_LB_SUM + d];
     while (left > 0u) {
-        uint st = atomicOr(aux[region + (left - 1u) * DIGITS + d], 0u);
-        // A tile that started just before this one is usually about to
-        // publish: poll a bounded number of times, then count it ourselves.
-        for (uint poll = 0u; poll < OS_POLLS && (st & (OS_FLAG_AGG | OS_FLAG_INCL)) == 0u; poll++)
-            st = atomicOr(aux[region + (left - 1u) * DIGITS + d], 0u);
-        if ((st & (OS_FLAG_AGG | OS_FLAG_INCL)) == 0u || flag(F_RECOUNT)) {
+        if (flag(F_RECOUNT)) {
             atomicMax(s_mem[S_LB_STUCK], left);
             break;
         }
-        sum += st & OS_COUNT;
-        left = (st & OS_FLAG_INCL) != 0u ? 0u : left - 1u;
+        uint st[LB_WINDOW];
+        read_window(region, d, left, st);
+        if (!take_window(st, left, sum))
+            continue;
+        // A tile that started just before this one is usually about to
+        // publish: poll a bounded number of times, then count it ourselves.
+        uint st1 = 0u;
+        for (uint poll = 0u; poll < OS_POLLS && (st1 & OS_FLAGS) == 0u; poll++)
+            st1 = status_load(region + (left - 1u) * DIGITS + d);
+        if ((st1 & OS_FLAGS) == 0u) {
+            atomicMax(s_mem[S_LB_STUCK], left);
+            break;
+        }
+        sum += st1 & OS_COUNT;
+        left = (st1 & OS_FLAG_INCL) != 0u ? 0u : left - 1u;
     }
     s_mem[S_LB_LEFT + d] = left;
     s_mem[S_LB_SUM + d] = sum;
 }
 
-// ONESWEEP: pass PASS on the tile whose ticket this group draws.
+// ONESWEEP: pass PASS on tile t = this work-group. The tile's digit counts
+// come first (a shared-memory atomic per key, in any order) and are
+// published before the keys are ranked, so that later tiles rarely find
+// them missing; the first window of the look-back is read then too, and
+// arrives while the keys are ranked (with one digit per invocation). Keys
+// go to their slot in shared memory as they are ranked; payloads are read
+// only once the keys are written, so they take no registers until then.
+#define NO_RANK 0xffffffffu
 void stage_onesweep()
 {
     uint lid = gl_LocalInvocationID.x;
     uint sg = sg_id(), lane = sg_lane(), sgs = sg_size();
     uint cur = os_status(PASS & 1u), next = os_status((PASS + 1u) & 1u);
-    if (lid == 0u) {
-        s_mem[S_TICKET] = atomicAdd(aux[OS_TICKETS + PASS], 1u);
-    }
-    for (uint w = lid; w < MAX_SG * DIGITS; w += WG_SIZE)
-        s_mem[S_CNT + w] = 0u;
+    if (lid == 0u)
+        s_mem[S_DIG] = atomicAdd(aux[OS_TICKETS + PASS], 1u);
     SYNC();
-    uint t = s_mem[S_TICKET];
+    uint t = s_mem[S_DIG];
     uint tile = t * TILE, end = min(N, tile + TILE);
-    bool payload = flag(F_PAYLOAD) || flag(F_IOTA);
     uint chunk = tile + sg * sgs * ITEMS;
+    bool one_digit = WG_SIZE >= DIGITS && lid < DIGITS; // invocation lid owns digit lid
     KEY k[ITEMS];
-    uint pv[ITEMS], dg[ITEMS], slot[ITEMS];
     UNROLL for (uint it = 0u; it < ITEMS; it++) {
         uint i = chunk + it * sgs + lane;
         k[it] = i < end ? keys_a[KEY_OFF_A + i] : KEY(0u);
-        pv[it] = i < end && payload ? payload_of(i) : 0u;
     }
-    UNROLL for (uint it = 0u; it < ITEMS; it++) {
-        bool valid = chunk + it * sgs + lane < end;
-        uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
-        dg[it] = valid ? d : DIGITS;
-        slot[it] = rank_in_subgroup(d, valid);
-    }
+    uint digit_start = one_digit ? aux[OS_STARTS + PASS * DIGITS + lid] : 0u;
+    for (uint w = lid; w < MAX_SG * DIGITS; w += WG_SIZE)
+        s_mem[S_CNT + w] = 0u;
     SYNC();
-    tile_totals();
+    UNROLL for (uint it = 0u; it < ITEMS; it++)
+        if (chunk + it * sgs + lane < end)
+            atomicAdd(s_mem[S_CNT + sg * DIGITS + ord_byte(key_order(k[it]), PASS)], 1u);
+    SYNC();
+    tile_totals(); // S_CNT: each subgroup's offset among the tile's equal digits
     // Publish this tile's counts; clear its status for the next pass.
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
-        uint flag_word = t == 0u ? OS_FLAG_INCL : OS_FLAG_AGG;
-        atomicExchange(aux[cur + t * DIGITS + d], flag_word | s_mem[S_TOT + d]);
+        status_store(cur + t * DIGITS + d, (t == 0u ? OS_FLAG_INCL : OS_FLAG_AGG) | s_mem[S_TOT + d]);
         aux[next + t * DIGITS + d] = 0u;
         s_mem[S_LB_SUM + d] = 0u;
         s_mem[S_LB_LEFT + d] = t;
     }
+    uint window[LB_WINDOW];
+    bool early = one_digit && !flag(F_RECOUNT);
+    if (early)
+        read_window(cur, lid, t, window);
     SYNC();
     digit_starts();
+    // Ranks: the subgroup's counter of each digit starts at its offset.
+    uint rank[ITEMS]; // the slot in the tile, or NO_RANK
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        bool valid = chunk + it * sgs + lane < end;
+        uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
+        uint r = rank_in_subgroup(d, valid) + s_mem[S_START + d];
+        rank[it] = valid ? r : NO_RANK;
+        if (valid)
+            stage_key(r, k[it]);
+    }
+    if (early) {
+        uint left = t, sum = 0u;
+        take_window(window, left, sum);
+        s_mem[S_LB_LEFT + lid] = left;
+        s_mem[S_LB_SUM + lid] = sum;
+    }
     for (;;) {
         if (lid == 0u)
             s_mem[S_LB_STUCK] = 0u;
@@ -768,37 +867,40 @@ void stage_onesweep()
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
         uint before = s_mem[S_LB_SUM + d];
         if (t != 0u)
-            atomicExchange(aux[cur + t * DIGITS + d], OS_FLAG_INCL | (before + s_mem[S_TOT + d]));
-        s_mem[S_BASE + d] = aux[OS_STARTS + PASS * DIGITS + d] + before - s_mem[S_START + d];
-    }
-    UNROLL for (uint it = 0u; it < ITEMS; it++) {
-        uint d = dg[it];
-        if (d == DIGITS)
-            continue;
-        slot[it] += s_mem[S_START + d] + s_mem[S_CNT + sg * DIGITS + d];
-        stage_key(slot[it], k[it]);
+            status_store(cur + t * DIGITS + d, OS_FLAG_INCL | (before + s_mem[S_TOT + d]));
+        uint start = one_digit ? digit_start : aux[OS_STARTS + PASS * DIGITS + d];
+        s_mem[S_BASE + d] = start + before - s_mem[S_START + d];
     }
     SYNC();
     uint count = end > tile ? end - tile : 0u;
-    uint dq[ITEMS];
+    uint digits[(ITEMS + 3u) / 4u]; // the digit of slot it * WG_SIZE + lid, a byte each
+    UNROLL for (uint w = 0u; w < (ITEMS + 3u) / 4u; w++)
+        digits[w] = 0u;
     UNROLL for (uint it = 0u; it < ITEMS; it++) {
         uint q = it * WG_SIZE + lid;
         if (q < count) {
             KEY kq = staged_key(q);
-            dq[it] = ord_byte(key_order(kq), PASS);
-            keys_b[KEY_OFF_B + s_mem[S_BASE + dq[it]] + q] = kq;
+            uint d = ord_byte(key_order(kq), PASS);
+            digits[it / 4u] |= d << (it % 4u * 8u);
+            keys_b[KEY_OFF_B + s_mem[S_BASE + d] + q] = kq;
         }
     }
-    if (payload) {
+    if (flag(F_PAYLOAD) || flag(F_IOTA)) {
+        uint pv[ITEMS];
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            uint i = chunk + it * sgs + lane;
+            pv[it] = rank[it] != NO_RANK ? payload_of(i) : 0u;
+        }
         SYNC();
         UNROLL for (uint it = 0u; it < ITEMS; it++)
-            if (dg[it] != DIGITS)
-                s_mem[S_STAGE + slot[it]] = pv[it];
+            if (rank[it] != NO_RANK)
+                s_mem[S_STAGE + rank[it]] = pv[it];
         SYNC();
         UNROLL for (uint it = 0u; it < ITEMS; it++) {
             uint q = it * WG_SIZE + lid;
+            uint d = digits[it / 4u] >> (it % 4u * 8u) & 0xffu;
             if (q < count)
-                pay_b[PAY_OFF_B + s_mem[S_BASE + dq[it]] + q] = s_mem[S_STAGE + q];
+                pay_b[PAY_OFF_B + s_mem[S_BASE + d] + q] = s_mem[S_STAGE + q];
         }
     }
 }

@@ -1091,7 +1091,7 @@ int main(void)
         gpgpu_type t = test_types[ti];
         for (size_t si = 0; si < sizeof stage_sizes / sizeof *stage_sizes; si++) {
             size_t n = stage_sizes[si];
-            radix_plan plan = radix_plan_for(ctx, n);
+            radix_plan plan = radix_plan_for(ctx, t, n);
             for (size_t f = 0; f < sizeof radix_sets / sizeof *radix_sets; f++)
                 stage_radix(t, n, radix_sets[f], (int)((si + f) % D_COUNT), plan);
             /* Several tiles per group, the last group short. */
@@ -1103,7 +1103,7 @@ int main(void)
                 stage_radix(t, n, radix_sets[2 + si % 5], D_RANDOM, p3);
             }
         }
-        stage_radix(t, 262145, radix_sets[6], D_RANDOM, radix_plan_for(ctx, 262145));
+        stage_radix(t, 262145, radix_sets[6], D_RANDOM, radix_plan_for(ctx, t, 262145));
     }
     section("radix stages");
     /* The one-sweep: every size, payload kind and order; the forced fallback
@@ -1111,7 +1111,7 @@ int main(void)
     for (size_t ti = 0; ti < 4; ti++)
         for (size_t si = 0; si < sizeof stage_sizes / sizeof *stage_sizes; si++) {
             size_t n = stage_sizes[si];
-            radix_plan plan = radix_plan_for(ctx, n);
+            radix_plan plan = radix_plan_for(ctx, test_types[ti], n);
             for (size_t f = 0; f < 5; f++)
                 stage_onesweep(test_types[ti], n, radix_sets[f], (int)((si + f) % D_COUNT), plan,
                                false);
@@ -1119,7 +1119,7 @@ int main(void)
                 stage_onesweep(test_types[ti], n, radix_sets[(si + ti) % 5], D_DUPS, plan, true);
         }
     stage_onesweep(GPGPU_TYPE_U32, 3000017, radix_sets[2], D_RANDOM,
-                   radix_plan_for(ctx, 3000017), false);
+                   radix_plan_for(ctx, GPGPU_TYPE_U32, 3000017), false);
     section("one-sweep stages");
     for (size_t si = 0; si < sizeof stage_sizes / sizeof *stage_sizes; si++)
         stage_helpers(stage_sizes[si]);

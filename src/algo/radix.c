@@ -32,12 +32,28 @@ static unsigned radix_wg(const gpgpu_context *ctx)
     return wg < 256 ? wg : 256;
 }
 
-radix_plan radix_plan_for(gpgpu_context *ctx, size_t n)
+/* The shared memory of the sort program for a radix tile of wg * items keys of
+ * `type` (S_WORDS_RADIX in glsl/sort.comp, or the bitonic tile's if larger), and
+ * the prelude's reduction array (ops.glsl). */
+static size_t radix_shared_bytes(gpgpu_type type, unsigned wg, unsigned items)
+{
+    size_t key_words = gpgpu_type_size(type) / 4, tile = (size_t)wg * items;
+    size_t digit_words = tile / 4 > 2 * RADIX_DIGITS ? tile / 4 : 2 * RADIX_DIGITS;
+    size_t radix = RADIX_MAX_SUBGROUPS * RADIX_DIGITS + 4 * RADIX_DIGITS + digit_words +
+                   tile * key_words;
+    size_t bitonic = (size_t)BITONIC_TILE * (key_words + 1);
+    return (radix > bitonic ? radix : bitonic) * 4 + (size_t)wg * gpgpu_type_size(type);
+}
+
+radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     const algo_tuning *t = algo_tuning_get();
     radix_plan p = {.wg = radix_wg(ctx), .items = t->radix_items};
-    /* The shader stages a tile of at most RADIX_TILE_MAX keys in shared memory. */
-    while ((size_t)p.wg * p.items > RADIX_TILE_MAX && p.items > 1)
+    /* The shader stages a tile of at most RADIX_TILE_MAX keys in shared memory,
+     * which must fit the device's. */
+    while (((size_t)p.wg * p.items > RADIX_TILE_MAX ||
+            radix_shared_bytes(type, p.wg, p.items) > ctx->info.max_shared_memory_bytes) &&
+           p.items > 1)
         p.items /= 2;
     size_t tile = (size_t)p.wg * p.items;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
@@ -136,9 +152,11 @@ gpgpu_status radix_stage_os_counts(gpgpu_context *ctx, const sort_keys *src, rad
     d.groups = algo_groups(radix_key_passes(src->type) * RADIX_DIGITS + RADIX_OS_TICKETS, plan.wg);
     TRY(algo_stage(ctx, &d));
     d.params[0] = SORT_STAGE_OS_HIST;
+    d.variant.only_stage = SORT_STAGE_OS_HIST; /* a streaming pass: few registers, many groups */
     d.groups = tiles < RADIX_OS_HIST_GROUPS ? tiles : RADIX_OS_HIST_GROUPS;
     TRY(algo_stage(ctx, &d));
     d.params[0] = SORT_STAGE_OS_SCAN;
+    d.variant.only_stage = 0;
     d.groups = 1;
     return algo_stage(ctx, &d);
 }
@@ -148,6 +166,7 @@ gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, cons
                                   size_t hist_off)
 {
     exec_dispatch d = pass_dispatch(src, SORT_STAGE_ONESWEEP, pass, plan, hist, hist_off);
+    d.variant.only_stage = SORT_STAGE_ONESWEEP; /* its registers charged to no other stage */
     bind_destination(&d, dst);
     d.params[SORT_P_GROUPS] = (uint32_t)onesweep_tiles(plan, src->n);
     d.params[SORT_P_POLLS] = algo_tuning_get()->radix_polls;
@@ -169,7 +188,7 @@ static gpgpu_status scan_hist(gpgpu_context *ctx, gpgpu_buffer *hist, size_t his
 
 size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n, bool payload)
 {
-    radix_plan plan = radix_plan_for(ctx, n);
+    radix_plan plan = radix_plan_for(ctx, type, n);
     size_t count = (size_t)RADIX_DIGITS * plan.groups;
     if (radix_onesweep(n, payload)) {
         size_t os = onesweep_aux_count(type, onesweep_tiles(plan, n));
@@ -178,9 +197,9 @@ size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n, bool payl
     return count;
 }
 
-size_t radix_part_count(gpgpu_context *ctx, size_t n)
+size_t radix_part_count(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
-    return scan_plan_for((size_t)RADIX_DIGITS * radix_plan_for(ctx, n).groups).groups;
+    return scan_plan_for((size_t)RADIX_DIGITS * radix_plan_for(ctx, type, n).groups).groups;
 }
 
 /* Copies src's keys (and payload) to alt, for an in-place sort whose first
@@ -199,7 +218,7 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
                         const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
                         gpgpu_buffer *part, size_t part_off)
 {
-    radix_plan plan = radix_plan_for(ctx, src->n);
+    radix_plan plan = radix_plan_for(ctx, src->type, src->n);
     unsigned passes = radix_passes(src->type, src->flags & SORT_SEGMENTED ? src->nseg : 1);
     size_t hist_count = (size_t)RADIX_DIGITS * plan.groups;
     sort_keys from = *src;

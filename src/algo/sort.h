@@ -25,7 +25,7 @@ enum {
     RADIX_DIGITS = 1 << RADIX_BITS,
     RADIX_MAX_SUBGROUPS = 8, /* subgroups per work-group the rank counters have room for */
     RADIX_ITEMS = 8,         /* default; algo_tuning_get() has the value in use */
-    RADIX_TILE_MAX = 2048,   /* RTILE_MAX in glsl/sort.comp */
+    RADIX_TILE_MAX = 4096,   /* RTILE_MAX in glsl/sort.comp */
     RADIX_MAX_GROUPS = 2048, /* default, likewise */
     RADIX_ONESWEEP_MAX = 1 << 30, /* the one-sweep's status words count in 30 bits */
     RADIX_OS_HIST_GROUPS = 1024, /* work-groups counting the digits of every pass at once */
@@ -136,7 +136,7 @@ typedef struct radix_plan {
     uint32_t wg, items;
 } radix_plan;
 
-radix_plan radix_plan_for(gpgpu_context *ctx, size_t n);
+radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n);
 
 /* Passes over the key (4, or 8 for f64) and then over the segment index
  * (ceil(bits(nseg - 1) / 8), none for one segment). */
@@ -188,7 +188,7 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
                         const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
                         gpgpu_buffer *part, size_t part_off);
 size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n, bool payload);
-size_t radix_part_count(gpgpu_context *ctx, size_t n);
+size_t radix_part_count(gpgpu_context *ctx, gpgpu_type type, size_t n);
 
 /* ------------------------------------------------- helpers (sort.comp) */
 
