@@ -713,6 +713,7 @@ void stage_os_scan()
 #define S_LB_SUM   S_DGT
 #define S_LB_LEFT  (S_DGT + DIGITS)
 #define S_LB_STUCK S_DIG
+#define S_TICKET   S_DIG /* until digit_starts uses the region */
 
 // The statuses of LB_WINDOW tiles are read at once; 16 or 32 were slower.
 #define LB_WINDOW 8u
@@ -723,6 +724,14 @@ void read_window(uint region, uint d, uint left, out uint st[LB_WINDOW])
 {
     UNROLL for (uint j = 0u; j < LB_WINDOW; j++)
         st[j] = j < left ? status_load(region + (left - 1u - j) * DIGITS + d) : OS_FLAG_INCL;
+}
+
+// Adds the count of a published status of tile left - 1 and steps past it
+// (to 0 when it is inclusive).
+void take_status(uint st, inout uint left, inout uint sum)
+{
+    sum += st & OS_COUNT;
+    left = (st & OS_FLAG_INCL) != 0u ? 0u : left - 1u;
 }
 
 // Adds the counts of a window read at `left`, nearest first, up to the first
@@ -738,8 +747,7 @@ bool take_window(uint st[LB_WINDOW], inout uint left, inout uint sum)
             open = false;
             continue;
         }
-        sum += st[j] & OS_COUNT;
-        left = (st[j] & OS_FLAG_INCL) != 0u ? 0u : left - 1u;
+        take_status(st[j], left, sum);
         open = left > 0u;
     }
     return missing;
@@ -768,16 +776,15 @@ void lookback_walk(uint region, uint d)
             atomicMax(s_mem[S_LB_STUCK], left);
             break;
         }
-        sum += st1 & OS_COUNT;
-        left = (st1 & OS_FLAG_INCL) != 0u ? 0u : left - 1u;
+        take_status(st1, left, sum);
     }
     s_mem[S_LB_LEFT + d] = left;
     s_mem[S_LB_SUM + d] = sum;
 }
 
-// ONESWEEP: pass PASS on tile t = this work-group. The tile's digit counts
-// come first (a shared-memory atomic per key, in any order) and are
-// published before the keys are ranked, so that later tiles rarely find
+// ONESWEEP: pass PASS on the tile t whose ticket this group draws. Its
+// digit counts come first (a shared-memory atomic per key, in any order) and
+// are published before the keys are ranked, so that later tiles rarely find
 // them missing; the first window of the look-back is read then too, and
 // arrives while the keys are ranked (with one digit per invocation). Keys
 // go to their slot in shared memory as they are ranked; payloads are read
@@ -789,9 +796,9 @@ void stage_onesweep()
     uint sg = sg_id(), lane = sg_lane(), sgs = sg_size();
     uint cur = os_status(PASS & 1u), next = os_status((PASS + 1u) & 1u);
     if (lid == 0u)
-        s_mem[S_DIG] = atomicAdd(aux[OS_TICKETS + PASS], 1u);
+        s_mem[S_TICKET] = atomicAdd(aux[OS_TICKETS + PASS], 1u);
     SYNC();
-    uint t = s_mem[S_DIG];
+    uint t = s_mem[S_TICKET];
     uint tile = t * TILE, end = min(N, tile + TILE);
     uint chunk = tile + sg * sgs * ITEMS;
     bool one_digit = WG_SIZE >= DIGITS && lid < DIGITS; // invocation lid owns digit lid
