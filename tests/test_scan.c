@@ -62,7 +62,7 @@ static size_t rts_depth(size_t n)
 static size_t chained_depth(gpgpu_type t, size_t n)
 {
     scan_chained_plan p = scan_chained_plan_for(t, n);
-    return 2 * ((size_t)p.items + wg_depth) + 8 * (size_t)p.tiles;
+    return 2 * ((size_t)p.items + depth_of_wg(ctx, p.wg)) + 8 * (size_t)p.tiles;
 }
 
 static size_t fast_depth(gpgpu_type t, size_t n)
@@ -123,7 +123,8 @@ static void stage_fast(gpgpu_type t, size_t n)
     free(abs);
 }
 
-static const char *const fallback_names[] = {"", " fallback=all", " fallback=window"};
+static const char *const fallback_names[] = {"", " fallback=all", " fallback=window",
+                                             " sums only"};
 
 /* CLEAR, then CHAINED from element 3 of the source into element 5 of the
  * destination (or in place at 3), with the fallback forced as asked. The
@@ -184,17 +185,21 @@ static void chained_once(gpgpu_type t, size_t n, bool ex, bool in_place, scan_fa
 }
 
 /* Every fallback, both kinds; summing every predecessor from its input costs
- * tiles^2 / 2 tile reads, so the forced ones run up to FORCED_TILES tiles. */
-enum { FORCED_TILES = 40 };
+ * tiles^2 / 2 tile reads, so the forced ones run up to FORCED_TILES tiles.
+ * Walks back to tile 0 (sums only, window after window) read tiles^2 / 2
+ * states: up to SUMS_TILES tiles. */
+enum { FORCED_TILES = 40, SUMS_TILES = 2048 };
 static void stage_chained(gpgpu_type t, size_t n)
 {
-    bool forced = scan_chained_plan_for(t, n).tiles <= FORCED_TILES;
+    uint32_t tiles = scan_chained_plan_for(t, n).tiles;
     for (int ex = 0; ex < 2; ex++) {
         chained_once(t, n, ex, false, SCAN_FALLBACK_NONE);
-        if (forced) {
+        if (tiles <= FORCED_TILES) {
             chained_once(t, n, ex, false, SCAN_FALLBACK_ALL);
             chained_once(t, n, ex, true, SCAN_FALLBACK_WINDOW);
         }
+        if (tiles > 1 && tiles <= SUMS_TILES)
+            chained_once(t, n, ex, ex, SCAN_FALLBACK_SUMS);
     }
 }
 

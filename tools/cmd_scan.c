@@ -15,8 +15,9 @@ const char scan_help[] =
     "  --inclusive       out[i] = in[0] + ... + in[i]\n"
     "  --exclusive       out[i] = in[0] + ... + in[i-1], out[0] = 0\n"
     "  -o, --output OUT  the output file; - is standard output\n"
-    "  --algo ALGO       fast (default: single-pass up to 2^21 elements where the\n"
-    "                    GPU has subgroups, else reduce-then-scan), single-pass,\n"
+    "  --algo ALGO       fast (default: single-pass where the GPU has subgroups,\n"
+    "                    f64 up to 2^21 elements; else reduce-then-scan),\n"
+    "                    single-pass,\n"
     "                    reduce-then-scan or\n"
     "                    classic (Kiciak's iPrefixSum)\n";
 

@@ -17,7 +17,7 @@ enum { STAGE_REDUCE, STAGE_PARTIALS, STAGE_TILES, STAGE_COPY, STAGE_STEP, STAGE_
        STAGE_CHAINED };
 enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_EXCLUSIVE, P_TILES_PER_GROUP, P_GROUPS, P_PART_OFF };
 enum { P_STEP_K = P_TILES_PER_GROUP, P_FALLBACK = P_TILES_PER_GROUP, P_POLLS = P_GROUPS,
-       P_VEC4 = P_PART_OFF + 1 };
+       P_VEC4 = P_PART_OFF + 1, P_IN_PLACE };
 
 scan_chained_plan scan_chained_plan_for(gpgpu_type type, size_t n)
 {
@@ -26,6 +26,8 @@ scan_chained_plan scan_chained_plan_for(gpgpu_type type, size_t n)
     if (size == 8 && items > 1)
         items /= 2;
     uint32_t wg = algo_tuning_get()->scan_chained_wg;
+    if (wg > SCAN_CHAINED_WG_MAX)
+        wg = SCAN_CHAINED_WG_MAX;
     size_t tile = (size_t)wg * items;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     /* A ticket in the first 16 bytes, then each tile's 16 bytes (32 for f64). */
@@ -141,7 +143,10 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
                                 scan_chained_plan p, scan_fallback fallback)
 {
     exec_dispatch d = chained_stage(type, STAGE_CHAINED, p);
+    d.variant.only_stage = STAGE_CHAINED; /* no shared tile: more groups per multiprocessor */
     algo_bind_io(&d, src, src_off, dst, dst_off, n);
+    size_t size = gpgpu_type_size(type);
+    d.params[P_IN_PLACE] = algo_overlap(src, src_off * size, n * size, dst, dst_off * size, n * size);
     d.bind[3] = state;
     d.params[P_EXCLUSIVE] = exclusive;
     d.params[P_FALLBACK] = fallback;
@@ -158,17 +163,20 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
 /* ------------------------------------------------------------- drivers */
 
 /* The single pass where the device has subgroups (its look-back is one
- * subgroup's ballots; without them it walks one tile per barrier) and up to
- * SCAN_SINGLE_PASS_MAX elements: on the H100 it is one dispatch where
- * reduce-then-scan is three (8.7 against 17.1 us at 2^10, 17.9 against 20.6
- * at 2^20), 8% slower at 2^22 and 1.5x slower at 2^28 (1.81 against 1.20 ms;
- * docs/PERFORMANCE.md: the look-back's latency per tile is not hidden). */
-static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, size_t n)
+ * subgroup's ballots; without them it walks one tile per barrier): on the
+ * H100 it is one dispatch where reduce-then-scan is three (7.9 against 17.1
+ * us at 2^10), and since its program holds no shared tile (five groups per
+ * multiprocessor instead of two) 4-byte scans are ahead at 2^24-2^28 too
+ * (91.0 against 101.1 us at 2^24, 1185 against 1196 at 2^28). f64 tiles
+ * stay behind from 2^22 (232 against 184 us at 2^24): reduce-then-scan there
+ * (docs/PERFORMANCE.md). */
+static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type, size_t n)
 {
     if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
     unsigned mode = algo_tuning_get()->scan_single_pass;
-    return mode == 2 || (mode == 1 && ctx->info.has_subgroups && n <= SCAN_SINGLE_PASS_MAX);
+    bool size_fits = gpgpu_type_size(type) == 4 || n <= SCAN_SINGLE_PASS_F64_MAX;
+    return mode == 2 || (mode == 1 && ctx->info.has_subgroups && size_fits);
 }
 
 static gpgpu_status scan_single_pass(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
@@ -260,7 +268,7 @@ gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_b
     TRY(ctx->exec->begin(ctx));
     if (desc->algo == GPGPU_ALGO_CLASSIC_SCAN)
         return ctx_end(ctx, scan_classic(ctx, desc, in, in_offset, out, out_offset, count));
-    if (use_single_pass(ctx, desc->algo, count))
+    if (use_single_pass(ctx, desc->algo, desc->type, count))
         return ctx_end(ctx, scan_single_pass(ctx, desc, in, in_offset, out, out_offset, count));
     return ctx_end(ctx, scan_fast(ctx, desc, in, in_offset, out, out_offset, count));
 }

@@ -9,12 +9,15 @@ enum {
     SCAN_WG = 256,
     SCAN_ITEMS = 8,        /* default; algo_tuning_get() has the value in use */
     SCAN_MAX_GROUPS = 1024, /* default, likewise */
-    SCAN_CHAINED_ITEMS = 16, /* single pass, 4-byte types (f64: 8, to fit 32 KiB of shared memory) */
+    SCAN_CHAINED_WG = 512,   /* single pass: invocations per tile; at most SCAN_CHAINED_WG_MAX */
+    SCAN_CHAINED_WG_MAX = 512, /* 1024-wide f64 tiles lost the device on the H100 */
+    SCAN_CHAINED_ITEMS = 8,  /* single pass, 4-byte types (f64: half, the same bytes per tile) */
     SCAN_POLLS = 32,         /* single pass: reads of a silent predecessor before summing it */
-    SCAN_SINGLE_PASS_MAX = 1 << 21 /* the fast scan's single pass up to this many elements */
+    SCAN_SINGLE_PASS_F64_MAX = 1 << 21 /* f64: the fast scan's single pass up to this many elements */
 };
 
-/* The single pass's tiles: wg * items elements each (wg = SCAN_WG unless tuned), tiles = ceil(n / that)
+/* The single pass's tiles: wg * items elements each (SCAN_CHAINED_WG x SCAN_CHAINED_ITEMS unless
+ * tuned), tiles = ceil(n / that)
  * (at least 1); its state buffer holds state_words u32 (a ticket, then 4 per
  * tile, 8 for f64), zeroed by CLEAR when there is more than one tile. */
 typedef struct scan_chained_plan {
@@ -28,8 +31,15 @@ scan_chained_plan scan_chained_plan_for(gpgpu_type type, size_t n);
  * way to reach the fallback on every tile): NONE as in use; ALL ignores every
  * published state (out of place only: the input must stay); WINDOW ignores
  * what the look-back reads but takes a value published by the time a
- * predecessor has been summed (in place too). */
-typedef enum { SCAN_FALLBACK_NONE, SCAN_FALLBACK_ALL, SCAN_FALLBACK_WINDOW } scan_fallback;
+ * predecessor has been summed (in place too). SUMS is no fallback: the
+ * look-back takes tiles' own sums only (an inclusive prefix counts at tile 0
+ * alone), so every walk goes back to tile 0, window after window. */
+typedef enum {
+    SCAN_FALLBACK_NONE,
+    SCAN_FALLBACK_ALL,
+    SCAN_FALLBACK_WINDOW,
+    SCAN_FALLBACK_SUMS
+} scan_fallback;
 
 /* How the fast scan splits n elements: group g owns the contiguous run of
  * tiles [g * tiles_per_group, (g + 1) * tiles_per_group) of SCAN_WG * items elements. */
