@@ -84,7 +84,24 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 #define S_RTILE (WG_SIZE * ITEMS < RTILE_MAX ? WG_SIZE * ITEMS : RTILE_MAX)
 #define S_DGT_WORDS (S_RTILE / 4u > 2u * DIGITS ? S_RTILE / 4u : 2u * DIGITS)
 #define S_WORDS_RADIX (MAX_SG * DIGITS + 4u * DIGITS + S_DGT_WORDS + S_RTILE * KEY_WORDS)
-shared uint s_mem[S_WORDS_BITONIC > S_WORDS_RADIX ? S_WORDS_BITONIC : S_WORDS_RADIX];
+// A program declares the shared memory of the stages it runs: on NVIDIA the
+// groups on a multiprocessor share about 48 KB of it (docs/PERFORMANCE.md),
+// so a stage that needs little runs more groups at once in a program of its
+// own (ONLY_STAGE): LOCAL_SORT and LOCAL_MERGE (1, 2) the bitonic tile, HIST
+// (3) the subgroups' counters, OS_HIST (9) every pass's counts, ONESWEEP (11)
+// the radix tile. Vulkan only: there ONLY_STAGE is a specialization constant
+// and the other stages' code stays unchecked; GL compilers (NVIDIA's and
+// Mesa's) reject their constant indices past the smaller array, dead or not.
+#define S_WORDS_FAMILY (S_WORDS_BITONIC > S_WORDS_RADIX ? S_WORDS_BITONIC : S_WORDS_RADIX)
+#ifdef VULKAN
+#define S_WORDS (ONLY_STAGE == 1u || ONLY_STAGE == 2u ? S_WORDS_BITONIC :                      \
+                 ONLY_STAGE == 3u ? MAX_SG * DIGITS :                                          \
+                 ONLY_STAGE == 9u ? KEY_PASSES * DIGITS :                                      \
+                 ONLY_STAGE == 11u ? S_WORDS_RADIX : S_WORDS_FAMILY)
+#else
+#define S_WORDS S_WORDS_FAMILY
+#endif
+shared uint s_mem[S_WORDS];
 
 // ---------------------------------------------------------------- order
 

@@ -131,6 +131,7 @@ gpgpu_status radix_stage_hist(gpgpu_context *ctx, const sort_keys *src, unsigned
                               radix_plan plan, gpgpu_buffer *hist, size_t hist_off)
 {
     exec_dispatch d = pass_dispatch(src, SORT_STAGE_HIST, pass, plan, hist, hist_off);
+    d.variant.only_stage = SORT_STAGE_HIST; /* its subgroups' counters only: more groups at once */
     return algo_stage(ctx, &d);
 }
 
