@@ -26,6 +26,7 @@
 #include "algo/scan.h"
 #include "algo/sort.h"
 #include "algo/spgemm.h"
+#include "algo/tuning.h"
 
 /* Stages of glsl/spgemm.comp after the classic ones. */
 enum {
@@ -283,13 +284,27 @@ gpgpu_status spgemm_stage_bin_fill(spgemm_product *p)
     return algo_stage(p->ctx, &d);
 }
 
+/* ROWS's tile for rows of cap slots: two rows per group (at least 512 slots, so that every
+ * network step keeps the 256 invocations busy), one row of SPGEMM_SHARED_MAX. The groups
+ * on a multiprocessor share ~48 KB of shared memory on NVIDIA (docs/PERFORMANCE.md): a
+ * 2048-slot tile (19.5 KB in f32, 27.5 in f64) let 2 (f64: 1) run at once, 512 slots 5.
+ * GPGPU_TUNE=spgemm_rows_tile=0 keeps 2048 slots for every bin. */
+static uint32_t rows_tile(uint32_t cap)
+{
+    uint32_t tile = 2 * cap < 512 ? 512 : 2 * cap;
+    if (!algo_tuning_get()->spgemm_rows_tile || tile > SPGEMM_SHARED_MAX)
+        tile = SPGEMM_SHARED_MAX;
+    return tile;
+}
+
 gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, size_t start,
                                bool numeric)
 {
     uint32_t cap = SPGEMM_MIN_CAP << bin;
     bool rank = cap <= SPGEMM_RANK_MAX;
+    uint32_t tile = rows_tile(cap);
     exec_dispatch d = product_dispatch(p, rank ? STAGE_ROWS_RANK : STAGE_ROWS,
-                                       rank ? 1 : SPGEMM_ROW_ITEMS);
+                                       rank ? 1 : tile / SPGEMM_WG);
     d.variant.only_stage = d.params[0]; /* a program of its own: see exec_variant */
     d.params[P_COUNT] = count;
     d.params[P_CAP] = cap;
@@ -300,7 +315,7 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
         d.bind[7] = p->c->owned_values;
         d.params[P_C_IDX] = p->c->rows + 1;
     }
-    d.groups = algo_groups(count, (rank ? SPGEMM_WG : SPGEMM_SHARED_MAX) / cap);
+    d.groups = algo_groups(count, (rank ? SPGEMM_WG : tile) / cap);
     return algo_stage(p->ctx, &d);
 }
 

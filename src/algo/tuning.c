@@ -32,6 +32,7 @@ static algo_tuning tuning = {
     .spmv_merge_tiles = SPMV_MERGE_TILES,
     .spmv_merge_slack = SPMV_MERGE_SLACK,
     .axpby_items = AXPBY_ITEMS,
+    .spgemm_rows_tile = 1,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
@@ -80,6 +81,7 @@ static void read_env(void)
         {"spmv_merge_tiles", &tuning.spmv_merge_tiles, false},
         {"spmv_merge_slack", &tuning.spmv_merge_slack, false},
         {"axpby_items", &tuning.axpby_items, false},
+        {"spgemm_rows_tile", &tuning.spgemm_rows_tile, true},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];
