@@ -74,9 +74,16 @@ static inline uint32_t algo_ceil_pow2(size_t v)
     return p;
 }
 
-/* EXECSTAGE: one dispatch of a stage, then the storage barrier. */
+/* EXECSTAGE: one dispatch of a stage, then the storage barrier. A work-group larger
+ * than the device allows (Vulkan guarantees only 128 invocations) is a clear error,
+ * not a failed dispatch. */
 static inline gpgpu_status algo_stage(gpgpu_context *ctx, const exec_dispatch *d)
 {
+    CHECK(d->variant.wg_size <= ctx->info.max_workgroup_invocations, ctx,
+          GPGPU_ERROR_UNSUPPORTED_FEATURE,
+          "%s stage %u: work-groups of %u invocations, the device allows %u per work-group",
+          d->variant.family, d->params[0], d->variant.wg_size,
+          ctx->info.max_workgroup_invocations);
     return ctx->exec->dispatch(ctx, d);
 }
 

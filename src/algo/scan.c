@@ -120,16 +120,6 @@ gpgpu_status scan_stage_step(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *
     return algo_stage(ctx, &d);
 }
 
-/* The single pass's work-groups (512 invocations by default) against the device's limit
- * (Vulkan guarantees 128): a clear error rather than a failed dispatch. */
-static gpgpu_status check_chained_wg(gpgpu_context *ctx, scan_chained_plan p)
-{
-    CHECK(p.wg <= ctx->info.max_workgroup_invocations, ctx, GPGPU_ERROR_UNSUPPORTED_FEATURE,
-          "single-pass scan: tiles of %u invocations, the device allows %u per work-group",
-          p.wg, ctx->info.max_workgroup_invocations);
-    return GPGPU_SUCCESS;
-}
-
 static exec_dispatch chained_stage(gpgpu_type type, unsigned which, scan_chained_plan p)
 {
     exec_dispatch d = {.variant = {"scan", type, GPGPU_OP_SUM, p.wg, p.items}};
@@ -140,7 +130,6 @@ static exec_dispatch chained_stage(gpgpu_type type, unsigned which, scan_chained
 gpgpu_status scan_stage_clear(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *state,
                               scan_chained_plan p)
 {
-    TRY(check_chained_wg(ctx, p));
     exec_dispatch d = chained_stage(type, STAGE_CLEAR, p);
     d.bind[3] = state;
     d.params[P_N] = (uint32_t)p.state_words;
@@ -153,7 +142,6 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
                                 size_t dst_off, size_t n, gpgpu_buffer *state,
                                 scan_chained_plan p, scan_fallback fallback)
 {
-    TRY(check_chained_wg(ctx, p));
     exec_dispatch d = chained_stage(type, STAGE_CHAINED, p);
     d.variant.only_stage = STAGE_CHAINED; /* no shared tile: more groups per multiprocessor */
     algo_bind_io(&d, src, src_off, dst, dst_off, n);
@@ -188,6 +176,8 @@ static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
     unsigned mode = algo_tuning_get()->scan_single_pass;
     bool size_fits = gpgpu_type_size(type) == 4 || n <= SCAN_SINGLE_PASS_F64_MAX;
+    /* Its 512-invocation groups: where the device allows fewer, reduce-then-scan (an
+     * explicit single pass is refused by algo_stage). */
     bool wg_fits = scan_chained_plan_for(type, n).wg <= ctx->info.max_workgroup_invocations;
     return mode == 2 || (mode == 1 && ctx->info.has_subgroups && size_fits && wg_fits);
 }

@@ -291,7 +291,7 @@ gpgpu_status spgemm_stage_bin_fill(spgemm_product *p)
  * GPGPU_TUNE=spgemm_rows_tile=0 keeps 2048 slots for every bin. */
 static uint32_t rows_tile(uint32_t cap)
 {
-    uint32_t tile = 2 * cap < 512 ? 512 : 2 * cap;
+    uint32_t tile = 2 * cap < 2 * SPGEMM_WG ? 2 * SPGEMM_WG : 2 * cap;
     if (!algo_tuning_get()->spgemm_rows_tile || tile > SPGEMM_SHARED_MAX)
         tile = SPGEMM_SHARED_MAX;
     return tile;
