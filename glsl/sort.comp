@@ -20,6 +20,7 @@
 //   9 OS_HIST      one-sweep radix: every key pass's digit counts in one read
 //  10 OS_SCAN      one-sweep radix (one group): counts -> each digit's start
 //  11 ONESWEEP     one-sweep radix pass PASS: rank a tile, look back, scatter
+//  12 SMALL        one work-group: every radix pass (PASSES) of the whole array
 
 #if defined(TYPE_F64)
 #define KEY uvec2
@@ -48,6 +49,7 @@ layout(std430, binding = 5) readonly buffer Segs { uint segs[]; };
 #define FLAGS           params[9]
 #define H               params[10] /* network stages: the block */
 #define PASS            params[10] /* radix stages: the pass */
+#define PASSES          params[10] /* SMALL: how many passes */
 #define REVERSE         params[11] /* STEP */
 #define TILES_PER_GROUP params[11] /* radix stages */
 #define GROUPS          params[12] /* radix stages */
@@ -66,7 +68,9 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 
 #define BTILE 2048u      // the bitonic tile
 #define DIGITS 256u
-#define MAX_SG 8u        // subgroups (or virtual ones) per work-group in the radix stages
+// Subgroups (or virtual ones) per work-group in the radix stages: SMALL,
+// one group alone on the device, takes twice as many (RADIX_SMALL_SUBGROUPS).
+#define MAX_SG (ONLY_STAGE == 12u ? 16u : 8u)
 #define RTILE_MAX 4096u  // the largest radix tile (WG_SIZE * ITEMS) the driver uses
 
 // Shared memory, one array for every stage (a program holds all stages, so
@@ -89,7 +93,7 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 // so a stage that needs little runs more groups at once in a program of its
 // own (ONLY_STAGE): LOCAL_SORT and LOCAL_MERGE (1, 2) the bitonic tile, HIST
 // (3) the subgroups' counters, OS_HIST (9) every pass's counts, ONESWEEP (11)
-// the radix tile. Vulkan only: there ONLY_STAGE is a specialization constant
+// and SMALL (12) the radix tile. Vulkan only: there ONLY_STAGE is a specialization constant
 // and the other stages' code stays unchecked; GL compilers (NVIDIA's and
 // Mesa's) reject their constant indices past the smaller array, dead or not.
 #define S_WORDS_FAMILY (S_WORDS_BITONIC > S_WORDS_RADIX ? S_WORDS_BITONIC : S_WORDS_RADIX)
@@ -97,7 +101,7 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 #define S_WORDS (ONLY_STAGE == 1u || ONLY_STAGE == 2u ? S_WORDS_BITONIC :                      \
                  ONLY_STAGE == 3u ? MAX_SG * DIGITS :                                          \
                  ONLY_STAGE == 9u ? KEY_PASSES * DIGITS :                                      \
-                 ONLY_STAGE == 11u ? S_WORDS_RADIX : S_WORDS_FAMILY)
+                 ONLY_STAGE == 11u || ONLY_STAGE == 12u ? S_WORDS_RADIX : S_WORDS_FAMILY)
 #else
 #define S_WORDS S_WORDS_FAMILY
 #endif
@@ -348,12 +352,13 @@ void stage_local_merge()
 
 uint payload_of(uint i) { return flag(F_IOTA) ? i : pay_a[PAY_OFF_A + i]; }
 
-uint digit_of(KEY k, uint payload)
+uint digit_in(KEY k, uint payload, uint pass)
 {
-    if (PASS < KEY_PASSES)
-        return ord_byte(key_order(k), PASS);
-    return (segment_of(payload) >> ((PASS - KEY_PASSES) * 8u)) & 0xffu;
+    if (pass < KEY_PASSES)
+        return ord_byte(key_order(k), pass);
+    return (segment_of(payload) >> ((pass - KEY_PASSES) * 8u)) & 0xffu;
 }
+uint digit_of(KEY k, uint payload) { return digit_in(k, payload, PASS); }
 
 bool pass_needs_payload() { return PASS >= KEY_PASSES; }
 
@@ -929,6 +934,79 @@ void stage_onesweep()
     }
 }
 
+// ------------------------------------------------------- one-group radix
+//
+// SMALL: a sort of up to one tile (WG_SIZE * ITEMS elements) by one
+// work-group, every pass in shared memory: keys_a/pay_a -> keys_b/pay_b in
+// one dispatch, where the other radix sorts take a pass's two or three. Each
+// pass ranks the elements as SCATTER does (by subgroup chunks, stable), puts
+// them in their slot in shared memory and reads them back in chunk order,
+// so the next pass sees them in this pass's order. Every element is read
+// before any is written: in place is fine.
+void stage_small()
+{
+    uint lid = gl_LocalInvocationID.x;
+    uint sg = sg_id(), lane = sg_lane(), sgs = sg_size();
+    uint chunk = sg * sgs * ITEMS;
+    bool payload = flag(F_PAYLOAD) || flag(F_IOTA);
+    KEY k[ITEMS];
+    uint pv[ITEMS];
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        uint i = chunk + it * sgs + lane;
+        k[it] = i < N ? keys_a[KEY_OFF_A + i] : KEY(0u);
+        pv[it] = i < N && payload ? payload_of(i) : 0u;
+    }
+    for (uint pass = 0u; pass < PASSES; pass++) {
+        for (uint w = lid; w < MAX_SG * DIGITS; w += WG_SIZE)
+            s_mem[S_CNT + w] = 0u;
+        SYNC();
+        uint dg[ITEMS], slot[ITEMS];
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            bool valid = chunk + it * sgs + lane < N;
+            dg[it] = valid ? digit_in(k[it], pv[it], pass) : 0u;
+            slot[it] = rank_in_subgroup(dg[it], valid);
+        }
+        SYNC();
+        tile_totals();
+        SYNC();
+        digit_starts();
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            if (chunk + it * sgs + lane >= N)
+                continue;
+            uint d = dg[it];
+            slot[it] += s_mem[S_START + d] + s_mem[S_CNT + sg * DIGITS + d];
+            stage_key(slot[it], k[it]);
+        }
+        SYNC();
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            uint q = chunk + it * sgs + lane;
+            if (q < N)
+                k[it] = staged_key(q);
+        }
+        if (payload) {
+            SYNC();
+            UNROLL for (uint it = 0u; it < ITEMS; it++)
+                if (chunk + it * sgs + lane < N)
+                    s_mem[S_STAGE + slot[it]] = pv[it];
+            SYNC();
+            UNROLL for (uint it = 0u; it < ITEMS; it++) {
+                uint q = chunk + it * sgs + lane;
+                if (q < N)
+                    pv[it] = s_mem[S_STAGE + q];
+            }
+        }
+        SYNC();
+    }
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        uint i = chunk + it * sgs + lane;
+        if (i < N) {
+            keys_b[KEY_OFF_B + i] = k[it];
+            if (payload)
+                pay_b[PAY_OFF_B + i] = pv[it];
+        }
+    }
+}
+
 // ---------------------------------------------------------------- helpers
 
 void main()
@@ -968,6 +1046,9 @@ void main()
         return;
     case 11u:
         stage_onesweep();
+        return;
+    case 12u:
+        stage_small();
         return;
     case 6u:
         if (iid < N)

@@ -578,6 +578,66 @@ static void stage_onesweep(gpgpu_type t, size_t n, flagset f, int data, radix_pl
     staged_free(&s);
 }
 
+/* SMALL: every pass in one work-group, against the twin's passes one after
+ * another (one group's HIST, its scan, SCATTER), into a poisoned
+ * destination or in place over the source. */
+static void stage_small(gpgpu_type t, size_t n, flagset f, int data, radix_plan plan,
+                        bool in_place)
+{
+    if (n > (size_t)plan.wg * plan.items || (in_place && f.pay == 2))
+        return;
+    char what[240], fl[64];
+    flag_text(f, fl, sizeof fl);
+    staged s = radix_source(t, n, f, 0, data);
+    unsigned passes = radix_passes(t, s.has_segs ? s.gpu.nseg : 1);
+    size_t ks = ksize(t);
+    ref_sort_keys a = s.host, b = s.host;
+    a.keys = xmalloc(n * ks + 1);
+    b.keys = xmalloc(n * ks + 1);
+    memcpy(a.keys, s.host.keys, n * ks);
+    a.pay = f.pay ? xmalloc(n * 4 + 1) : NULL;
+    b.pay = f.pay ? xmalloc(n * 4 + 1) : NULL;
+    if (s.host.pay)
+        memcpy(a.pay, s.host.pay, n * 4);
+    uint32_t hist[RADIX_DIGITS];
+    for (unsigned p = 0; p < passes; p++) {
+        ref_radix_hist(&a, p, 1, n, hist);
+        exclusive_scan(hist, RADIX_DIGITS);
+        ref_radix_scatter(&a, &b, p, hist, 1, n);
+        ref_sort_keys x = a;
+        a = b;
+        b = x;
+        a.flags &= ~(unsigned)SORT_PAYLOAD_IS_INDEX;
+        b.flags = a.flags;
+    }
+    snprintf(what, sizeof what, "%s SMALL %s%s n=%zu passes=%u tile=%ux%u (%s)",
+             gpgpu_type_name(t), fl, in_place ? " in place" : "", n, passes, plan.wg, plan.items,
+             data_names[data]);
+    if (in_place) { /* (an index payload has no buffer to be written in place) */
+        sort_keys dst = s.gpu;
+        dst.flags = 0;
+        EXPECT_STATUS(ctx, radix_stage_small(ctx, &s.gpu, &dst, passes, plan), GPGPU_SUCCESS);
+        memcpy(s.host.keys, a.keys, n * ks);
+        if (s.host.pay)
+            memcpy(s.host.pay, a.pay, n * 4);
+        staged_check(&s, what);
+    } else {
+        scatter_dest dst = scatter_dest_make(t, n, f);
+        EXPECT_STATUS(ctx, radix_stage_small(ctx, &s.gpu, &dst.gpu, passes, plan),
+                      GPGPU_SUCCESS);
+        memcpy(dst.host.keys, a.keys, n * ks);
+        if (dst.host.pay)
+            memcpy(dst.host.pay, a.pay, n * 4);
+        scatter_dest_check_free(&dst, what);
+        staged_check(&s, what);
+    }
+    free(a.keys);
+    free(b.keys);
+    free(a.pay);
+    free(b.pay);
+    staged_free(&s);
+}
+
 /* ------------------------------------------------------ helper stages */
 
 static void stage_helpers(size_t n)
@@ -982,9 +1042,14 @@ static void errors(void)
     bad.values_in_offset = 5;
     EXPECT_STATUS(ctx, gpgpu_sort(ctx, &bad, a.buf, 0, NULL, 0, 10), E_OVERLAP);
 
-    /* Scratch: misaligned, too small, overlapping the keys. */
+    /* Scratch: misaligned, too small, overlapping the keys. A radix sort of
+     * up to a tile (one work-group) needs none; the multi-pass one does. */
     bad = d;
     bad.algo = GPGPU_ALGO_RADIX;
+    EXPECT_STATUS(ctx, gpgpu_sort_scratch_size(ctx, &bad, 100, &bytes), GPGPU_SUCCESS);
+    EXPECT(bytes == 0, "RADIX of 100 keys (one group): scratch size %zu, expected 0", bytes);
+    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
+    tuning->radix_small = 0;
     EXPECT_STATUS(ctx, gpgpu_sort_scratch_size(ctx, &bad, 100, &bytes), GPGPU_SUCCESS);
     EXPECT(bytes > 0, "RADIX needs scratch memory, got a size of %zu", bytes);
     gpgpu_buffer *s;
@@ -999,6 +1064,7 @@ static void errors(void)
     /* Keys inside the scratch range of the same buffer. */
     EXPECT_STATUS(ctx, gpgpu_sort(ctx, &bad, s, 20, NULL, 0, 10), E_OVERLAP);
     gpgpu_buffer_destroy(s);
+    tuning->radix_small = 1;
     /* Keys only, the network, no stability: no scratch at all. */
     EXPECT_STATUS(ctx, gpgpu_sort_scratch_size(ctx, &(gpgpu_sort_desc){.type = t,
                   .algo = GPGPU_ALGO_BITONIC}, 1 << 20, &bytes), GPGPU_SUCCESS);
@@ -1121,6 +1187,27 @@ int main(void)
     stage_onesweep(GPGPU_TYPE_U32, 3000017, radix_sets[2], D_RANDOM,
                    radix_plan_for(ctx, GPGPU_TYPE_U32, 3000017), false);
     section("one-sweep stages");
+    /* The one-group sort: every type, flag set and payload kind, with the
+     * driver's tile for n and with the largest (most of its slots empty). */
+    static const size_t small_sizes[] = {1, 2, 3, 7, 33, 255, 1000, 1024, 2047, 2048, 4095, 4096};
+    for (size_t ti = 0; ti < 4; ti++) {
+        radix_plan largest = radix_small_plan(ctx, test_types[ti], RADIX_TILE_MAX);
+        for (size_t si = 0; si < sizeof small_sizes / sizeof *small_sizes; si++)
+            for (size_t f = 0; f < sizeof radix_sets / sizeof *radix_sets; f++) {
+                size_t n = small_sizes[si];
+                int data = (int)((si + f + ti) % D_COUNT);
+                bool in_place = (si + f) % 3 == 0;
+                radix_plan plan = radix_small_plan(ctx, test_types[ti], n);
+                stage_small(test_types[ti], n, radix_sets[f], data, plan, in_place);
+                if (plan.items != largest.items && f % 2 == 0)
+                    stage_small(test_types[ti], n, radix_sets[f], data, largest, !in_place);
+            }
+        /* Its full tile, and one short of it. */
+        size_t tile = (size_t)largest.wg * largest.items;
+        stage_small(test_types[ti], tile, radix_sets[6], D_DUPS, largest, false);
+        stage_small(test_types[ti], tile - 1, radix_sets[4], D_SPECIAL, largest, true);
+    }
+    section("one-group stage");
     for (size_t si = 0; si < sizeof stage_sizes / sizeof *stage_sizes; si++)
         stage_helpers(stage_sizes[si]);
     stage_helpers(1u << 20);
@@ -1210,6 +1297,15 @@ int main(void)
         run_case(&segmented);
     }
     tuning->radix_onesweep = 1;
+    /* Sorts of up to a tile the multi-pass way, as GPGPU_TUNE=radix_small=0 makes them. */
+    tuning->radix_small = 0;
+    for (size_t ti = 0; ti < 4; ti++) {
+        sort_case c = {test_types[ti], GPGPU_ALGO_RADIX, ti % 2 == 0, ti >= 2, 777 + 1000 * ti,
+                       (int)(ti % D_COUNT), (int)(ti % 3), (int)((ti + 2) % 5),
+                       ti == 3 ? S_SKEWED : -1, (int)(ti % 2)};
+        run_case(&c);
+    }
+    tuning->radix_small = 1;
     section("reduce-then-scan radix");
     /* Caller-supplied scratch: every algorithm and payload kind, at offsets 16 and 0. */
     for (size_t ai = 0; ai < 4; ai++)

@@ -18,28 +18,32 @@
 #include "algo/sort.h"
 #include "algo/tuning.h"
 
-/* Work-groups of at most RADIX_MAX_SUBGROUPS subgroups (the counters in
- * shared memory have room for that many); without subgroups the shader
- * makes as many virtual ones of WG / RADIX_MAX_SUBGROUPS invocations. */
-static unsigned radix_wg(const gpgpu_context *ctx)
+/* Work-groups of `subgroups` subgroups (the counters in shared memory have
+ * room for that many; RADIX_MAX_SUBGROUPS where the device takes no more
+ * invocations), at most `largest` invocations; without subgroups the shader
+ * makes as many virtual ones of WG / MAX_SG invocations. */
+static unsigned radix_wg(const gpgpu_context *ctx, unsigned subgroups, unsigned largest)
 {
     unsigned sg = ctx->info.subgroup_size;
     if (!ctx->info.has_subgroups)
         return 256;
     if (sg == 0)
         return 64;
-    unsigned wg = RADIX_MAX_SUBGROUPS * sg;
-    return wg < 256 ? wg : 256;
+    unsigned wg = subgroups * sg;
+    if (wg > ctx->info.max_workgroup_invocations)
+        wg = RADIX_MAX_SUBGROUPS * sg;
+    return wg < largest ? wg : largest;
 }
 
 /* The shared memory of the sort program for a radix tile of wg * items keys of
  * `type` (S_WORDS_RADIX in glsl/sort.comp, or the bitonic tile's if larger), and
  * the prelude's reduction array (ops.glsl). */
-static size_t radix_shared_bytes(gpgpu_type type, unsigned wg, unsigned items)
+static size_t radix_shared_bytes(gpgpu_type type, unsigned subgroups, unsigned wg,
+                                 unsigned items)
 {
     size_t key_words = gpgpu_type_size(type) / 4, tile = (size_t)wg * items;
     size_t digit_words = tile / 4 > 2 * RADIX_DIGITS ? tile / 4 : 2 * RADIX_DIGITS;
-    size_t radix = RADIX_MAX_SUBGROUPS * RADIX_DIGITS + 4 * RADIX_DIGITS + digit_words +
+    size_t radix = (size_t)subgroups * RADIX_DIGITS + 4 * RADIX_DIGITS + digit_words +
                    tile * key_words;
     size_t bitonic = (size_t)BITONIC_TILE * (key_words + 1);
     return (radix > bitonic ? radix : bitonic) * 4 + (size_t)wg * gpgpu_type_size(type);
@@ -48,11 +52,12 @@ static size_t radix_shared_bytes(gpgpu_type type, unsigned wg, unsigned items)
 radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     const algo_tuning *t = algo_tuning_get();
-    radix_plan p = {.wg = radix_wg(ctx), .items = t->radix_items};
+    radix_plan p = {.wg = radix_wg(ctx, RADIX_MAX_SUBGROUPS, 256), .items = t->radix_items};
     /* The shader stages a tile of at most RADIX_TILE_MAX keys in shared memory,
      * which must fit the device's. */
     while (((size_t)p.wg * p.items > RADIX_TILE_MAX ||
-            radix_shared_bytes(type, p.wg, p.items) > ctx->info.max_shared_memory_bytes) &&
+            radix_shared_bytes(type, RADIX_MAX_SUBGROUPS, p.wg, p.items) >
+                ctx->info.max_shared_memory_bytes) &&
            p.items > 1)
         p.items /= 2;
     size_t tile = (size_t)p.wg * p.items;
@@ -127,6 +132,40 @@ static void bind_destination(exec_dispatch *d, const sort_keys *dst)
     }
 }
 
+radix_plan radix_small_plan(gpgpu_context *ctx, gpgpu_type type, size_t n)
+{
+    /* Every invocation ranks its items one after another: the fewest that
+     * hold n, in as many subgroups as the counters take. */
+    radix_plan p = {.wg = radix_wg(ctx, RADIX_SMALL_SUBGROUPS, 512), .items = 1, .groups = 1,
+                    .tiles_per_group = 1};
+    unsigned most = algo_tuning_get()->radix_small_items;
+    while ((size_t)p.wg * p.items < n && p.items < most)
+        p.items *= 2;
+    while (((size_t)p.wg * p.items > RADIX_TILE_MAX ||
+            radix_shared_bytes(type, RADIX_SMALL_SUBGROUPS, p.wg, p.items) >
+                ctx->info.max_shared_memory_bytes) &&
+           p.items > 1)
+        p.items /= 2;
+    return p;
+}
+
+bool radix_small(gpgpu_context *ctx, gpgpu_type type, size_t n)
+{
+    radix_plan p = radix_small_plan(ctx, type, n);
+    return algo_tuning_get()->radix_small != 0 && n > 0 && n <= (size_t)p.wg * p.items;
+}
+
+gpgpu_status radix_stage_small(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
+                               unsigned passes, radix_plan plan)
+{
+    exec_dispatch d = sort_dispatch(src, SORT_STAGE_SMALL, plan.wg, plan.items);
+    d.variant.only_stage = SORT_STAGE_SMALL;
+    bind_destination(&d, dst);
+    d.params[SORT_P_PASS] = passes; /* PASSES */
+    d.groups = 1;
+    return algo_stage(ctx, &d);
+}
+
 gpgpu_status radix_stage_hist(gpgpu_context *ctx, const sort_keys *src, unsigned pass,
                               radix_plan plan, gpgpu_buffer *hist, size_t hist_off)
 {
@@ -189,6 +228,8 @@ static gpgpu_status scan_hist(gpgpu_context *ctx, gpgpu_buffer *hist, size_t his
 
 size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n, bool payload)
 {
+    if (radix_small(ctx, type, n))
+        return 0;
     radix_plan plan = radix_plan_for(ctx, type, n);
     size_t count = (size_t)RADIX_DIGITS * plan.groups;
     if (radix_onesweep(n, payload)) {
@@ -200,6 +241,8 @@ size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n, bool payl
 
 size_t radix_part_count(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
+    if (radix_small(ctx, type, n))
+        return 0;
     return scan_plan_for((size_t)RADIX_DIGITS * radix_plan_for(ctx, type, n).groups).groups;
 }
 
@@ -219,8 +262,10 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
                         const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
                         gpgpu_buffer *part, size_t part_off)
 {
-    radix_plan plan = radix_plan_for(ctx, src->type, src->n);
     unsigned passes = radix_passes(src->type, src->flags & SORT_SEGMENTED ? src->nseg : 1);
+    if (radix_small(ctx, src->type, src->n))
+        return radix_stage_small(ctx, src, dst, passes, radix_small_plan(ctx, src->type, src->n));
+    radix_plan plan = radix_plan_for(ctx, src->type, src->n);
     size_t hist_count = (size_t)RADIX_DIGITS * plan.groups;
     sort_keys from = *src;
     /* Passes alternate between alt and dst so that the last lands in dst. */

@@ -74,16 +74,23 @@ typedef struct sort_plan {
 /* Scratch regions, in the order they are laid out in a caller's buffer. */
 enum { R_KEYS, R_PAY, R_INDEX, R_VALUES, R_HIST, R_PART, R_COUNT };
 
-static gpgpu_algo resolve_algo(gpgpu_algo algo, size_t n)
+/* The default: the radix sort, whose sorts of up to a tile are one
+ * work-group's dispatch (1.8-2.5x faster than the bitonic tile on an H100
+ * from 2^10 to 2^12, docs/PERFORMANCE.md); where that one-group sort is
+ * off, the bitonic tile below BITONIC_TILE keys, one dispatch against the
+ * multi-pass radix sort's seven. */
+static gpgpu_algo resolve_algo(gpgpu_context *ctx, gpgpu_type type, gpgpu_algo algo, size_t n)
 {
     if (algo == GPGPU_ALGO_DEFAULT || algo == GPGPU_ALGO_FAST)
-        return n <= BITONIC_TILE ? GPGPU_ALGO_BITONIC : GPGPU_ALGO_RADIX;
+        return n <= BITONIC_TILE && !radix_small(ctx, type, n) ? GPGPU_ALGO_BITONIC
+                                                                : GPGPU_ALGO_RADIX;
     return algo;
 }
 
-static sort_plan plan_for(const gpgpu_sort_desc *desc, size_t n)
+static sort_plan plan_for(gpgpu_context *ctx, const gpgpu_sort_desc *desc, size_t n)
 {
-    sort_plan p = {.algo = resolve_algo(desc->algo, n), .values = desc->values_in != NULL};
+    sort_plan p = {.algo = resolve_algo(ctx, desc->type, desc->algo, n),
+                   .values = desc->values_in != NULL};
     bool network = p.algo != GPGPU_ALGO_RADIX;
     p.by_index = desc->segments != NULL || (network && desc->stable);
     p.values_in_place = p.values && (!desc->values_out ||
@@ -97,11 +104,11 @@ static sort_plan plan_for(const gpgpu_sort_desc *desc, size_t n)
 static void region_bytes(gpgpu_context *ctx, const gpgpu_sort_desc *desc, size_t n,
                          size_t bytes[R_COUNT])
 {
-    sort_plan p = plan_for(desc, n);
+    sort_plan p = plan_for(ctx, desc, n);
     memset(bytes, 0, R_COUNT * sizeof bytes[0]);
     bool radix = p.algo == GPGPU_ALGO_RADIX;
     bool payload = p.values || p.by_index;
-    if (radix) {
+    if (radix && !radix_small(ctx, desc->type, n)) { /* one group in place needs no copy */
         bytes[R_KEYS] = n * gpgpu_type_size(desc->type);
         bytes[R_PAY] = payload ? n * 4 : 0;
         bytes[R_HIST] = radix_hist_count(ctx, desc->type, n, payload) * 4;
@@ -197,7 +204,7 @@ static gpgpu_status run_radix(gpgpu_context *ctx, sort_plan p, const sort_keys d
 static gpgpu_status run(gpgpu_context *ctx, const gpgpu_sort_desc *desc, gpgpu_buffer *keys_in,
                         size_t keys_in_off, gpgpu_buffer *keys_out, size_t keys_out_off, size_t n)
 {
-    sort_plan p = plan_for(desc, n);
+    sort_plan p = plan_for(ctx, desc, n);
     size_t bytes[R_COUNT];
     region rg[R_COUNT];
     region_bytes(ctx, desc, n, bytes);

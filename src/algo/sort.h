@@ -31,7 +31,9 @@ enum {
     RADIX_OS_HIST_GROUPS = 1024, /* work-groups counting the digits of every pass at once */
     RADIX_OS_TICKETS = 8,        /* ticket words after the one-sweep's digit starts (8u in sort.comp) */
     RADIX_POLLS = 64,            /* default; algo_tuning_get() has the value in use */
-    RADIX_ONESWEEP_KEYS_MAX = 1 << 23 /* keys alone sort one-sweep below this (radix.c) */
+    RADIX_ONESWEEP_KEYS_MAX = 1 << 23, /* keys alone sort one-sweep below this (radix.c) */
+    RADIX_SMALL_ITEMS = 16, /* default: at most this many keys per invocation of SMALL */
+    RADIX_SMALL_SUBGROUPS = 16 /* subgroups SMALL's counters have room for (MAX_SG in sort.comp) */
 };
 
 /* sort_keys.flags */
@@ -72,7 +74,8 @@ enum {
     SORT_STAGE_OS_CLEAR,
     SORT_STAGE_OS_HIST,
     SORT_STAGE_OS_SCAN,
-    SORT_STAGE_ONESWEEP
+    SORT_STAGE_ONESWEEP,
+    SORT_STAGE_SMALL
 };
 enum {
     SORT_P_N = 1,
@@ -179,6 +182,21 @@ gpgpu_status radix_stage_os_counts(gpgpu_context *ctx, const sort_keys *src, rad
 gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
                                   unsigned pass, radix_plan plan, gpgpu_buffer *hist,
                                   size_t hist_off);
+
+/* The one-group sort (SMALL) of n elements: one work-group of plan.wg
+ * invocations holding plan.items elements each, the fewest (a power of two)
+ * that hold n, at most radix_small_items and what the device's shared
+ * memory takes. */
+radix_plan radix_small_plan(gpgpu_context *ctx, gpgpu_type type, size_t n);
+/* Whether a radix sort of n elements is one SMALL dispatch: 0 < n <= its
+ * tile, unless the tuning knob radix_small is 0. */
+bool radix_small(gpgpu_context *ctx, gpgpu_type type, size_t n);
+/* SMALL: every one of `passes` radix passes (radix_passes) of src in one
+ * dispatch of one work-group, the result in dst (src may be dst); exactly
+ * what the passes of HIST, the scan and SCATTER leave in the last pass's
+ * destination. Needs n <= plan.wg * plan.items. */
+gpgpu_status radix_stage_small(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
+                               unsigned passes, radix_plan plan);
 
 /* Sorts src into dst (keys and payload; src may be dst: in place), passing
  * through alt, with hist (radix_hist_count u32) and part (radix_part_count

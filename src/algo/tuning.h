@@ -19,6 +19,8 @@ typedef struct algo_tuning {
     unsigned radix_max_groups;  /* work-groups (histogram columns) of a radix pass, at most */
     unsigned radix_onesweep;    /* key passes one-sweep: 0 never, 1 where it wins (radix.c), 2 always */
     unsigned radix_polls;       /* one-sweep: reads of a missing status before recounting */
+    unsigned radix_small;       /* one-group sort up to a tile: 0 never, 1 where it fits */
+    unsigned radix_small_items; /* one-group sort: keys per invocation */
     unsigned spmv_merge;        /* balanced CSR: 0 tiles of nonzeros, 1 merge path (spmv.c) */
     unsigned spmv_merge_wg;     /* merge path: invocations per tile */
     unsigned spmv_merge_items;  /* merge path: path steps per invocation */
