@@ -39,6 +39,7 @@ typedef struct bench_matrix_options {
 typedef struct bench_options {
     int min_log2, max_log2, step, runs, warmup, warmup_ms, classic_max_log2, bitonic_max_log2;
     int check_max_log2;
+    int burst_ms;       /* --burst-ms: back-to-back copies before each case's timed runs */
     int sizes[MAX_SIZES]; /* the log2 sizes to run, from the range or --sizes */
     int size_count;
     const char *case_filter; /* only cases whose name contains it, or NULL */
@@ -54,6 +55,10 @@ typedef struct bench_options {
     bool gemm_tune;               /* --gemm-tune */
     gpgpu_context_desc desc;
 } bench_options;
+
+/* The clock burst's default length, and the bytes of each of its copies. */
+#define BENCH_BURST_MS 300
+#define BENCH_BURST_BYTES ((size_t)32 << 20)
 
 /* An idle span longer than this ends the GPU's busy span: the next job warms up in full. */
 #define BENCH_IDLE_GAP_MS 20
@@ -71,6 +76,7 @@ typedef struct bench {
      * sort uses scratch (else NULL: the context's own, made by the first
      * sort). All are made before anything is timed. */
     gpgpu_buffer *in, *out, *vin, *vout, *scratch;
+    gpgpu_buffer *burst_in, *burst_out; /* the clock burst's (NULL: none) */
     size_t buffer_bytes;
     double copy_gbps;
     double started_ns;        /* bench_now_ns() when the process began (--trace) */
