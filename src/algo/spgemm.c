@@ -730,7 +730,7 @@ static gpgpu_status transpose(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_m
         s = buffer_create_internal(ctx, 2 * n * 4, &sorted);
     if (s == GPGPU_SUCCESS)
         s = buffer_create_internal(ctx, 2 * n * 4, &alt);
-    if (s == GPGPU_SUCCESS)
+    if (s == GPGPU_SUCCESS && hist_words + part_words > 0) /* none: one work-group sorts */
         s = buffer_create_internal(ctx, (hist_words + part_words) * 4, &hist);
     exec_dispatch d = spgemm_dispatch(a->type, STAGE_ROW_OF, SPGEMM_WG, 1, &oa, NULL);
     d.bind[2] = (*out)->owned_ints;

@@ -6,6 +6,9 @@
 
 gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out)
 {
+    /* Drivers refuse (GL) or crash on (lavapipe) empty buffers: a caller sizing
+     * scratch that turned out empty gets an error, not a fault. */
+    CHECK(bytes > 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT, "internal: a buffer of 0 bytes requested");
     CHECK(!ctx->memory_limit ||
               (bytes <= ctx->memory_limit && ctx->memory_used <= ctx->memory_limit - bytes),
           ctx, GPGPU_ERROR_OUT_OF_MEMORY,
