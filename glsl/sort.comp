@@ -83,25 +83,37 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 #endif
 // The radix regions grow with the dispatch's tile (WG_SIZE * ITEMS, at most
 // RTILE_MAX; radix_shared_bytes in src/algo/radix.c is the same sum), so the
-// array's size is a specialization-constant expression under Vulkan.
+// array's size is a specialization-constant expression under Vulkan. The
+// layout (below, "Regions of s_mem") keeps the stages of a tile small:
+// subgroup counters two to a word, regions reused once they are dead.
 #define S_WORDS_BITONIC (BTILE * (KEY_WORDS + 1u))
 #define S_RTILE (WG_SIZE * ITEMS < RTILE_MAX ? WG_SIZE * ITEMS : RTILE_MAX)
-#define S_DGT_WORDS (S_RTILE / 4u > 2u * DIGITS ? S_RTILE / 4u : 2u * DIGITS)
-#define S_WORDS_RADIX (MAX_SG * DIGITS + 4u * DIGITS + S_DGT_WORDS + S_RTILE * KEY_WORDS)
+#ifdef SUBGROUPS
+#define S_DIG_WORDS 32u
+#else
+#define S_DIG_WORDS (WG_SIZE > 32u ? WG_SIZE : 32u)
+#endif
+#define S_CNT_WORDS (MAX_SG / 2u * DIGITS)
+// SCATTER, ONESWEEP and SMALL: counters, tile totals and starts, S_DIG, the
+// staged tile.
+#define S_WORDS_RADIX (S_CNT_WORDS + 2u * DIGITS + S_DIG_WORDS + S_RTILE * KEY_WORDS)
+#define S_WORDS_HIST (MAX_SG * DIGITS)
 // A program declares the shared memory of the stages it runs: on NVIDIA the
 // groups on a multiprocessor share about 48 KB of it (docs/PERFORMANCE.md),
 // so a stage that needs little runs more groups at once in a program of its
 // own (ONLY_STAGE): LOCAL_SORT and LOCAL_MERGE (1, 2) the bitonic tile, HIST
-// (3) the subgroups' counters, OS_HIST (9) every pass's counts, ONESWEEP (11)
-// and SMALL (12) the radix tile. Vulkan only: there ONLY_STAGE is a specialization constant
+// (3) the subgroups' counters, OS_HIST (9) every pass's counts, SCATTER (4),
+// ONESWEEP (11) and SMALL (12) the radix tile. Vulkan only: there ONLY_STAGE is a specialization constant
 // and the other stages' code stays unchecked; GL compilers (NVIDIA's and
 // Mesa's) reject their constant indices past the smaller array, dead or not.
-#define S_WORDS_FAMILY (S_WORDS_BITONIC > S_WORDS_RADIX ? S_WORDS_BITONIC : S_WORDS_RADIX)
+#define S_WORDS_MAX2(a, b) ((a) > (b) ? (a) : (b))
+#define S_WORDS_FAMILY S_WORDS_MAX2(S_WORDS_MAX2(S_WORDS_BITONIC, S_WORDS_RADIX), S_WORDS_HIST)
 #ifdef VULKAN
 #define S_WORDS (ONLY_STAGE == 1u || ONLY_STAGE == 2u ? S_WORDS_BITONIC :                      \
-                 ONLY_STAGE == 3u ? MAX_SG * DIGITS :                                          \
+                 ONLY_STAGE == 3u ? S_WORDS_HIST :                                             \
                  ONLY_STAGE == 9u ? KEY_PASSES * DIGITS :                                      \
-                 ONLY_STAGE == 11u || ONLY_STAGE == 12u ? S_WORDS_RADIX : S_WORDS_FAMILY)
+                 ONLY_STAGE == 4u || ONLY_STAGE == 11u || ONLY_STAGE == 12u ? S_WORDS_RADIX :  \
+                 S_WORDS_FAMILY)
 #else
 #define S_WORDS S_WORDS_FAMILY
 #endif
@@ -337,18 +349,42 @@ void stage_local_merge()
 
 // ------------------------------------------------------------------ radix
 
-// Regions of s_mem in the radix stages: per-subgroup digit counters, the
-// group's running digit bases, the tile's digit totals and their exclusive
-// scan (where each digit's run starts in the tile), (without subgroups) each
-// invocation's digit for the emulated ballot, the digit of each tile slot
-// (a byte each), and the tile's keys or payloads in digit order.
+// Regions of s_mem in the radix stages (words):
+//   S_CNT    the subgroups' digit counters, two 16-bit halves a word
+//            (subgroups 2s and 2s + 1: a count or offset never passes a
+//            tile, RTILE_MAX keys); HIST, whose counts span many tiles,
+//            keeps a whole word per counter instead. Once a tile's slots
+//            are known the counters are dead, and the region holds what
+//            comes after: SCATTER's digit bytes of the staged slots
+//            (segment passes), ONESWEEP's look-back state.
+//   S_TOT    the tile's digit totals; SCATTER, once the starts are known,
+//            where the tile's run of each digit goes, less its start
+//   S_START  their exclusive scan: where each digit's run starts in the tile
+//   S_DIG    digit_starts' subgroup sums, ONESWEEP's ticket and stuck tile;
+//            without subgroups the emulated ballot's digit of each invocation
+//   S_STAGE  the tile's keys or payloads in digit order
+// So a tile of 256 x 8 u32 keys takes 14.1 KB: three groups to a
+// multiprocessor on an H100 where the earlier 22.5 KB allowed two.
 #define S_CNT   0u
-#define S_BASE  (MAX_SG * DIGITS)
-#define S_TOT   (S_BASE + DIGITS)
+#define S_TOT   (S_CNT + S_CNT_WORDS)
 #define S_START (S_TOT + DIGITS)
 #define S_DIG   (S_START + DIGITS)
-#define S_DGT   (S_DIG + DIGITS)
-#define S_STAGE (S_DGT + S_DGT_WORDS)
+#define S_STAGE (S_DIG + S_DIG_WORDS)
+#define S_DGT   S_CNT
+
+// Subgroup s's counter of digit d: the half of a word, read and added to.
+uint cnt_word(uint s, uint d) { return S_CNT + (s >> 1) * DIGITS + d; }
+uint cnt_shift(uint s) { return (s & 1u) * 16u; }
+uint cnt_get(uint s, uint d) { return (s_mem[cnt_word(s, d)] >> cnt_shift(s)) & 0xffffu; }
+uint cnt_add(uint s, uint d, uint v)
+{
+    return (atomicAdd(s_mem[cnt_word(s, d)], v << cnt_shift(s)) >> cnt_shift(s)) & 0xffffu;
+}
+void cnt_clear()
+{
+    for (uint w = gl_LocalInvocationID.x; w < S_CNT_WORDS; w += WG_SIZE)
+        s_mem[S_CNT + w] = 0u;
+}
 
 uint payload_of(uint i) { return flag(F_IOTA) ? i : pay_a[PAY_OFF_A + i]; }
 
@@ -401,7 +437,7 @@ uint rank_in_subgroup(uint d, bool valid)
     uint last = valid ? subgroupBallotFindMSB(m) : lane;
     uint seen = 0u;
     if (valid && lane == last)
-        seen = atomicAdd(s_mem[S_CNT + gl_SubgroupID * DIGITS + d], subgroupBallotBitCount(m));
+        seen = cnt_add(gl_SubgroupID, d, subgroupBallotBitCount(m));
     subgroupMemoryBarrierShared();
     subgroupBarrier();
     return subgroupShuffle(seen, last) + subgroupBallotExclusiveBitCount(m);
@@ -430,11 +466,10 @@ uint rank_in_subgroup(uint d, bool valid)
             last = last && q <= lane;
         }
     }
-    uint counter = S_CNT + sg_id() * DIGITS + d;
-    uint seen = valid ? s_mem[counter] : 0u;
+    uint seen = valid ? cnt_get(sg_id(), d) : 0u;
     SYNC();
     if (last)
-        s_mem[counter] = seen + count;
+        cnt_add(sg_id(), d, count); // the other half of the word is another's
     SYNC();
     return seen + before;
 }
@@ -446,10 +481,12 @@ void tile_totals()
 {
     for (uint d = gl_LocalInvocationID.x; d < DIGITS; d += WG_SIZE) {
         uint run = 0u;
-        for (uint s = 0u; s < sg_count(); s++) {
-            uint c = s_mem[S_CNT + s * DIGITS + d];
-            s_mem[S_CNT + s * DIGITS + d] = run;
-            run += c;
+        // A pair of subgroups a word (the half of a missing one holds 0).
+        for (uint s = 0u; s < sg_count(); s += 2u) {
+            uint w = s_mem[cnt_word(s, d)];
+            uint lo = w & 0xffffu, hi = w >> 16;
+            s_mem[cnt_word(s, d)] = run | ((run + lo) << 16);
+            run += lo + hi;
         }
         s_mem[S_TOT + d] = run;
     }
@@ -541,14 +578,6 @@ void digit_starts()
 // The digit of the element staged at tile slot q (bytes packed in S_DGT).
 uint staged_digit(uint q) { return (s_mem[S_DGT + (q >> 2)] >> ((q & 3u) * 8u)) & 0xffu; }
 
-// Where the element staged at slot q goes: its digit's base in this group
-// plus its place in the digit's run of the tile.
-uint out_pos(uint q)
-{
-    uint d = staged_digit(q);
-    return s_mem[S_BASE + d] + q - s_mem[S_START + d];
-}
-
 #if defined(TYPE_F64)
 void stage_key(uint q, KEY k) { s_mem[S_STAGE + 2u * q] = k.x; s_mem[S_STAGE + 2u * q + 1u] = k.y; }
 KEY staged_key(uint q) { return uvec2(s_mem[S_STAGE + 2u * q], s_mem[S_STAGE + 2u * q + 1u]); }
@@ -561,22 +590,25 @@ KEY staged_key(uint q) { return s_mem[S_STAGE + q]; }
 // subgroup chunks, see match_digit), then writes keys and payloads through
 // shared memory in digit order, so that each digit's run of the tile is
 // written by consecutive invocations to consecutive addresses.
+#define DIGITS_PER_INV ((DIGITS + WG_SIZE - 1u) / WG_SIZE)
+#define S_OUT_BASE S_TOT
 void stage_scatter()
 {
     uint g = group_index(), lid = gl_LocalInvocationID.x;
-    uint sg = sg_id(), lane = sg_lane(), sgs = sg_size(), nsg = sg_count();
-    for (uint d = lid; d < DIGITS; d += WG_SIZE) {
-        s_mem[S_BASE + d] = aux[AUX_OFF + d * GROUPS + g];
-        for (uint s = 0u; s < MAX_SG; s++)
-            s_mem[S_CNT + s * DIGITS + d] = 0u;
+    uint sg = sg_id(), lane = sg_lane(), sgs = sg_size();
+    // The group's running base of digit lid + j * WG_SIZE, in registers.
+    uint base[DIGITS_PER_INV];
+    UNROLL for (uint j = 0u; j < DIGITS_PER_INV; j++) {
+        uint d = lid + j * WG_SIZE;
+        base[j] = d < DIGITS ? aux[AUX_OFF + d * GROUPS + g] : 0u;
     }
-    for (uint w = lid; w < S_RTILE / 4u; w += WG_SIZE)
-        s_mem[S_DGT + w] = 0u;
+    cnt_clear();
     SYNC();
     uint begin = g * TILES_PER_GROUP * TILE;
     uint end = min(N, begin + TILES_PER_GROUP * TILE);
     bool payload = flag(F_PAYLOAD) || flag(F_IOTA);
-    bool need_payload = payload || pass_needs_payload();
+    bool segment_pass = pass_needs_payload();
+    bool need_payload = payload || segment_pass;
     for (uint tile = begin; tile < end; tile += TILE) {
         uint chunk = tile + sg * sgs * ITEMS;
         KEY k[ITEMS];
@@ -597,35 +629,66 @@ void stage_scatter()
         tile_totals();
         SYNC();
         digit_starts();
-        UNROLL for (uint it = 0u; it < ITEMS; it++) {
-            uint d = dg[it];
-            if (d == DIGITS)
-                continue;
-            slot[it] += s_mem[S_START + d] + s_mem[S_CNT + sg * DIGITS + d];
-            atomicOr(s_mem[S_DGT + (slot[it] >> 2)], d << ((slot[it] & 3u) * 8u));
-            stage_key(slot[it], k[it]);
+        UNROLL for (uint it = 0u; it < ITEMS; it++)
+            if (dg[it] != DIGITS)
+                slot[it] += s_mem[S_START + dg[it]] + cnt_get(sg, dg[it]);
+        // The totals are read for the last time: where each digit's run of
+        // the tile goes, less its start, takes their place.
+        UNROLL for (uint j = 0u; j < DIGITS_PER_INV; j++) {
+            uint d = lid + j * WG_SIZE;
+            if (d < DIGITS) {
+                uint total = s_mem[S_TOT + d];
+                s_mem[S_OUT_BASE + d] = base[j] - s_mem[S_START + d];
+                base[j] += total;
+            }
         }
+        if (segment_pass) {
+            // A segment digit comes from the segment of the payload, which the
+            // staged key does not tell: keep it a byte per slot in the
+            // counters' region, dead now.
+            SYNC();
+            for (uint w = lid; w < S_RTILE / 4u; w += WG_SIZE)
+                s_mem[S_DGT + w] = 0u;
+            SYNC();
+            UNROLL for (uint it = 0u; it < ITEMS; it++)
+                if (dg[it] != DIGITS)
+                    atomicOr(s_mem[S_DGT + (slot[it] >> 2)], dg[it] << ((slot[it] & 3u) * 8u));
+        }
+        UNROLL for (uint it = 0u; it < ITEMS; it++)
+            if (dg[it] != DIGITS)
+                stage_key(slot[it], k[it]);
         SYNC();
+        // Slot q goes to its digit's base in this group plus its place in the
+        // digit's run of the tile (S_OUT_BASE + q); the digits of this
+        // invocation's slots are kept (a byte each) for the payloads.
         uint count = min(TILE, end - tile);
-        for (uint q = lid; q < count; q += WG_SIZE)
-            keys_b[KEY_OFF_B + out_pos(q)] = staged_key(q);
+        uint digits[(ITEMS + 3u) / 4u];
+        UNROLL for (uint w = 0u; w < (ITEMS + 3u) / 4u; w++)
+            digits[w] = 0u;
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            uint q = it * WG_SIZE + lid;
+            if (q < count) {
+                KEY kq = staged_key(q);
+                uint d = segment_pass ? staged_digit(q) : digit_of(kq, 0u);
+                digits[it / 4u] |= d << (it % 4u * 8u);
+                keys_b[KEY_OFF_B + s_mem[S_OUT_BASE + d] + q] = kq;
+            }
+        }
         if (payload) {
             SYNC();
             UNROLL for (uint it = 0u; it < ITEMS; it++)
                 if (dg[it] != DIGITS)
                     s_mem[S_STAGE + slot[it]] = pv[it];
             SYNC();
-            for (uint q = lid; q < count; q += WG_SIZE)
-                pay_b[PAY_OFF_B + out_pos(q)] = s_mem[S_STAGE + q];
+            UNROLL for (uint it = 0u; it < ITEMS; it++) {
+                uint q = it * WG_SIZE + lid;
+                uint d = digits[it / 4u] >> (it % 4u * 8u) & 0xffu;
+                if (q < count)
+                    pay_b[PAY_OFF_B + s_mem[S_OUT_BASE + d] + q] = s_mem[S_STAGE + q];
+            }
         }
         SYNC();
-        for (uint d = lid; d < DIGITS; d += WG_SIZE) {
-            s_mem[S_BASE + d] += s_mem[S_TOT + d];
-            for (uint s = 0u; s < nsg; s++)
-                s_mem[S_CNT + s * DIGITS + d] = 0u;
-        }
-        for (uint w = lid; w < S_RTILE / 4u; w += WG_SIZE)
-            s_mem[S_DGT + w] = 0u;
+        cnt_clear();
         SYNC();
     }
 }
@@ -728,12 +791,16 @@ void stage_os_scan()
     }
 }
 
-// Lookback state per digit: the count of earlier tiles so far (S_LB_SUM),
-// and how many earlier tiles are still to be counted (S_LB_LEFT, counted
-// down from the nearest); S_LB_STUCK names the nearest tile (+ 1) at which
-// some digit found no status.
-#define S_LB_SUM   S_DGT
-#define S_LB_LEFT  (S_DGT + DIGITS)
+// Lookback state per digit, in the counters' region once the tile is ranked:
+// the count of earlier tiles so far (S_LB_SUM, at the end where the tile's
+// run of the digit goes), and how many earlier tiles are still to be counted
+// (S_LB_LEFT, counted down from the nearest), and a missing tile's digit
+// counts (S_RECOUNT); S_LB_STUCK names the nearest tile (+ 1) at which some
+// digit found no status.
+#define S_LB_SUM   S_CNT
+#define S_LB_LEFT  (S_CNT + DIGITS)
+#define S_RECOUNT  (S_CNT + 2u * DIGITS)
+#define S_OUT      S_LB_SUM /* last: where the tile's run of the digit goes, less its start */
 #define S_LB_STUCK S_DIG
 #define S_TICKET   S_DIG /* until digit_starts uses the region */
 
@@ -830,20 +897,17 @@ void stage_onesweep()
         k[it] = i < end ? keys_a[KEY_OFF_A + i] : KEY(0u);
     }
     uint digit_start = one_digit ? aux[OS_STARTS + PASS * DIGITS + lid] : 0u;
-    for (uint w = lid; w < MAX_SG * DIGITS; w += WG_SIZE)
-        s_mem[S_CNT + w] = 0u;
+    cnt_clear();
     SYNC();
     UNROLL for (uint it = 0u; it < ITEMS; it++)
         if (chunk + it * sgs + lane < end)
-            atomicAdd(s_mem[S_CNT + sg * DIGITS + ord_byte(key_order(k[it]), PASS)], 1u);
+            cnt_add(sg, ord_byte(key_order(k[it]), PASS), 1u);
     SYNC();
     tile_totals(); // S_CNT: each subgroup's offset among the tile's equal digits
     // Publish this tile's counts; clear its status for the next pass.
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
         status_store(cur + t * DIGITS + d, (t == 0u ? OS_FLAG_INCL : OS_FLAG_AGG) | s_mem[S_TOT + d]);
         aux[next + t * DIGITS + d] = 0u;
-        s_mem[S_LB_SUM + d] = 0u;
-        s_mem[S_LB_LEFT + d] = t;
     }
     uint window[LB_WINDOW];
     bool early = one_digit && !flag(F_RECOUNT);
@@ -861,11 +925,13 @@ void stage_onesweep()
         if (valid)
             stage_key(r, k[it]);
     }
-    if (early) {
+    SYNC(); // every subgroup has ranked: the counters' region is free
+    for (uint d = lid; d < DIGITS; d += WG_SIZE) {
         uint left = t, sum = 0u;
-        take_window(window, left, sum);
-        s_mem[S_LB_LEFT + lid] = left;
-        s_mem[S_LB_SUM + lid] = sum;
+        if (early) // then d == lid
+            take_window(window, left, sum);
+        s_mem[S_LB_LEFT + d] = left;
+        s_mem[S_LB_SUM + d] = sum;
     }
     for (;;) {
         if (lid == 0u)
@@ -879,15 +945,15 @@ void stage_onesweep()
             break;
         // Count the digits of tile stuck - 1 from its keys.
         for (uint d = lid; d < DIGITS; d += WG_SIZE)
-            s_mem[S_BASE + d] = 0u;
+            s_mem[S_RECOUNT + d] = 0u;
         SYNC();
         uint from = (stuck - 1u) * TILE, to = min(N, from + TILE);
         for (uint i = from + lid; i < to; i += WG_SIZE)
-            atomicAdd(s_mem[S_BASE + ord_byte(key_order(keys_a[KEY_OFF_A + i]), PASS)], 1u);
+            atomicAdd(s_mem[S_RECOUNT + ord_byte(key_order(keys_a[KEY_OFF_A + i]), PASS)], 1u);
         SYNC();
         for (uint d = lid; d < DIGITS; d += WG_SIZE)
             if (s_mem[S_LB_LEFT + d] == stuck) {
-                s_mem[S_LB_SUM + d] += s_mem[S_BASE + d];
+                s_mem[S_LB_SUM + d] += s_mem[S_RECOUNT + d];
                 s_mem[S_LB_LEFT + d] = stuck - 1u;
             }
     }
@@ -898,7 +964,7 @@ void stage_onesweep()
         if (t != 0u)
             status_store(cur + t * DIGITS + d, OS_FLAG_INCL | (before + s_mem[S_TOT + d]));
         uint start = one_digit ? digit_start : aux[OS_STARTS + PASS * DIGITS + d];
-        s_mem[S_BASE + d] = start + before - s_mem[S_START + d];
+        s_mem[S_OUT + d] = start + before - s_mem[S_START + d];
     }
     SYNC();
     uint count = end > tile ? end - tile : 0u;
@@ -911,7 +977,7 @@ void stage_onesweep()
             KEY kq = staged_key(q);
             uint d = ord_byte(key_order(kq), PASS);
             digits[it / 4u] |= d << (it % 4u * 8u);
-            keys_b[KEY_OFF_B + s_mem[S_BASE + d] + q] = kq;
+            keys_b[KEY_OFF_B + s_mem[S_OUT + d] + q] = kq;
         }
     }
     if (flag(F_PAYLOAD) || flag(F_IOTA)) {
@@ -929,7 +995,7 @@ void stage_onesweep()
             uint q = it * WG_SIZE + lid;
             uint d = digits[it / 4u] >> (it % 4u * 8u) & 0xffu;
             if (q < count)
-                pay_b[PAY_OFF_B + s_mem[S_BASE + d] + q] = s_mem[S_STAGE + q];
+                pay_b[PAY_OFF_B + s_mem[S_OUT + d] + q] = s_mem[S_STAGE + q];
         }
     }
 }
@@ -957,8 +1023,7 @@ void stage_small()
         pv[it] = i < N && payload ? payload_of(i) : 0u;
     }
     for (uint pass = 0u; pass < PASSES; pass++) {
-        for (uint w = lid; w < MAX_SG * DIGITS; w += WG_SIZE)
-            s_mem[S_CNT + w] = 0u;
+        cnt_clear();
         SYNC();
         uint dg[ITEMS], slot[ITEMS];
         UNROLL for (uint it = 0u; it < ITEMS; it++) {
@@ -974,7 +1039,7 @@ void stage_small()
             if (chunk + it * sgs + lane >= N)
                 continue;
             uint d = dg[it];
-            slot[it] += s_mem[S_START + d] + s_mem[S_CNT + sg * DIGITS + d];
+            slot[it] += s_mem[S_START + d] + cnt_get(sg, d);
             stage_key(slot[it], k[it]);
         }
         SYNC();

@@ -36,23 +36,33 @@ static unsigned radix_wg(const gpgpu_context *ctx, unsigned subgroups, unsigned 
 }
 
 /* The shared memory of the sort program for a radix tile of wg * items keys of
- * `type` (S_WORDS_RADIX in glsl/sort.comp, or the bitonic tile's if larger), and
- * the prelude's reduction array (ops.glsl). */
+ * `type` (S_WORDS_FAMILY in glsl/sort.comp: the largest of SCATTER's regions,
+ * HIST's counters and the bitonic tile; S_DIG counted as without subgroups,
+ * its larger size), and the prelude's reduction array (ops.glsl). */
 static size_t radix_shared_bytes(gpgpu_type type, unsigned subgroups, unsigned wg,
                                  unsigned items)
 {
     size_t key_words = gpgpu_type_size(type) / 4, tile = (size_t)wg * items;
-    size_t digit_words = tile / 4 > 2 * RADIX_DIGITS ? tile / 4 : 2 * RADIX_DIGITS;
-    size_t radix = (size_t)subgroups * RADIX_DIGITS + 4 * RADIX_DIGITS + digit_words +
+    size_t dig_words = wg > 32 ? wg : 32;
+    size_t radix = (size_t)subgroups / 2 * RADIX_DIGITS + 3 * RADIX_DIGITS + dig_words +
                    tile * key_words;
+    size_t hist = (size_t)subgroups * RADIX_DIGITS;
     size_t bitonic = (size_t)BITONIC_TILE * (key_words + 1);
-    return (radix > bitonic ? radix : bitonic) * 4 + (size_t)wg * gpgpu_type_size(type);
+    size_t words = radix > bitonic ? radix : bitonic;
+    return (words > hist ? words : hist) * 4 + (size_t)wg * gpgpu_type_size(type);
 }
 
 radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     const algo_tuning *t = algo_tuning_get();
-    radix_plan p = {.wg = radix_wg(ctx, RADIX_MAX_SUBGROUPS, 256), .items = t->radix_items};
+    /* The knob counts 4-byte keys; f64 tiles take half as many, so that a
+     * tile stages the same bytes (16 KB by default: on an H100 one-sweep
+     * tiles of 256 x 16 keys ran 17-22% faster than 256 x 8, fewer tiles
+     * to look back over, docs/PERFORMANCE.md). */
+    unsigned items = t->radix_items;
+    if (type == GPGPU_TYPE_F64 && items > 1)
+        items /= 2;
+    radix_plan p = {.wg = radix_wg(ctx, RADIX_MAX_SUBGROUPS, 256), .items = items};
     /* The shader stages a tile of at most RADIX_TILE_MAX keys in shared memory,
      * which must fit the device's. */
     while (((size_t)p.wg * p.items > RADIX_TILE_MAX ||
@@ -75,16 +85,14 @@ static size_t onesweep_tiles(radix_plan plan, size_t n)
     return n == 0 ? 1 : (n + tile - 1) / tile;
 }
 
-bool radix_onesweep(size_t n, bool payload)
+bool radix_onesweep(size_t n)
 {
+    /* Measured on an H100 (docs/PERFORMANCE.md): with tiles of 256 x 16
+     * keys one-sweep is faster, keys alone or with values, from 2^20 to 2^28
+     * (keys 17% at 2^28). Mode 2 (always) is mode 1 less the size limit's
+     * fallback, for the tests. */
     unsigned mode = algo_tuning_get()->radix_onesweep;
-    if (mode == 0 || n == 0 || n >= RADIX_ONESWEEP_MAX)
-        return false;
-    /* Measured on an H100 (docs/PERFORMANCE.md): one-sweep is faster with
-     * values at every size and with keys alone below 2^23; above, keys alone
-     * go 10-16% faster reduce-then-scan, whose scatter runs several tiles
-     * per work-group (one-sweep pays a tile's setup and look-back per tile). */
-    return mode == 2 || payload || n < RADIX_ONESWEEP_KEYS_MAX;
+    return mode != 0 && n > 0 && n < RADIX_ONESWEEP_MAX;
 }
 
 /* The one-sweep's aux words: the digit starts of every pass, a ticket per
@@ -179,6 +187,7 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
                                  size_t hist_off)
 {
     exec_dispatch d = pass_dispatch(src, SORT_STAGE_SCATTER, pass, plan, hist, hist_off);
+    d.variant.only_stage = SORT_STAGE_SCATTER; /* the radix tile only, none of the network's */
     bind_destination(&d, dst);
     return algo_stage(ctx, &d);
 }
@@ -226,13 +235,13 @@ static gpgpu_status scan_hist(gpgpu_context *ctx, gpgpu_buffer *hist, size_t his
                             sp);
 }
 
-size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n, bool payload)
+size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     if (radix_small(ctx, type, n))
         return 0;
     radix_plan plan = radix_plan_for(ctx, type, n);
     size_t count = (size_t)RADIX_DIGITS * plan.groups;
-    if (radix_onesweep(n, payload)) {
+    if (radix_onesweep(n)) {
         size_t os = onesweep_aux_count(type, onesweep_tiles(plan, n));
         count = os > count ? os : count;
     }
@@ -283,7 +292,7 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
             from.pay_off = alt->pay_off;
         }
     }
-    bool onesweep = radix_onesweep(src->n, src->pay || (src->flags & SORT_PAYLOAD_IS_INDEX));
+    bool onesweep = radix_onesweep(src->n);
     if (onesweep)
         TRY(radix_stage_os_counts(ctx, &from, plan, hist, hist_off));
     for (unsigned p = 0; p < passes; p++) {

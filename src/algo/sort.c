@@ -111,7 +111,7 @@ static void region_bytes(gpgpu_context *ctx, const gpgpu_sort_desc *desc, size_t
     if (radix && !radix_small(ctx, desc->type, n)) { /* one group in place needs no copy */
         bytes[R_KEYS] = n * gpgpu_type_size(desc->type);
         bytes[R_PAY] = payload ? n * 4 : 0;
-        bytes[R_HIST] = radix_hist_count(ctx, desc->type, n, payload) * 4;
+        bytes[R_HIST] = radix_hist_count(ctx, desc->type, n) * 4;
         bytes[R_PART] = radix_part_count(ctx, desc->type, n) * 4;
     }
     bytes[R_INDEX] = p.by_index ? n * 4 : 0;

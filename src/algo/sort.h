@@ -24,14 +24,13 @@ enum {
     RADIX_BITS = 8,
     RADIX_DIGITS = 1 << RADIX_BITS,
     RADIX_MAX_SUBGROUPS = 8, /* subgroups per work-group the rank counters have room for */
-    RADIX_ITEMS = 8,         /* default; algo_tuning_get() has the value in use */
+    RADIX_ITEMS = 16,        /* default (f64: half); algo_tuning_get() has the value in use */
     RADIX_TILE_MAX = 4096,   /* RTILE_MAX in glsl/sort.comp */
     RADIX_MAX_GROUPS = 2048, /* default, likewise */
     RADIX_ONESWEEP_MAX = 1 << 30, /* the one-sweep's status words count in 30 bits */
     RADIX_OS_HIST_GROUPS = 1024, /* work-groups counting the digits of every pass at once */
     RADIX_OS_TICKETS = 8,        /* ticket words after the one-sweep's digit starts (8u in sort.comp) */
     RADIX_POLLS = 64,            /* default; algo_tuning_get() has the value in use */
-    RADIX_ONESWEEP_KEYS_MAX = 1 << 23, /* keys alone sort one-sweep below this (radix.c) */
     RADIX_SMALL_ITEMS = 16, /* default: at most this many keys per invocation of SMALL */
     RADIX_SMALL_SUBGROUPS = 16 /* subgroups SMALL's counters have room for (MAX_SG in sort.comp) */
 };
@@ -160,10 +159,9 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
                                  unsigned pass, radix_plan plan, gpgpu_buffer *hist,
                                  size_t hist_off);
 
-/* Whether the key passes of a sort of n keys (with a payload or not) run
- * one-sweep: the tuning knob radix_onesweep, n < RADIX_ONESWEEP_MAX, and
- * (in mode 1) a payload or n < RADIX_ONESWEEP_KEYS_MAX. */
-bool radix_onesweep(size_t n, bool payload);
+/* Whether the key passes of a sort of n keys run one-sweep: the tuning knob
+ * radix_onesweep and n < RADIX_ONESWEEP_MAX. */
+bool radix_onesweep(size_t n);
 /* The one-sweep's words at hist_off: the digit starts of each key pass
  * (256 per pass), RADIX_OS_TICKETS tickets (tiles drawn in each pass), then two status
  * regions of `tiles` x 256 words (tile-major): bit 31 INCLUSIVE, bit 30
@@ -205,7 +203,7 @@ gpgpu_status radix_stage_small(gpgpu_context *ctx, const sort_keys *src, const s
 gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
                         const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
                         gpgpu_buffer *part, size_t part_off);
-size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n, bool payload);
+size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n);
 size_t radix_part_count(gpgpu_context *ctx, gpgpu_type type, size_t n);
 
 /* ------------------------------------------------- helpers (sort.comp) */

@@ -341,7 +341,7 @@ static size_t esc_bytes_per_product(const spgemm_product *p, bool numeric)
 
 static size_t esc_fixed_bytes(gpgpu_context *ctx, size_t products, size_t rows)
 {
-    return (radix_hist_count(ctx, GPGPU_TYPE_U32, products, true) +
+    return (radix_hist_count(ctx, GPGPU_TYPE_U32, products) +
             radix_part_count(ctx, GPGPU_TYPE_U32, products) + 2 * rows + 2) * 4 + 64;
 }
 
@@ -356,7 +356,7 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
                          .seg_off = rows, .key_off = 2 * rows + 1};
     ch->pay_off = ch->key_off + products;
     ch->flag_off = ch->pay_off + products;
-    ch->hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, products, true);
+    ch->hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, products);
     size_t part_words = radix_part_count(ctx, GPGPU_TYPE_U32, products);
     TRY(mem_create(ctx, &p->mem, (ch->flag_off + products + 1) * 4, &ch->ux));
     TRY(mem_create(ctx, &p->mem, 2 * products * 4, &ch->alt));
@@ -723,7 +723,7 @@ static gpgpu_status transpose(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_m
     spgemm_operand oa;
     TRY(spgemm_operand_open(ctx, a, &oa));
     gpgpu_buffer *rows = NULL, *sorted = NULL, *alt = NULL, *hist = NULL;
-    size_t hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, n, true),
+    size_t hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, n),
            part_words = radix_part_count(ctx, GPGPU_TYPE_U32, n);
     gpgpu_status s = buffer_create_internal(ctx, n * 4, &rows);
     if (s == GPGPU_SUCCESS)
