@@ -55,12 +55,16 @@ static size_t radix_shared_bytes(gpgpu_type type, unsigned subgroups, unsigned w
 radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     const algo_tuning *t = algo_tuning_get();
-    /* The knob counts 4-byte keys; f64 tiles take half as many, so that a
-     * tile stages the same bytes (16 KB by default: on an H100 one-sweep
-     * tiles of 256 x 16 keys ran 17-22% faster than 256 x 8, fewer tiles
-     * to look back over, docs/PERFORMANCE.md). */
+    /* The knob counts 4-byte keys of a large sort; f64 tiles take half as
+     * many, so that a tile stages the same bytes (16 KB by default), and so
+     * do sorts of fewer than RADIX_LARGE keys, whose tiles would otherwise
+     * be too few to fill the device. On an H100 one-sweep tiles of 256 x 16
+     * ran 17-22% faster than 256 x 8 at 2^24-2^28 keys (fewer tiles to look
+     * back over), level at 2^19 and 10-15% slower below (docs/PERFORMANCE.md). */
     unsigned items = t->radix_items;
     if (type == GPGPU_TYPE_F64 && items > 1)
+        items /= 2;
+    if (n < RADIX_LARGE && items > 1)
         items /= 2;
     radix_plan p = {.wg = radix_wg(ctx, RADIX_MAX_SUBGROUPS, 256), .items = items};
     /* The shader stages a tile of at most RADIX_TILE_MAX keys in shared memory,

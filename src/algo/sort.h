@@ -24,7 +24,8 @@ enum {
     RADIX_BITS = 8,
     RADIX_DIGITS = 1 << RADIX_BITS,
     RADIX_MAX_SUBGROUPS = 8, /* subgroups per work-group the rank counters have room for */
-    RADIX_ITEMS = 16,        /* default (f64: half); algo_tuning_get() has the value in use */
+    RADIX_ITEMS = 16,        /* default (f64, or n < RADIX_LARGE: half); see algo_tuning_get() */
+    RADIX_LARGE = 1 << 19,   /* sorts of fewer keys take tiles of half as many keys (radix.c) */
     RADIX_TILE_MAX = 4096,   /* RTILE_MAX in glsl/sort.comp */
     RADIX_MAX_GROUPS = 2048, /* default, likewise */
     RADIX_ONESWEEP_MAX = 1 << 30, /* the one-sweep's status words count in 30 bits */
