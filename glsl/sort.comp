@@ -87,7 +87,11 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 // layout (below, "Regions of s_mem") keeps the stages of a tile small:
 // subgroup counters two to a word, regions reused once they are dead.
 #define S_WORDS_BITONIC (BTILE * (KEY_WORDS + 1u))
-#define S_RTILE (WG_SIZE * ITEMS < RTILE_MAX ? WG_SIZE * ITEMS : RTILE_MAX)
+// ONESWEEP (ONLY_STAGE 11) stages its tile in parts of 2048 words (OS_SLOTS
+// keys), which hold the look-back's three words per digit before that.
+#define S_RTILE_CAP (ONLY_STAGE == 11u ? 2048u / KEY_WORDS : RTILE_MAX)
+#define S_RTILE (WG_SIZE * ITEMS < S_RTILE_CAP ? WG_SIZE * ITEMS : S_RTILE_CAP)
+#define S_STAGE_WORDS S_WORDS_MAX2(S_RTILE * KEY_WORDS, ONLY_STAGE == 11u ? 3u * DIGITS : 0u)
 #ifdef SUBGROUPS
 #define S_DIG_WORDS 32u
 #else
@@ -96,7 +100,7 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 #define S_CNT_WORDS (MAX_SG / 2u * DIGITS)
 // SCATTER, ONESWEEP and SMALL: counters, tile totals and starts, S_DIG, the
 // staged tile.
-#define S_WORDS_RADIX (S_CNT_WORDS + 2u * DIGITS + S_DIG_WORDS + S_RTILE * KEY_WORDS)
+#define S_WORDS_RADIX (S_CNT_WORDS + 2u * DIGITS + S_DIG_WORDS + S_STAGE_WORDS)
 #define S_WORDS_HIST (MAX_SG * DIGITS)
 // A program declares the shared memory of the stages it runs: on NVIDIA the
 // groups on a multiprocessor share about 48 KB of it (docs/PERFORMANCE.md),
@@ -352,19 +356,21 @@ void stage_local_merge()
 // Regions of s_mem in the radix stages (words):
 //   S_CNT    the subgroups' digit counters, two 16-bit halves a word
 //            (subgroups 2s and 2s + 1: a count or offset never passes a
-//            tile, RTILE_MAX keys); HIST, whose counts span many tiles,
+//            tile, at most 8192 keys); HIST, whose counts span many tiles,
 //            keeps a whole word per counter instead. Once a tile's slots
-//            are known the counters are dead, and the region holds what
-//            comes after: SCATTER's digit bytes of the staged slots
-//            (segment passes), ONESWEEP's look-back state.
-//   S_TOT    the tile's digit totals; SCATTER, once the starts are known,
-//            where the tile's run of each digit goes, less its start
+//            are known the counters are dead, and the region holds
+//            SCATTER's digit bytes of the staged slots (segment passes).
+//   S_TOT    the tile's digit totals; SCATTER and ONESWEEP, once the
+//            starts are known, where the tile's run of each digit goes,
+//            less its start
 //   S_START  their exclusive scan: where each digit's run starts in the tile
 //   S_DIG    digit_starts' subgroup sums, ONESWEEP's ticket and stuck tile;
 //            without subgroups the emulated ballot's digit of each invocation
-//   S_STAGE  the tile's keys or payloads in digit order
+//   S_STAGE  the tile's keys or payloads in digit order; ONESWEEP's
+//            look-back state first, and then its tile a part at a time
 // So a tile of 256 x 8 u32 keys takes 14.1 KB: three groups to a
-// multiprocessor on an H100 where the earlier 22.5 KB allowed two.
+// multiprocessor on an H100 where the earlier 22.5 KB allowed two; a
+// one-sweep tile of 256 x 16 keys takes as much.
 #define S_CNT   0u
 #define S_TOT   (S_CNT + S_CNT_WORDS)
 #define S_START (S_TOT + DIGITS)
@@ -586,12 +592,30 @@ void stage_key(uint q, KEY k) { s_mem[S_STAGE + q] = k; }
 KEY staged_key(uint q) { return s_mem[S_STAGE + q]; }
 #endif
 
+// The last step of SCATTER and ONESWEEP, slot by slot: the element of tile
+// slot q, staged at q - first, goes to where its digit's run of the tile goes
+// (s_mem[runs + d], less the run's start in the tile) plus q. The key's
+// writer returns the digit (a segment pass's from S_DGT: the staged key does
+// not tell it), which the payload's writer gets back once the payloads are
+// staged over the keys.
+uint write_staged_key(uint runs, uint q, uint first, bool segment_pass)
+{
+    KEY kq = staged_key(q - first);
+    uint d = segment_pass ? staged_digit(q) : ord_byte(key_order(kq), PASS);
+    keys_b[KEY_OFF_B + s_mem[runs + d] + q] = kq;
+    return d;
+}
+void write_staged_payload(uint runs, uint q, uint first, uint d)
+{
+    pay_b[PAY_OFF_B + s_mem[runs + d] + q] = s_mem[S_STAGE + q - first];
+}
+
 // Ranks every element of the tile among the equal digits before it (by
 // subgroup chunks, see match_digit), then writes keys and payloads through
 // shared memory in digit order, so that each digit's run of the tile is
 // written by consecutive invocations to consecutive addresses.
 #define DIGITS_PER_INV ((DIGITS + WG_SIZE - 1u) / WG_SIZE)
-#define S_OUT_BASE S_TOT
+#define S_SCATTER_OUT S_TOT
 void stage_scatter()
 {
     uint g = group_index(), lid = gl_LocalInvocationID.x;
@@ -638,7 +662,7 @@ void stage_scatter()
             uint d = lid + j * WG_SIZE;
             if (d < DIGITS) {
                 uint total = s_mem[S_TOT + d];
-                s_mem[S_OUT_BASE + d] = base[j] - s_mem[S_START + d];
+                s_mem[S_SCATTER_OUT + d] = base[j] - s_mem[S_START + d];
                 base[j] += total;
             }
         }
@@ -658,21 +682,14 @@ void stage_scatter()
             if (dg[it] != DIGITS)
                 stage_key(slot[it], k[it]);
         SYNC();
-        // Slot q goes to its digit's base in this group plus its place in the
-        // digit's run of the tile (S_OUT_BASE + q); the digits of this
-        // invocation's slots are kept (a byte each) for the payloads.
         uint count = min(TILE, end - tile);
-        uint digits[(ITEMS + 3u) / 4u];
+        uint digits[(ITEMS + 3u) / 4u]; // the digit of slot it * WG_SIZE + lid, a byte each
         UNROLL for (uint w = 0u; w < (ITEMS + 3u) / 4u; w++)
             digits[w] = 0u;
         UNROLL for (uint it = 0u; it < ITEMS; it++) {
             uint q = it * WG_SIZE + lid;
-            if (q < count) {
-                KEY kq = staged_key(q);
-                uint d = segment_pass ? staged_digit(q) : digit_of(kq, 0u);
-                digits[it / 4u] |= d << (it % 4u * 8u);
-                keys_b[KEY_OFF_B + s_mem[S_OUT_BASE + d] + q] = kq;
-            }
+            if (q < count)
+                digits[it / 4u] |= write_staged_key(S_SCATTER_OUT, q, 0u, segment_pass) << (it % 4u * 8u);
         }
         if (payload) {
             SYNC();
@@ -682,9 +699,8 @@ void stage_scatter()
             SYNC();
             UNROLL for (uint it = 0u; it < ITEMS; it++) {
                 uint q = it * WG_SIZE + lid;
-                uint d = digits[it / 4u] >> (it % 4u * 8u) & 0xffu;
                 if (q < count)
-                    pay_b[PAY_OFF_B + s_mem[S_OUT_BASE + d] + q] = s_mem[S_STAGE + q];
+                    write_staged_payload(S_SCATTER_OUT, q, 0u, digits[it / 4u] >> (it % 4u * 8u) & 0xffu);
             }
         }
         SYNC();
@@ -791,16 +807,23 @@ void stage_os_scan()
     }
 }
 
-// Lookback state per digit, in the counters' region once the tile is ranked:
-// the count of earlier tiles so far (S_LB_SUM, at the end where the tile's
-// run of the digit goes), and how many earlier tiles are still to be counted
-// (S_LB_LEFT, counted down from the nearest), and a missing tile's digit
-// counts (S_RECOUNT); S_LB_STUCK names the nearest tile (+ 1) at which some
-// digit found no status.
-#define S_LB_SUM   S_CNT
-#define S_LB_LEFT  (S_CNT + DIGITS)
-#define S_RECOUNT  (S_CNT + 2u * DIGITS)
-#define S_OUT      S_LB_SUM /* last: where the tile's run of the digit goes, less its start */
+// ONESWEEP stages its tile OS_SLOTS slots at a time (8 KB of keys), so that a
+// tile of 256 x 16 keys takes 14.1 KB of shared memory where the whole tile
+// took 22.6 KB: three groups to an H100 multiprocessor instead of two
+// (docs/PERFORMANCE.md). The look-back runs before the keys are ranked and
+// keeps its state where they are staged later: per digit the count of
+// earlier tiles so far (S_LB_SUM), how many earlier tiles are still to be
+// counted (S_LB_LEFT, counted down from the nearest) and a missing tile's
+// digit counts (S_RECOUNT); S_LB_STUCK names the nearest tile (+ 1) at which
+// some digit found no status. Once the look-back is done, S_TOT (read for
+// the last time) takes where the tile's run of each digit goes, less its
+// start in the tile.
+#define OS_SLOTS (2048u / KEY_WORDS)
+#define OS_PARTS ((TILE + OS_SLOTS - 1u) / OS_SLOTS)
+#define S_LB_SUM   S_STAGE
+#define S_LB_LEFT  (S_STAGE + DIGITS)
+#define S_RECOUNT  (S_STAGE + 2u * DIGITS)
+#define S_ONESWEEP_OUT S_TOT
 #define S_LB_STUCK S_DIG
 #define S_TICKET   S_DIG /* until digit_starts uses the region */
 
@@ -874,12 +897,15 @@ void lookback_walk(uint region, uint d)
 
 // ONESWEEP: pass PASS on the tile t whose ticket this group draws. Its
 // digit counts come first (a shared-memory atomic per key, in any order) and
-// are published before the keys are ranked, so that later tiles rarely find
-// them missing; the first window of the look-back is read then too, and
-// arrives while the keys are ranked (with one digit per invocation). Keys
-// go to their slot in shared memory as they are ranked; payloads are read
-// only once the keys are written, so they take no registers until then.
-#define NO_RANK 0xffffffffu
+// are published at once, so that later tiles rarely find them missing; the
+// first window of the look-back is read then too. The look-back comes next,
+// with the keys in registers, so that the tile's inclusive counts are
+// published as early as they can be (later tiles' look-backs end there).
+// Then the keys are ranked and written through shared memory a part of
+// OS_SLOTS slots at a time; payloads are read only once the keys are
+// written, so they take no registers until then.
+#define NO_RANK 0xffffu
+#define RANK_OF(IT) ((rank[(IT) / 2u] >> ((IT) % 2u * 16u)) & 0xffffu)
 void stage_onesweep()
 {
     uint lid = gl_LocalInvocationID.x;
@@ -916,17 +942,6 @@ void stage_onesweep()
         read_window(cur, lid, t, window);
     SYNC();
     digit_starts();
-    // Ranks: the subgroup's counter of each digit starts at its offset.
-    uint rank[ITEMS]; // the slot in the tile, or NO_RANK
-    UNROLL for (uint it = 0u; it < ITEMS; it++) {
-        bool valid = chunk + it * sgs + lane < end;
-        uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
-        uint r = rank_in_subgroup(d, valid) + s_mem[S_START + d];
-        rank[it] = valid ? r : NO_RANK;
-        if (valid)
-            stage_key(r, k[it]);
-    }
-    SYNC(); // every subgroup has ranked: the counters' region is free
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
         uint left = t, sum = 0u;
         if (early) // then d == lid
@@ -961,42 +976,62 @@ void stage_onesweep()
     // Every digit's earlier count is known: publish the inclusive count, and
     // where this tile's run of each digit goes (minus its start in the tile).
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
-        uint before = s_mem[S_LB_SUM + d];
+        uint before = s_mem[S_LB_SUM + d], total = s_mem[S_TOT + d];
         if (t != 0u)
-            status_store(cur + t * DIGITS + d, OS_FLAG_INCL | (before + s_mem[S_TOT + d]));
+            status_store(cur + t * DIGITS + d, OS_FLAG_INCL | (before + total));
         uint start = one_digit ? digit_start : aux[OS_STARTS + PASS * DIGITS + d];
-        s_mem[S_OUT + d] = start + before - s_mem[S_START + d];
+        s_mem[S_ONESWEEP_OUT + d] = start + before - s_mem[S_START + d];
     }
-    SYNC();
-    uint count = end > tile ? end - tile : 0u;
+    // Ranks: the subgroup's counter of each digit starts at its offset. They
+    // touch only S_CNT and S_START, not the look-back's state.
+    uint rank[(ITEMS + 1u) / 2u]; // the slot in the tile (16 bits), or NO_RANK
+    UNROLL for (uint w = 0u; w < (ITEMS + 1u) / 2u; w++)
+        rank[w] = 0u;
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        bool valid = chunk + it * sgs + lane < end;
+        uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
+        uint r = rank_in_subgroup(d, valid) + s_mem[S_START + d];
+        rank[it / 2u] |= (valid ? r : NO_RANK) << (it % 2u * 16u);
+    }
+    uint count = end - tile;
     uint digits[(ITEMS + 3u) / 4u]; // the digit of slot it * WG_SIZE + lid, a byte each
     UNROLL for (uint w = 0u; w < (ITEMS + 3u) / 4u; w++)
         digits[w] = 0u;
-    UNROLL for (uint it = 0u; it < ITEMS; it++) {
-        uint q = it * WG_SIZE + lid;
-        if (q < count) {
-            KEY kq = staged_key(q);
-            uint d = ord_byte(key_order(kq), PASS);
-            digits[it / 4u] |= d << (it % 4u * 8u);
-            keys_b[KEY_OFF_B + s_mem[S_OUT + d] + q] = kq;
+    for (uint part = 0u; part < OS_PARTS; part++) {
+        uint first = part * OS_SLOTS;
+        SYNC(); // the look-back's state, or the part before, is read
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            uint r = RANK_OF(it);
+            if (r != NO_RANK && r - first < OS_SLOTS)
+                stage_key(r - first, k[it]);
+        }
+        SYNC();
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            uint q = it * WG_SIZE + lid;
+            if (q < count && q - first < OS_SLOTS)
+                digits[it / 4u] |= write_staged_key(S_ONESWEEP_OUT, q, first, false) << (it % 4u * 8u);
         }
     }
     if (flag(F_PAYLOAD) || flag(F_IOTA)) {
         uint pv[ITEMS];
         UNROLL for (uint it = 0u; it < ITEMS; it++) {
             uint i = chunk + it * sgs + lane;
-            pv[it] = rank[it] != NO_RANK ? payload_of(i) : 0u;
+            pv[it] = RANK_OF(it) != NO_RANK ? payload_of(i) : 0u;
         }
-        SYNC();
-        UNROLL for (uint it = 0u; it < ITEMS; it++)
-            if (rank[it] != NO_RANK)
-                s_mem[S_STAGE + rank[it]] = pv[it];
-        SYNC();
-        UNROLL for (uint it = 0u; it < ITEMS; it++) {
-            uint q = it * WG_SIZE + lid;
-            uint d = digits[it / 4u] >> (it % 4u * 8u) & 0xffu;
-            if (q < count)
-                pay_b[PAY_OFF_B + s_mem[S_OUT + d] + q] = s_mem[S_STAGE + q];
+        for (uint part = 0u; part < OS_PARTS; part++) {
+            uint first = part * OS_SLOTS;
+            SYNC();
+            UNROLL for (uint it = 0u; it < ITEMS; it++) {
+                uint r = RANK_OF(it);
+                if (r != NO_RANK && r - first < OS_SLOTS)
+                    s_mem[S_STAGE + r - first] = pv[it];
+            }
+            SYNC();
+            UNROLL for (uint it = 0u; it < ITEMS; it++) {
+                uint q = it * WG_SIZE + lid;
+                if (q < count && q - first < OS_SLOTS)
+                    write_staged_payload(S_ONESWEEP_OUT, q, first, digits[it / 4u] >> (it % 4u * 8u) & 0xffu);
+            }
         }
     }
 }

@@ -532,7 +532,7 @@ static void stage_onesweep(gpgpu_type t, size_t n, flagset f, int data, radix_pl
     const char *tn = gpgpu_type_name(t);
     staged s = radix_source(t, n, f, recount ? SORT_ONESWEEP_RECOUNT : 0, data);
     unsigned kp = radix_key_passes(t);
-    size_t tile = (size_t)plan.wg * plan.items, tiles = n == 0 ? 1 : ceil_div(n, tile);
+    size_t tile = (size_t)plan.wg * plan.os_items, tiles = n == 0 ? 1 : ceil_div(n, tile);
     size_t status = (size_t)kp * RADIX_DIGITS + RADIX_OS_TICKETS, hn = status + 2 * tiles * RADIX_DIGITS;
     uint32_t *starts = xmalloc((size_t)kp * RADIX_DIGITS * 4);
     uint32_t *tile_counts = xmalloc(tiles * RADIX_DIGITS * 4);
@@ -1186,6 +1186,20 @@ int main(void)
         }
     stage_onesweep(GPGPU_TYPE_U32, 3000017, radix_sets[2], D_RANDOM,
                    radix_plan_for(ctx, GPGPU_TYPE_U32, 3000017), false);
+    /* Tiles staged in several parts at sizes the defaults give one: 2-8
+     * parts of OS_SLOTS slots, the last tile short, with and without the
+     * forced recount. */
+    for (size_t ti = 0; ti < 4; ti++) {
+        radix_plan plan = radix_plan_for(ctx, test_types[ti], 100003);
+        for (uint32_t items = 16; items <= 32; items *= 2) {
+            plan.os_items = items;
+            if ((size_t)plan.wg * items > RADIX_OS_TILE_MAX)
+                continue;
+            stage_onesweep(test_types[ti], 100003, radix_sets[(ti + items / 16) % 5], D_RANDOM,
+                           plan, false);
+            stage_onesweep(test_types[ti], 30011, radix_sets[(ti + 1) % 5], D_DUPS, plan, true);
+        }
+    }
     section("one-sweep stages");
     /* The one-group sort: every type, flag set and payload kind, with the
      * driver's tile for n and with the largest (most of its slots empty). */

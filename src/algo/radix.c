@@ -61,11 +61,15 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
      * be too few to fill the device. On an H100 one-sweep tiles of 256 x 16
      * ran 17-22% faster than 256 x 8 at 2^24-2^28 keys (fewer tiles to look
      * back over), level at 2^19 and 10-15% slower below (docs/PERFORMANCE.md). */
-    unsigned items = t->radix_items;
-    if (type == GPGPU_TYPE_F64 && items > 1)
-        items /= 2;
-    if (n < RADIX_LARGE && items > 1)
-        items /= 2;
+    unsigned items = t->radix_items, os_items = t->radix_os_items;
+    if (type == GPGPU_TYPE_F64) {
+        items = items > 1 ? items / 2 : items;
+        os_items = os_items > 1 ? os_items / 2 : os_items;
+    }
+    if (n < RADIX_LARGE) {
+        items = items > 1 ? items / 2 : items;
+        os_items = os_items > 1 ? os_items / 2 : os_items;
+    }
     radix_plan p = {.wg = radix_wg(ctx, RADIX_MAX_SUBGROUPS, 256), .items = items};
     /* The shader stages a tile of at most RADIX_TILE_MAX keys in shared memory,
      * which must fit the device's. */
@@ -74,6 +78,12 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
                 ctx->info.max_shared_memory_bytes) &&
            p.items > 1)
         p.items /= 2;
+    /* A one-sweep tile stages its keys a part at a time (ONESWEEP in
+     * glsl/sort.comp): it takes at most SCATTER's shared memory at the same
+     * work-group size, whatever its keys per invocation. */
+    p.os_items = os_items < 1 ? 1 : os_items;
+    while ((size_t)p.wg * p.os_items > RADIX_OS_TILE_MAX && p.os_items > 1)
+        p.os_items /= 2;
     size_t tile = (size_t)p.wg * p.items;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     size_t per_group = (tiles + t->radix_max_groups - 1) / t->radix_max_groups;
@@ -85,7 +95,7 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 /* Tiles of a one-sweep pass: each work-group ranks one. */
 static size_t onesweep_tiles(radix_plan plan, size_t n)
 {
-    size_t tile = (size_t)plan.wg * plan.items;
+    size_t tile = (size_t)plan.wg * plan.os_items;
     return n == 0 ? 1 : (n + tile - 1) / tile;
 }
 
@@ -93,8 +103,8 @@ bool radix_onesweep(size_t n)
 {
     /* Measured on an H100 (docs/PERFORMANCE.md): with tiles of 256 x 16
      * keys one-sweep is faster, keys alone or with values, from 2^20 to 2^28
-     * (keys 17% at 2^28). Mode 2 (always) is mode 1 less the size limit's
-     * fallback, for the tests. */
+     * (keys 17% at 2^28). Mode 2 ("always", which the tests ask for) is now
+     * mode 1: only the 30-bit counts' limit sends a sort to reduce-then-scan. */
     unsigned mode = algo_tuning_get()->radix_onesweep;
     return mode != 0 && n > 0 && n < RADIX_ONESWEEP_MAX;
 }
@@ -218,7 +228,9 @@ gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, cons
                                   unsigned pass, radix_plan plan, gpgpu_buffer *hist,
                                   size_t hist_off)
 {
-    exec_dispatch d = pass_dispatch(src, SORT_STAGE_ONESWEEP, pass, plan, hist, hist_off);
+    radix_plan os = plan;
+    os.items = plan.os_items;
+    exec_dispatch d = pass_dispatch(src, SORT_STAGE_ONESWEEP, pass, os, hist, hist_off);
     d.variant.only_stage = SORT_STAGE_ONESWEEP; /* its registers charged to no other stage */
     bind_destination(&d, dst);
     d.params[SORT_P_GROUPS] = (uint32_t)onesweep_tiles(plan, src->n);
