@@ -810,8 +810,8 @@ void stage_os_scan()
 // ONESWEEP stages its tile OS_SLOTS slots at a time (8 KB of keys), so that a
 // tile of 256 x 16 keys takes 14.1 KB of shared memory where the whole tile
 // took 22.6 KB: three groups to an H100 multiprocessor instead of two
-// (docs/PERFORMANCE.md). The look-back runs before the keys are ranked and
-// keeps its state where they are staged later: per digit the count of
+// (docs/PERFORMANCE.md). The ranks stay in registers through the look-back,
+// which keeps its state where the keys are staged later: per digit the count of
 // earlier tiles so far (S_LB_SUM), how many earlier tiles are still to be
 // counted (S_LB_LEFT, counted down from the nearest) and a missing tile's
 // digit counts (S_RECOUNT); S_LB_STUCK names the nearest tile (+ 1) at which
@@ -898,12 +898,11 @@ void lookback_walk(uint region, uint d)
 // ONESWEEP: pass PASS on the tile t whose ticket this group draws. Its
 // digit counts come first (a shared-memory atomic per key, in any order) and
 // are published at once, so that later tiles rarely find them missing; the
-// first window of the look-back is read then too. The look-back comes next,
-// with the keys in registers, so that the tile's inclusive counts are
-// published as early as they can be (later tiles' look-backs end there).
-// Then the keys are ranked and written through shared memory a part of
-// OS_SLOTS slots at a time; payloads are read only once the keys are
-// written, so they take no registers until then.
+// first window of the look-back is read then too, and arrives while the
+// keys are ranked (in registers: slots, not yet staged). The look-back comes
+// next, then the keys are written through shared memory a part of OS_SLOTS
+// slots at a time; payloads are read only once the keys are written, so
+// they take no registers until then.
 #define NO_RANK 0xffffu
 #define RANK_OF(IT) ((rank[(IT) / 2u] >> ((IT) % 2u * 16u)) & 0xffffu)
 void stage_onesweep()
@@ -942,6 +941,18 @@ void stage_onesweep()
         read_window(cur, lid, t, window);
     SYNC();
     digit_starts();
+    // Ranks: the subgroup's counter of each digit starts at its offset. They
+    // touch only S_CNT and S_START, not the look-back's state; the
+    // first window's loads are in flight meanwhile.
+    uint rank[(ITEMS + 1u) / 2u]; // the slot in the tile (16 bits), or NO_RANK
+    UNROLL for (uint w = 0u; w < (ITEMS + 1u) / 2u; w++)
+        rank[w] = 0u;
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        bool valid = chunk + it * sgs + lane < end;
+        uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
+        uint r = rank_in_subgroup(d, valid) + s_mem[S_START + d];
+        rank[it / 2u] |= (valid ? r : NO_RANK) << (it % 2u * 16u);
+    }
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
         uint left = t, sum = 0u;
         if (early) // then d == lid
@@ -981,17 +992,6 @@ void stage_onesweep()
             status_store(cur + t * DIGITS + d, OS_FLAG_INCL | (before + total));
         uint start = one_digit ? digit_start : aux[OS_STARTS + PASS * DIGITS + d];
         s_mem[S_ONESWEEP_OUT + d] = start + before - s_mem[S_START + d];
-    }
-    // Ranks: the subgroup's counter of each digit starts at its offset. They
-    // touch only S_CNT and S_START, not the look-back's state.
-    uint rank[(ITEMS + 1u) / 2u]; // the slot in the tile (16 bits), or NO_RANK
-    UNROLL for (uint w = 0u; w < (ITEMS + 1u) / 2u; w++)
-        rank[w] = 0u;
-    UNROLL for (uint it = 0u; it < ITEMS; it++) {
-        bool valid = chunk + it * sgs + lane < end;
-        uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
-        uint r = rank_in_subgroup(d, valid) + s_mem[S_START + d];
-        rank[it / 2u] |= (valid ? r : NO_RANK) << (it % 2u * 16u);
     }
     uint count = end - tile;
     uint digits[(ITEMS + 3u) / 4u]; // the digit of slot it * WG_SIZE + lid, a byte each
