@@ -55,21 +55,15 @@ static size_t radix_shared_bytes(gpgpu_type type, unsigned subgroups, unsigned w
 radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     const algo_tuning *t = algo_tuning_get();
-    /* The knob counts 4-byte keys of a large sort; f64 tiles take half as
+    /* The knobs count 4-byte keys of a large sort; f64 tiles take half as
      * many, so that a tile stages the same bytes (16 KB by default), and so
      * do sorts of fewer than RADIX_LARGE keys, whose tiles would otherwise
      * be too few to fill the device. On an H100 one-sweep tiles of 256 x 16
      * ran 17-22% faster than 256 x 8 at 2^24-2^28 keys (fewer tiles to look
      * back over), level at 2^19 and 10-15% slower below (docs/PERFORMANCE.md). */
-    unsigned items = t->radix_items, os_items = t->radix_os_items;
-    if (type == GPGPU_TYPE_F64) {
-        items = items > 1 ? items / 2 : items;
-        os_items = os_items > 1 ? os_items / 2 : os_items;
-    }
-    if (n < RADIX_LARGE) {
-        items = items > 1 ? items / 2 : items;
-        os_items = os_items > 1 ? os_items / 2 : os_items;
-    }
+    unsigned halvings = (type == GPGPU_TYPE_F64 ? 1 : 0) + (n < RADIX_LARGE ? 1 : 0);
+    unsigned items = t->radix_items >> halvings, os_items = t->radix_os_items >> halvings;
+    items = items < 1 ? 1 : items;
     radix_plan p = {.wg = radix_wg(ctx, RADIX_MAX_SUBGROUPS, 256), .items = items};
     /* The shader stages a tile of at most RADIX_TILE_MAX keys in shared memory,
      * which must fit the device's. */
@@ -78,9 +72,10 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
                 ctx->info.max_shared_memory_bytes) &&
            p.items > 1)
         p.items /= 2;
-    /* A one-sweep tile stages its keys a part at a time (ONESWEEP in
-     * glsl/sort.comp): it takes at most SCATTER's shared memory at the same
-     * work-group size, whatever its keys per invocation. */
+    /* A one-sweep tile stages its keys a part of 2048 words at a time
+     * (ONESWEEP in glsl/sort.comp), so its shared memory stops growing with
+     * its keys per invocation there; its ranks, 16-bit slots in registers,
+     * bound it instead (RADIX_OS_TILE_MAX). */
     p.os_items = os_items < 1 ? 1 : os_items;
     while ((size_t)p.wg * p.os_items > RADIX_OS_TILE_MAX && p.os_items > 1)
         p.os_items /= 2;
