@@ -310,9 +310,25 @@ typedef struct spgemm_row {
     const char *check;
 } spgemm_row;
 
-/* Warm-up products (the first builds the shaders), then opt->runs timed ones,
- * each alone between a timer begin and end; every C but the last timed one is
- * destroyed after its run, untimed. */
+/* A warm-up product, its C destroyed. */
+typedef struct spgemm_warm_call {
+    const spgemm_run *r;
+    const gpgpu_spgemm_desc *desc;
+    gpgpu_spgemm_stats *stats;
+} spgemm_warm_call;
+
+static gpgpu_status spgemm_warm_product(void *user)
+{
+    const spgemm_warm_call *w = user;
+    gpgpu_matrix *cm = NULL;
+    gpgpu_status status = gpgpu_spgemm(w->r->b->ctx, w->desc, w->r->a, run_b(w->r), &cm, w->stats);
+    gpgpu_matrix_destroy(cm);
+    return status;
+}
+
+/* The warm-up (bench_warm_up: without it, a product after the previous case's CPU check ran
+ * at an idle H100's clock, up to 4x slow), then opt->runs timed products, each alone between
+ * a timer begin and end; every C but the last timed one is destroyed after its run, untimed. */
 static gpgpu_status time_products(spgemm_run *r, const spgemm_case *c, spgemm_row *row,
                                   gpgpu_matrix **last)
 {
@@ -322,11 +338,8 @@ static gpgpu_status time_products(spgemm_run *r, const spgemm_case *c, spgemm_ro
     gpgpu_status status = GPGPU_SUCCESS;
 
     *last = NULL;
-    for (int k = 0; k < b->opt->warmup && status == GPGPU_SUCCESS; k++) {
-        gpgpu_matrix *cm = NULL;
-        status = gpgpu_spgemm(b->ctx, &desc, r->a, run_b(r), &cm, &row->stats);
-        gpgpu_matrix_destroy(cm);
-    }
+    spgemm_warm_call warm = { r, &desc, &row->stats };
+    status = bench_warm_up(b, spgemm_warm_product, &warm);
     for (int k = 0; k < runs && status == GPGPU_SUCCESS; k++) {
         gpgpu_matrix *cm = NULL;
         gpgpu_status end;
@@ -347,6 +360,7 @@ static gpgpu_status time_products(spgemm_run *r, const spgemm_case *c, spgemm_ro
         else
             *last = cm;
     }
+    b->gpu_idle_since_ns = bench_now_ns();
     if (status != GPGPU_SUCCESS)
         return status;
     row->t.median_ns = bench_median(b->samples, runs);

@@ -565,16 +565,14 @@ static gpgpu_status clock_burst(bench *b)
  * timer's result is waited for, so the GPU work has ended) gives the
  * per-call latency, and the only meaningful time where the GPU timer is not
  * (llvmpipe runs compute on the CPU and reports about 0 ns). */
-static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
+/* The warm-up before a case's timed runs: opt->warmup calls (the first builds the shaders),
+ * then more until the GPU has been busy for warmup_ms, then the clock burst. After the host's
+ * own work between cases (matrices made, CPU checks), an idle H100 runs L2-bound kernels
+ * (SpMV) up to 4x slow for 0.2-0.4 s of load (PERFORMANCE.md, "Issue 7: the merge-path SpMV,
+ * before the plan"). The busy time counts from the end of the last idle gap, so that cases
+ * following each other closely do not warm up again. */
+static gpgpu_status warm_up(bench *b, const bench_job *job)
 {
-    const int runs = b->opt->runs;
-    gpgpu_status status;
-
-    /* Then on until the GPU has been busy for warmup_ms: after the host's own work between
-     * cases (matrices made, CPU checks), an idle H100 runs L2-bound kernels (SpMV) up to 4x
-     * slow for 0.2-0.4 s of load (PERFORMANCE.md, "Issue 7: the merge-path SpMV, before the
-     * plan"). The busy time counts from the end of the last idle gap, so that cases
-     * following each other closely do not warm up again. */
     double start = bench_now_ns();
     if (start - b->gpu_idle_since_ns > BENCH_IDLE_GAP_MS * 1e6)
         b->gpu_busy_since_ns = start;
@@ -582,13 +580,25 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
                     (bench_now_ns() - b->gpu_busy_since_ns < b->opt->warmup_ms * 1e6 &&
                      r < 100000);
          r++) {
-        status = run_once(b, job);
+        gpgpu_status status = run_once(b, job);
         if (status == GPGPU_SUCCESS && r >= b->opt->warmup)
             status = gpgpu_finish(b->ctx);
         if (status != GPGPU_SUCCESS)
             return status;
     }
-    status = clock_burst(b);
+    return clock_burst(b);
+}
+
+gpgpu_status bench_warm_up(bench *b, bench_call call, void *user)
+{
+    return warm_up(b, &(bench_job){ .call = call, .user = user });
+}
+
+static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
+{
+    const int runs = b->opt->runs;
+    gpgpu_status status = warm_up(b, job);
+
     if (status != GPGPU_SUCCESS)
         return status;
     for (int r = 0; r < runs; r++) {

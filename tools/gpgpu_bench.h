@@ -104,6 +104,11 @@ typedef gpgpu_status (*bench_call)(void *user);
 /* Warm-up calls, then opt->runs timed calls of call(user), into *t. */
 gpgpu_status bench_time_call(bench *b, bench_call call, void *user, timing *t);
 
+/* bench_time_call's warm-up alone (opt->warmup calls, more until the GPU has worked
+ * opt->warmup_ms, the clock burst), for a case that times its runs itself; it sets
+ * b->gpu_idle_since_ns when they end. */
+gpgpu_status bench_warm_up(bench *b, bench_call call, void *user);
+
 /* The time that rates are computed from: GPU time where the timer works. */
 double bench_rate_ns(const bench *b, timing t);
 
