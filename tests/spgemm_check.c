@@ -18,8 +18,9 @@
  * sum |a_ik b_kj| (Higham, Accuracy and Stability, 3.1), gamma(k) = k*u / (1 -
  * k*u); gamma(k + 1) leaves a rounding to spare. The reference uses the
  * rounded inputs (f32: each a and b rounded to float first) and long double
- * sums, whose own error is far below the bound. A floor of the type's
- * smallest normal covers results GPUs may flush to zero. */
+ * sums, whose own error is far below the bound. Underflow adds at most the type's
+ * smallest normal per product and per addition (GPUs may flush subnormals to zero):
+ * 2k of them, as src/ref/ref_spgemm.c's bound. */
 #include <gpgpu/io.h>
 
 #include <float.h>
@@ -152,7 +153,8 @@ static void report(verdict *v, uint32_t i, uint32_t j, const char *fmt, ...)
 static double bound_of(const verdict *v, const reference *r, uint32_t j)
 {
     double k1 = (double)(r->terms[j] + 1);
-    return k1 * v->u / (1 - k1 * v->u) * (double)r->abs_sum[j] + v->floor;
+    return k1 * v->u / (1 - k1 * v->u) * (double)r->abs_sum[j] +
+           2.0 * (double)r->terms[j] * v->floor;
 }
 
 /* Compares row i of C with the reference row. */

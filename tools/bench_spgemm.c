@@ -150,7 +150,8 @@ static int matrix_prepare(const bench_matrix *input, spgemm_matrix *m)
  * type), as CSR, with each entry's bound: an entry of k products summed in
  * any order (fused or not) in the type errs by at most gamma(k) x sum |a b|
  * (Higham 3.1), gamma(k) = k u / (1 - k u); gamma(k + 1) leaves a rounding to
- * spare, and the type's smallest normal covers results flushed to zero. The
+ * spare, and the type's smallest normal per product and per addition (2k in
+ * all) covers subnormals flushed to zero, as src/ref/ref_spgemm.c's bound. The
  * sums run in long double, whose own error is far below. */
 typedef struct reference {
     uint32_t rows;
@@ -237,7 +238,8 @@ static bool reference_append(reference *r, size_t *room, size_t count, const uin
 
         r->col_idx[r->nnz] = j;
         r->value[r->nnz] = (double)sum[j];
-        r->bound[r->nnz] = k1 * u / (1 - k1 * u) * (double)abs_sum[j] + floor_;
+        r->bound[r->nnz] =
+            k1 * u / (1 - k1 * u) * (double)abs_sum[j] + 2.0 * (double)terms[j] * floor_;
         r->nnz++;
     }
     return true;
