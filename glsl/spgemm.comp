@@ -438,13 +438,137 @@ void rows_stage(uint lid)
 
 // ------------------------------------------------------------------ fast: short rows ranked
 // Rows of up to RANK_MAX products (bins with CAP <= RANK_MAX), WG_SIZE / CAP rows per work-group
-// and one invocation per product slot. The row's products are written to its CAP slots by the
-// invocations of its first A nonzeros (each walks one row of B: no search), then every product
-// compares its column with all the row's others: it leads its column if no earlier product has
-// it, its sum is all of them added in product order (as Gustavson's row accumulator adds
-// them), and its place in C is the number of leaders with a smaller column. n^2 comparisons
-// per row of n products, but three barriers, where ROWS's bitonic network and scan take
-// dozens: short rows are bound by those, not by the comparisons.
+// and one invocation per product slot. The row's products are loaded into its CAP slots, then
+// every product finds out whether it leads its column (no earlier product has it), its sum (all
+// of the column's products added in product order, as Gustavson's row accumulator adds them)
+// and its place in C (the leaders of smaller columns). Two programs, chosen per bin by
+// spgemm.c: compare with every product of the row, n compares for n products; or (SHAPE0 = 1,
+// search) use the runs a row's products come in, one per nonzero of A, each a row of B and so
+// sorted by column without repeats: look for the column in each other run by binary search,
+// about m log(n / m) compares for m runs, but a scan of the row's leader flags after. On the
+// H100 the search wins from rows of 65-128 products (CAP 128: banded 17% faster) and loses
+// 5% below (laplace, CAP 64), docs/PERFORMANCE.md. A row of more nonzeros of A than slots
+// (most of whose rows of B are empty) always compares. A few barriers, where ROWS's bitonic
+// network and scan take dozens.
+//
+// The runs of the row at row_first: run u starts at slot s_first_slot[row_first + u]; a row
+// of m runs and n products.
+uint run_start(uint row_first, uint u) { return s_first_slot[row_first + u]; }
+uint run_end(uint row_first, uint u, uint m, uint n)
+{
+    return u + 1u < m ? s_first_slot[row_first + u + 1u] : n;
+}
+// The first slot of run u whose column is not below key (the run's end if none).
+uint run_lower_bound(uint row_first, uint u, uint m, uint n, uint key)
+{
+    uint at = run_start(row_first, u), len = run_end(row_first, u, m, n) - at;
+    while (len > 0u) {
+        uint mid = len >> 1u;
+        if (s_key[row_first + at + mid] < key) {
+            at += mid + 1u;
+            len -= mid + 1u;
+        } else {
+            len = mid;
+        }
+    }
+    return at;
+}
+// s_part[lid] = the leaders among the row's slots up to lid (an inclusive scan of the flags
+// within each row of CAP slots); s_first_b is free by then and holds subgroup totals.
+void scan_row_leaders(uint lid, uint lane, uint row_first, bool leads)
+{
+    uint flag = leads ? 1u : 0u;
+#ifdef SUBGROUPS
+    // Subgroups of consecutive invocations (as sort.comp's scan): three barriers, not 2 log CAP.
+    uint sg = gl_SubgroupID, width = gl_SubgroupSize, incl = subgroupInclusiveAdd(flag);
+    s_part[lid] = incl;
+    if (gl_SubgroupInvocationID == width - 1u)
+        s_first_b[sg] = incl;
+    barrier();
+    uint v = incl;
+    if (width <= CAP) { // the row is whole subgroups: add its earlier ones' totals
+        for (uint k = row_first / width; k < sg; k++)
+            v += s_first_b[k];
+    } else if (row_first % width != 0u) { // rows inside one subgroup: less what came before it
+        v -= s_part[row_first - 1u];
+    }
+    barrier();
+    s_part[lid] = v;
+    barrier();
+#else
+    s_part[lid] = flag;
+    barrier();
+    for (uint d = 1u; d < CAP; d <<= 1u) {
+        uint add = lane >= d ? s_part[lid - d] : 0u;
+        barrier();
+        s_part[lid] += add;
+        barrier();
+    }
+#endif
+}
+
+// After scan_row_leaders: how many of the row's slots [0, x) lead.
+uint leaders_before(uint row_first, uint x) { return x == 0u ? 0u : s_part[row_first + x - 1u]; }
+
+// Whether the slot (key at lane, below n) leads its column, by comparing with every product of
+// the row; in the numeric phase also the column's sum, added in product order.
+bool compare_leads(uint row_first, uint lane, uint n, uint key, bool numeric, inout T sum)
+{
+    bool leads = lane < n;
+    if (numeric) {
+        for (uint q = 0u; q < n; q++) {
+            if (s_key[row_first + q] == key) {
+                leads = leads && q >= lane;
+                sum += s_val[row_first + q];
+            }
+        }
+    } else {
+        for (uint q = 0u; q < lane && leads; q++)
+            leads = s_key[row_first + q] != key;
+    }
+    return leads;
+}
+
+// The symbolic phase's end: each row's leaders are its entries of C.
+void count_leaders(uint lid, uint s, uint lane, uint rows_per_group, bool live, uint r,
+                   bool leads)
+{
+    if (leads)
+        atomicAdd(s_row_start[s], 1u);
+    barrier();
+    if (live && lane == 0u)
+        aux[RPTR_OFF + r] = s_row_start[s];
+    if (lid == 0u) {
+        uint total = 0u;
+        for (uint x = 0u; x < rows_per_group; x++)
+            total += s_row_start[x];
+        add64(H_NNZ, total);
+    }
+}
+
+// The program without search: every product compares with all of the row's, after the load.
+void rows_rank_compare(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
+                       bool live, uint r, uint n, bool numeric)
+{
+    uint key = s_key[lid];
+    T sum = T_ZERO;
+    bool leads = compare_leads(row_first, lane, n, key, numeric, sum);
+    if (!numeric) {
+        count_leaders(lid, s, lane, rows_per_group, live, r, leads);
+        return;
+    }
+    s_part[lid] = leads ? 1u : 0u;
+    barrier();
+    if (!leads)
+        return;
+    uint pos = 0u;
+    for (uint q = 0u; q < n; q++)
+        pos += s_key[row_first + q] < key && s_part[row_first + q] != 0u ? 1u : 0u;
+    uint c = aux[RPTR_OFF + r] + pos;
+    ux[C_IDX + c] = key;
+    cv[c] = sum;
+}
+
 void rows_rank_stage(uint lid)
 {
     uint log_cap = findLSB(CAP), rows_per_group = WG_SIZE >> log_cap, g = group_index();
@@ -469,9 +593,10 @@ void rows_rank_stage(uint lid)
         s_first_b[lid] = RB(CA(lo + lane));
     }
     barrier();
+    uint t = 0u; // the slot's run
     if (spread) {
         if (lane < n) {
-            uint t = 0u, len = hi - lo;
+            uint len = hi - lo;
             for (uint step = CAP >> 1u; step > 0u; step >>= 1u)
                 if (t + step < len && s_first_slot[row_first + t + step] <= lane)
                     t += step;
@@ -493,40 +618,51 @@ void rows_rank_stage(uint lid)
         }
     }
     barrier();
+    if (SHAPE0 == 0u) { // a program without search
+        rows_rank_compare(lid, s, lane, row_first, rows_per_group, live, r, n, numeric);
+        return;
+    }
     uint key = s_key[lid];
-    bool leads = lane < n;
     T sum = T_ZERO;
-    if (numeric) {
-        for (uint q = 0u; q < n; q++) {
-            if (s_key[row_first + q] == key) {
-                leads = leads && q >= lane;
-                sum += s_val[row_first + q];
-            }
+    bool leads = lane < n;
+    if (spread) {
+        // the product leads if no earlier run holds its column
+        for (uint u = 0u; u < t && leads; u++) {
+            uint at = run_lower_bound(row_first, u, hi - lo, n, key);
+            leads = at == run_end(row_first, u, hi - lo, n) || s_key[row_first + at] != key;
         }
     } else {
-        for (uint q = 0u; q < lane && leads; q++)
-            leads = s_key[row_first + q] != key;
+        leads = compare_leads(row_first, lane, n, key, numeric, sum);
     }
-    s_part[lid] = leads ? 1u : 0u;
-    if (!numeric && leads)
-        atomicAdd(s_row_start[s], 1u);
-    barrier();
     if (!numeric) {
-        if (live && lane == 0u)
-            aux[RPTR_OFF + r] = s_row_start[s];
-        if (lid == 0u) {
-            uint total = 0u;
-            for (uint x = 0u; x < rows_per_group; x++)
-                total += s_row_start[x];
-            add64(H_NNZ, total);
-        }
+        count_leaders(lid, s, lane, rows_per_group, live, r, leads);
         return;
     }
+    scan_row_leaders(lid, lane, row_first, leads);
     if (!leads)
         return;
+    // Its place in C: the leaders of smaller columns. In a sorted run they lie before the
+    // column's lower bound; in the slot's own run, before the slot.
     uint pos = 0u;
-    for (uint q = 0u; q < n; q++)
-        pos += s_key[row_first + q] < key && s_part[row_first + q] != 0u ? 1u : 0u;
+    if (spread) {
+        uint m = hi - lo;
+        pos = leaders_before(row_first, lane) - leaders_before(row_first, run_start(row_first, t));
+        sum += s_val[lid];
+        for (uint u = 0u; u < m; u++) {
+            if (u == t)
+                continue;
+            uint at = run_lower_bound(row_first, u, m, n, key);
+            pos += leaders_before(row_first, at) -
+                   leaders_before(row_first, run_start(row_first, u));
+            // the later runs' products of the column, in product order (no earlier run has it)
+            if (u > t && at < run_end(row_first, u, m, n) && s_key[row_first + at] == key)
+                sum += s_val[row_first + at];
+        }
+    } else {
+        for (uint q = 0u; q < n; q++)
+            if (s_key[row_first + q] < key)
+                pos += leaders_before(row_first, q + 1u) - leaders_before(row_first, q);
+    }
     uint c = aux[RPTR_OFF + r] + pos;
     ux[C_IDX + c] = key;
     cv[c] = sum;

@@ -309,6 +309,8 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
     d.params[P_COUNT] = count;
     d.params[P_CAP] = cap;
     d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start);
+    /* ROWS_RANK's rows search their runs from CAP 128 (a program of its own: SHAPE0) */
+    d.variant.shape[0] = rank && cap >= algo_tuning_get()->spgemm_rank_search;
     d.params[P_NUMERIC] = numeric;
     if (numeric) {
         d.bind[6] = p->c->owned_ints;

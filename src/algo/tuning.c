@@ -36,6 +36,7 @@ static algo_tuning tuning = {
     .spmv_merge_slack = SPMV_MERGE_SLACK,
     .axpby_items = AXPBY_ITEMS,
     .spgemm_rows_tile = 1,
+    .spgemm_rank_search = 128,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
@@ -88,6 +89,7 @@ static void read_env(void)
         {"spmv_merge_slack", &tuning.spmv_merge_slack, false},
         {"axpby_items", &tuning.axpby_items, false},
         {"spgemm_rows_tile", &tuning.spgemm_rows_tile, true},
+        {"spgemm_rank_search", &tuning.spgemm_rank_search, false},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];

@@ -29,6 +29,7 @@ typedef struct algo_tuning {
     unsigned spmv_merge_slack;  /* merge path: cuts move back to a row start by tile/this */
     unsigned axpby_items;       /* vector updates: elements per invocation */
     unsigned spgemm_rows_tile;  /* SpGEMM ROWS: 1 tiles by row length (spgemm.c), 0 always 2048 slots */
+    unsigned spgemm_rank_search; /* SpGEMM ROWS_RANK: bins of at least this CAP search the runs */
 } algo_tuning;
 
 const algo_tuning *algo_tuning_get(void);
