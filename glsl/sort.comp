@@ -87,9 +87,11 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 // layout (below, "Regions of s_mem") keeps the stages of a tile small:
 // subgroup counters two to a word, regions reused once they are dead.
 #define S_WORDS_BITONIC (BTILE * (KEY_WORDS + 1u))
-// ONESWEEP (ONLY_STAGE 11) stages its tile in parts of 2048 words (OS_SLOTS
-// keys), which hold the look-back's three words per digit before that.
-#define S_RTILE_CAP (ONLY_STAGE == 11u ? 2048u / KEY_WORDS : RTILE_MAX)
+// ONESWEEP (ONLY_STAGE 11) stages its tile in parts of OS_PART_WORDS words
+// (OS_SLOTS keys), which hold the look-back's three words per digit before that.
+#define OS_PART_WORDS 2048u
+#define OS_SLOTS (OS_PART_WORDS / KEY_WORDS)
+#define S_RTILE_CAP (ONLY_STAGE == 11u ? OS_SLOTS : RTILE_MAX)
 #define S_RTILE (WG_SIZE * ITEMS < S_RTILE_CAP ? WG_SIZE * ITEMS : S_RTILE_CAP)
 #define S_STAGE_WORDS S_WORDS_MAX2(S_RTILE * KEY_WORDS, ONLY_STAGE == 11u ? 3u * DIGITS : 0u)
 #ifdef SUBGROUPS
@@ -818,7 +820,6 @@ void stage_os_scan()
 // some digit found no status. Once the look-back is done, S_TOT (read for
 // the last time) takes where the tile's run of each digit goes, less its
 // start in the tile.
-#define OS_SLOTS (2048u / KEY_WORDS)
 #define OS_PARTS ((TILE + OS_SLOTS - 1u) / OS_SLOTS)
 #define S_LB_SUM   S_STAGE
 #define S_LB_LEFT  (S_STAGE + DIGITS)

@@ -64,6 +64,7 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
     unsigned halvings = (type == GPGPU_TYPE_F64 ? 1 : 0) + (n < RADIX_LARGE ? 1 : 0);
     unsigned items = t->radix_items >> halvings, os_items = t->radix_os_items >> halvings;
     items = items < 1 ? 1 : items;
+    os_items = os_items < 1 ? 1 : os_items;
     radix_plan p = {.wg = radix_wg(ctx, RADIX_MAX_SUBGROUPS, 256), .items = items};
     /* The shader stages a tile of at most RADIX_TILE_MAX keys in shared memory,
      * which must fit the device's. */
@@ -76,7 +77,7 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
      * (ONESWEEP in glsl/sort.comp), so its shared memory stops growing with
      * its keys per invocation there; its ranks, 16-bit slots in registers,
      * bound it instead (RADIX_OS_TILE_MAX). */
-    p.os_items = os_items < 1 ? 1 : os_items;
+    p.os_items = os_items;
     while ((size_t)p.wg * p.os_items > RADIX_OS_TILE_MAX && p.os_items > 1)
         p.os_items /= 2;
     size_t tile = (size_t)p.wg * p.items;
