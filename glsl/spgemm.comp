@@ -461,16 +461,10 @@ uint run_end(uint row_first, uint u, uint m, uint n)
 // The first slot of run u whose column is not below key (the run's end if none).
 uint run_lower_bound(uint row_first, uint u, uint m, uint n, uint key)
 {
-    uint at = run_start(row_first, u), len = run_end(row_first, u, m, n) - at;
-    while (len > 0u) {
-        uint mid = len >> 1u;
-        if (s_key[row_first + at + mid] < key) {
-            at += mid + 1u;
-            len -= mid + 1u;
-        } else {
-            len = mid;
-        }
-    }
+    uint at;
+#define ROW_KEY(X) s_key[row_first + (X)]
+    FIRST_AT_LEAST(at, run_start(row_first, u), run_end(row_first, u, m, n), ROW_KEY, key);
+#undef ROW_KEY
     return at;
 }
 // s_part[lid] = the leaders among the row's slots up to lid (an inclusive scan of the flags
