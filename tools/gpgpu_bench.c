@@ -559,12 +559,6 @@ static gpgpu_status clock_burst(bench *b)
     return status;
 }
 
-/* Runs the warm-up calls (the first compiles the shaders), then times each
- * run alone between a timer begin and end: GPU time only, without the wait
- * for a reduce result on the host. The wall clock around the same span (the
- * timer's result is waited for, so the GPU work has ended) gives the
- * per-call latency, and the only meaningful time where the GPU timer is not
- * (llvmpipe runs compute on the CPU and reports about 0 ns). */
 /* The warm-up before a case's timed runs: opt->warmup calls (the first builds the shaders),
  * then more until the GPU has been busy for warmup_ms, then the clock burst. After the host's
  * own work between cases (matrices made, CPU checks), an idle H100 runs L2-bound kernels
@@ -594,6 +588,12 @@ gpgpu_status bench_warm_up(bench *b, bench_call call, void *user)
     return warm_up(b, &(bench_job){ .call = call, .user = user });
 }
 
+/* Warms up (warm_up), then times each
+ * run alone between a timer begin and end: GPU time only, without the wait
+ * for a reduce result on the host. The wall clock around the same span (the
+ * timer's result is waited for, so the GPU work has ended) gives the
+ * per-call latency, and the only meaningful time where the GPU timer is not
+ * (llvmpipe runs compute on the CPU and reports about 0 ns). */
 static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
 {
     const int runs = b->opt->runs;
