@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Embeds the glsl/ sources into C, after validating every variant.
 
-usage: embed.py GLSLANG OUT.c DIR FILE...            (GL: source text)
-       embed.py --spirv GLSLANG OUT.c DIR FILE...    (Vulkan: SPIR-V)
+usage: embed.py GLSLANG OUT.c DIR FILE...                          (GL: source text)
+       embed.py --spirv GLSLANG SPIRV_VAL OUT.c DIR FILE...       (Vulkan: SPIR-V)
 
 Each family file (*.comp) names its variants in a `// variants:` line (and the
 GLSL extensions it cannot do without in an `// extensions:` line); every
@@ -11,7 +11,11 @@ combination is assembled as the GL executor assembles it at run time
 glslangValidator, with and without SUBGROUPS, so that a shader error fails
 the build instead of a user's run. With --spirv the same combinations are
 compiled for Vulkan 1.1 (where glslang predefines VULKAN, and WG_SIZE and
-ITEMS are specialization constants) and embedded as "<family>.<TYPE>.<OP>[.sg]".
+ITEMS are specialization constants) and embedded as "<family>.<TYPE>.<OP>[.sg]",
+each module first checked with spirv-val (SPIRV_VAL; "" where it is not
+installed): glslang has written invalid modules from valid GLSL (a `&&` of
+specialization constants in an array size), which drivers then reject at
+pipeline creation, or crash on.
 """
 import itertools
 import os
@@ -61,7 +65,7 @@ def combinations(sources, family):
             yield combo + extra, name
 
 
-def compile_one(glslang, sources, family, defines, tmp, vulkan):
+def compile_one(glslang, sources, family, defines, tmp, vulkan, spirv_val=""):
     path = os.path.join(tmp, "check.comp")
     with open(path, "w") as f:
         f.write(assemble(sources, family, defines, vulkan))
@@ -71,6 +75,11 @@ def compile_one(glslang, sources, family, defines, tmp, vulkan):
     run = subprocess.run(args, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"{family} {' '.join(defines)}:\n{run.stdout}{run.stderr}")
+    if vulkan and spirv_val:
+        run = subprocess.run([spirv_val, "--target-env", "vulkan1.1", path + ".spv"],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"{family} {' '.join(defines)}: spirv-val:\n{run.stdout}{run.stderr}")
     if vulkan:
         with open(path + ".spv", "rb") as f:
             return f.read()
@@ -100,8 +109,10 @@ def c_string(text):
 def main():
     args = sys.argv[1:]
     vulkan = args[0] == "--spirv"
+    spirv_val = ""
     if vulkan:
-        args = args[1:]
+        spirv_val = args[2]
+        args = args[1:2] + args[3:]
     glslang, out, directory, files = args[0], args[1], args[2], args[3:]
     sources = {}
     for name in files:
@@ -111,7 +122,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for family in [name for name in files if name.endswith(".comp")]:
             for defines, blob in combinations(sources, family):
-                code = compile_one(glslang, sources, family, defines, tmp, vulkan)
+                code = compile_one(glslang, sources, family, defines, tmp, vulkan, spirv_val)
                 blobs.append((blob, code))
     if vulkan:
         write_spirv(out, blobs)
