@@ -70,7 +70,12 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 #define DIGITS 256u
 // Subgroups (or virtual ones) per work-group in the radix stages: SMALL,
 // one group alone on the device, takes twice as many (RADIX_SMALL_SUBGROUPS).
-#define MAX_SG (ONLY_STAGE == 12u ? 16u : 8u)
+// ONESWEEP's work-group may hold more (SHAPE0 from the driver, made even:
+// the counters of two subgroups share a word).
+// (No `&&` in it: glslang wrote invalid SPIR-V for that, which the build now
+// catches with spirv-val.)
+#define OS_SG ((SHAPE0 + 1u) & ~1u)
+#define MAX_SG (ONLY_STAGE == 12u ? 16u : ONLY_STAGE == 11u ? (OS_SG > 8u ? OS_SG : 8u) : 8u)
 #define RTILE_MAX 4096u  // the largest radix tile (WG_SIZE * ITEMS) the driver uses
 
 // Shared memory, one array for every stage (a program holds all stages, so
@@ -89,7 +94,7 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 #define S_WORDS_BITONIC (BTILE * (KEY_WORDS + 1u))
 // ONESWEEP (ONLY_STAGE 11) stages its tile in parts of OS_PART_WORDS words
 // (OS_SLOTS keys), which hold the look-back's three words per digit before that.
-#define OS_PART_WORDS 2048u
+#define OS_PART_WORDS 2048u /* RADIX_OS_PART_WORDS in src/algo/sort.h */
 #define OS_SLOTS (OS_PART_WORDS / KEY_WORDS)
 #define S_RTILE_CAP (ONLY_STAGE == 11u ? OS_SLOTS : RTILE_MAX)
 #define S_RTILE (WG_SIZE * ITEMS < S_RTILE_CAP ? WG_SIZE * ITEMS : S_RTILE_CAP)
@@ -419,6 +424,19 @@ uint sg_count() { return gl_NumSubgroups; }
 
 // The valid lanes of this subgroup holding digit d (a lane that is not valid
 // gets a set that holds no valid lane, or is empty). Every lane calls it.
+// SHAPE1 (ONESWEEP, from the driver): the subgroup has at most 32 lanes, so
+// a ballot's first word holds it all and the match takes 32-bit operations.
+#define BALLOT32 (ONLY_STAGE == 11u && SHAPE1 != 0u)
+uint match_digit32(uint d, bool valid)
+{
+    uint m = subgroupBallot(valid).x;
+    for (uint b = 0u; b < 8u; b++) {
+        bool bit = ((d >> b) & 1u) != 0u;
+        uint v = subgroupBallot(bit).x;
+        m &= bit ? v : ~v;
+    }
+    return m;
+}
 uvec4 match_digit(uint d, bool valid)
 {
     // Eight ballots: NV_shader_subgroup_partitioned's one-instruction match
@@ -440,8 +458,18 @@ uvec4 match_digit(uint d, bool valid)
 // before the next call's, whichever lanes make them.
 uint rank_in_subgroup(uint d, bool valid)
 {
-    uvec4 m = match_digit(d, valid);
     uint lane = gl_SubgroupInvocationID;
+    if (BALLOT32) {
+        uint m = match_digit32(d, valid);
+        uint last = valid ? uint(findMSB(m)) : lane;
+        uint seen = 0u;
+        if (valid && lane == last)
+            seen = cnt_add(gl_SubgroupID, d, uint(bitCount(m)));
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+        return subgroupShuffle(seen, last) + uint(bitCount(m & gl_SubgroupLtMask.x));
+    }
+    uvec4 m = match_digit(d, valid);
     uint last = valid ? subgroupBallotFindMSB(m) : lane;
     uint seen = 0u;
     if (valid && lane == last)

@@ -532,7 +532,7 @@ static void stage_onesweep(gpgpu_type t, size_t n, flagset f, int data, radix_pl
     const char *tn = gpgpu_type_name(t);
     staged s = radix_source(t, n, f, recount ? SORT_ONESWEEP_RECOUNT : 0, data);
     unsigned kp = radix_key_passes(t);
-    size_t tile = (size_t)plan.wg * plan.os_items, tiles = n == 0 ? 1 : ceil_div(n, tile);
+    size_t tile = (size_t)plan.os_wg * plan.os_items, tiles = n == 0 ? 1 : ceil_div(n, tile);
     size_t status = (size_t)kp * RADIX_DIGITS + RADIX_OS_TICKETS, hn = status + 2 * tiles * RADIX_DIGITS;
     uint32_t *starts = xmalloc((size_t)kp * RADIX_DIGITS * 4);
     uint32_t *tile_counts = xmalloc(tiles * RADIX_DIGITS * 4);
@@ -1193,11 +1193,22 @@ int main(void)
         radix_plan plan = radix_plan_for(ctx, test_types[ti], 100003);
         for (uint32_t items = 16; items <= 32; items *= 2) {
             plan.os_items = items;
-            if ((size_t)plan.wg * items > RADIX_OS_TILE_MAX)
+            if ((size_t)plan.os_wg * items > RADIX_OS_TILE_MAX)
                 continue;
             stage_onesweep(test_types[ti], 100003, radix_sets[(ti + items / 16) % 5], D_RANDOM,
                            plan, false);
             stage_onesweep(test_types[ti], 30011, radix_sets[(ti + 1) % 5], D_DUPS, plan, true);
+        }
+        /* A wider work-group than the default (GPGPU_TUNE=radix_os_subgroups): 12
+         * subgroups' rank counters, a tile of three or more parts. */
+        unsigned sg = ctx->info.subgroup_size;
+        if (ctx->info.has_subgroups && sg && 12 * sg <= ctx->info.max_workgroup_invocations) {
+            plan.os_wg = 12 * sg;
+            plan.os_subgroups = 12;
+            unsigned fit = RADIX_OS_TILE_MAX / plan.os_wg;
+            plan.os_items = fit < 16 ? fit : 16;
+            stage_onesweep(test_types[ti], 100003, radix_sets[(ti + 2) % 5], D_RANDOM, plan, false);
+            stage_onesweep(test_types[ti], 30011, radix_sets[(ti + 3) % 5], D_DUPS, plan, true);
         }
     }
     section("one-sweep stages");

@@ -52,6 +52,20 @@ static size_t radix_shared_bytes(gpgpu_type type, unsigned subgroups, unsigned w
     return (words > hist ? words : hist) * 4 + (size_t)wg * gpgpu_type_size(type);
 }
 
+/* The shared memory of ONESWEEP's program (S_WORDS_RADIX for ONLY_STAGE 11
+ * in glsl/sort.comp): two 16-bit counters a word per subgroup and digit, the
+ * tile's totals and starts, S_DIG, a part of OS_PART_WORDS staged words
+ * (or the look-back's three words per digit), and the prelude's reduction
+ * array. It does not grow with the keys per invocation. */
+static size_t onesweep_shared_bytes(gpgpu_type type, unsigned subgroups, unsigned wg)
+{
+    unsigned counted = subgroups > RADIX_MAX_SUBGROUPS ? subgroups : RADIX_MAX_SUBGROUPS;
+    size_t dig_words = subgroups ? 32 : (wg > 32 ? wg : 32);
+    size_t stage = RADIX_OS_PART_WORDS > 3 * RADIX_DIGITS ? RADIX_OS_PART_WORDS : 3 * RADIX_DIGITS;
+    size_t words = (size_t)(counted + 1) / 2 * RADIX_DIGITS + 2 * RADIX_DIGITS + dig_words + stage;
+    return words * 4 + (size_t)wg * gpgpu_type_size(type);
+}
+
 radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     const algo_tuning *t = algo_tuning_get();
@@ -77,8 +91,15 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
      * (ONESWEEP in glsl/sort.comp), so its shared memory stops growing with
      * its keys per invocation there; its ranks, 16-bit slots in registers,
      * bound it instead (RADIX_OS_TILE_MAX). */
+    p.os_wg = radix_wg(ctx, t->radix_os_subgroups, 1024);
+    p.os_subgroups = ctx->info.has_subgroups && ctx->info.subgroup_size
+                         ? p.os_wg / ctx->info.subgroup_size
+                         : 0; /* virtual subgroups: the shader's 8 */
     p.os_items = os_items;
-    while ((size_t)p.wg * p.os_items > RADIX_OS_TILE_MAX && p.os_items > 1)
+    while (((size_t)p.os_wg * p.os_items > RADIX_OS_TILE_MAX ||
+            onesweep_shared_bytes(type, p.os_subgroups, p.os_wg) >
+                ctx->info.max_shared_memory_bytes) &&
+           p.os_items > 1)
         p.os_items /= 2;
     size_t tile = (size_t)p.wg * p.items;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
@@ -91,7 +112,7 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 /* Tiles of a one-sweep pass: each work-group ranks one. */
 static size_t onesweep_tiles(radix_plan plan, size_t n)
 {
-    size_t tile = (size_t)plan.wg * plan.os_items;
+    size_t tile = (size_t)plan.os_wg * plan.os_items;
     return n == 0 ? 1 : (n + tile - 1) / tile;
 }
 
@@ -225,9 +246,14 @@ gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, cons
                                   size_t hist_off)
 {
     radix_plan os = plan;
+    os.wg = plan.os_wg;
     os.items = plan.os_items;
     exec_dispatch d = pass_dispatch(src, SORT_STAGE_ONESWEEP, pass, os, hist, hist_off);
     d.variant.only_stage = SORT_STAGE_ONESWEEP; /* its registers charged to no other stage */
+    d.variant.shape[0] = plan.os_subgroups;     /* the rank counters' room (MAX_SG) */
+    /* Ballots of one word where a subgroup has at most 32 lanes (BALLOT32). */
+    d.variant.shape[1] = algo_tuning_get()->radix_ballot32 && ctx->info.has_subgroups &&
+                         ctx->info.subgroup_size > 0 && ctx->info.subgroup_size <= 32;
     bind_destination(&d, dst);
     d.params[SORT_P_GROUPS] = (uint32_t)onesweep_tiles(plan, src->n);
     d.params[SORT_P_POLLS] = algo_tuning_get()->radix_polls;

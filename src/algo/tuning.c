@@ -27,6 +27,8 @@ static algo_tuning tuning = {
     .radix_onesweep = 1,
     .radix_polls = RADIX_POLLS,
     .radix_os_items = RADIX_OS_ITEMS,
+    .radix_os_subgroups = RADIX_OS_SUBGROUPS,
+    .radix_ballot32 = 1,
     .radix_small = 1,
     .radix_small_items = RADIX_SMALL_ITEMS,
     .spmv_merge = 1,
@@ -41,10 +43,19 @@ static algo_tuning tuning = {
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
 /* Powers of two keep the shaders' index arithmetic and shared arrays simple;
- * modes take 0, 1 or 2. */
-static void set(unsigned *field, const char *value, bool is_mode)
+ * modes take 0, 1 or 2; counts (the one-sweep tile's shape) any of 1..64. */
+enum knob_kind { KNOB_POW2, KNOB_MODE, KNOB_COUNT };
+static void set(unsigned *field, const char *value, enum knob_kind kind)
 {
-    if (is_mode) {
+    if (kind == KNOB_COUNT) {
+        unsigned long v = strtoul(value, NULL, 10);
+        if (v >= 1 && v <= 64)
+            *field = (unsigned)v;
+        else
+            fprintf(stderr, "libgpgpu: GPGPU_TUNE: %s is not in 1..64, ignored\n", value);
+        return;
+    }
+    if (kind == KNOB_MODE) {
         if (value[0] >= '0' && value[0] <= '2' && value[1] == '\0')
             *field = (unsigned)(value[0] - '0');
         else
@@ -64,32 +75,34 @@ static void read_env(void)
     static const struct {
         const char *name;
         unsigned *field;
-        bool is_mode;
+        enum knob_kind kind;
     } knobs[] = {
-        {"reduce_items", &tuning.reduce_items, false},
-        {"reduce_groups", &tuning.reduce_max_groups, false},
-        {"reduce_fold", &tuning.reduce_fold, true},
-        {"scan_items", &tuning.scan_items, false},
-        {"scan_groups", &tuning.scan_max_groups, false},
-        {"scan_single_pass", &tuning.scan_single_pass, true},
-        {"scan_chained_items", &tuning.scan_chained_items, false},
-        {"scan_chained_wg", &tuning.scan_chained_wg, false},
-        {"scan_polls", &tuning.scan_polls, false},
-        {"radix_items", &tuning.radix_items, false},
-        {"radix_groups", &tuning.radix_max_groups, false},
-        {"radix_onesweep", &tuning.radix_onesweep, true},
-        {"radix_polls", &tuning.radix_polls, false},
-        {"radix_os_items", &tuning.radix_os_items, false},
-        {"radix_small", &tuning.radix_small, true},
-        {"radix_small_items", &tuning.radix_small_items, false},
-        {"spmv_merge", &tuning.spmv_merge, true},
-        {"spmv_merge_wg", &tuning.spmv_merge_wg, false},
-        {"spmv_merge_items", &tuning.spmv_merge_items, false},
-        {"spmv_merge_tiles", &tuning.spmv_merge_tiles, false},
-        {"spmv_merge_slack", &tuning.spmv_merge_slack, false},
-        {"axpby_items", &tuning.axpby_items, false},
-        {"spgemm_rows_tile", &tuning.spgemm_rows_tile, true},
-        {"spgemm_rank_search", &tuning.spgemm_rank_search, false},
+        {"reduce_items", &tuning.reduce_items, KNOB_POW2},
+        {"reduce_groups", &tuning.reduce_max_groups, KNOB_POW2},
+        {"reduce_fold", &tuning.reduce_fold, KNOB_MODE},
+        {"scan_items", &tuning.scan_items, KNOB_POW2},
+        {"scan_groups", &tuning.scan_max_groups, KNOB_POW2},
+        {"scan_single_pass", &tuning.scan_single_pass, KNOB_MODE},
+        {"scan_chained_items", &tuning.scan_chained_items, KNOB_POW2},
+        {"scan_chained_wg", &tuning.scan_chained_wg, KNOB_POW2},
+        {"scan_polls", &tuning.scan_polls, KNOB_POW2},
+        {"radix_items", &tuning.radix_items, KNOB_POW2},
+        {"radix_groups", &tuning.radix_max_groups, KNOB_POW2},
+        {"radix_onesweep", &tuning.radix_onesweep, KNOB_MODE},
+        {"radix_polls", &tuning.radix_polls, KNOB_POW2},
+        {"radix_os_items", &tuning.radix_os_items, KNOB_COUNT},
+        {"radix_os_subgroups", &tuning.radix_os_subgroups, KNOB_COUNT},
+        {"radix_ballot32", &tuning.radix_ballot32, KNOB_MODE},
+        {"radix_small", &tuning.radix_small, KNOB_MODE},
+        {"radix_small_items", &tuning.radix_small_items, KNOB_POW2},
+        {"spmv_merge", &tuning.spmv_merge, KNOB_MODE},
+        {"spmv_merge_wg", &tuning.spmv_merge_wg, KNOB_POW2},
+        {"spmv_merge_items", &tuning.spmv_merge_items, KNOB_POW2},
+        {"spmv_merge_tiles", &tuning.spmv_merge_tiles, KNOB_POW2},
+        {"spmv_merge_slack", &tuning.spmv_merge_slack, KNOB_POW2},
+        {"axpby_items", &tuning.axpby_items, KNOB_POW2},
+        {"spgemm_rows_tile", &tuning.spgemm_rows_tile, KNOB_MODE},
+        {"spgemm_rank_search", &tuning.spgemm_rank_search, KNOB_POW2},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];
@@ -103,7 +116,7 @@ static void read_env(void)
         for (size_t i = 0; eq && i < sizeof knobs / sizeof knobs[0]; i++) {
             if (strncmp(item, knobs[i].name, (size_t)(eq - item)) == 0 &&
                 knobs[i].name[eq - item] == '\0') {
-                set(knobs[i].field, eq + 1, knobs[i].is_mode);
+                set(knobs[i].field, eq + 1, knobs[i].kind);
                 known = true;
             }
         }
