@@ -107,6 +107,19 @@ static void barrier(VkCommandBuffer cmd)
                          NULL);
 }
 
+/* Work is followed by a barrier only once something comes after it: the
+ * next command recorded, or the end of the call. So a call's GPU time (the
+ * timestamps around it) ends when its last dispatch ends, not after the
+ * barrier that makes its writes visible to the host, as a CUDA event after a
+ * kernel does; on an H100 that barrier was ~1 us of a small call's time
+ * (docs/PERFORMANCE.md). */
+static void settle(vk_state *st, VkCommandBuffer cmd)
+{
+    if (st->barrier_due)
+        barrier(cmd);
+    st->barrier_due = false;
+}
+
 /* Polls the fence for a short while before sleeping on it: a blocking wait
  * wakes tens of microseconds after small work has ended, which would be most
  * of a small call's latency. */
@@ -133,10 +146,15 @@ static gpgpu_status wait_fence(gpgpu_context *ctx)
 static gpgpu_status flush(gpgpu_context *ctx)
 {
     vk_state *st = vk_of(ctx);
-    if (!st->recording || st->caller_cmd)
+    if (!st->recording)
         return GPGPU_SUCCESS;
+    if (st->caller_cmd) {
+        settle(st, st->recording); /* the caller's later commands see the call's writes */
+        return GPGPU_SUCCESS;
+    }
     if (st->timing)
         vkCmdWriteTimestamp(st->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, st->timestamps, 1);
+    settle(st, st->cmd);
     st->recording = VK_NULL_HANDLE;
     TRY(vk_check(ctx, vkEndCommandBuffer(st->cmd), "vkEndCommandBuffer"));
     VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
@@ -231,12 +249,13 @@ static gpgpu_status ensure_staging(gpgpu_context *ctx, VkDeviceSize bytes)
     return GPGPU_SUCCESS;
 }
 
-static void record_copy(VkCommandBuffer cmd, VkBuffer src, VkDeviceSize src_offset, VkBuffer dst,
-                        VkDeviceSize dst_offset, VkDeviceSize bytes)
+static void record_copy(vk_state *st, VkCommandBuffer cmd, VkBuffer src, VkDeviceSize src_offset,
+                        VkBuffer dst, VkDeviceSize dst_offset, VkDeviceSize bytes)
 {
     VkBufferCopy region = {.srcOffset = src_offset, .dstOffset = dst_offset, .size = bytes};
+    settle(st, cmd);
     vkCmdCopyBuffer(cmd, src, dst, 1, &region);
-    barrier(cmd);
+    st->barrier_due = true;
 }
 
 /* Transfers go through the staging buffer in pieces of at most this size. */
@@ -260,9 +279,9 @@ static gpgpu_status staged_transfer(gpgpu_buffer *buf, size_t offset, void *host
         VkCommandBuffer cmd;
         TRY(recording(ctx, &cmd));
         if (to_device)
-            record_copy(cmd, st->staging.buffer, 0, b->buffer, at, piece);
+            record_copy(st, cmd, st->staging.buffer, 0, b->buffer, at, piece);
         else
-            record_copy(cmd, b->buffer, at, st->staging.buffer, 0, piece);
+            record_copy(st, cmd, b->buffer, at, st->staging.buffer, 0, piece);
         TRY(flush(ctx));
         if (!to_device)
             memcpy((char *)host + done, st->staging_map, piece);
@@ -290,8 +309,8 @@ static gpgpu_status vk_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_b
     bool for_caller = vk_of(src->ctx)->caller_cmd;
     buf_of(src)->caller_used |= for_caller;
     buf_of(dst)->caller_used |= for_caller;
-    record_copy(cmd, buf_of(src)->buffer, buf_of(src)->offset + src_offset, buf_of(dst)->buffer,
-                buf_of(dst)->offset + dst_offset, bytes);
+    record_copy(vk_of(src->ctx), cmd, buf_of(src)->buffer, buf_of(src)->offset + src_offset,
+                buf_of(dst)->buffer, buf_of(dst)->offset + dst_offset, bytes);
     return GPGPU_SUCCESS;
 }
 
@@ -445,6 +464,7 @@ static gpgpu_status vk_dispatch(gpgpu_context *ctx, const exec_dispatch *d)
     TRY(descriptor_set(ctx, d, &set));
     VkCommandBuffer cmd;
     TRY(recording(ctx, &cmd));
+    settle(st, cmd);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, st->pipeline_layout, 0, 1, &set,
                             0, NULL);
@@ -457,7 +477,7 @@ static gpgpu_status vk_dispatch(gpgpu_context *ctx, const exec_dispatch *d)
         gy = (d->groups + gx - 1) / gx;
     }
     vkCmdDispatch(cmd, gx, gy, 1);
-    barrier(cmd);
+    st->barrier_due = true;
     vk_profile_mark(st, cmd, d);
     if (vk_profile_full(st))
         return flush(ctx);

@@ -38,6 +38,7 @@ typedef struct vk_state {
     VkCommandBuffer cmd;      /* the library's own */
     VkCommandBuffer recording; /* where work goes now: cmd, the caller's, or NULL */
     bool caller_cmd;           /* recording is the caller's command buffer */
+    bool barrier_due;          /* work recorded since the last barrier (settle in vk_exec.c) */
     VkFence fence;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout pipeline_layout;
