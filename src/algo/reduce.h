@@ -15,8 +15,10 @@ enum {
      * that put 1024 groups at half speed at 2^28 met the slow 1 GiB buffer):
      * GPGPU_TUNE=reduce_groups sets one cap for every size. */
     REDUCE_MAX_GROUPS = 4096,    /* from REDUCE_MANY_FROM elements on */
-    REDUCE_MID_GROUPS = 1024,    /* below */
-    REDUCE_MANY_FROM = 1 << 27
+    REDUCE_MID_GROUPS = 1024,    /* from REDUCE_MID_FROM to REDUCE_MANY_FROM */
+    REDUCE_FEW_GROUPS = 512,     /* below REDUCE_MID_FROM */
+    REDUCE_MANY_FROM = 1 << 27,
+    REDUCE_MID_FROM = 1 << 24
 };
 
 /* How the fast reduction splits n elements: `groups` work-groups, group g
