@@ -6,7 +6,8 @@
 # UndefinedBehaviorSanitizer and runs the suite once more, at sizes up to
 # GPGPU_TEST_MAX_N, without the Vulkan validation layer's second run of
 # test_vulkan, without test_sort (cli-sort runs the sort driver) and with
-# the command-line scripts on GL only (suite sanitize-once): any report fails
+# SpMV, SpGEMM and the command-line scripts on GL only (suite
+# sanitize-once): any report fails
 # (docs/TESTING.md, "The sanitizer pass").
 # GPGPU_TEST_SANITIZE=0 leaves the second pass out.
 set -euo pipefail
