@@ -111,7 +111,7 @@ static void barrier(VkCommandBuffer cmd)
  * next command recorded, or the end of the call. So a call's GPU time (the
  * timestamps around it) ends when its last dispatch ends, not after the
  * barrier that makes its writes visible to the host, as a CUDA event after a
- * kernel does; on an H100 that barrier was ~1 us of a small call's time
+ * kernel does; on an H100 that barrier was ~1.5 us of every call's time
  * (docs/PERFORMANCE.md). */
 static void settle(vk_state *st, VkCommandBuffer cmd)
 {
