@@ -338,11 +338,11 @@ int main(void)
     unsigned char res[16];
     for (size_t s = 0; test_sizes[s] != SIZE_MAX; s++) {
         size_t n = test_sizes[s];
-        if (n > test_max_n())
-            continue;
         bool largest = n > CLASSIC_LIMIT;
         for (size_t ti = 0; ti < sizeof test_types / sizeof *test_types; ti++) {
             gpgpu_type t = test_types[ti];
+            if (!test_runs_size(s, ti))
+                continue;
             for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
                 gpgpu_op op = ops[o];
                 reduce_plan p = reduce_plan_for(n);

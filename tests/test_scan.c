@@ -412,7 +412,7 @@ int main(void)
             stage_partials(t, group_counts[g]);
         for (size_t s = 0; test_sizes[s] != SIZE_MAX; s++) {
             size_t n = test_sizes[s];
-            if (n > test_max_n())
+            if (!test_runs_size(s, ti))
                 continue;
             stage_fast(t, n);
             stage_chained(t, n);

@@ -29,6 +29,19 @@ size_t test_max_n(void)
     return max_n;
 }
 
+bool test_runs_size(size_t size_index, size_t type_index)
+{
+    static int all = -1;
+    if (all < 0) {
+        const char *env = getenv("GPGPU_TEST_ALL_SIZES");
+        all = env && *env && strcmp(env, "0") != 0;
+    }
+    size_t n = test_sizes[size_index];
+    if (n > test_max_n())
+        return false;
+    return all || n < TEST_SHARED_FROM || (size_index + type_index) % 2 == 0;
+}
+
 /* Counts the failures that GL debug output caused (GPGPU_GL_DEBUG), so that
  * a message fails the test even from a call whose status it does not check. */
 void test_on_error(gpgpu_status status, const char *message, void *user)

@@ -70,6 +70,15 @@ extern const size_t test_sizes[];
  * sanitizer pass of scripts/test.sh sets it; docs/TESTING.md), else SIZE_MAX. */
 size_t test_max_n(void);
 
+/* Whether a size sweep runs test_sizes[size_index] for test_types[type_index].
+ * Sizes from TEST_SHARED_FROM up, where llvmpipe spends most of a suite's
+ * time, are shared out: each runs for two of the four types, alternately,
+ * so every type still meets several of them (the multi-level paths) and
+ * each size one integer and one float type, at half the cost.
+ * GPGPU_TEST_ALL_SIZES=1 runs every pair; GPGPU_TEST_MAX_N still applies. */
+enum { TEST_SHARED_FROM = 262143 };
+bool test_runs_size(size_t size_index, size_t type_index);
+
 /* Prints "N passed, M failed" and returns the exit code. */
 int test_finish(void);
 
