@@ -198,7 +198,6 @@ gpgpu_status radix_stage_small(gpgpu_context *ctx, const sort_keys *src, const s
                                unsigned passes, radix_plan plan)
 {
     exec_dispatch d = sort_dispatch(src, SORT_STAGE_SMALL, plan.wg, plan.items);
-    d.variant.only_stage = SORT_STAGE_SMALL;
     bind_destination(&d, dst);
     d.params[SORT_P_PASS] = passes; /* PASSES */
     d.groups = 1;
@@ -209,7 +208,6 @@ gpgpu_status radix_stage_hist(gpgpu_context *ctx, const sort_keys *src, unsigned
                               radix_plan plan, gpgpu_buffer *hist, size_t hist_off)
 {
     exec_dispatch d = pass_dispatch(src, SORT_STAGE_HIST, pass, plan, hist, hist_off);
-    d.variant.only_stage = SORT_STAGE_HIST; /* its subgroups' counters only: more groups at once */
     return algo_stage(ctx, &d);
 }
 
@@ -218,7 +216,6 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
                                  size_t hist_off)
 {
     exec_dispatch d = pass_dispatch(src, SORT_STAGE_SCATTER, pass, plan, hist, hist_off);
-    d.variant.only_stage = SORT_STAGE_SCATTER; /* the radix tile only, none of the network's */
     bind_destination(&d, dst);
     return algo_stage(ctx, &d);
 }
@@ -231,12 +228,12 @@ gpgpu_status radix_stage_os_counts(gpgpu_context *ctx, const sort_keys *src, rad
     d.params[SORT_P_GROUPS] = tiles;
     d.groups = algo_groups(radix_key_passes(src->type) * RADIX_DIGITS + RADIX_OS_TICKETS, plan.wg);
     TRY(algo_stage(ctx, &d));
-    d.params[0] = SORT_STAGE_OS_HIST;
-    d.variant.only_stage = SORT_STAGE_OS_HIST; /* a streaming pass: few registers, many groups */
+    d = pass_dispatch(src, SORT_STAGE_OS_HIST, 0, plan, hist, hist_off);
+    d.params[SORT_P_GROUPS] = tiles;
     d.groups = tiles < RADIX_OS_HIST_GROUPS ? tiles : RADIX_OS_HIST_GROUPS;
     TRY(algo_stage(ctx, &d));
-    d.params[0] = SORT_STAGE_OS_SCAN;
-    d.variant.only_stage = 0;
+    d = pass_dispatch(src, SORT_STAGE_OS_SCAN, 0, plan, hist, hist_off);
+    d.params[SORT_P_GROUPS] = tiles;
     d.groups = 1;
     return algo_stage(ctx, &d);
 }
@@ -249,7 +246,6 @@ gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, cons
     os.wg = plan.os_wg;
     os.items = plan.os_items;
     exec_dispatch d = pass_dispatch(src, SORT_STAGE_ONESWEEP, pass, os, hist, hist_off);
-    d.variant.only_stage = SORT_STAGE_ONESWEEP; /* its registers charged to no other stage */
     d.variant.shape[0] = plan.os_subgroups;     /* the rank counters' room (MAX_SG) */
     /* Ballots of one word where a subgroup has at most 32 lanes (BALLOT32). */
     d.variant.shape[1] = algo_tuning_get()->radix_ballot32 && ctx->info.has_subgroups &&

@@ -8,9 +8,36 @@
 #include "algo/copy.h"
 #include "algo/sort.h"
 
+/* The stages built as programs of their own (ONLY_STAGE, see exec_variant):
+ * the tile stages, whose registers and shared memory would otherwise be
+ * reserved by every dispatch of the family, and the network's STEP.
+ * glsl/sort.comp leaves them out of the family's shared program
+ * (OWN_PROGRAM there), so that a driver builds each only where a sort runs
+ * it: on llvmpipe the shared program with them took 14 s of LLVM per (type,
+ * tile) variant (0.7 s without), most of a cold test run, and a STEP there
+ * ran 5x slower than in its own (docs/TESTING.md). STEPS, the helpers and
+ * the one-sweep's clear and scan stay in the shared program: STEPS in one
+ * of its own ran 1.5x slower under NVIDIA's GL (docs/PERFORMANCE.md). */
+static unsigned own_program(unsigned stage)
+{
+    switch (stage) {
+    case SORT_STAGE_LOCAL_SORT:
+    case SORT_STAGE_LOCAL_MERGE:
+    case SORT_STAGE_HIST:
+    case SORT_STAGE_SCATTER:
+    case SORT_STAGE_OS_HIST:
+    case SORT_STAGE_ONESWEEP:
+    case SORT_STAGE_SMALL:
+    case SORT_STAGE_STEP:
+        return stage;
+    default:
+        return 0;
+    }
+}
+
 exec_dispatch sort_dispatch(const sort_keys *a, unsigned stage, unsigned wg, unsigned items)
 {
-    exec_dispatch d = {.variant = {"sort", a->type, GPGPU_OP_SUM, wg, items}};
+    exec_dispatch d = {.variant = {"sort", a->type, GPGPU_OP_SUM, wg, items, own_program(stage)}};
     d.params[0] = stage;
     d.bind[0] = a->keys;
     d.params[SORT_P_N] = (uint32_t)a->n;

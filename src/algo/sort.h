@@ -65,10 +65,10 @@ typedef struct sort_keys {
     size_t nseg;
 } sort_keys;
 
-/* The stages of glsl/sort.comp, and the parameters they read. */
+/* The stages of glsl/sort.comp, and the parameters they read. None is 0,
+ * which as only_stage means the family's shared program (sort_dispatch). */
 enum {
-    SORT_STAGE_STEP,
-    SORT_STAGE_LOCAL_SORT,
+    SORT_STAGE_LOCAL_SORT = 1,
     SORT_STAGE_LOCAL_MERGE,
     SORT_STAGE_HIST,
     SORT_STAGE_SCATTER,
@@ -79,7 +79,8 @@ enum {
     SORT_STAGE_OS_HIST,
     SORT_STAGE_OS_SCAN,
     SORT_STAGE_ONESWEEP,
-    SORT_STAGE_SMALL
+    SORT_STAGE_SMALL,
+    SORT_STAGE_STEP
 };
 enum {
     SORT_P_N = 1,
