@@ -1188,15 +1188,14 @@ int main(void)
                    radix_plan_for(ctx, GPGPU_TYPE_U32, 3000017), false);
     /* Tiles staged in several parts at sizes the defaults give one: 2-8
      * parts of OS_SLOTS slots, the last tile short, with and without the
-     * forced recount. */
+     * forced recount; 16 keys an invocation for two types, 32 for the other
+     * two (each a program of its own: 6 and 14 s of LLVM on llvmpipe). */
     for (size_t ti = 0; ti < 4; ti++) {
         radix_plan plan = radix_plan_for(ctx, test_types[ti], 100003);
-        for (uint32_t items = 16; items <= 32; items *= 2) {
-            plan.os_items = items;
-            if ((size_t)plan.os_wg * items > RADIX_OS_TILE_MAX)
-                continue;
-            stage_onesweep(test_types[ti], 100003, radix_sets[(ti + items / 16) % 5], D_RANDOM,
-                           plan, false);
+        plan.os_items = ti % 2 ? 32 : 16;
+        if ((size_t)plan.os_wg * plan.os_items <= RADIX_OS_TILE_MAX) {
+            stage_onesweep(test_types[ti], 100003, radix_sets[(ti + plan.os_items / 16) % 5],
+                           D_RANDOM, plan, false);
             stage_onesweep(test_types[ti], 30011, radix_sets[(ti + 1) % 5], D_DUPS, plan, true);
         }
         /* A wider work-group than the default (GPGPU_TUNE=radix_os_subgroups): 12
@@ -1238,13 +1237,16 @@ int main(void)
     stage_helpers(1u << 20);
     section("helper stages");
 
-    /* gpgpu_sort: the size sweep, random data, options varied with the size. */
+    /* gpgpu_sort: the size sweep, random data, options varied with the size;
+     * each algorithm and type at its largest size, and at every other size
+     * from TEST_SHARED_FROM up (test_runs_large). */
     for (size_t ti = 0; ti < 4; ti++)
         for (size_t ai = 0; ai < 4; ai++)
             for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
                 gpgpu_type t = test_types[ti];
                 gpgpu_algo a = sort_algos[ai];
-                if (sizes[si] > algo_limit(a, t))
+                if (sizes[si] > algo_limit(a, t) ||
+                    (sizes[si] < algo_limit(a, t) && !test_runs_large(sizes[si], si + ti + ai)))
                     continue;
                 sort_case c = {t, a, si % 3 == 1, si % 4 >= 2, sizes[si], D_RANDOM, (int)(si % 3),
                                (int)((si + ti) % 5), -1, 0};

@@ -29,17 +29,20 @@ size_t test_max_n(void)
     return max_n;
 }
 
-bool test_runs_size(size_t size_index, size_t type_index)
+bool test_runs_large(size_t n, size_t k)
 {
     static int all = -1;
     if (all < 0) {
         const char *env = getenv("GPGPU_TEST_ALL_SIZES");
         all = env && *env && strcmp(env, "0") != 0;
     }
+    return all || n < TEST_SHARED_FROM || k % 2 == 0;
+}
+
+bool test_runs_size(size_t size_index, size_t type_index)
+{
     size_t n = test_sizes[size_index];
-    if (n > test_max_n())
-        return false;
-    return all || n < TEST_SHARED_FROM || (size_index + type_index) % 2 == 0;
+    return n <= test_max_n() && test_runs_large(n, size_index + type_index);
 }
 
 /* Counts the failures that GL debug output caused (GPGPU_GL_DEBUG), so that

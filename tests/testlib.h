@@ -79,6 +79,11 @@ size_t test_max_n(void);
 enum { TEST_SHARED_FROM = 262143 };
 bool test_runs_size(size_t size_index, size_t type_index);
 
+/* The rule underneath, for sweeps of their own sizes: whether size n runs
+ * for the k-th case of a sweep that alternates k over its cases (always
+ * below TEST_SHARED_FROM, for even k above; GPGPU_TEST_ALL_SIZES=1 always). */
+bool test_runs_large(size_t n, size_t k);
+
 /* Prints "N passed, M failed" and returns the exit code. */
 int test_finish(void);
 
