@@ -28,6 +28,16 @@ scan_chained_plan scan_chained_plan_for(gpgpu_type type, size_t n)
     uint32_t wg = algo_tuning_get()->scan_chained_wg;
     if (wg > SCAN_CHAINED_WG_MAX)
         wg = SCAN_CHAINED_WG_MAX;
+    /* Short scans of more than one tile take tiles of half the items: under
+     * NVIDIA's GL (H100) 2-128 tiles of 8 items took 27 us at 2^14-2^18
+     * whatever the size, of 4 items 15-16 us (why is not known), and at
+     * 2^20 19 or 31 us from one process to the next, against 18.9; Vulkan
+     * gave the same time either way there (11.7 us at 2^18). From 2^21 up
+     * the longer tiles are faster on both (2^23: 55 against 62 us GL, 52
+     * against 58 us Vulkan), and one tile stays one tile (2^12: 9.5 us GL,
+     * 6.1 us Vulkan, against 15.2 and 10.6 us for two). docs/PERFORMANCE.md. */
+    if (items > 1 && n > (size_t)wg * items && n <= SCAN_CHAINED_SHORT_MAX)
+        items /= 2;
     size_t tile = (size_t)wg * items;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     /* A ticket in the first 16 bytes, then each tile's 16 bytes (32 for f64). */
