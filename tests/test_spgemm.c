@@ -42,49 +42,12 @@ enum { SHARED_MAX_PRODUCTS = 2048 };
 
 /* ------------------------------------------------------------ host helpers */
 
-static void die_on(gpgpu_status s, const char *what)
-{
-    if (s != GPGPU_SUCCESS) {
-        fprintf(stderr, "%s: %s\n", what, gpgpu_last_error(NULL));
-        exit(1);
-    }
-}
-
 static void ref_or_die(bool ok, const char *what)
 {
     if (!ok) {
         fprintf(stderr, "%s: out of host memory\n", what);
         exit(1);
     }
-}
-
-/* A CSR from explicit arrays (copied into malloc'ed ones, so gpgpu_csr_free
- * applies), with the given values or random f32 ones when values is NULL. */
-static gpgpu_csr csr_of(uint32_t rows, uint32_t cols, size_t nnz, const uint32_t *rp,
-                        const uint32_t *ci, const double *values)
-{
-    gpgpu_csr a = {rows, cols, nnz, xmalloc((rows + 1) * sizeof(uint32_t)),
-                   xmalloc(nnz * sizeof(uint32_t)), xmalloc(nnz * sizeof(double))};
-    memcpy(a.row_ptr, rp, (rows + 1) * sizeof(uint32_t));
-    if (nnz)
-        memcpy(a.col_idx, ci, nnz * sizeof(uint32_t));
-    if (values) {
-        memcpy(a.values, values, nnz * sizeof(double));
-        return a;
-    }
-    float *v = xmalloc(nnz * sizeof *v);
-    test_random(GPGPU_TYPE_F32, v, nnz, test_seed++);
-    for (size_t k = 0; k < nnz; k++)
-        a.values[k] = v[k];
-    free(v);
-    return a;
-}
-
-static gpgpu_csr generated(gpgpu_generator gen, uint32_t size, uint32_t avg)
-{
-    gpgpu_csr a = {0};
-    die_on(gpgpu_generate(gen, size, avg, 42 + size, &a), "gpgpu_generate");
-    return a;
 }
 
 static uint64_t splitmix(uint64_t *state)
@@ -120,7 +83,7 @@ static gpgpu_csr random_csr(uint32_t rows, uint32_t cols, uint32_t avg, uint32_t
     }
     gpgpu_csr a = {0};
     char msg[256];
-    die_on(gpgpu_csr_from_coo(rows, cols, n, r, c, v, &a, msg, sizeof msg), msg);
+    test_die_on(gpgpu_csr_from_coo(rows, cols, n, r, c, v, &a, msg, sizeof msg), msg);
     if (signs) /* duplicates summed may give 0 or +-2: still exact integers */
         for (size_t k = 0; k < a.nnz; k++)
             a.values[k] = a.values[k] == 0 ? 1 : a.values[k];
@@ -133,7 +96,7 @@ static gpgpu_csr random_csr(uint32_t rows, uint32_t cols, uint32_t avg, uint32_t
 /* A deep copy of a, its values rounded to f32 when t is. */
 static gpgpu_csr as_type(const gpgpu_csr *a, gpgpu_type t)
 {
-    gpgpu_csr b = csr_of(a->rows, a->cols, a->nnz, a->row_ptr, a->col_idx, a->values);
+    gpgpu_csr b = test_csr_of(a->rows, a->cols, a->nnz, a->row_ptr, a->col_idx, a->values);
     for (size_t k = 0; t == GPGPU_TYPE_F32 && k < a->nnz; k++)
         b.values[k] = (double)(float)a->values[k];
     return b;
@@ -450,8 +413,8 @@ static void hand_pair(gpgpu_csr *a, gpgpu_csr *b)
     static const uint32_t aci[] = {0, 2, 4, 1, 0, 1, 2, 3, 4, 3};
     static const uint32_t brp[] = {0, 3, 3, 6, 7, 14};
     static const uint32_t bci[] = {1, 3, 6, 0, 1, 3, 6, 0, 1, 2, 3, 4, 5, 6};
-    *a = csr_of(6, 5, 10, arp, aci, NULL);
-    *b = csr_of(5, 7, 14, brp, bci, NULL);
+    *a = test_csr_of(6, 5, 10, arp, aci, NULL);
+    *b = test_csr_of(5, 7, 14, brp, bci, NULL);
 }
 
 static void classic_stage_tests(void)
@@ -459,9 +422,9 @@ static void classic_stage_tests(void)
     gpgpu_csr a, b;
     hand_pair(&a, &b);
     gpgpu_csr ra = random_csr(23, 41, 3, 5, false), rb = random_csr(41, 17, 2, 4, false);
-    gpgpu_csr pl = generated(GPGPU_GEN_POWER_LAW, 80, 5);
+    gpgpu_csr pl = test_generated(GPGPU_GEN_POWER_LAW, 80, 5);
     static const uint32_t drp[] = {0, 1, 2, 3, 4, 5}, dci[] = {3, 0, 4, 1, 2};
-    gpgpu_csr perm = csr_of(5, 5, 5, drp, dci, NULL); /* one product per row: no sort, no sums */
+    gpgpu_csr perm = test_csr_of(5, 5, 5, drp, dci, NULL); /* one product per row: no sort, no sums */
     struct {
         const char *name;
         const gpgpu_csr *a, *b;
@@ -1232,8 +1195,8 @@ static void fast_stage_tests(void)
     /* A's columns 1 and 3 meet only B's empty rows 1 and 3 */
     static const uint32_t np_arp[] = {0, 1, 1, 3}, np_aci[] = {1, 1, 3};
     static const uint32_t np_brp[] = {0, 2, 2, 3, 3}, np_bci[] = {0, 4, 2};
-    gpgpu_csr na = csr_of(3, 4, 3, np_arp, np_aci, NULL);
-    gpgpu_csr nb = csr_of(4, 5, 3, np_brp, np_bci, NULL);
+    gpgpu_csr na = test_csr_of(3, 4, 3, np_arp, np_aci, NULL);
+    gpgpu_csr nb = test_csr_of(4, 5, 3, np_brp, np_bci, NULL);
     gpgpu_csr ba, bb, ia, ib, ea, eb;
     EXPECT(fast_pair(333, 901, 1237, true, 24, &ba, &bb) &&
                fast_pair(100, 901, 1237, false, 9, &ia, &ib), /* none long */
@@ -1271,7 +1234,7 @@ static gpgpu_csr with_empty_rows(void)
 {
     static const uint32_t rp[] = {0, 0, 0, 2, 7, 7, 8, 10, 10, 10};
     static const uint32_t ci[] = {0, 5, 0, 1, 3, 4, 6, 6, 1, 3};
-    return csr_of(9, 7, 10, rp, ci, NULL);
+    return test_csr_of(9, 7, 10, rp, ci, NULL);
 }
 
 /* 7 x 6: rows 1, 2 and 5 empty, columns 0 and 4 empty. */
@@ -1279,7 +1242,7 @@ static gpgpu_csr empty_rows_b(void)
 {
     static const uint32_t rp[] = {0, 2, 2, 2, 5, 6, 6, 8};
     static const uint32_t ci[] = {1, 5, 1, 2, 3, 5, 2, 3};
-    return csr_of(7, 6, 8, rp, ci, NULL);
+    return test_csr_of(7, 6, 8, rp, ci, NULL);
 }
 
 static void edge_products(void)
@@ -1293,16 +1256,16 @@ static void edge_products(void)
         const char *name;
         gpgpu_csr a, b;
     } cases[] = {
-        {"1x1", csr_of(1, 1, 1, one_rp, one_ci, NULL), csr_of(1, 1, 1, one_rp, one_ci, NULL)},
-        {"no products", csr_of(3, 4, 3, np_arp, np_aci, NULL),
-         csr_of(4, 5, 3, np_brp, np_bci, NULL)},
-        {"A without entries", csr_of(4, 4, 0, zeros, NULL, NULL),
-         csr_of(4, 5, 3, np_brp, np_bci, NULL)},
-        {"0 rows", csr_of(0, 3, 0, zeros, NULL, NULL), csr_of(3, 2, 0, zeros, NULL, NULL)},
-        {"inner 0", csr_of(4, 0, 0, zeros, NULL, NULL), csr_of(0, 3, 0, zeros, NULL, NULL)},
+        {"1x1", test_csr_of(1, 1, 1, one_rp, one_ci, NULL), test_csr_of(1, 1, 1, one_rp, one_ci, NULL)},
+        {"no products", test_csr_of(3, 4, 3, np_arp, np_aci, NULL),
+         test_csr_of(4, 5, 3, np_brp, np_bci, NULL)},
+        {"A without entries", test_csr_of(4, 4, 0, zeros, NULL, NULL),
+         test_csr_of(4, 5, 3, np_brp, np_bci, NULL)},
+        {"0 rows", test_csr_of(0, 3, 0, zeros, NULL, NULL), test_csr_of(3, 2, 0, zeros, NULL, NULL)},
+        {"inner 0", test_csr_of(4, 0, 0, zeros, NULL, NULL), test_csr_of(0, 3, 0, zeros, NULL, NULL)},
         {"empty rows and columns", with_empty_rows(), empty_rows_b()},
         {"rectangular", random_csr(37, 53, 2, 6, false), random_csr(53, 19, 2, 5, false)},
-        {"dense", generated(GPGPU_GEN_DENSE, 12, 0), generated(GPGPU_GEN_DENSE, 12, 0)},
+        {"dense", test_generated(GPGPU_GEN_DENSE, 12, 0), test_generated(GPGPU_GEN_DENSE, 12, 0)},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         check_algos(cases[c].name, &cases[c].a, &cases[c].b);
@@ -1323,11 +1286,11 @@ static void generated_products(void)
         {"rmat", GPGPU_GEN_RMAT, 9, 4},
     };
     for (size_t g = 0; g < sizeof gens / sizeof *gens; g++) {
-        gpgpu_csr a = generated(gens[g].gen, gens[g].size, gens[g].avg);
+        gpgpu_csr a = test_generated(gens[g].gen, gens[g].size, gens[g].avg);
         check_algos(gens[g].name, &a, NULL);
         gpgpu_csr_free(&a);
     }
-    gpgpu_csr pl = generated(GPGPU_GEN_POWER_LAW, 500, 6);
+    gpgpu_csr pl = test_generated(GPGPU_GEN_POWER_LAW, 500, 6);
     check_a_at("power-law", &pl);
     gpgpu_csr_free(&pl);
     gpgpu_csr rect = random_csr(70, 300, 4, 7, false);
@@ -1350,8 +1313,8 @@ static void crafted_zeros(void)
     for (size_t c = 0; c < 2; c++)
         for (size_t ti = 0; ti < type_count; ti++) {
             gpgpu_type t = types[ti];
-            gpgpu_csr a = csr_of(1, 2, 2, arp, aci, cases[c].av);
-            gpgpu_csr b = csr_of(2, 1, 2, brp, bci, cases[c].bv);
+            gpgpu_csr a = test_csr_of(1, 2, 2, arp, aci, cases[c].av);
+            gpgpu_csr b = test_csr_of(2, 1, 2, brp, bci, cases[c].bv);
             gpgpu_matrix *ma = upload(&a, t), *mb = upload(&b, t);
             for (size_t k = 0; ma && mb && k < sizeof all_algos / sizeof *all_algos; k++) {
                 for (int drop = 0; drop < 2; drop++) {
@@ -1394,7 +1357,7 @@ static void crafted_zeros(void)
 /* c without its exact zeros; returns how many there were. */
 static size_t without_zeros(const gpgpu_csr *c, gpgpu_csr *out)
 {
-    *out = csr_of(c->rows, c->cols, c->nnz, c->row_ptr, c->col_idx, c->values);
+    *out = test_csr_of(c->rows, c->cols, c->nnz, c->row_ptr, c->col_idx, c->values);
     size_t n = 0;
     for (uint32_t i = 0; i < c->rows; i++) {
         out->row_ptr[i] = (uint32_t)n;
@@ -1415,7 +1378,7 @@ static size_t without_zeros(const gpgpu_csr *c, gpgpu_csr *out)
 static void integer_zeros(void)
 {
     gpgpu_csr a = random_csr(300, 300, 4, 9, true);
-    gpgpu_csr d = generated(GPGPU_GEN_DENSE_ROW, 2500, 2);
+    gpgpu_csr d = test_generated(GPGPU_GEN_DENSE_ROW, 2500, 2);
     for (size_t k = 0; k < d.nnz; k++)
         d.values[k] = d.col_idx[k] % 3 == 0 ? -1 : 1;
     const gpgpu_csr *mats[] = {&a, &d};
@@ -1534,7 +1497,7 @@ static void budgets(void)
 static void misuse(void)
 {
     gpgpu_csr a = random_csr(3, 41, 3, 0, false), b = random_csr(43, 2, 2, 0, false);
-    gpgpu_csr sq = generated(GPGPU_GEN_BANDED, 20, 2);
+    gpgpu_csr sq = test_generated(GPGPU_GEN_BANDED, 20, 2);
     gpgpu_matrix *ma = upload(&a, GPGPU_TYPE_F32), *mb = upload(&b, GPGPU_TYPE_F32);
     gpgpu_matrix *ms = upload(&sq, GPGPU_TYPE_F32), *mc = NULL, *ell = NULL;
     gpgpu_spgemm_desc d = {0};

@@ -26,43 +26,11 @@ static size_t type_count = 2;
 
 /* ------------------------------------------------------------ host helpers */
 
-static void die_on(gpgpu_status s, const char *what)
-{
-    if (s != GPGPU_SUCCESS) {
-        fprintf(stderr, "%s: %s\n", what, gpgpu_last_error(NULL));
-        exit(1);
-    }
-}
-
-/* A CSR from explicit arrays (copied into malloc'ed ones, so gpgpu_csr_free applies). */
-static gpgpu_csr csr_of(uint32_t rows, uint32_t cols, size_t nnz, const uint32_t *rp,
-                        const uint32_t *ci)
-{
-    gpgpu_csr a = {rows, cols, nnz, xmalloc((rows + 1) * sizeof(uint32_t)),
-                   xmalloc(nnz * sizeof(uint32_t)), xmalloc(nnz * sizeof(double))};
-    memcpy(a.row_ptr, rp, (rows + 1) * sizeof(uint32_t));
-    if (nnz)
-        memcpy(a.col_idx, ci, nnz * sizeof(uint32_t));
-    float *v = xmalloc(nnz * sizeof *v);
-    test_random(GPGPU_TYPE_F32, v, nnz, test_seed++);
-    for (size_t k = 0; k < nnz; k++)
-        a.values[k] = v[k];
-    free(v);
-    return a;
-}
-
-static gpgpu_csr generated(gpgpu_generator gen, uint32_t size, uint32_t avg)
-{
-    gpgpu_csr a = {0};
-    die_on(gpgpu_generate(gen, size, avg, 42 + size, &a), "gpgpu_generate");
-    return a;
-}
-
 /* A deep copy of a, its values rounded to f32 when t is. */
 static gpgpu_csr as_type(const gpgpu_csr *a, gpgpu_type t)
 {
     uint32_t *ci = a->col_idx;
-    gpgpu_csr b = csr_of(a->rows, a->cols, a->nnz, a->row_ptr, ci);
+    gpgpu_csr b = test_csr_of(a->rows, a->cols, a->nnz, a->row_ptr, ci, NULL);
     for (size_t k = 0; k < a->nnz; k++)
         b.values[k] = t == GPGPU_TYPE_F32 ? (double)(float)a->values[k] : a->values[k];
     return b;
@@ -317,7 +285,7 @@ static gpgpu_csr with_empty_rows(void)
 {
     static const uint32_t rp[] = {0, 0, 0, 2, 7, 7, 8, 10, 10, 10};
     static const uint32_t ci[] = {0, 5, 0, 1, 3, 4, 6, 6, 1, 3};
-    return csr_of(9, 7, 10, rp, ci);
+    return test_csr_of(9, 7, 10, rp, ci, NULL);
 }
 
 /* A rows x cols matrix of the given row lengths (each at most cols), columns 0, 1, ...
@@ -332,7 +300,7 @@ static gpgpu_csr of_lengths(const uint32_t *lens, uint32_t rows, uint32_t cols)
     for (uint32_t i = 0; i < rows; i++)
         for (uint32_t k = 0; k < lens[i]; k++)
             ci[rp[i] + k] = k;
-    gpgpu_csr a = csr_of(rows, cols, rp[rows], rp, ci);
+    gpgpu_csr a = test_csr_of(rows, cols, rp[rows], rp, ci, NULL);
     free(ci);
     free(rp);
     return a;
@@ -410,7 +378,7 @@ static void generated_matrices(void)
         {"dense-row", GPGPU_GEN_DENSE_ROW, 2500, 2}, {"dense", GPGPU_GEN_DENSE, 37, 0},
     };
     for (size_t g = 0; g < sizeof gens / sizeof *gens; g++) {
-        gpgpu_csr a = generated(gens[g].gen, gens[g].size, gens[g].avg);
+        gpgpu_csr a = test_generated(gens[g].gen, gens[g].size, gens[g].avg);
         check_all_formats(gens[g].name, &a);
         gpgpu_csr_free(&a);
     }
@@ -485,9 +453,9 @@ static void edge_matrices(void)
         const char *name;
         gpgpu_csr a;
     } cases[] = {
-        {"0x0", csr_of(0, 0, 0, zeros, NULL)},   {"5x0", csr_of(5, 0, 0, zeros, NULL)},
-        {"0x5", csr_of(0, 5, 0, zeros, NULL)},   {"1x1", csr_of(1, 1, 1, one_rp, one_ci)},
-        {"1x1 empty", csr_of(1, 1, 0, zeros, NULL)}, {"empty rows", with_empty_rows()},
+        {"0x0", test_csr_of(0, 0, 0, zeros, NULL, NULL)},   {"5x0", test_csr_of(5, 0, 0, zeros, NULL, NULL)},
+        {"0x5", test_csr_of(0, 5, 0, zeros, NULL, NULL)},   {"1x1", test_csr_of(1, 1, 1, one_rp, one_ci, NULL)},
+        {"1x1 empty", test_csr_of(1, 1, 0, zeros, NULL, NULL)}, {"empty rows", with_empty_rows()},
         {"long rows", long_rows()},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
@@ -507,7 +475,7 @@ static void one_long_row(void)
     uint32_t rp[2] = {0, N}, *ci = xmalloc(N * sizeof *ci);
     for (uint32_t k = 0; k < N; k++)
         ci[k] = k;
-    gpgpu_csr a = csr_of(1, N, N, rp, ci);
+    gpgpu_csr a = test_csr_of(1, N, N, rp, ci, NULL);
     free(ci);
     for (size_t ti = 0; ti < type_count; ti++) {
         gpgpu_type t = types[ti];
@@ -648,7 +616,7 @@ static void plan_kept(void)
 
 static void wrapped_matrices(void)
 {
-    gpgpu_csr a = generated(GPGPU_GEN_POWER_LAW, 400, 6);
+    gpgpu_csr a = test_generated(GPGPU_GEN_POWER_LAW, 400, 6);
     for (size_t ti = 0; ti < type_count; ti++) {
         gpgpu_type t = types[ti];
         wrapped w = upload_csr(&a, t);
@@ -726,7 +694,7 @@ static bool file_has(const char *path, const char *needle)
 
 static void tuning(void)
 {
-    gpgpu_csr a = generated(GPGPU_GEN_RANDOM, 2000, 12);
+    gpgpu_csr a = test_generated(GPGPU_GEN_RANDOM, 2000, 12);
     gpgpu_matrix *m = NULL;
     EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_F32}, &a, &m),
                   GPGPU_SUCCESS);
@@ -782,7 +750,7 @@ static void tuning(void)
 
 static void misuse(void)
 {
-    gpgpu_csr a = generated(GPGPU_GEN_BANDED, 50, 2);
+    gpgpu_csr a = test_generated(GPGPU_GEN_BANDED, 50, 2);
     gpgpu_matrix_desc f32 = {.type = GPGPU_TYPE_F32};
     gpgpu_matrix *m = NULL, *ell = NULL, *coo = NULL;
 
@@ -892,7 +860,7 @@ static void misaligned(void)
 {
     if (ctx->exec != &gl_exec_backend || type_count < 2)
         return;
-    gpgpu_csr a = generated(GPGPU_GEN_BANDED, 20, 2);
+    gpgpu_csr a = test_generated(GPGPU_GEN_BANDED, 20, 2);
     gpgpu_matrix *m = NULL;
     gpgpu_matrix_desc f64 = {.type = GPGPU_TYPE_F64};
     EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &f64, &a, &m), GPGPU_SUCCESS);

@@ -299,3 +299,38 @@ void slab_free(slab *s)
     gpgpu_buffer_destroy(s->buf);
     free(s->host);
 }
+
+void test_die_on(gpgpu_status s, const char *what)
+{
+    if (s != GPGPU_SUCCESS) {
+        fprintf(stderr, "%s: %s\n", what, gpgpu_last_error(NULL));
+        exit(1);
+    }
+}
+
+gpgpu_csr test_csr_of(uint32_t rows, uint32_t cols, size_t nnz, const uint32_t *rp,
+                      const uint32_t *ci, const double *values)
+{
+    gpgpu_csr a = {rows, cols, nnz, xmalloc((rows + 1) * sizeof(uint32_t)),
+                   xmalloc(nnz * sizeof(uint32_t)), xmalloc(nnz * sizeof(double))};
+    memcpy(a.row_ptr, rp, (rows + 1) * sizeof(uint32_t));
+    if (nnz)
+        memcpy(a.col_idx, ci, nnz * sizeof(uint32_t));
+    if (values) {
+        memcpy(a.values, values, nnz * sizeof(double));
+        return a;
+    }
+    float *v = xmalloc(nnz * sizeof *v);
+    test_random(GPGPU_TYPE_F32, v, nnz, test_seed++);
+    for (size_t k = 0; k < nnz; k++)
+        a.values[k] = v[k];
+    free(v);
+    return a;
+}
+
+gpgpu_csr test_generated(gpgpu_generator gen, uint32_t size, uint32_t avg)
+{
+    gpgpu_csr a = {0};
+    test_die_on(gpgpu_generate(gen, size, avg, 42 + size, &a), "gpgpu_generate");
+    return a;
+}

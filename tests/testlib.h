@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "gpgpu/gpgpu.h"
+#include "gpgpu/sparse.h"
 
 enum { TEST_SKIPPED = 77 };
 
@@ -146,5 +147,19 @@ void *slab_at(const slab *s, size_t i);
 void slab_check(const slab *s, const double *tol, const char *what);
 
 void slab_free(slab *s);
+
+/* ------------------------------------------ helpers of the sparse tests */
+
+/* Exits with the library's last error when s is not GPGPU_SUCCESS. */
+void test_die_on(gpgpu_status s, const char *what);
+
+/* A CSR from explicit arrays (copied into malloc'ed ones, so gpgpu_csr_free
+ * applies), with the given values or random f32 ones when values is NULL. */
+gpgpu_csr test_csr_of(uint32_t rows, uint32_t cols, size_t nnz, const uint32_t *rp,
+                      const uint32_t *ci, const double *values);
+
+/* gpgpu_generate's matrix of that kind, size and average row length, with
+ * a seed fixed by the size. */
+gpgpu_csr test_generated(gpgpu_generator gen, uint32_t size, uint32_t avg);
 
 #endif /* GPGPU_TESTLIB_H */
