@@ -72,8 +72,7 @@ static bool parse_cg_args(int argc, char **argv, cg_args *c)
             c->laplace_n = (uint32_t)tool_parse_uint("--laplace3d", value, 1, 1290);
         else if ((value = tool_option_value(argc, argv, &i, "--b")) != NULL)
             c->b_path = value;
-        else if ((value = tool_option_value(argc, argv, &i, "-o")) != NULL ||
-                 (value = tool_option_value(argc, argv, &i, "--output")) != NULL)
+        else if ((value = tool_output_option(argc, argv, &i)) != NULL)
             c->out_path = value;
         else if ((value = tool_option_value(argc, argv, &i, "--tol")) != NULL)
             c->tol = tool_parse_double("--tol", value);

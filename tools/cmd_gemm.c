@@ -83,13 +83,10 @@ static bool parse_options(int argc, char **argv, gemm_args *s)
         }
         if (tool_context_option(argc, argv, &i, &s->desc))
             continue;
-        if ((value = tool_option_value(argc, argv, &i, "-o")) != NULL ||
-            (value = tool_option_value(argc, argv, &i, "--output")) != NULL)
+        if ((value = tool_output_option(argc, argv, &i)) != NULL)
             s->out_path = value;
         else if ((value = tool_option_value(argc, argv, &i, "--type")) != NULL) {
-            s->gemm.type = tool_parse_type(value);
-            if (s->gemm.type != GPGPU_TYPE_F32 && s->gemm.type != GPGPU_TYPE_F64)
-                tool_usage_error("--type: dense products are f32 or f64, not %s", value);
+            s->gemm.type = tool_parse_float_type(value, "dense products");
         } else if ((value = tool_option_value(argc, argv, &i, "--method")) != NULL)
             s->gemm.algo = tool_parse_gemm_method(value);
         else if ((value = tool_option_value(argc, argv, &i, "--tile")) != NULL) {

@@ -44,8 +44,7 @@ static bool parse_scan_args(int argc, char **argv, scan_args *s)
             inclusive = true;
         else if (strcmp(argv[i], "--exclusive") == 0)
             s->exclusive = true;
-        else if ((value = tool_option_value(argc, argv, &i, "-o")) != NULL ||
-                 (value = tool_option_value(argc, argv, &i, "--output")) != NULL)
+        else if ((value = tool_output_option(argc, argv, &i)) != NULL)
             s->out_path = value;
         else if (!parse_vector_option(argc, argv, &i, &s->in))
             parse_vector_operand(argv[i], &s->in);

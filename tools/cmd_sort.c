@@ -76,8 +76,7 @@ static bool parse_sort_args(int argc, char **argv, sort_args *s)
             s->stable = true;
         else if ((value = tool_option_value(argc, argv, &i, "--algo")) != NULL)
             s->in.algo = parse_sort_algo(value);
-        else if ((value = tool_option_value(argc, argv, &i, "-o")) != NULL ||
-                 (value = tool_option_value(argc, argv, &i, "--output")) != NULL)
+        else if ((value = tool_output_option(argc, argv, &i)) != NULL)
             s->out_path = value;
         else if ((value = tool_option_value(argc, argv, &i, "--perm")) != NULL)
             s->perm_path = value;

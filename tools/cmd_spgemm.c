@@ -132,13 +132,10 @@ static bool parse_spgemm_args(int argc, char **argv, spgemm_args *s)
         }
         if (tool_context_option(argc, argv, &i, &s->desc))
             continue;
-        if ((value = tool_option_value(argc, argv, &i, "-o")) != NULL ||
-            (value = tool_option_value(argc, argv, &i, "--output")) != NULL)
+        if ((value = tool_output_option(argc, argv, &i)) != NULL)
             s->out_path = value;
         else if ((value = tool_option_value(argc, argv, &i, "--type")) != NULL) {
-            s->type = tool_parse_type(value);
-            if (s->type != GPGPU_TYPE_F32 && s->type != GPGPU_TYPE_F64)
-                tool_usage_error("--type: matrix values are f32 or f64, not %s", value);
+            s->type = tool_parse_float_type(value, "matrix values");
         } else if ((value = tool_option_value(argc, argv, &i, "--algo")) != NULL)
             s->spgemm.algo = parse_spgemm_algo(value);
         else if ((value = tool_option_value(argc, argv, &i, "--memory-budget")) != NULL)

@@ -50,8 +50,7 @@ static bool parse_spmv_args(int argc, char **argv, spmv_args *s)
             s->x_path = value;
         else if ((value = tool_option_value(argc, argv, &i, "--y0")) != NULL)
             s->y0_path = value;
-        else if ((value = tool_option_value(argc, argv, &i, "-o")) != NULL ||
-                 (value = tool_option_value(argc, argv, &i, "--output")) != NULL)
+        else if ((value = tool_output_option(argc, argv, &i)) != NULL)
             s->out_path = value;
         else if ((value = tool_option_value(argc, argv, &i, "--alpha")) != NULL)
             s->alpha = tool_parse_double("--alpha", value);

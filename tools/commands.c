@@ -201,14 +201,6 @@ const char sparse_options_help[] =
     FORMAT_OPTIONS_HELP
     "  --quiet           no progress lines on stderr\n";
 
-static gpgpu_type parse_float_type(const char *text)
-{
-    gpgpu_type type = tool_parse_type(text);
-
-    if (type != GPGPU_TYPE_F32 && type != GPGPU_TYPE_F64)
-        tool_usage_error("--type: matrix values are f32 or f64, not %s", text);
-    return type;
-}
 
 bool parse_format_option(int argc, char **argv, int *i, gpgpu_format_params *p)
 {
@@ -240,7 +232,7 @@ bool parse_sparse_option(int argc, char **argv, int *i, sparse_args *s)
         parse_format_option(argc, argv, i, &s->matrix.params))
         return true;
     if ((value = tool_option_value(argc, argv, i, "--type")) != NULL)
-        s->matrix.type = parse_float_type(value);
+        s->matrix.type = tool_parse_float_type(value, "matrix values");
     else if ((value = tool_option_value(argc, argv, i, "--format")) != NULL)
         s->matrix.format = tool_parse_format(value);
     else if ((value = tool_option_value(argc, argv, i, "--algo")) != NULL)

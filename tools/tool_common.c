@@ -189,6 +189,12 @@ bool tool_context_option(int argc, char **argv, int *i, gpgpu_context_desc *desc
     return true;
 }
 
+const char *tool_output_option(int argc, char **argv, int *i)
+{
+    const char *value = tool_option_value(argc, argv, i, "-o");
+    return value ? value : tool_option_value(argc, argv, i, "--output");
+}
+
 int tool_context_create(const gpgpu_context_desc *desc, gpgpu_context **ctx)
 {
     gpgpu_status status = gpgpu_context_create(desc, ctx);
@@ -242,6 +248,14 @@ gpgpu_type tool_parse_type(const char *text)
             return types[k];
     }
     tool_usage_error("--type: unknown type '%s' (expected u32, i32, f32 or f64)", text);
+}
+
+gpgpu_type tool_parse_float_type(const char *text, const char *what)
+{
+    gpgpu_type type = tool_parse_type(text);
+    if (type != GPGPU_TYPE_F32 && type != GPGPU_TYPE_F64)
+        tool_usage_error("--type: %s are f32 or f64, not %s", what, text);
+    return type;
 }
 
 gpgpu_algo tool_parse_algo(const char *text)

@@ -68,6 +68,10 @@ const char *tool_option_value(int argc, char **argv, int *i, const char *name);
  * --debug) into *desc. Returns true when argv[*i] was one of them. */
 bool tool_context_option(int argc, char **argv, int *i, gpgpu_context_desc *desc);
 
+/* The value of -o or --output when argv[*i] is one of them (as
+ * tool_option_value), else NULL. */
+const char *tool_output_option(int argc, char **argv, int *i);
+
 /* Help text lines for the options of tool_context_option. */
 extern const char tool_context_options_help[];
 
@@ -91,6 +95,10 @@ void tool_matrix_operand(const char *arg, const char **a, const char **b);
 
 /* Parses "u32", "i32", "f32" or "f64"; anything else is a usage error. */
 gpgpu_type tool_parse_type(const char *text);
+
+/* tool_parse_type for commands on floats only: f32 or f64, else a usage
+ * error that names what the type is of ("matrix values"). */
+gpgpu_type tool_parse_float_type(const char *text, const char *what);
 
 /* Algorithm names: fast, halving, stride, minmax, classic (the classic scan);
  * tool_algo_name gives "default" for GPGPU_ALGO_DEFAULT. */
