@@ -499,7 +499,13 @@ uint rank_in_subgroup(uint d, bool valid)
     uint first = sg_id() * VSG, lane = sg_lane();
     uint before = 0u, count = 0u;
     bool last = valid;
-    for (uint q = 0u; q < VSG; q++) {
+    // A bound the compiler cannot fold (it is VSG): with VSG itself llvmpipe
+    // unrolls this loop inside the tile's unrolled loop over its keys, and
+    // LLVM took 34 s to build a one-sweep tile of 32 keys an invocation,
+    // 4 s with this bound, whose runs are 25% slower (docs/TESTING.md).
+    // Devices with subgroups never take this path.
+    uint bound = min(VSG, N | VSG);
+    for (uint q = 0u; q < bound; q++) {
         if (valid && s_mem[S_DIG + first + q] == d) {
             count++;
             before += q < lane ? 1u : 0u;
