@@ -13,6 +13,8 @@
  * look-back that recounts a tile instead of waiting for it (ONESWEEP). It
  * reads the keys once per pass instead of twice. The segment passes of a
  * segmented sort stay reduce-then-scan. */
+#include <string.h>
+
 #include "algo/copy.h"
 #include "algo/scan.h"
 #include "algo/sort.h"
@@ -76,7 +78,19 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
      * ran 17-22% faster than 256 x 8 at 2^24-2^28 keys (fewer tiles to look
      * back over), level at 2^19 and 10-15% slower below (docs/PERFORMANCE.md). */
     unsigned halvings = (type == GPGPU_TYPE_F64 ? 1 : 0) + (n < RADIX_LARGE ? 1 : 0);
-    unsigned items = t->radix_items >> halvings, os_items = t->radix_os_items >> halvings;
+    /* The one-sweep tile's shape by backend: under NVIDIA's GL (H100) groups
+     * of 24 subgroups with 6 keys an invocation sorted 2^24-2^28 keys 30-37%
+     * faster than Vulkan's 8 x 16 (keys u32 2^28 16663 against 24682 us, 20
+     * and 28 subgroups or 7 keys much slower), where on Vulkan 24 x 6 was 3-6%
+     * slower than 8 x 16 (docs/PERFORMANCE.md). Devices whose subgroups are
+     * wider fall back to 8 of them (radix_wg). */
+    bool gl = strcmp(ctx->info.backend, "gl") == 0;
+    unsigned os_subgroups = t->radix_os_subgroups ? t->radix_os_subgroups
+                            : gl                  ? RADIX_OS_SUBGROUPS_GL
+                                                  : RADIX_OS_SUBGROUPS;
+    unsigned os_items = t->radix_os_items ? t->radix_os_items : gl ? RADIX_OS_ITEMS_GL : RADIX_OS_ITEMS;
+    unsigned items = t->radix_items >> halvings;
+    os_items >>= halvings;
     items = items < 1 ? 1 : items;
     os_items = os_items < 1 ? 1 : os_items;
     radix_plan p = {.wg = radix_wg(ctx, RADIX_MAX_SUBGROUPS, 256), .items = items};
@@ -91,7 +105,7 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
      * (ONESWEEP in glsl/sort.comp), so its shared memory stops growing with
      * its keys per invocation there; its ranks, 16-bit slots in registers,
      * bound it instead (RADIX_OS_TILE_MAX). */
-    p.os_wg = radix_wg(ctx, t->radix_os_subgroups, 1024);
+    p.os_wg = radix_wg(ctx, os_subgroups, 1024);
     p.os_subgroups = ctx->info.has_subgroups && ctx->info.subgroup_size
                          ? p.os_wg / ctx->info.subgroup_size
                          : 0; /* virtual subgroups: the shader's 8 */

@@ -28,8 +28,10 @@ enum {
     RADIX_LARGE = 1 << 19,   /* sorts of fewer keys take tiles of half as many keys (radix.c) */
     RADIX_TILE_MAX = 4096,   /* RTILE_MAX in glsl/sort.comp */
     RADIX_OS_ITEMS = 16,     /* default keys per invocation of a one-sweep tile (halved as RADIX_ITEMS) */
+    RADIX_OS_ITEMS_GL = 6,   /* the same under GL (radix_plan_for says why) */
     RADIX_OS_PART_WORDS = 2048, /* ONESWEEP stages its tile in parts of this many words */
     RADIX_OS_SUBGROUPS = 8,  /* default subgroups of a one-sweep work-group */
+    RADIX_OS_SUBGROUPS_GL = 24, /* the same under GL */
     RADIX_OS_TILE_MAX = 8192, /* a one-sweep tile stages its keys in parts: not bound by RADIX_TILE_MAX */
     RADIX_MAX_GROUPS = 2048, /* default, likewise */
     RADIX_ONESWEEP_MAX = 1 << 30, /* the one-sweep's status words count in 30 bits */
