@@ -424,7 +424,8 @@ static void classic_stage_tests(void)
     gpgpu_csr ra = random_csr(23, 41, 3, 5, false), rb = random_csr(41, 17, 2, 4, false);
     gpgpu_csr pl = test_generated(GPGPU_GEN_POWER_LAW, 80, 5);
     static const uint32_t drp[] = {0, 1, 2, 3, 4, 5}, dci[] = {3, 0, 4, 1, 2};
-    gpgpu_csr perm = test_csr_of(5, 5, 5, drp, dci, NULL); /* one product per row: no sort, no sums */
+    /* one product per row: no sort, no sums */
+    gpgpu_csr perm = test_csr_of(5, 5, 5, drp, dci, NULL);
     struct {
         const char *name;
         const gpgpu_csr *a, *b;
@@ -1256,13 +1257,16 @@ static void edge_products(void)
         const char *name;
         gpgpu_csr a, b;
     } cases[] = {
-        {"1x1", test_csr_of(1, 1, 1, one_rp, one_ci, NULL), test_csr_of(1, 1, 1, one_rp, one_ci, NULL)},
+        {"1x1", test_csr_of(1, 1, 1, one_rp, one_ci, NULL),
+         test_csr_of(1, 1, 1, one_rp, one_ci, NULL)},
         {"no products", test_csr_of(3, 4, 3, np_arp, np_aci, NULL),
          test_csr_of(4, 5, 3, np_brp, np_bci, NULL)},
         {"A without entries", test_csr_of(4, 4, 0, zeros, NULL, NULL),
          test_csr_of(4, 5, 3, np_brp, np_bci, NULL)},
-        {"0 rows", test_csr_of(0, 3, 0, zeros, NULL, NULL), test_csr_of(3, 2, 0, zeros, NULL, NULL)},
-        {"inner 0", test_csr_of(4, 0, 0, zeros, NULL, NULL), test_csr_of(0, 3, 0, zeros, NULL, NULL)},
+        {"0 rows", test_csr_of(0, 3, 0, zeros, NULL, NULL),
+         test_csr_of(3, 2, 0, zeros, NULL, NULL)},
+        {"inner 0", test_csr_of(4, 0, 0, zeros, NULL, NULL),
+         test_csr_of(0, 3, 0, zeros, NULL, NULL)},
         {"empty rows and columns", with_empty_rows(), empty_rows_b()},
         {"rectangular", random_csr(37, 53, 2, 6, false), random_csr(53, 19, 2, 5, false)},
         {"dense", test_generated(GPGPU_GEN_DENSE, 12, 0), test_generated(GPGPU_GEN_DENSE, 12, 0)},

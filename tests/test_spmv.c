@@ -29,10 +29,9 @@ static size_t type_count = 2;
 /* A deep copy of a, its values rounded to f32 when t is. */
 static gpgpu_csr as_type(const gpgpu_csr *a, gpgpu_type t)
 {
-    uint32_t *ci = a->col_idx;
-    gpgpu_csr b = test_csr_of(a->rows, a->cols, a->nnz, a->row_ptr, ci, NULL);
-    for (size_t k = 0; k < a->nnz; k++)
-        b.values[k] = t == GPGPU_TYPE_F32 ? (double)(float)a->values[k] : a->values[k];
+    gpgpu_csr b = test_csr_of(a->rows, a->cols, a->nnz, a->row_ptr, a->col_idx, a->values);
+    for (size_t k = 0; t == GPGPU_TYPE_F32 && k < a->nnz; k++)
+        b.values[k] = (double)(float)a->values[k];
     return b;
 }
 
@@ -453,9 +452,12 @@ static void edge_matrices(void)
         const char *name;
         gpgpu_csr a;
     } cases[] = {
-        {"0x0", test_csr_of(0, 0, 0, zeros, NULL, NULL)},   {"5x0", test_csr_of(5, 0, 0, zeros, NULL, NULL)},
-        {"0x5", test_csr_of(0, 5, 0, zeros, NULL, NULL)},   {"1x1", test_csr_of(1, 1, 1, one_rp, one_ci, NULL)},
-        {"1x1 empty", test_csr_of(1, 1, 0, zeros, NULL, NULL)}, {"empty rows", with_empty_rows()},
+        {"0x0", test_csr_of(0, 0, 0, zeros, NULL, NULL)},
+        {"5x0", test_csr_of(5, 0, 0, zeros, NULL, NULL)},
+        {"0x5", test_csr_of(0, 5, 0, zeros, NULL, NULL)},
+        {"1x1", test_csr_of(1, 1, 1, one_rp, one_ci, NULL)},
+        {"1x1 empty", test_csr_of(1, 1, 0, zeros, NULL, NULL)},
+        {"empty rows", with_empty_rows()},
         {"long rows", long_rows()},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {

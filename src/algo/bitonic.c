@@ -39,9 +39,10 @@ gpgpu_status bitonic_stage_steps(gpgpu_context *ctx, const sort_keys *a, uint32_
 static gpgpu_status tile_stage(gpgpu_context *ctx, const sort_keys *a, unsigned stage)
 {
     /* A program of its own (sort_dispatch): a sort of up to a tile, the
-     * default for n <= BITONIC_TILE, then builds only this stage. On llvmpipe that cut the shader work of a 10-key `gpgpu sort`
-     * from 11.9 s to 0.3 s of CPU (lavapipe 4.6 s to 0.3 s); on the H100 it
-     * changed no time measurably. */
+     * default for n <= BITONIC_TILE, then builds only this stage. On
+     * llvmpipe that cut the shader work of a 10-key `gpgpu sort` from 11.9 s
+     * to 0.3 s of CPU (lavapipe 4.6 s to 0.3 s); on the H100 it changed no
+     * time measurably. */
     exec_dispatch d = sort_dispatch(a, stage, BITONIC_WG, BITONIC_ITEMS);
     d.groups = algo_groups(a->n, BITONIC_TILE);
     return algo_stage(ctx, &d);

@@ -88,7 +88,9 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
     unsigned os_subgroups = t->radix_os_subgroups ? t->radix_os_subgroups
                             : gl                  ? RADIX_OS_SUBGROUPS_GL
                                                   : RADIX_OS_SUBGROUPS;
-    unsigned os_items = t->radix_os_items ? t->radix_os_items : gl ? RADIX_OS_ITEMS_GL : RADIX_OS_ITEMS;
+    unsigned os_items = t->radix_os_items ? t->radix_os_items
+                        : gl              ? RADIX_OS_ITEMS_GL
+                                          : RADIX_OS_ITEMS;
     unsigned items = t->radix_items >> halvings;
     os_items >>= halvings;
     items = items < 1 ? 1 : items;

@@ -19,8 +19,10 @@ typedef struct algo_tuning {
     unsigned radix_max_groups;  /* work-groups (histogram columns) of a radix pass, at most */
     unsigned radix_onesweep;    /* key passes one-sweep: 0 never, 1 (2 likewise) below 2^30 keys */
     unsigned radix_polls;       /* one-sweep: reads of a missing status before recounting */
-    unsigned radix_os_items;    /* one-sweep: keys per invocation of a tile (large 4-byte sorts; else half); 0: by backend */
-    unsigned radix_os_subgroups; /* one-sweep: subgroups per work-group (any count); 0: by backend */
+    /* one-sweep: keys per invocation of a tile (large 4-byte sorts; else
+     * half), and subgroups per work-group (any count); 0: by backend */
+    unsigned radix_os_items;
+    unsigned radix_os_subgroups;
     unsigned radix_ballot32;    /* one-sweep: 1 one-word ballots where subgroups have <= 32 lanes */
     unsigned radix_small;       /* one-group sort up to a tile: 0 never, 1 where it fits */
     unsigned radix_small_items; /* one-group sort: keys per invocation */
