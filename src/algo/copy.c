@@ -1,17 +1,25 @@
 /* Copies between buffers by compute shader; gpgpu_buffer_copy. */
 #include "algo/copy.h"
+#include "algo/tuning.h"
 
 gpgpu_status copy_stage(gpgpu_context *ctx, gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
                         size_t dst_off, size_t bytes)
 {
-    size_t words = bytes / 4, blocks = (words + COPY_WG * COPY_ITEMS - 1) / (COPY_WG * COPY_ITEMS);
-    exec_dispatch d = {.variant = {"copy", GPGPU_TYPE_U32, GPGPU_OP_SUM, COPY_WG, COPY_ITEMS}};
+    const algo_tuning *t = algo_tuning_get();
+    unsigned items = t->copy_items < COPY_MAX_ITEMS ? t->copy_items : COPY_MAX_ITEMS;
+    exec_dispatch d = {.variant = {"copy", GPGPU_TYPE_U32, GPGPU_OP_SUM, COPY_WG, items}};
     d.bind[0] = src;
     d.bind[1] = dst;
+    size_t words = bytes / 4;
     d.params[1] = (uint32_t)words;
     d.params[2] = algo_index(src, src_off / 4, GPGPU_TYPE_U32);
     d.params[3] = algo_index(dst, dst_off / 4, GPGPU_TYPE_U32);
-    d.groups = (uint32_t)(blocks < COPY_MAX_GROUPS ? blocks : COPY_MAX_GROUPS);
+    /* A group per block (up to the knob), not a few groups striding over the
+     * range: measured on the H100 (docs/PERFORMANCE.md, issue 9), 1 GiB in
+     * 711 us against 779 with 4096 groups, 256 MiB in 181 against 195. */
+    size_t block = (size_t)COPY_WG * items;
+    size_t blocks = (words + block - 1) / block, most = t->copy_max_groups;
+    d.groups = (uint32_t)(blocks < most ? blocks : most);
     return algo_stage(ctx, &d);
 }
 

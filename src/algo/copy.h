@@ -4,7 +4,7 @@
 
 #include "algo/algo.h"
 
-enum { COPY_WG = 256, COPY_ITEMS = 4, COPY_MAX_GROUPS = 4096 };
+enum { COPY_WG = 256, COPY_ITEMS = 4, COPY_MAX_ITEMS = 16, COPY_MAX_GROUPS = 1 << 24 };
 
 /* COPY: `bytes` bytes (a multiple of 4) from byte src_off of src to byte
  * dst_off of dst (both multiples of 4); the ranges must not overlap. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <threads.h>
 
+#include "algo/copy.h"
 #include "algo/reduce.h"
 #include "algo/scan.h"
 #include "algo/sort.h"
@@ -13,6 +14,8 @@
 #include "algo/vector.h"
 
 static algo_tuning tuning = {
+    .copy_max_groups = COPY_MAX_GROUPS,
+    .copy_items = COPY_ITEMS,
     .reduce_items = REDUCE_ITEMS,
     .reduce_max_groups = 0, /* by size: reduce_plan_for */
     .reduce_fold = 1,
@@ -44,7 +47,7 @@ static once_flag tuning_once = ONCE_FLAG_INIT;
 
 /* Powers of two keep the shaders' index arithmetic and shared arrays simple;
  * modes take 0, 1 or 2; counts (the one-sweep tile's shape) any of 1..64. */
-enum knob_kind { KNOB_POW2, KNOB_MODE, KNOB_COUNT };
+enum knob_kind { KNOB_POW2, KNOB_MODE, KNOB_COUNT, KNOB_GROUPS };
 static void set(unsigned *field, const char *value, enum knob_kind kind)
 {
     if (kind == KNOB_COUNT) {
@@ -62,12 +65,12 @@ static void set(unsigned *field, const char *value, enum knob_kind kind)
             fprintf(stderr, "libgpgpu: GPGPU_TUNE: %s is not 0, 1 or 2, ignored\n", value);
         return;
     }
-    unsigned long v = strtoul(value, NULL, 10);
-    if (v >= 1 && v <= 65536 && (v & (v - 1)) == 0)
+    unsigned long v = strtoul(value, NULL, 10), most = kind == KNOB_GROUPS ? 1ul << 24 : 65536;
+    if (v >= 1 && v <= most && (v & (v - 1)) == 0)
         *field = (unsigned)v;
     else
-        fprintf(stderr, "libgpgpu: GPGPU_TUNE: %s is not a power of two in 1..65536, ignored\n",
-                value);
+        fprintf(stderr, "libgpgpu: GPGPU_TUNE: %s is not a power of two in 1..%lu, ignored\n",
+                value, most);
 }
 
 static void read_env(void)
@@ -77,6 +80,8 @@ static void read_env(void)
         unsigned *field;
         enum knob_kind kind;
     } knobs[] = {
+        {"copy_groups", &tuning.copy_max_groups, KNOB_GROUPS},
+        {"copy_items", &tuning.copy_items, KNOB_POW2},
         {"reduce_items", &tuning.reduce_items, KNOB_POW2},
         {"reduce_groups", &tuning.reduce_max_groups, KNOB_POW2},
         {"reduce_fold", &tuning.reduce_fold, KNOB_MODE},

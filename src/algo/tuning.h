@@ -6,6 +6,8 @@
 #define GPGPU_ALGO_TUNING_H
 
 typedef struct algo_tuning {
+    unsigned copy_max_groups;   /* work-groups of a shader copy, at most */
+    unsigned copy_items;        /* shader copy: loads in flight per invocation */
     unsigned reduce_items;      /* loads in flight per invocation per block */
     unsigned reduce_max_groups; /* work-groups of the first reduce pass, at most (0: by size) */
     unsigned reduce_fold;       /* 1: one dispatch, the last group folds the partials; 0: two */
