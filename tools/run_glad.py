@@ -13,8 +13,9 @@ import sys
 import tempfile
 
 glad, outdir = sys.argv[1], sys.argv[2]
-# GL 4.5 core plus the one extension the library queries (subgroups).
-EXTENSIONS = "GL_KHR_shader_subgroup"
+# GL 4.5 core plus the extensions the library queries: subgroups, and memory
+# objects (GL buffers on memory allocated through Vulkan, src/gl/gl_vkmem.c).
+EXTENSIONS = "GL_KHR_shader_subgroup,GL_EXT_memory_object,GL_EXT_memory_object_fd"
 with tempfile.TemporaryDirectory() as tmp:
     subprocess.run([glad, "--api", "gl:core=4.5", "--extensions", EXTENSIONS,
                     "--out-path", tmp, "--reproducible", "--quiet", "c", "--mx"],

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gl/gl_internal.h"
+#include "gl/gl_vkmem.h"
 #include "glsl_sources.h"
 
 gpgpu_status gl_check_error(gpgpu_context *ctx, const char *what)
@@ -154,8 +155,10 @@ static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
     TRY(gl_platform_make_current(ctx, gl_of(ctx)));
     gl_buffer *b = calloc(1, sizeof *b);
     CHECK(b, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-    gl->CreateBuffers(1, &b->name);
-    gl->NamedBufferStorage(b->name, (GLsizeiptr)buf->size, NULL, GL_DYNAMIC_STORAGE_BIT);
+    if (!gl_vkmem_buffer_create(gl_of(ctx), b, buf->size)) {
+        gl->CreateBuffers(1, &b->name);
+        gl->NamedBufferStorage(b->name, (GLsizeiptr)buf->size, NULL, GL_DYNAMIC_STORAGE_BIT);
+    }
     gpgpu_status status = gl_check_error(ctx, "creating a buffer");
     if (status != GPGPU_SUCCESS) {
         gl->DeleteBuffers(1, &b->name);
@@ -196,8 +199,12 @@ gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, const void *handle, size_t offset
 static void gl_buffer_destroy(gpgpu_buffer *buf)
 {
     gl_buffer *b = buf_of(buf);
-    if (b && b->owned && gl_platform_make_current(buf->ctx, gl_of(buf->ctx)) == GPGPU_SUCCESS)
-        gl_of(buf->ctx)->gl.DeleteBuffers(1, &b->name);
+    if (b && b->owned && gl_platform_make_current(buf->ctx, gl_of(buf->ctx)) == GPGPU_SUCCESS) {
+        if (b->memory_object)
+            gl_vkmem_buffer_destroy(gl_of(buf->ctx), b);
+        else
+            gl_of(buf->ctx)->gl.DeleteBuffers(1, &b->name);
+    }
     free(b);
 }
 
@@ -372,6 +379,7 @@ static void gl_destroy(gpgpu_context *ctx)
         if (st->timer_query)
             st->gl.DeleteQueries(1, &st->timer_query);
     }
+    gl_vkmem_close(st); /* its buffers are gone: destroyed before the context */
     variant_cache_free(&st->programs);
     gl_platform_close(st);
     free(st);

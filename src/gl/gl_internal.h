@@ -12,6 +12,10 @@ typedef struct gl_buffer {
     GLuint name;
     size_t offset; /* byte offset of the range in the GL buffer */
     bool owned;    /* created by the library, deleted with it */
+    /* Storage imported from Vulkan (gl_vkmem.c): the GL memory object and
+     * the Vulkan allocation behind it; 0 and NULL for GL's own storage. */
+    GLuint memory_object;
+    void *vk_allocation;
 } gl_buffer;
 
 typedef struct gl_state {
@@ -24,6 +28,10 @@ typedef struct gl_state {
     variant_cache programs; /* handle: program name, extra: location of params */
 
     GLuint timer_query;
+    /* Large buffers' memory from a Vulkan device on the same GPU (gl_vkmem.c),
+     * made on first use; NULL where there is none. */
+    struct gl_vkmem *vkmem;
+    bool vkmem_tried;
     size_t ssbo_alignment;
     GLint max_groups_x;
     bool subgroups; /* arithmetic subgroup ops in compute shaders, and not turned off */
