@@ -32,7 +32,8 @@
 #                power_law:262144:8 rmat:15:16"]  generated matrices of
 #                      SpGEMM (C = A*A), one gpgpu-bench process each per backend
 #   SPGEMM_GEN_DIR [/tmp/spgemm_gen]  where they are written for the peer
-#   SPGEMM_RUNS [10], SPGEMM_WARMUP [2]
+#   SPGEMM_RUNS [10], SPGEMM_WARMUP [2]; SPGEMM_EXTRA [""]  more gpgpu-bench
+#                      arguments (e.g. "--algos rows --case f32")
 #   GEMM_SIZES ["64 128 256 512 1024 2048 4096 8192"]  dense products, one
 #                      gpgpu-bench process per backend, type and size (--gemm-tune)
 #   GEMM_RUNS [5], GEMM_WARMUP [1]; GEMM_ALGOS ["" = all]
@@ -201,7 +202,8 @@ if has spgemm; then
     echo "spgemm: generated '$gens', ${#real[@]} files from '${MATRIX_DIR:-}'"
     [ ${#gen_args[@]} -gt 0 ] &&
         { $B/tools/gpgpu-bench --write-gen "$gen_dir" "${gen_args[@]}" || echo "--write-gen failed"; }
-    spgemm_args=(--only spgemm --runs "${SPGEMM_RUNS:-10}" --warmup "${SPGEMM_WARMUP:-2}")
+    spgemm_args=(--only spgemm --runs "${SPGEMM_RUNS:-10}" --warmup "${SPGEMM_WARMUP:-2}"
+        ${SPGEMM_EXTRA:-})
     peer_files=("$gen_dir"/*.mtx "${real[@]}")
     if [ -e "${peer_files[0]}" ]; then
         timeout "${PEER_TIMEOUT:-300}" python3 bench/cusparse_peer.py --mode spgemm \
