@@ -19,8 +19,9 @@
  * k*u); gamma(k + 1) leaves a rounding to spare. The reference uses the
  * rounded inputs (f32: each a and b rounded to float first) and long double
  * sums, whose own error is far below the bound. Underflow adds at most the type's
- * smallest normal per product and per addition (GPUs may flush subnormals to zero):
- * 2k of them, as src/ref/ref_spgemm.c's bound. */
+ * smallest normal per product and per addition (GPUs may flush subnormal results to
+ * zero): 2k of them; and a product with a subnormal operand, which a GPU may read as
+ * zero (the H100 does in f32), may be lost whole: as src/ref/ref_spgemm.c's bound. */
 #include <gpgpu/io.h>
 
 #include <float.h>
@@ -97,6 +98,8 @@ typedef struct reference {
     uint32_t *cols;      /* the row's columns, `count` of them */
     size_t count;
     long double *sum, *abs_sum; /* dense over B's columns */
+    long double *lost;           /* |products| with a subnormal operand */
+    double floor;                /* the type's smallest normal */
     size_t *terms;
     unsigned char *seen;
 } reference;
@@ -106,17 +109,18 @@ static void reference_row(const gpgpu_csr *a, const gpgpu_csr *b, uint32_t i, re
     for (size_t k = 0; k < r->count; k++) {
         uint32_t j = r->cols[k];
         r->seen[j] = 0;
-        r->sum[j] = r->abs_sum[j] = 0;
+        r->sum[j] = r->abs_sum[j] = r->lost[j] = 0;
         r->terms[j] = 0;
     }
     r->count = 0;
     for (uint32_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
         uint32_t k = a->col_idx[e];
         long double av = a->values[e];
+        bool a_sub = av != 0 && fabsl(av) < r->floor;
 
         for (uint32_t f = b->row_ptr[k]; f < b->row_ptr[k + 1]; f++) {
             uint32_t j = b->col_idx[f];
-            long double p = av * (long double)b->values[f];
+            long double bv = b->values[f], p = av * bv;
 
             if (!r->seen[j]) {
                 r->seen[j] = 1;
@@ -124,6 +128,8 @@ static void reference_row(const gpgpu_csr *a, const gpgpu_csr *b, uint32_t i, re
             }
             r->sum[j] += p;
             r->abs_sum[j] += fabsl(p);
+            if (a_sub || (bv != 0 && fabsl(bv) < r->floor))
+                r->lost[j] += fabsl(p);
             r->terms[j]++;
         }
     }
@@ -154,7 +160,7 @@ static double bound_of(const verdict *v, const reference *r, uint32_t j)
 {
     double k1 = (double)(r->terms[j] + 1);
     return k1 * v->u / (1 - k1 * v->u) * (double)r->abs_sum[j] +
-           2.0 * (double)r->terms[j] * v->floor;
+           2.0 * (double)r->terms[j] * v->floor + (double)r->lost[j];
 }
 
 /* Compares row i of C with the reference row. */
@@ -249,6 +255,8 @@ int main(int argc, char **argv)
     r.cols = checked_calloc((size_t)b.cols + 1, sizeof(uint32_t));
     r.sum = checked_calloc((size_t)b.cols + 1, sizeof(long double));
     r.abs_sum = checked_calloc((size_t)b.cols + 1, sizeof(long double));
+    r.lost = checked_calloc((size_t)b.cols + 1, sizeof(long double));
+    r.floor = v.floor;
     r.terms = checked_calloc((size_t)b.cols + 1, sizeof(size_t));
     r.seen = checked_calloc((size_t)b.cols + 1, 1);
     for (uint32_t i = 0; i < a.rows; i++) {
@@ -264,6 +272,7 @@ int main(int argc, char **argv)
     free(r.cols);
     free(r.sum);
     free(r.abs_sum);
+    free(r.lost);
     free(r.terms);
     free(r.seen);
     free(b_t.row_ptr); /* made here, not by the library */

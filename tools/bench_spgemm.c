@@ -151,8 +151,10 @@ static int matrix_prepare(const bench_matrix *input, spgemm_matrix *m)
  * any order (fused or not) in the type errs by at most gamma(k) x sum |a b|
  * (Higham 3.1), gamma(k) = k u / (1 - k u); gamma(k + 1) leaves a rounding to
  * spare, and the type's smallest normal per product and per addition (2k in
- * all) covers subnormals flushed to zero, as src/ref/ref_spgemm.c's bound. The
- * sums run in long double, whose own error is far below. */
+ * all) covers subnormal results flushed to zero; a product with a subnormal
+ * operand, which a device may read as zero (the H100 does in f32), may be
+ * lost whole (`lost`), as in src/ref/ref_spgemm.c's bound. The sums run in
+ * long double, whose own error is far below. */
 typedef struct reference {
     uint32_t rows;
     uint32_t *row_ptr, *col_idx;
@@ -183,8 +185,8 @@ static double rounded(gpgpu_type type, double v)
 /* Row i's entries into the dense accumulators; returns their count (the
  * columns in cols, ascending). */
 static size_t reference_row(const spgemm_matrix *m, gpgpu_type type, uint32_t i, uint32_t *cols,
-                            long double *sum, long double *abs_sum, uint64_t *terms,
-                            unsigned char *seen)
+                            long double *sum, long double *abs_sum, long double *lost,
+                            uint64_t *terms, unsigned char *seen)
 {
     const gpgpu_csr *a = &m->input->a, *b = m->b;
     size_t count = 0;
@@ -192,19 +194,23 @@ static size_t reference_row(const spgemm_matrix *m, gpgpu_type type, uint32_t i,
     for (uint32_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
         uint32_t k = a->col_idx[e];
         long double av = rounded(type, a->values[e]);
+        double tiny = type == GPGPU_TYPE_F32 ? FLT_MIN : DBL_MIN;
+        bool a_sub = av != 0 && fabsl(av) < tiny;
 
         for (uint32_t f = b->row_ptr[k]; f < b->row_ptr[k + 1]; f++) {
             uint32_t j = b->col_idx[f];
-            long double p = av * (long double)rounded(type, b->values[f]);
+            long double bv = rounded(type, b->values[f]), p = av * bv;
 
             if (!seen[j]) {
                 seen[j] = 1;
                 cols[count++] = j;
-                sum[j] = abs_sum[j] = 0;
+                sum[j] = abs_sum[j] = lost[j] = 0;
                 terms[j] = 0;
             }
             sum[j] += p;
             abs_sum[j] += fabsl(p);
+            if (a_sub || (bv != 0 && fabsl(bv) < tiny))
+                lost[j] += fabsl(p);
             terms[j]++;
         }
     }
@@ -215,7 +221,8 @@ static size_t reference_row(const spgemm_matrix *m, gpgpu_type type, uint32_t i,
 /* Appends a row's entries to r (growing its arrays by doubling). */
 static bool reference_append(reference *r, size_t *room, size_t count, const uint32_t *cols,
                              const long double *sum, const long double *abs_sum,
-                             const uint64_t *terms, double u, double floor_)
+                             const long double *lost, const uint64_t *terms, double u,
+                             double floor_)
 {
     if (r->nnz + count > *room) {
         size_t want = *room * 2 > r->nnz + count ? *room * 2 : r->nnz + count;
@@ -239,7 +246,8 @@ static bool reference_append(reference *r, size_t *room, size_t count, const uin
         r->col_idx[r->nnz] = j;
         r->value[r->nnz] = (double)sum[j];
         r->bound[r->nnz] =
-            k1 * u / (1 - k1 * u) * (double)abs_sum[j] + 2.0 * (double)terms[j] * floor_;
+            k1 * u / (1 - k1 * u) * (double)abs_sum[j] + 2.0 * (double)terms[j] * floor_ +
+            (double)lost[j];
         r->nnz++;
     }
     return true;
@@ -253,10 +261,11 @@ static gpgpu_status reference_make(const spgemm_matrix *m, gpgpu_type type, refe
     uint32_t *cols = malloc(((size_t)cols_b + 1) * sizeof(uint32_t));
     long double *sum = malloc(((size_t)cols_b + 1) * sizeof(long double));
     long double *abs_sum = malloc(((size_t)cols_b + 1) * sizeof(long double));
+    long double *lost = malloc(((size_t)cols_b + 1) * sizeof(long double));
     uint64_t *terms = malloc(((size_t)cols_b + 1) * sizeof(uint64_t));
     unsigned char *seen = calloc((size_t)cols_b + 1, 1);
     size_t room = m->input->a.nnz + 1;
-    bool ok = cols && sum && abs_sum && terms && seen;
+    bool ok = cols && sum && abs_sum && lost && terms && seen;
 
     *r = (reference){ .rows = m->input->a.rows };
     r->row_ptr = malloc(((size_t)m->input->a.rows + 1) * sizeof(uint32_t));
@@ -267,11 +276,11 @@ static gpgpu_status reference_make(const spgemm_matrix *m, gpgpu_type type, refe
     if (ok)
         r->row_ptr[0] = 0;
     for (uint32_t i = 0; i < m->input->a.rows && ok; i++) {
-        size_t count = reference_row(m, type, i, cols, sum, abs_sum, terms, seen);
+        size_t count = reference_row(m, type, i, cols, sum, abs_sum, lost, terms, seen);
 
         for (size_t k = 0; k < count; k++)
             seen[cols[k]] = 0;
-        ok = reference_append(r, &room, count, cols, sum, abs_sum, terms, u, floor_) &&
+        ok = reference_append(r, &room, count, cols, sum, abs_sum, lost, terms, u, floor_) &&
              r->nnz <= UINT32_MAX;
         if (ok)
             r->row_ptr[i + 1] = (uint32_t)r->nnz;
@@ -279,6 +288,7 @@ static gpgpu_status reference_make(const spgemm_matrix *m, gpgpu_type type, refe
     free(cols);
     free(sum);
     free(abs_sum);
+    free(lost);
     free(terms);
     free(seen);
     if (!ok)

@@ -55,12 +55,22 @@ static long double gamma_n(long double n, long double u)
  * reference itself is off by at most gamma_k(2^-64) * sum (its long double
  * products and additions) plus one rounding to double, 2^-53 |c| <= u sum:
  * hence gamma_{k+1}(u) + gamma_k(2^-64). Underflow adds at most the smallest
- * normal per operation (devices may flush subnormals): 2k of them. */
-static double entry_bound(gpgpu_type type, uint32_t k, long double abs_sum)
+ * normal per operation (devices may flush subnormal results): 2k of them. A
+ * device may also flush a subnormal operand to zero (the H100 does in f32),
+ * losing that product whole: `lost` is the sum of |a b| over such products. */
+static double entry_bound(gpgpu_type type, uint32_t k, long double abs_sum, long double lost)
 {
     long double u = type == GPGPU_TYPE_F32 ? 0x1p-24L : 0x1p-53L;
     long double tiny = type == GPGPU_TYPE_F32 ? FLT_MIN : DBL_MIN;
-    return (double)((gamma_n(k + 1.0L, u) + gamma_n(k, 0x1p-64L)) * abs_sum + 2.0L * k * tiny);
+    return (double)((gamma_n(k + 1.0L, u) + gamma_n(k, 0x1p-64L)) * abs_sum + 2.0L * k * tiny +
+                    lost);
+}
+
+/* Whether v, in `type`, is subnormal (a device may read it as zero). */
+static bool subnormal(gpgpu_type type, double v)
+{
+    double a = fabs(type == GPGPU_TYPE_F32 ? (double)(float)v : v);
+    return a != 0 && a < (type == GPGPU_TYPE_F32 ? FLT_MIN : DBL_MIN);
 }
 
 /* Row pointers of C: the columns each row reaches, counted with a marker
@@ -96,8 +106,9 @@ bool ref_spgemm_gustavson(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *
         *bound = NULL;
     uint32_t *mark = calloc(cols, sizeof *mark), *count = malloc(cols * sizeof *count);
     long double *sum = malloc(cols * sizeof *sum), *abs_sum = malloc(cols * sizeof *abs_sum);
+    long double *lost = malloc(cols * sizeof *lost);
     c->row_ptr = malloc(((size_t)a->rows + 1) * sizeof *c->row_ptr);
-    bool ok = mark && count && sum && abs_sum && c->row_ptr &&
+    bool ok = mark && count && sum && abs_sum && lost && c->row_ptr &&
               symbolic(a, b, mark, c->row_ptr);
     if (ok) {
         c->nnz = c->row_ptr[a->rows];
@@ -118,12 +129,14 @@ bool ref_spgemm_gustavson(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *
                 if (mark[j] != i + 1) {
                     mark[j] = i + 1;
                     c->col_idx[start + len++] = j;
-                    sum[j] = abs_sum[j] = 0;
+                    sum[j] = abs_sum[j] = lost[j] = 0;
                     count[j] = 0;
                 }
                 long double p = (long double)a->values[k] * b->values[q];
                 sum[j] += p;
                 abs_sum[j] += fabsl(p);
+                if (subnormal(type, a->values[k]) || subnormal(type, b->values[q]))
+                    lost[j] += fabsl(p);
                 count[j]++;
             }
         }
@@ -132,13 +145,14 @@ bool ref_spgemm_gustavson(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *
             uint32_t j = c->col_idx[e];
             c->values[e] = (double)sum[j];
             if (bound)
-                (*bound)[e] = entry_bound(type, count[j], abs_sum[j]);
+                (*bound)[e] = entry_bound(type, count[j], abs_sum[j], lost[j]);
         }
     }
     free(mark);
     free(count);
     free(sum);
     free(abs_sum);
+    free(lost);
     if (!ok) {
         gpgpu_csr_free(c);
         if (bound) {
