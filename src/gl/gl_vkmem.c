@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #ifdef GPGPU_HAVE_VULKAN
-#include <vulkan/vulkan.h>
+#include "vk/vk_backend.h"
 
 typedef struct gl_vkmem {
     VkInstance instance;
@@ -45,20 +45,6 @@ static size_t min_bytes(void)
     if (v && strcmp(v, "all") == 0)
         return 1;
     return GL_VKMEM_MIN_BYTES;
-}
-
-static bool has_device_extension(VkPhysicalDevice pd, const char *name)
-{
-    uint32_t n = 0;
-    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || n == 0)
-        return false;
-    VkExtensionProperties *props = calloc(n, sizeof *props);
-    bool found = false;
-    if (props && vkEnumerateDeviceExtensionProperties(pd, NULL, &n, props) == VK_SUCCESS)
-        for (uint32_t i = 0; i < n && !found; i++)
-            found = strcmp(props[i].extensionName, name) == 0;
-    free(props);
-    return found;
 }
 
 static void close_vk(gl_vkmem *vm)
@@ -104,7 +90,7 @@ static gl_vkmem *open_vk(const GladGLContext *gl)
             vkGetPhysicalDeviceProperties2(pds[i], &p);
             if (p.properties.apiVersion >= VK_API_VERSION_1_1 &&
                 memcmp(id.deviceUUID, uuid, VK_UUID_SIZE) == 0 &&
-                has_device_extension(pds[i], VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
+                vk_has_device_extension(pds[i], VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
                 vm->physical = pds[i];
         }
     free(pds);

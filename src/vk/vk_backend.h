@@ -7,4 +7,10 @@
 /* Makes or adopts a Vulkan device, fills ctx->impl, ctx->exec and ctx->info. */
 gpgpu_status vk_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *desc);
 
+#include <vulkan/vulkan.h>
+
+/* Whether the physical device offers the device extension `name` (also for
+ * the GL backend's Vulkan memory, src/gl/gl_vkmem.c). */
+bool vk_has_device_extension(VkPhysicalDevice physical, const char *name);
+
 #endif /* GPGPU_VK_BACKEND_H */

@@ -101,7 +101,7 @@ static gpgpu_status pick_device(gpgpu_context *ctx, vk_state *st)
     return GPGPU_SUCCESS;
 }
 
-static bool has_device_extension(VkPhysicalDevice physical, const char *name)
+bool vk_has_device_extension(VkPhysicalDevice physical, const char *name)
 {
     uint32_t count = 0;
     vkEnumerateDeviceExtensionProperties(physical, NULL, &count, NULL);
@@ -120,9 +120,9 @@ static bool has_device_extension(VkPhysicalDevice physical, const char *name)
  * memory model that its SPIR-V declares. */
 static bool coopmat_supported(VkInstance instance, VkPhysicalDevice physical)
 {
-    if (!has_device_extension(physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) ||
-        !has_device_extension(physical, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME) ||
-        !has_device_extension(physical, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME))
+    if (!vk_has_device_extension(physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) ||
+        !vk_has_device_extension(physical, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME) ||
+        !vk_has_device_extension(physical, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME))
         return false;
     VkPhysicalDeviceCooperativeMatrixFeaturesNV coop = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
@@ -189,7 +189,7 @@ static gpgpu_status create_device(gpgpu_context *ctx, vk_state *st)
         .pNext = st->coopmat ? &f16 : NULL, .pipelineExecutableInfo = VK_TRUE};
     st->pipeline_stats =
         env_on("GPGPU_PIPELINE_STATS") &&
-        has_device_extension(st->physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+        vk_has_device_extension(st->physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     if (st->pipeline_stats)
         extensions[extension_count++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
     float priority = 1.0f;
