@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gl/gl_internal.h"
+#include "gl/gl_transfer.h"
 #include "gl/gl_vkmem.h"
 #include "glsl_sources.h"
 
@@ -211,19 +212,13 @@ static void gl_buffer_destroy(gpgpu_buffer *buf)
 static gpgpu_status gl_buffer_write(gpgpu_buffer *buf, size_t offset, const void *data, size_t bytes)
 {
     gl_buffer *b = buf_of(buf);
-    gl_of(buf->ctx)->gl.NamedBufferSubData(b->name, (GLintptr)(b->offset + offset),
-                                           (GLsizeiptr)bytes, data);
-    return gl_check_error(buf->ctx, "uploading to a buffer");
+    return gl_transfer_write(buf->ctx, gl_of(buf->ctx), b->name, b->offset + offset, data, bytes);
 }
 
 static gpgpu_status gl_buffer_read(gpgpu_buffer *buf, size_t offset, void *data, size_t bytes)
 {
-    const GladGLContext *gl = &gl_of(buf->ctx)->gl;
     gl_buffer *b = buf_of(buf);
-    /* Shader writes must reach the buffer before the client reads it. */
-    gl->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    gl->GetNamedBufferSubData(b->name, (GLintptr)(b->offset + offset), (GLsizeiptr)bytes, data);
-    return gl_check_error(buf->ctx, "downloading from a buffer");
+    return gl_transfer_read(buf->ctx, gl_of(buf->ctx), b->name, b->offset + offset, data, bytes);
 }
 
 static gpgpu_status gl_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
@@ -379,6 +374,8 @@ static void gl_destroy(gpgpu_context *ctx)
         if (st->timer_query)
             st->gl.DeleteQueries(1, &st->timer_query);
     }
+    if (gl_platform_make_current(ctx, st) == GPGPU_SUCCESS && st->gl.DeleteProgram)
+        gl_transfer_close(st);
     gl_vkmem_close(st); /* its buffers are gone: destroyed before the context */
     variant_cache_free(&st->programs);
     gl_platform_close(st);

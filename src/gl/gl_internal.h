@@ -32,6 +32,12 @@ typedef struct gl_state {
      * made on first use; NULL where there is none. */
     struct gl_vkmem *vkmem;
     bool vkmem_tried;
+    /* Uploads and downloads go through this buffer in host memory (gl_transfer.c), mapped
+     * at staging_map; staging_fence follows its last copy; made on first use. */
+    GLuint staging;
+    void *staging_map;
+    GLsync staging_fence;
+    bool staging_failed;
     size_t ssbo_alignment;
     GLint max_groups_x;
     bool subgroups; /* arithmetic subgroup ops in compute shaders, and not turned off */
