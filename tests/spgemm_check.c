@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref/ref.h"
+
 /* Printed before giving up: enough to see a pattern. */
 #define MAX_REPORTS 5
 
@@ -53,31 +55,6 @@ static void read_csr(const char *path, gpgpu_csr *m, gpgpu_mtx_header *header)
         fprintf(stderr, "spgemm_check: %s\n", msg);
         exit(2);
     }
-}
-
-/* A^T by counting sort on the columns: walking A's rows in order leaves each
- * row of A^T with its columns ascending. */
-static void transpose(const gpgpu_csr *a, gpgpu_csr *t)
-{
-    uint32_t *next = checked_calloc((size_t)a->cols + 1, sizeof(uint32_t));
-
-    *t = (gpgpu_csr){ .rows = a->cols, .cols = a->rows, .nnz = a->nnz };
-    t->row_ptr = checked_calloc((size_t)a->cols + 1, sizeof(uint32_t));
-    t->col_idx = checked_calloc(a->nnz, sizeof(uint32_t));
-    t->values = checked_calloc(a->nnz, sizeof(double));
-    for (size_t e = 0; e < a->nnz; e++)
-        t->row_ptr[a->col_idx[e] + 1]++;
-    for (uint32_t j = 0; j < a->cols; j++)
-        t->row_ptr[j + 1] += t->row_ptr[j];
-    memcpy(next, t->row_ptr, ((size_t)a->cols + 1) * sizeof(uint32_t));
-    for (uint32_t i = 0; i < a->rows; i++) {
-        for (uint32_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
-            uint32_t at = next[a->col_idx[e]]++;
-            t->col_idx[at] = i;
-            t->values[at] = a->values[e];
-        }
-    }
-    free(next);
 }
 
 static void round_to_float(gpgpu_csr *m)
@@ -225,7 +202,10 @@ int main(int argc, char **argv)
     if (strcmp(argv[3], "A") == 0) {
         bp = &a;
     } else if (strcmp(argv[3], "At") == 0) {
-        transpose(&a, &b_t);
+        if (!ref_transpose(&a, &b_t)) {
+            fprintf(stderr, "spgemm_check: out of memory for A^T\n");
+            exit(2);
+        }
         bp = &b_t;
     } else {
         read_csr(argv[3], &b_file, NULL);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref/ref.h"
+
 /* The classic algorithm's temporaries grow with the products, and its sort
  * (stage 6) runs every bitonic step over rows x nn/2 invocations, nn the
  * longest row's products padded to a power of two: above either limit it is
@@ -77,35 +79,6 @@ typedef struct spgemm_matrix {
     uint64_t longest;   /* the most products of one row */
 } spgemm_matrix;
 
-/* A^T on the host: counting sort on the columns, rows of A^T ascending. */
-static gpgpu_status host_transpose(const gpgpu_csr *a, gpgpu_csr *t)
-{
-    uint32_t *next = malloc(((size_t)a->cols + 1) * sizeof(uint32_t));
-
-    *t = (gpgpu_csr){ .rows = a->cols, .cols = a->rows, .nnz = a->nnz };
-    t->row_ptr = calloc((size_t)a->cols + 1, sizeof(uint32_t));
-    t->col_idx = malloc((a->nnz + 1) * sizeof(uint32_t));
-    t->values = malloc((a->nnz + 1) * sizeof(double));
-    if (next == NULL || t->row_ptr == NULL || t->col_idx == NULL || t->values == NULL) {
-        free(next);
-        return GPGPU_ERROR_OUT_OF_MEMORY;
-    }
-    for (size_t e = 0; e < a->nnz; e++)
-        t->row_ptr[a->col_idx[e] + 1]++;
-    for (uint32_t j = 0; j < a->cols; j++)
-        t->row_ptr[j + 1] += t->row_ptr[j];
-    memcpy(next, t->row_ptr, ((size_t)a->cols + 1) * sizeof(uint32_t));
-    for (uint32_t i = 0; i < a->rows; i++) {
-        for (uint32_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
-            uint32_t at = next[a->col_idx[e]]++;
-            t->col_idx[at] = i;
-            t->values[at] = a->values[e];
-        }
-    }
-    free(next);
-    return GPGPU_SUCCESS;
-}
-
 /* A^T's arrays were made here (host_transpose); A is the caller's. */
 static void matrix_free(spgemm_matrix *m)
 {
@@ -122,7 +95,8 @@ static int matrix_prepare(const bench_matrix *input, spgemm_matrix *m)
 
     *m = (spgemm_matrix){ .input = input, .b = a };
     if (a->rows != a->cols) {
-        gpgpu_status status = host_transpose(a, &m->at);
+        gpgpu_status status =
+            ref_transpose(a, &m->at) ? GPGPU_SUCCESS : GPGPU_ERROR_OUT_OF_MEMORY;
 
         m->b = &m->at;
         if (status != GPGPU_SUCCESS) {
