@@ -140,96 +140,63 @@ for be in $BACKENDS; do
     [ -n "$PRIMITIVES" ] || break
     : >"$OUT/bench_$be.txt"
 done
-# SpMV: the generated matrices written for the peer, the peer on them and on
-# the real ones, then gpgpu-bench on the same (generating its own: the same
-# matrices, faster than reading the text), its records in spmv_BACKEND.json.
-if has spmv; then
-    gens=${SPMV_GENS-laplace3d_7:128 rmat:20}
-    GEN_DIR=${GEN_DIR:-/tmp/spmv_gen}
-    mkdir -p "$GEN_DIR" && rm -f "$GEN_DIR"/*.mtx
-    gen_args=() real=() mtx_args=()
-    for g in $gens; do gen_args+=(--gen "$g"); done
-    if [ -n "${MATRIX_DIR:-}" ]; then
-        for f in "$MATRIX_DIR"/*.mtx "$MATRIX_DIR"/*.mtx.gz; do
-            [ -e "$f" ] && real+=("$f") && mtx_args+=(--matrix "$f")
-        done
-    fi
-    # Each run tunes afresh: no tuner cache file read or written.
-    export GPGPU_TUNE_CACHE=
-    echo "spmv: generated '$gens', ${#real[@]} files from '${MATRIX_DIR:-}'"
-    [ ${#gen_args[@]} -gt 0 ] &&
-        { $B/tools/gpgpu-bench --write-gen "$GEN_DIR" "${gen_args[@]}" || echo "--write-gen failed"; }
-    spmv_args=(--only spmv --runs "${SPMV_RUNS:-20}" --warmup "${SPMV_WARMUP:-3}" ${SPMV_EXTRA:-})
-    peer_files=("$GEN_DIR"/*.mtx "${real[@]}")
-    if [ -e "${peer_files[0]}" ]; then
-        timeout "${PEER_TIMEOUT:-300}" python3 bench/cusparse_peer.py --runs "${SPMV_RUNS:-20}" \
-            --warmup "${SPMV_WARMUP:-3}" --json "$OUT/cusparse.json" "${peer_files[@]}" \
-            >"$OUT/cusparse.txt" 2>"$OUT/cusparse.err" ||
-            { echo "cusparse_peer: rc=$?"; tail -5 "$OUT/cusparse.err"; }
-        echo "cusparse_peer done at ${SECONDS}s"
-    fi
-    [ -f "$OUT/cusparse.json" ] || echo '[]' >"$OUT/cusparse.json"
-    spmv_joined=()
-    for be in $BACKENDS; do
-        for g in $gens; do
-            bench1 "$be" "spmv_gen_${g//:/-}" "${spmv_args[@]}" --gen "$g"
-        done
-        [ ${#real[@]} -gt 0 ] && bench1 "$be" spmv_files "${spmv_args[@]}" "${mtx_args[@]}"
-        files=("$OUT"/bench_"${be}"_spmv_*.json)
-        [ -e "${files[0]}" ] && merge_json "$OUT/spmv_$be.json" "${files[@]}" &&
-            spmv_joined+=("$be=$OUT/spmv_$be.json")
-        echo "spmv $be done at ${SECONDS}s"
-    done
-    if [ ${#spmv_joined[@]} -gt 0 ]; then
-        echo "== spmv vs cuSPARSE"
-        python3 bench/compare.py --spmv "$OUT/cusparse.json" "$OUT/table_spmv.md" "${spmv_joined[@]}"
-    fi
-fi
-# SpGEMM: as SpMV (the generated matrices written for the peer, the peer on
-# them and on the real ones, then gpgpu-bench per backend generating its own),
-# records in spgemm_BACKEND.json, peer's in cusparse_spgemm.json.
-if has spgemm; then
-    gens=${SPGEMM_GENS-laplace3d_7:64 laplace3d_7:128 banded:1048576:4 power_law:262144:8 rmat:15:16}
-    gen_dir=${SPGEMM_GEN_DIR:-/tmp/spgemm_gen}
+# SpMV and SpGEMM against cuSPARSE, one function for both: the generated
+# matrices written for the peer, the peer on them and on MATRIX_DIR's files,
+# then gpgpu-bench per backend on the same (generating its own: the same
+# matrices, faster than reading the text), its records in KIND_BACKEND.json,
+# the peer's in PEER.json, both joined by compare.py into table_KIND.md.
+# sparse_vs_cusparse KIND GENS GEN_DIR RUNS WARMUP PEER [more gpgpu-bench args]
+sparse_vs_cusparse() {
+    local kind=$1 gens=$2 gen_dir=$3 runs=$4 warmup=$5 peer=$6
+    shift 6
+    local gen_args=() real=() mtx_args=() peer_mode=() joined=() g f be files
+    [ "$kind" = spgemm ] && peer_mode=(--mode spgemm)
     mkdir -p "$gen_dir" && rm -f "$gen_dir"/*.mtx
-    gen_args=() real=() mtx_args=()
     for g in $gens; do gen_args+=(--gen "$g"); done
     if [ -n "${MATRIX_DIR:-}" ]; then
         for f in "$MATRIX_DIR"/*.mtx "$MATRIX_DIR"/*.mtx.gz; do
             [ -e "$f" ] && real+=("$f") && mtx_args+=(--matrix "$f")
         done
     fi
-    echo "spgemm: generated '$gens', ${#real[@]} files from '${MATRIX_DIR:-}'"
+    echo "$kind: generated '$gens', ${#real[@]} files from '${MATRIX_DIR:-}'"
     [ ${#gen_args[@]} -gt 0 ] &&
         { $B/tools/gpgpu-bench --write-gen "$gen_dir" "${gen_args[@]}" || echo "--write-gen failed"; }
-    spgemm_args=(--only spgemm --runs "${SPGEMM_RUNS:-10}" --warmup "${SPGEMM_WARMUP:-2}"
-        ${SPGEMM_EXTRA:-})
-    peer_files=("$gen_dir"/*.mtx "${real[@]}")
+    local args=(--only "$kind" --runs "$runs" --warmup "$warmup" "$@")
+    local peer_files=("$gen_dir"/*.mtx "${real[@]}")
     if [ -e "${peer_files[0]}" ]; then
-        timeout "${PEER_TIMEOUT:-300}" python3 bench/cusparse_peer.py --mode spgemm \
-            --runs "${SPGEMM_RUNS:-10}" --warmup "${SPGEMM_WARMUP:-2}" \
-            --json "$OUT/cusparse_spgemm.json" "${peer_files[@]}" \
-            >"$OUT/cusparse_spgemm.txt" 2>"$OUT/cusparse_spgemm.err" ||
-            { echo "cusparse_peer --mode spgemm: rc=$?"; tail -5 "$OUT/cusparse_spgemm.err"; }
-        echo "cusparse_peer spgemm done at ${SECONDS}s"
+        timeout "${PEER_TIMEOUT:-300}" python3 bench/cusparse_peer.py "${peer_mode[@]}" \
+            --runs "$runs" --warmup "$warmup" --json "$OUT/$peer.json" "${peer_files[@]}" \
+            >"$OUT/$peer.txt" 2>"$OUT/$peer.err" ||
+            { echo "cusparse_peer $kind: rc=$?"; tail -5 "$OUT/$peer.err"; }
+        echo "cusparse_peer $kind done at ${SECONDS}s"
     fi
-    [ -f "$OUT/cusparse_spgemm.json" ] || echo '[]' >"$OUT/cusparse_spgemm.json"
-    spgemm_joined=()
+    [ -f "$OUT/$peer.json" ] || echo '[]' >"$OUT/$peer.json"
     for be in $BACKENDS; do
         for g in $gens; do
-            bench1 "$be" "spgemm_gen_${g//:/-}" "${spgemm_args[@]}" --gen "$g"
+            bench1 "$be" "${kind}_gen_${g//:/-}" "${args[@]}" --gen "$g"
         done
-        [ ${#real[@]} -gt 0 ] && bench1 "$be" spgemm_files "${spgemm_args[@]}" "${mtx_args[@]}"
-        files=("$OUT"/bench_"${be}"_spgemm_*.json)
-        [ -e "${files[0]}" ] && merge_json "$OUT/spgemm_$be.json" "${files[@]}" &&
-            spgemm_joined+=("$be=$OUT/spgemm_$be.json")
-        echo "spgemm $be done at ${SECONDS}s"
+        [ ${#real[@]} -gt 0 ] && bench1 "$be" "${kind}_files" "${args[@]}" "${mtx_args[@]}"
+        files=("$OUT"/bench_"${be}"_"${kind}"_*.json)
+        [ -e "${files[0]}" ] && merge_json "$OUT/${kind}_$be.json" "${files[@]}" &&
+            joined+=("$be=$OUT/${kind}_$be.json")
+        echo "$kind $be done at ${SECONDS}s"
     done
-    if [ ${#spgemm_joined[@]} -gt 0 ]; then
-        echo "== spgemm vs cuSPARSE"
-        python3 bench/compare.py --spgemm "$OUT/cusparse_spgemm.json" "$OUT/table_spgemm.md" \
-            "${spgemm_joined[@]}"
+    if [ ${#joined[@]} -gt 0 ]; then
+        echo "== $kind vs cuSPARSE"
+        python3 bench/compare.py "--$kind" "$OUT/$peer.json" "$OUT/table_$kind.md" "${joined[@]}"
     fi
+}
+if has spmv; then
+    # Each run tunes afresh: no tuner cache file read or written.
+    export GPGPU_TUNE_CACHE=
+    sparse_vs_cusparse spmv "${SPMV_GENS-laplace3d_7:128 rmat:20}" "${GEN_DIR:-/tmp/spmv_gen}" \
+        "${SPMV_RUNS:-20}" "${SPMV_WARMUP:-3}" cusparse ${SPMV_EXTRA:-}
+fi
+if has spgemm; then
+    sparse_vs_cusparse spgemm \
+        "${SPGEMM_GENS-laplace3d_7:64 laplace3d_7:128 banded:1048576:4 power_law:262144:8 rmat:15:16}" \
+        "${SPGEMM_GEN_DIR:-/tmp/spgemm_gen}" "${SPGEMM_RUNS:-10}" "${SPGEMM_WARMUP:-2}" \
+        cusparse_spgemm ${SPGEMM_EXTRA:-}
 fi
 # Dense products: cuBLAS (CuPy) on the same sizes, then one gpgpu-bench process per
 # backend, type and size (the fast method tuned first in each), records in
