@@ -253,6 +253,7 @@ static gpgpu_status gl_begin(gpgpu_context *ctx)
         /* an error the caller left behind is not ours to report */
     }
     st->debug_error[0] = '\0'; /* nor a debug message of the caller's own calls */
+    gl_profile_begin(st);
     if (st->platform != GPGPU_GL_PLATFORM_ADOPT)
         return GPGPU_SUCCESS;
     gl->GetIntegerv(GL_CURRENT_PROGRAM, &st->saved_program);
@@ -275,6 +276,7 @@ static gpgpu_status gl_end(gpgpu_context *ctx)
     /* Our writes must be visible to whatever reads the buffers next: the
      * caller's vertex fetch, draws, copies, or its own shaders. */
     gl->MemoryBarrier(GL_ALL_BARRIER_BITS);
+    gl_profile_collect(st);
     if (st->platform == GPGPU_GL_PLATFORM_ADOPT) {
         gl->UseProgram((GLuint)st->saved_program);
         for (GLuint i = 0; i < EXEC_MAX_BINDINGS; i++) {
@@ -317,6 +319,7 @@ static gpgpu_status gl_dispatch(gpgpu_context *ctx, const exec_dispatch *d)
     }
     gl->DispatchCompute(gx, gy, 1);
     gl->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    gl_profile_mark(st, d);
     return ctx->debug ? gl_check_error(ctx, d->variant.family) : GPGPU_SUCCESS;
 }
 
@@ -374,8 +377,10 @@ static void gl_destroy(gpgpu_context *ctx)
         if (st->timer_query)
             st->gl.DeleteQueries(1, &st->timer_query);
     }
-    if (gl_platform_make_current(ctx, st) == GPGPU_SUCCESS && st->gl.DeleteProgram)
+    if (gl_platform_make_current(ctx, st) == GPGPU_SUCCESS && st->gl.DeleteProgram) {
         gl_transfer_close(st);
+        gl_profile_close(st);
+    }
     gl_vkmem_close(st); /* its buffers are gone: destroyed before the context */
     variant_cache_free(&st->programs);
     gl_platform_close(st);
@@ -539,6 +544,7 @@ gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *cal
         return status;
     }
     st->gl.GenQueries(1, &st->timer_query);
+    gl_profile_open(st);
     if (desc->debug) {
         st->gl.GetPointerv(GL_DEBUG_CALLBACK_FUNCTION, &st->saved_debug_callback);
         st->gl.GetPointerv(GL_DEBUG_CALLBACK_USER_PARAM, &st->saved_debug_user);

@@ -38,6 +38,7 @@ typedef struct gl_state {
     void *staging_map;
     GLsync staging_fence;
     bool staging_failed;
+    struct gl_profile *profile; /* gl_profile.c: NULL unless GPGPU_PROFILE is set */
     size_t ssbo_alignment;
     GLint max_groups_x;
     bool subgroups; /* arithmetic subgroup ops in compute shaders, and not turned off */
@@ -66,6 +67,17 @@ gpgpu_status gl_platform_open(gpgpu_context *ctx, gl_state *st, const gpgpu_cont
 void gl_platform_close(gl_state *st);
 gpgpu_status gl_platform_make_current(gpgpu_context *ctx, gl_state *st);
 const char *gl_platform_name(gpgpu_gl_platform platform);
+
+/* gl_profile.c: per-stage GPU times under GPGPU_PROFILE (each a no-op without it): open
+ * with the context; begin at a call's start (a stamp), mark after each dispatch, collect
+ * at the call's end and before transfers (reads the stamps, waiting; false if none were
+ * pending); close reports. */
+typedef struct gl_profile gl_profile;
+void gl_profile_open(gl_state *st);
+void gl_profile_begin(gl_state *st);
+void gl_profile_mark(gl_state *st, const exec_dispatch *d);
+bool gl_profile_collect(gl_state *st);
+void gl_profile_close(gl_state *st);
 
 /* Turns a pending GL error into a status with `what` in the message. */
 gpgpu_status gl_check_error(gpgpu_context *ctx, const char *what);

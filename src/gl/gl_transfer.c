@@ -61,12 +61,10 @@ static bool staging(gl_state *st)
     return true;
 }
 
-gpgpu_status gl_transfer_read(gpgpu_context *ctx, gl_state *st, GLuint name, size_t offset,
-                              void *data, size_t bytes)
+static gpgpu_status read_staged(gpgpu_context *ctx, gl_state *st, GLuint name, size_t offset,
+                                void *data, size_t bytes)
 {
     const GladGLContext *gl = &st->gl;
-    /* Shader writes must reach the buffer before a copy or the client reads it. */
-    gl->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     if (!staging(st)) {
         gl->GetNamedBufferSubData(name, (GLintptr)offset, (GLsizeiptr)bytes, data);
         return gl_check_error(ctx, "downloading from a buffer");
@@ -84,8 +82,8 @@ gpgpu_status gl_transfer_read(gpgpu_context *ctx, gl_state *st, GLuint name, siz
     return gl_check_error(ctx, "downloading from a buffer");
 }
 
-gpgpu_status gl_transfer_write(gpgpu_context *ctx, gl_state *st, GLuint name, size_t offset,
-                               const void *data, size_t bytes)
+static gpgpu_status write_staged(gpgpu_context *ctx, gl_state *st, GLuint name, size_t offset,
+                                 const void *data, size_t bytes)
 {
     const GladGLContext *gl = &st->gl;
     if (!staging(st)) {
@@ -106,6 +104,30 @@ gpgpu_status gl_transfer_write(gpgpu_context *ctx, gl_state *st, GLuint name, si
     /* Shaders that read the range next see the copy's writes. */
     gl->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     return gl_check_error(ctx, "uploading to a buffer");
+}
+
+gpgpu_status gl_transfer_read(gpgpu_context *ctx, gl_state *st, GLuint name, size_t offset,
+                              void *data, size_t bytes)
+{
+    const GladGLContext *gl = &st->gl;
+    /* Shader writes must reach the buffer before a copy or the client reads it. */
+    gl->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    /* Under GPGPU_PROFILE the transfer's copy and wait count for no dispatch. */
+    bool profiling = gl_profile_collect(st);
+    gpgpu_status status = read_staged(ctx, st, name, offset, data, bytes);
+    if (profiling)
+        gl_profile_begin(st);
+    return status;
+}
+
+gpgpu_status gl_transfer_write(gpgpu_context *ctx, gl_state *st, GLuint name, size_t offset,
+                               const void *data, size_t bytes)
+{
+    bool profiling = gl_profile_collect(st); /* as in gl_transfer_read */
+    gpgpu_status status = write_staged(ctx, st, name, offset, data, bytes);
+    if (profiling)
+        gl_profile_begin(st);
+    return status;
 }
 
 void gl_transfer_close(gl_state *st)
