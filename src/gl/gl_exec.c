@@ -162,7 +162,10 @@ static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
     }
     gpgpu_status status = gl_check_error(ctx, "creating a buffer");
     if (status != GPGPU_SUCCESS) {
-        gl->DeleteBuffers(1, &b->name);
+        if (b->memory_object)
+            gl_vkmem_buffer_destroy(gl_of(ctx), b);
+        else
+            gl->DeleteBuffers(1, &b->name);
         free(b);
         return status;
     }
