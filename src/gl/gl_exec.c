@@ -379,8 +379,6 @@ static void gl_destroy(gpgpu_context *ctx)
             st->gl.DeleteProgram((GLuint)st->programs.entries[i].handle);
         if (st->timer_query)
             st->gl.DeleteQueries(1, &st->timer_query);
-    }
-    if (gl_platform_make_current(ctx, st) == GPGPU_SUCCESS && st->gl.DeleteProgram) {
         gl_transfer_close(st);
         gl_profile_close(st);
     }
