@@ -76,7 +76,7 @@ typedef struct reference {
     size_t count;
     long double *sum, *abs_sum; /* dense over B's columns */
     long double *lost;           /* |products| with a subnormal operand */
-    double floor;                /* the type's smallest normal */
+    gpgpu_type type;
     size_t *terms;
     unsigned char *seen;
 } reference;
@@ -93,11 +93,11 @@ static void reference_row(const gpgpu_csr *a, const gpgpu_csr *b, uint32_t i, re
     for (uint32_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
         uint32_t k = a->col_idx[e];
         long double av = a->values[e];
-        bool a_sub = av != 0 && fabsl(av) < r->floor;
+        bool a_sub = ref_subnormal(r->type, a->values[e]);
 
         for (uint32_t f = b->row_ptr[k]; f < b->row_ptr[k + 1]; f++) {
             uint32_t j = b->col_idx[f];
-            long double bv = b->values[f], p = av * bv;
+            long double p = av * (long double)b->values[f];
 
             if (!r->seen[j]) {
                 r->seen[j] = 1;
@@ -105,7 +105,7 @@ static void reference_row(const gpgpu_csr *a, const gpgpu_csr *b, uint32_t i, re
             }
             r->sum[j] += p;
             r->abs_sum[j] += fabsl(p);
-            if (a_sub || (bv != 0 && fabsl(bv) < r->floor))
+            if (a_sub || ref_subnormal(r->type, b->values[f]))
                 r->lost[j] += fabsl(p);
             r->terms[j]++;
         }
@@ -236,7 +236,7 @@ int main(int argc, char **argv)
     r.sum = checked_calloc((size_t)b.cols + 1, sizeof(long double));
     r.abs_sum = checked_calloc((size_t)b.cols + 1, sizeof(long double));
     r.lost = checked_calloc((size_t)b.cols + 1, sizeof(long double));
-    r.floor = v.floor;
+    r.type = f32 ? GPGPU_TYPE_F32 : GPGPU_TYPE_F64;
     r.terms = checked_calloc((size_t)b.cols + 1, sizeof(size_t));
     r.seen = checked_calloc((size_t)b.cols + 1, 1);
     for (uint32_t i = 0; i < a.rows; i++) {
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
     free(r.lost);
     free(r.terms);
     free(r.seen);
-    free(b_t.row_ptr); /* made here, not by the library */
+    free(b_t.row_ptr); /* made by ref_transpose, not by the library */
     free(b_t.col_idx);
     free(b_t.values);
     gpgpu_csr_free(&b_file);

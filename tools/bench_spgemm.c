@@ -79,7 +79,7 @@ typedef struct spgemm_matrix {
     uint64_t longest;   /* the most products of one row */
 } spgemm_matrix;
 
-/* A^T's arrays were made here (host_transpose); A is the caller's. */
+/* A^T's arrays were made here (ref_transpose); A is the caller's. */
 static void matrix_free(spgemm_matrix *m)
 {
     free(m->at.row_ptr);
@@ -168,12 +168,11 @@ static size_t reference_row(const spgemm_matrix *m, gpgpu_type type, uint32_t i,
     for (uint32_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
         uint32_t k = a->col_idx[e];
         long double av = rounded(type, a->values[e]);
-        double tiny = type == GPGPU_TYPE_F32 ? FLT_MIN : DBL_MIN;
-        bool a_sub = av != 0 && fabsl(av) < tiny;
+        bool a_sub = ref_subnormal(type, a->values[e]);
 
         for (uint32_t f = b->row_ptr[k]; f < b->row_ptr[k + 1]; f++) {
             uint32_t j = b->col_idx[f];
-            long double bv = rounded(type, b->values[f]), p = av * bv;
+            long double p = av * (long double)rounded(type, b->values[f]);
 
             if (!seen[j]) {
                 seen[j] = 1;
@@ -183,7 +182,7 @@ static size_t reference_row(const spgemm_matrix *m, gpgpu_type type, uint32_t i,
             }
             sum[j] += p;
             abs_sum[j] += fabsl(p);
-            if (a_sub || (bv != 0 && fabsl(bv) < tiny))
+            if (a_sub || ref_subnormal(type, b->values[f]))
                 lost[j] += fabsl(p);
             terms[j]++;
         }

@@ -153,6 +153,10 @@ uint64_t ref_spgemm_products(const gpgpu_csr *a, const gpgpu_csr *b);
 bool ref_spgemm_gustavson(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_csr *c,
                           double **bound);
 
+/* Whether v, rounded to `type`, is subnormal: a device may read such an operand as zero
+ * (the H100 does in f32) and so lose a product whole, which the SpGEMM bounds allow for. */
+bool ref_subnormal(gpgpu_type type, double v);
+
 /* A^T by a stable counting sort on the columns: rows of A^T with their
  * columns ascending, values copied bit for bit. false when out of memory. */
 bool ref_transpose(const gpgpu_csr *a, gpgpu_csr *t);

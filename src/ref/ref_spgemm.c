@@ -66,8 +66,7 @@ static double entry_bound(gpgpu_type type, uint32_t k, long double abs_sum, long
                     lost);
 }
 
-/* Whether v, in `type`, is subnormal (a device may read it as zero). */
-static bool subnormal(gpgpu_type type, double v)
+bool ref_subnormal(gpgpu_type type, double v)
 {
     double a = fabs(type == GPGPU_TYPE_F32 ? (double)(float)v : v);
     return a != 0 && a < (type == GPGPU_TYPE_F32 ? FLT_MIN : DBL_MIN);
@@ -135,7 +134,7 @@ bool ref_spgemm_gustavson(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *
                 long double p = (long double)a->values[k] * b->values[q];
                 sum[j] += p;
                 abs_sum[j] += fabsl(p);
-                if (subnormal(type, a->values[k]) || subnormal(type, b->values[q]))
+                if (ref_subnormal(type, a->values[k]) || ref_subnormal(type, b->values[q]))
                     lost[j] += fabsl(p);
                 count[j]++;
             }
