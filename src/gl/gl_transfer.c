@@ -101,8 +101,8 @@ static gpgpu_status write_staged(gpgpu_context *ctx, gl_state *st, GLuint name, 
         st->staging_fence = gl->FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
         done += n;
     }
-    /* Shaders that read the range next see the copy's writes. */
-    gl->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    /* No barrier after: a copy command's writes are seen by the commands after it (memory
+     * barriers order only shaders' incoherent writes). */
     return gl_check_error(ctx, "uploading to a buffer");
 }
 
