@@ -20,19 +20,31 @@
 // No `restrict`: an in-place scan binds src and dst to the same memory.
 layout(std430, binding = 0) readonly buffer Src { T src[]; };
 layout(std430, binding = 1) buffer Dst { T dst[]; };
-// The same memory four elements at a time, for CHAINED's 16-byte (f64: 32)
-// loads and stores where both offsets are multiples of four (VEC4).
+// The same memory 16 bytes at a time (VW elements), for CHAINED's loads and
+// stores where both offsets are multiples of VW (VEC).
 #if defined(TYPE_U32)
-#define T4 uvec4
+#define TV uvec4
 #elif defined(TYPE_I32)
-#define T4 ivec4
+#define TV ivec4
 #elif defined(TYPE_F32)
-#define T4 vec4
+#define TV vec4
 #else
-#define T4 dvec4
+#define TV dvec2
 #endif
-layout(std430, binding = 0) readonly buffer Src4 { T4 src4[]; };
-layout(std430, binding = 1) buffer Dst4 { T4 dst4[]; };
+// A vector's elements to and from x[i..i+VW), by name: NVIDIA's GL compiler
+// failed to link f64 programs that index a dvec2 with a loop variable ("can't
+// find __setVectorIndex function in stdlib").
+#if defined(TYPE_F64)
+#define VW 2u
+#define TV_OF(x, i) TV(x[i], x[(i) + 1u])
+#define TV_TO(v, x, i) { x[i] = v.x; x[(i) + 1u] = v.y; }
+#else
+#define VW 4u
+#define TV_OF(x, i) TV(x[i], x[(i) + 1u], x[(i) + 2u], x[(i) + 3u])
+#define TV_TO(v, x, i) { x[i] = v.x; x[(i) + 1u] = v.y; x[(i) + 2u] = v.z; x[(i) + 3u] = v.w; }
+#endif
+layout(std430, binding = 0) readonly buffer SrcV { TV srcv[]; };
+layout(std430, binding = 1) buffer DstV { TV dstv[]; };
 layout(std430, binding = 2) restrict buffer Part { T part[]; };
 // CHAINED's ticket (state[0].x) and each tile's published values (below).
 layout(std430, binding = 3) coherent volatile buffer State { uvec4 state[]; };
@@ -49,12 +61,24 @@ layout(std430, binding = 3) coherent volatile buffer State { uvec4 state[]; };
                                   /* look-back's reads only (see look_back), 3 every inclusive */
                                   /* prefix but tile 0's (walks go back to tile 0) */
 #define POLLS           params[6] /* CHAINED: reads of a silent predecessor before summing it */
-#define VEC4            params[8] /* CHAINED: offsets allow 4-element loads and stores */
+#define VEC             params[8] /* CHAINED: offsets allow 16-byte loads and stores */
 #define IN_PLACE        params[9] /* CHAINED: src and dst overlap */
 #define FALLBACK_SUMS 3u
 #define FORCED (FALLBACK == 1u || FALLBACK == 2u) /* the look-back reads nothing */
 
 #define TILE (WG_SIZE * ITEMS)
+// CHAINED: an invocation's elements in ROWS runs of RUN consecutive ones
+// (16 bytes where ITEMS allows).
+#define RUN (ITEMS % VW == 0u ? VW : ITEMS)
+#define ROWS (ITEMS / RUN)
+// Arrays of one value per row: sized ITEMS under Vulkan, where ITEMS is a
+// specialization constant and glslang gives every expression of it a type
+// of its own (a ROWS-sized argument matches no parameter).
+#ifdef VULKAN
+#define ROW_ARRAY ITEMS
+#else
+#define ROW_ARRAY ROWS
+#endif
 // One padding slot every 32 keeps the ITEMS-strided reads of a thread's own
 // elements free of shared-memory bank conflicts.
 #define PAD(i) ((i) + ((i) >> 5))
@@ -67,19 +91,17 @@ shared T s_tile[ONLY_STAGE == STAGE_CHAINED ? 1u : PAD(TILE)];
 shared T s_scan[WG_SIZE];
 shared T s_total;
 
-// Exclusive prefix sum of one value per invocation across the work-group;
-// `total` receives the sum of all of them. Every invocation must call it.
-T wg_exclusive_scan(T x, out T total)
-{
-    uint lid = gl_LocalInvocationID.x;
 #ifdef SUBGROUPS
-    T in_sg = subgroupExclusiveAdd(x);
-    T sg_sum = subgroupAdd(x);
+// Exclusive prefix sum across the work-group of one value per subgroup (the
+// same in all its lanes); `total` receives the sum of all of them. Every
+// invocation must call it.
+T wg_subgroup_prefix(T sg_value, out T total)
+{
     if (subgroupElect())
-        s_scan[gl_SubgroupID] = sg_sum;
+        s_scan[gl_SubgroupID] = sg_value;
     SYNC();
     if (gl_SubgroupID == 0u) {
-        // Scan the subgroup sums, in strides when there are more than lanes.
+        // Scan the subgroup values, in strides when there are more than lanes.
         T run = T_ZERO;
         for (uint base = 0u; base < gl_NumSubgroups; base += gl_SubgroupSize) {
             uint i = base + gl_SubgroupInvocationID;
@@ -93,13 +115,23 @@ T wg_exclusive_scan(T x, out T total)
             s_total = run;
     }
     SYNC();
-    T r = s_scan[gl_SubgroupID] + in_sg;
+    T r = s_scan[gl_SubgroupID];
     total = s_total;
     SYNC();
     return r;
+}
+#endif
+
+// Exclusive prefix sum of one value per invocation across the work-group;
+// `total` receives the sum of all of them. Every invocation must call it.
+T wg_exclusive_scan(T x, out T total)
+{
+#ifdef SUBGROUPS
+    return wg_subgroup_prefix(subgroupAdd(x), total) + subgroupExclusiveAdd(x);
 #else
     // Hillis-Steele inclusive scan; the exclusive value is the neighbour's
     // inclusive one, so no subtraction (exact for floats too).
+    uint lid = gl_LocalInvocationID.x;
     s_scan[lid] = x;
     SYNC();
     for (uint d = 1u; d < WG_SIZE; d <<= 1) {
@@ -416,10 +448,89 @@ T look_back(uint t)
     return prefix;
 }
 
-// CHAINED: each invocation scans ITEMS consecutive elements of the tile in
-// registers (no shared-memory transposition: the tile costs the ticket's,
-// the work-group scan's and the look-back's barriers only), loaded and
-// stored four at a time where the offsets allow.
+// CHAINED's tile in registers, element (r, c) of an invocation at ELEMENT.
+// With subgroups the tile is laid out in subgroup rows: subgroup s owns the
+// s-th run of width * ITEMS elements, and in row r lane l holds the RUN
+// elements from r * RUN * width + RUN * l, so every load and store
+// instruction covers one contiguous stretch (width x 16 bytes): on the H100
+// 2^28 u32 so took 866 us in 256 x 32 tiles, where ITEMS consecutive
+// elements per invocation (each 16-byte instruction using half of every
+// sector it touches) took 1185 at best (docs/PERFORMANCE.md). Without
+// subgroups an invocation holds ITEMS consecutive elements.
+#ifdef SUBGROUPS
+#define LANE_SPAN (RUN * gl_SubgroupSize)
+#define ELEMENT(r, c) (gl_SubgroupID * gl_SubgroupSize * ITEMS + (r) * LANE_SPAN + \
+                       RUN * gl_SubgroupInvocationID + (c))
+#else
+#define ELEMENT(r, c) (gl_LocalInvocationID.x * ITEMS + (r) * RUN + (c))
+#endif
+
+void load_chained(uint first, uint count, bool vec, out T x[ITEMS])
+{
+    UNROLL for (uint r = 0u; r < ROWS; r++) {
+        uint at = ELEMENT(r, 0u);
+        if (RUN == VW && vec) { // RUN == VW whenever vec: the test only folds the code away
+            TV v = srcv[(SRC_OFF + first + at) / VW];
+            TV_TO(v, x, RUN * r)
+        } else {
+            UNROLL for (uint c = 0u; c < RUN; c++)
+                x[RUN * r + c] = at + c < count ? src[SRC_OFF + first + at + c] : T_ZERO;
+        }
+    }
+}
+
+void store_chained(uint first, uint count, bool vec, T x[ITEMS])
+{
+    UNROLL for (uint r = 0u; r < ROWS; r++) {
+        uint at = ELEMENT(r, 0u);
+        if (RUN == VW && vec) { // RUN == VW whenever vec: the test only folds the code away
+            dstv[(DST_OFF + first + at) / VW] = TV_OF(x, RUN * r);
+        } else {
+            UNROLL for (uint c = 0u; c < RUN; c++)
+                if (at + c < count)
+                    dst[DST_OFF + first + at + c] = x[RUN * r + c];
+        }
+    }
+}
+
+// Each row's exclusive prefix for this invocation's first element in it,
+// within the tile, in row_prefix[0..ROWS); `total` receives the tile's sum.
+void tile_prefixes(T x[ITEMS], out T row_prefix[ROW_ARRAY], out T total)
+{
+    T row_sum[ROW_ARRAY];
+    UNROLL for (uint r = 0u; r < ROWS; r++) {
+        row_sum[r] = T_ZERO;
+        UNROLL for (uint c = 0u; c < RUN; c++)
+            row_sum[r] += x[RUN * r + c];
+    }
+#ifdef SUBGROUPS
+    // Row by row within the subgroup (a row's sum is its last lane's
+    // inclusive prefix: one shuffle instead of a second subgroup sum), then
+    // the subgroups' runs across the group.
+    T run = T_ZERO;
+    uint last = gl_SubgroupSize - 1u;
+    UNROLL for (uint r = 0u; r < ROWS; r++) {
+        T before = subgroupExclusiveAdd(row_sum[r]);
+        row_prefix[r] = run + before;
+        run += subgroupShuffle(before + row_sum[r], last);
+    }
+    T before = wg_subgroup_prefix(run, total);
+#else
+    T run = T_ZERO;
+    UNROLL for (uint r = 0u; r < ROWS; r++) {
+        row_prefix[r] = run;
+        run += row_sum[r];
+    }
+    T before = wg_exclusive_scan(run, total);
+#endif
+    UNROLL for (uint r = 0u; r < ROWS; r++)
+        row_prefix[r] += before;
+}
+
+// CHAINED: a tile by ticket, scanned in registers (no shared-memory
+// transposition: the tile costs the ticket's, the work-group scan's and the
+// look-back's barriers only), loaded and stored 16 bytes at a time where
+// the offsets allow.
 void stage_chained()
 {
     uint lid = gl_LocalInvocationID.x;
@@ -432,27 +543,12 @@ void stage_chained()
     uint t = s_ticket;
     if (t >= tiles)
         return; // the whole group: a dispatch spread over y has spare groups
-    uint first = t * TILE, count = min(TILE, N - first), mine = lid * ITEMS;
-    bool vec = VEC4 != 0u && count == TILE;
+    uint first = t * TILE, count = min(TILE, N - first);
+    bool vec = VEC != 0u && count == TILE;
     T x[ITEMS];
-    if (vec) {
-        uint q = (SRC_OFF + first + mine) >> 2;
-        UNROLL for (uint k = 0u; k < ITEMS / 4u; k++) {
-            T4 v = src4[q + k];
-            x[4u * k] = v.x;
-            x[4u * k + 1u] = v.y;
-            x[4u * k + 2u] = v.z;
-            x[4u * k + 3u] = v.w;
-        }
-    } else {
-        UNROLL for (uint k = 0u; k < ITEMS; k++)
-            x[k] = mine + k < count ? src[SRC_OFF + first + mine + k] : T_ZERO;
-    }
-    T sum = T_ZERO;
-    UNROLL for (uint k = 0u; k < ITEMS; k++)
-        sum += x[k];
-    T total;
-    T run = wg_exclusive_scan(sum, total);
+    load_chained(first, count, vec, x);
+    T row_prefix[ROW_ARRAY], total;
+    tile_prefixes(x, row_prefix, total);
     T prefix = T_ZERO;
     if (tiles > 1u) {
         if (lid == 0u)
@@ -467,26 +563,20 @@ void stage_chained()
     // state again afterwards and takes the published value.
     if (IN_PLACE != 0u)
         memoryBarrierBuffer();
-    run += prefix;
-    UNROLL for (uint k = 0u; k < ITEMS; k++) {
-        T v = x[k];
-        if (EXCLUSIVE != 0u) {
-            x[k] = run;
-            run += v;
-        } else {
-            run += v;
-            x[k] = run;
+    UNROLL for (uint r = 0u; r < ROWS; r++) {
+        T run = prefix + row_prefix[r];
+        UNROLL for (uint c = 0u; c < RUN; c++) {
+            T v = x[RUN * r + c];
+            if (EXCLUSIVE != 0u) {
+                x[RUN * r + c] = run;
+                run += v;
+            } else {
+                run += v;
+                x[RUN * r + c] = run;
+            }
         }
     }
-    if (vec) {
-        uint q = (DST_OFF + first + mine) >> 2;
-        UNROLL for (uint k = 0u; k < ITEMS / 4u; k++)
-            dst4[q + k] = T4(x[4u * k], x[4u * k + 1u], x[4u * k + 2u], x[4u * k + 3u]);
-    } else {
-        UNROLL for (uint k = 0u; k < ITEMS; k++)
-            if (mine + k < count)
-                dst[DST_OFF + first + mine + k] = x[k];
-    }
+    store_chained(first, count, vec, x);
 }
 
 void main()

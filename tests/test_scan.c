@@ -61,7 +61,7 @@ static size_t rts_depth(size_t n)
  * output of its own tile as in TILES. */
 static size_t chained_depth(gpgpu_type t, size_t n)
 {
-    scan_chained_plan p = scan_chained_plan_for(t, n);
+    scan_chained_plan p = scan_chained_plan_for(ctx, t, n);
     return 2 * ((size_t)p.items + depth_of_wg(ctx, p.wg)) + 8 * (size_t)p.tiles;
 }
 
@@ -132,7 +132,7 @@ static const char *const fallback_names[] = {"", " fallback=all", " fallback=win
  * publication (floats: their association order is the run's). */
 static void chained_once(gpgpu_type t, size_t n, bool ex, bool in_place, scan_fallback fb)
 {
-    scan_chained_plan p = scan_chained_plan_for(t, n);
+    scan_chained_plan p = scan_chained_plan_for(ctx, t, n);
     const char *tn = gpgpu_type_name(t);
     char what[200];
     snprintf(what, sizeof what, "%s CHAINED %s%s%s n=%zu tiles=%u", tn, kind(ex),
@@ -191,7 +191,7 @@ static void chained_once(gpgpu_type t, size_t n, bool ex, bool in_place, scan_fa
 enum { FORCED_TILES = 40, SUMS_TILES = 2048 };
 static void stage_chained(gpgpu_type t, size_t n)
 {
-    uint32_t tiles = scan_chained_plan_for(t, n).tiles;
+    uint32_t tiles = scan_chained_plan_for(ctx, t, n).tiles;
     for (int ex = 0; ex < 2; ex++) {
         chained_once(t, n, ex, false, SCAN_FALLBACK_NONE);
         if (tiles <= FORCED_TILES) {

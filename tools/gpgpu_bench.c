@@ -113,6 +113,8 @@ static const bench_case cases[] = {
     SCAN("scan_inclusive_f32", F32, false, SCAN_SINGLE_PASS),
     SCAN("scan_inclusive_f32", F32, false, SCAN_REDUCE_THEN_SCAN),
     SCAN("scan_inclusive_f64", F64, false, FAST),
+    SCAN("scan_inclusive_f64", F64, false, SCAN_SINGLE_PASS),
+    SCAN("scan_inclusive_f64", F64, false, SCAN_REDUCE_THEN_SCAN),
     SORT("sort_keys_u32", U32, false, CLASSIC_NETSORT),
     SORT("sort_keys_u32", U32, false, BITONIC),
     SORT("sort_keys_u32", U32, false, RADIX),

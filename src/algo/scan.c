@@ -9,6 +9,8 @@
  * so that no work-group ever waits on another's progress (which neither GL
  * nor Vulkan promises). Without subgroups its look-back walks one tile per
  * barrier, which is why reduce-then-scan stays the default there. */
+#include <string.h>
+
 #include "algo/copy.h"
 #include "algo/scan.h"
 #include "algo/tuning.h"
@@ -17,17 +19,34 @@ enum { STAGE_REDUCE, STAGE_PARTIALS, STAGE_TILES, STAGE_COPY, STAGE_STEP, STAGE_
        STAGE_CHAINED };
 enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_EXCLUSIVE, P_TILES_PER_GROUP, P_GROUPS, P_PART_OFF };
 enum { P_STEP_K = P_TILES_PER_GROUP, P_FALLBACK = P_TILES_PER_GROUP, P_POLLS = P_GROUPS,
-       P_VEC4 = P_PART_OFF + 1, P_IN_PLACE };
+       P_VEC = P_PART_OFF + 1, P_IN_PLACE };
 
-scan_chained_plan scan_chained_plan_for(gpgpu_type type, size_t n)
+scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
+    const algo_tuning *t = algo_tuning_get();
     size_t size = gpgpu_type_size(type);
-    uint32_t items = algo_tuning_get()->scan_chained_items;
+    /* The tile's shape by backend: on the H100 Vulkan's tiles of 256 x 32
+     * (in subgroup rows) took 2^24 / 2^28 u32 in 72.7 / 866 us against 512
+     * x 8's 88 / 1216; NVIDIA's GL compiles the long rows badly (256 x 32:
+     * 179 / 2479 us) and keeps 512 x 8 (98 / 1103). docs/PERFORMANCE.md. */
+    bool gl = strcmp(ctx->info.backend, "gl") == 0;
+    uint32_t items = t->scan_chained_items ? t->scan_chained_items
+                     : gl                  ? SCAN_CHAINED_ITEMS_GL
+                                           : SCAN_CHAINED_ITEMS;
+    uint32_t wg = t->scan_chained_wg ? t->scan_chained_wg
+                  : gl               ? SCAN_CHAINED_WG_GL
+                                     : SCAN_CHAINED_WG;
     if (size == 8 && items > 1)
         items /= 2;
-    uint32_t wg = algo_tuning_get()->scan_chained_wg;
     if (wg > SCAN_CHAINED_WG_MAX)
         wg = SCAN_CHAINED_WG_MAX;
+    /* A scan of one tile spreads it over the widest group: its time is one
+     * group's latency (Vulkan, 2^10-2^12: 6.6 us in 512 x 8, 10.0 in 128 x 32). */
+    while ((size_t)wg * items >= n && items > 1 && wg < SCAN_CHAINED_WG_MAX &&
+           wg * 2 <= ctx->info.max_workgroup_invocations) {
+        wg *= 2;
+        items /= 2;
+    }
     /* Short scans of more than one tile take tiles of half the items: under
      * NVIDIA's GL (H100) 2-128 tiles of 8 items took 27 us at 2^14-2^18
      * whatever the size, of 4 items 15-16 us (why is not known), and at
@@ -161,11 +180,12 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
     d.params[P_EXCLUSIVE] = exclusive;
     d.params[P_FALLBACK] = fallback;
     d.params[P_POLLS] = algo_tuning_get()->scan_polls;
-    /* 16-byte accesses need both element offsets (from bindings aligned to
-     * at least 16 bytes) and the runs of ITEMS to be multiples of four; f64
-     * keeps single loads (a dvec4 would need 32-byte aligned bindings). */
-    d.params[P_VEC4] = gpgpu_type_size(type) == 4 && p.items % 4 == 0 &&
-                       d.params[P_SRC_OFF] % 4 == 0 && d.params[P_DST_OFF] % 4 == 0;
+    /* 16-byte accesses (four 4-byte elements or two f64) need both element
+     * offsets (from bindings aligned to at least 16 bytes) and each
+     * invocation's runs to be whole vectors. */
+    uint32_t vw = (uint32_t)(16 / size);
+    d.params[P_VEC] = p.items % vw == 0 && d.params[P_SRC_OFF] % vw == 0 &&
+                      d.params[P_DST_OFF] % vw == 0;
     d.groups = p.tiles;
     return algo_stage(ctx, &d);
 }
@@ -188,7 +208,7 @@ static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type
     bool size_fits = gpgpu_type_size(type) == 4 || n <= SCAN_SINGLE_PASS_F64_MAX;
     /* Its 512-invocation groups: where the device allows fewer, reduce-then-scan (an
      * explicit single pass is refused by algo_stage). */
-    bool wg_fits = scan_chained_plan_for(type, n).wg <= ctx->info.max_workgroup_invocations;
+    bool wg_fits = scan_chained_plan_for(ctx, type, n).wg <= ctx->info.max_workgroup_invocations;
     return mode == 2 || (mode == 1 && ctx->info.has_subgroups && size_fits && wg_fits);
 }
 
@@ -196,7 +216,7 @@ static gpgpu_status scan_single_pass(gpgpu_context *ctx, const gpgpu_scan_desc *
                                      gpgpu_buffer *in, size_t in_off, gpgpu_buffer *out,
                                      size_t out_off, size_t n)
 {
-    scan_chained_plan p = scan_chained_plan_for(desc->type, n);
+    scan_chained_plan p = scan_chained_plan_for(ctx, desc->type, n);
     gpgpu_buffer *state;
     TRY(ctx_scratch(ctx, 1, p.state_words * sizeof(uint32_t), &state));
     if (p.tiles > 1)

@@ -9,9 +9,11 @@ enum {
     SCAN_WG = 256,
     SCAN_ITEMS = 8,        /* default; algo_tuning_get() has the value in use */
     SCAN_MAX_GROUPS = 1024, /* default, likewise */
-    SCAN_CHAINED_WG = 512,   /* single pass: invocations per tile; at most SCAN_CHAINED_WG_MAX */
+    SCAN_CHAINED_WG = 256,   /* single pass: invocations per tile; at most SCAN_CHAINED_WG_MAX */
+    SCAN_CHAINED_WG_GL = 512, /* the same under GL (scan_chained_plan_for says why) */
     SCAN_CHAINED_WG_MAX = 512, /* 1024-wide f64 tiles lost the device on the H100 */
-    SCAN_CHAINED_ITEMS = 8,  /* single pass, 4-byte types (f64: half, the same bytes per tile) */
+    SCAN_CHAINED_ITEMS = 32, /* single pass, 4-byte types (f64: half, the same bytes per tile) */
+    SCAN_CHAINED_ITEMS_GL = 8, /* the same under GL */
     SCAN_CHAINED_SHORT_MAX = 1 << 20, /* single pass: half the items from 2 tiles up to this n */
     SCAN_POLLS = 32,         /* single pass: reads of a silent predecessor before summing it */
     SCAN_SINGLE_PASS_F64_MAX = 1 << 21 /* f64: the fast scan's single pass up to this many elements */
@@ -27,7 +29,7 @@ typedef struct scan_chained_plan {
     size_t state_words;
 } scan_chained_plan;
 
-scan_chained_plan scan_chained_plan_for(gpgpu_type type, size_t n);
+scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n);
 
 /* How CHAINED is made to sum its predecessors from their input (the tests'
  * way to reach the fallback on every tile): NONE as in use; ALL ignores every
