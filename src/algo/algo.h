@@ -3,6 +3,8 @@
 #ifndef GPGPU_ALGO_H
 #define GPGPU_ALGO_H
 
+#include <string.h>
+
 #include "core/internal.h"
 
 /* Largest element count a primitive takes: shader indices are 32-bit. */
@@ -72,6 +74,16 @@ static inline uint32_t algo_ceil_pow2(size_t v)
     while (p < v && p < 0x80000000u)
         p *= 2;
     return p;
+}
+
+/* A tuning knob's value, or where it is unset (0) the default for the context's
+ * backend: some tiles are shaped apart for NVIDIA's GL compiler. */
+static inline unsigned algo_knob(const gpgpu_context *ctx, unsigned knob, unsigned gl_default,
+                                 unsigned default_value)
+{
+    if (knob)
+        return knob;
+    return strcmp(ctx->info.backend, "gl") == 0 ? gl_default : default_value;
 }
 
 /* EXECSTAGE: one dispatch of a stage, then the storage barrier. A work-group larger

@@ -13,7 +13,6 @@
  * look-back that recounts a tile instead of waiting for it (ONESWEEP). It
  * reads the keys once per pass instead of twice. The segment passes of a
  * segmented sort stay reduce-then-scan. */
-#include <string.h>
 
 #include "algo/copy.h"
 #include "algo/scan.h"
@@ -84,13 +83,9 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
      * and 28 subgroups or 7 keys much slower), where on Vulkan 24 x 6 was 3-6%
      * slower than 8 x 16 (docs/PERFORMANCE.md). Devices whose subgroups are
      * wider fall back to 8 of them (radix_wg). */
-    bool gl = strcmp(ctx->info.backend, "gl") == 0;
-    unsigned os_subgroups = t->radix_os_subgroups ? t->radix_os_subgroups
-                            : gl                  ? RADIX_OS_SUBGROUPS_GL
-                                                  : RADIX_OS_SUBGROUPS;
-    unsigned os_items = t->radix_os_items ? t->radix_os_items
-                        : gl              ? RADIX_OS_ITEMS_GL
-                                          : RADIX_OS_ITEMS;
+    unsigned os_subgroups =
+        algo_knob(ctx, t->radix_os_subgroups, RADIX_OS_SUBGROUPS_GL, RADIX_OS_SUBGROUPS);
+    unsigned os_items = algo_knob(ctx, t->radix_os_items, RADIX_OS_ITEMS_GL, RADIX_OS_ITEMS);
     unsigned items = t->radix_items >> halvings;
     os_items >>= halvings;
     items = items < 1 ? 1 : items;

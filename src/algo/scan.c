@@ -9,8 +9,6 @@
  * so that no work-group ever waits on another's progress (which neither GL
  * nor Vulkan promises). Without subgroups its look-back walks one tile per
  * barrier, which is why reduce-then-scan stays the default there. */
-#include <string.h>
-
 #include "algo/copy.h"
 #include "algo/scan.h"
 #include "algo/tuning.h"
@@ -29,13 +27,9 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * (in subgroup rows) took 2^24 / 2^28 u32 in 72.7 / 866 us against 512
      * x 8's 88 / 1216; NVIDIA's GL compiles the long rows badly (256 x 32:
      * 179 / 2479 us) and keeps 512 x 8 (98 / 1103). docs/PERFORMANCE.md. */
-    bool gl = strcmp(ctx->info.backend, "gl") == 0;
-    uint32_t items = t->scan_chained_items ? t->scan_chained_items
-                     : gl                  ? SCAN_CHAINED_ITEMS_GL
-                                           : SCAN_CHAINED_ITEMS;
-    uint32_t wg = t->scan_chained_wg ? t->scan_chained_wg
-                  : gl               ? SCAN_CHAINED_WG_GL
-                                     : SCAN_CHAINED_WG;
+    uint32_t items = algo_knob(ctx, t->scan_chained_items, SCAN_CHAINED_ITEMS_GL,
+                               SCAN_CHAINED_ITEMS);
+    uint32_t wg = algo_knob(ctx, t->scan_chained_wg, SCAN_CHAINED_WG_GL, SCAN_CHAINED_WG);
     if (size == 8 && items > 1)
         items /= 2;
     if (wg > SCAN_CHAINED_WG_MAX)
