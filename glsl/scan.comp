@@ -448,7 +448,7 @@ T look_back(uint t)
     return prefix;
 }
 
-// CHAINED's tile in registers, element (r, c) of an invocation at ELEMENT.
+// CHAINED's tile in registers: an invocation's row r starts at ROW_START(r).
 // With subgroups the tile is laid out in subgroup rows: subgroup s owns the
 // s-th run of width * ITEMS elements, and in row r lane l holds the RUN
 // elements from r * RUN * width + RUN * l, so every load and store
@@ -458,17 +458,16 @@ T look_back(uint t)
 // sector it touches) took 1185 at best (docs/PERFORMANCE.md). Without
 // subgroups an invocation holds ITEMS consecutive elements.
 #ifdef SUBGROUPS
-#define LANE_SPAN (RUN * gl_SubgroupSize)
-#define ELEMENT(r, c) (gl_SubgroupID * gl_SubgroupSize * ITEMS + (r) * LANE_SPAN + \
-                       RUN * gl_SubgroupInvocationID + (c))
+#define ROW_START(r) (gl_SubgroupID * gl_SubgroupSize * ITEMS + \
+                      ((r) * gl_SubgroupSize + gl_SubgroupInvocationID) * RUN)
 #else
-#define ELEMENT(r, c) (gl_LocalInvocationID.x * ITEMS + (r) * RUN + (c))
+#define ROW_START(r) (gl_LocalInvocationID.x * ITEMS + (r) * RUN)
 #endif
 
 void load_chained(uint first, uint count, bool vec, out T x[ITEMS])
 {
     UNROLL for (uint r = 0u; r < ROWS; r++) {
-        uint at = ELEMENT(r, 0u);
+        uint at = ROW_START(r);
         if (RUN == VW && vec) { // RUN == VW whenever vec: the test only folds the code away
             TV v = srcv[(SRC_OFF + first + at) / VW];
             TV_TO(v, x, RUN * r)
@@ -482,7 +481,7 @@ void load_chained(uint first, uint count, bool vec, out T x[ITEMS])
 void store_chained(uint first, uint count, bool vec, T x[ITEMS])
 {
     UNROLL for (uint r = 0u; r < ROWS; r++) {
-        uint at = ELEMENT(r, 0u);
+        uint at = ROW_START(r);
         if (RUN == VW && vec) { // RUN == VW whenever vec: the test only folds the code away
             dstv[(DST_OFF + first + at) / VW] = TV_OF(x, RUN * r);
         } else {
@@ -514,17 +513,17 @@ void tile_prefixes(T x[ITEMS], out T row_prefix[ROW_ARRAY], out T total)
         row_prefix[r] = run + before;
         run += subgroupShuffle(before + row_sum[r], last);
     }
-    T before = wg_subgroup_prefix(run, total);
+    T group_before = wg_subgroup_prefix(run, total);
 #else
     T run = T_ZERO;
     UNROLL for (uint r = 0u; r < ROWS; r++) {
         row_prefix[r] = run;
         run += row_sum[r];
     }
-    T before = wg_exclusive_scan(run, total);
+    T group_before = wg_exclusive_scan(run, total);
 #endif
     UNROLL for (uint r = 0u; r < ROWS; r++)
-        row_prefix[r] += before;
+        row_prefix[r] += group_before;
 }
 
 // CHAINED: a tile by ticket, scanned in registers (no shared-memory
