@@ -71,14 +71,6 @@ layout(std430, binding = 3) coherent volatile buffer State { uvec4 state[]; };
 // (16 bytes where ITEMS allows).
 #define RUN (ITEMS % VW == 0u ? VW : ITEMS)
 #define ROWS (ITEMS / RUN)
-// Arrays of one value per row: sized ITEMS under Vulkan, where ITEMS is a
-// specialization constant and glslang gives every expression of it a type
-// of its own (a ROWS-sized argument matches no parameter).
-#ifdef VULKAN
-#define ROW_ARRAY ITEMS
-#else
-#define ROW_ARRAY ROWS
-#endif
 // One padding slot every 32 keeps the ITEMS-strided reads of a thread's own
 // elements free of shared-memory bank conflicts.
 #define PAD(i) ((i) + ((i) >> 5))
@@ -494,9 +486,12 @@ void store_chained(uint first, uint count, bool vec, T x[ITEMS])
 
 // Each row's exclusive prefix for this invocation's first element in it,
 // within the tile, in row_prefix[0..ROWS); `total` receives the tile's sum.
-void tile_prefixes(T x[ITEMS], out T row_prefix[ROW_ARRAY], out T total)
+// (Arrays of a value per row are sized ITEMS: under Vulkan glslang gives
+// every expression of the specialization constant a type of its own, so a
+// ROWS-sized argument would match no parameter.)
+void tile_prefixes(T x[ITEMS], out T row_prefix[ITEMS], out T total)
 {
-    T row_sum[ROW_ARRAY];
+    T row_sum[ITEMS];
     UNROLL for (uint r = 0u; r < ROWS; r++) {
         row_sum[r] = T_ZERO;
         UNROLL for (uint c = 0u; c < RUN; c++)
@@ -546,7 +541,7 @@ void stage_chained()
     bool vec = VEC != 0u && count == TILE;
     T x[ITEMS];
     load_chained(first, count, vec, x);
-    T row_prefix[ROW_ARRAY], total;
+    T row_prefix[ITEMS], total;
     tile_prefixes(x, row_prefix, total);
     T prefix = T_ZERO;
     if (tiles > 1u) {

@@ -189,10 +189,9 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
 /* The single pass where the device has subgroups (its look-back is one
  * subgroup's ballots; without them it walks one tile per barrier): on the
  * H100 it is one dispatch where reduce-then-scan is three (7.9 against 17.1
- * us at 2^10), and since its program holds no shared tile (five groups per
- * multiprocessor instead of two) 4-byte scans are ahead at 2^24-2^28 too
- * (91.0 against 101.1 us at 2^24, 1185 against 1196 at 2^28). f64 tiles
- * stay behind from 2^22 (232 against 184 us at 2^24): reduce-then-scan there
+ * us at 2^10), and it moves 2n elements against 3n (Vulkan, u32: 70.6
+ * against 100.5 us at 2^24, 857 against 1195 at 2^28). f64 tiles stay
+ * behind from 2^22 (224 against 183 us at 2^24): reduce-then-scan there
  * (docs/PERFORMANCE.md). */
 static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type, size_t n)
 {
@@ -200,8 +199,8 @@ static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
     unsigned mode = algo_tuning_get()->scan_single_pass;
     bool size_fits = gpgpu_type_size(type) == 4 || n <= SCAN_SINGLE_PASS_F64_MAX;
-    /* Its 512-invocation groups: where the device allows fewer, reduce-then-scan (an
-     * explicit single pass is refused by algo_stage). */
+    /* Its groups of up to 512 invocations: where the device allows fewer, reduce-then-scan
+     * (an explicit single pass is refused by algo_stage). */
     bool wg_fits = scan_chained_plan_for(ctx, type, n).wg <= ctx->info.max_workgroup_invocations;
     return mode == 2 || (mode == 1 && ctx->info.has_subgroups && size_fits && wg_fits);
 }

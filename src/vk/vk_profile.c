@@ -4,7 +4,6 @@
  * submission every VK_PROFILE_SLOTS - 1 dispatches, so it is off unless asked for. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/profile.h"
 #include "vk/vk_internal.h"
