@@ -445,7 +445,7 @@ T look_back(uint t)
 // s-th run of width * ITEMS elements, and in row r lane l holds the RUN
 // elements from r * RUN * width + RUN * l, so every load and store
 // instruction covers one contiguous stretch (width x 16 bytes): on the H100
-// 2^28 u32 so took 866 us in 256 x 32 tiles, where ITEMS consecutive
+// 2^28 u32 so took 866 us in 256 x 32 tiles (827 now), where ITEMS consecutive
 // elements per invocation (each 16-byte instruction using half of every
 // sector it touches) took 1185 at best (docs/PERFORMANCE.md). Without
 // subgroups an invocation holds ITEMS consecutive elements.
@@ -456,14 +456,20 @@ T look_back(uint t)
 #define ROW_START(r) (gl_LocalInvocationID.x * ITEMS + (r) * RUN)
 #endif
 
+// The test of vec stands outside the row loops: with an `if` per row, NVIDIA's GLSL
+// compiler gave each row's load a block of its own and waited for it before the next
+// row's (its program binary shows it), so a tile of 8 rows took 8 load latencies;
+// in one block the rows' loads are in flight together.
 void load_chained(uint first, uint count, bool vec, out T x[ITEMS])
 {
-    UNROLL for (uint r = 0u; r < ROWS; r++) {
-        uint at = ROW_START(r);
-        if (RUN == VW && vec) { // RUN == VW whenever vec: the test only folds the code away
-            TV v = srcv[(SRC_OFF + first + at) / VW];
+    if (RUN == VW && vec) { // RUN == VW whenever vec: the test only folds the code away
+        UNROLL for (uint r = 0u; r < ROWS; r++) {
+            TV v = srcv[(SRC_OFF + first + ROW_START(r)) / VW];
             TV_TO(v, x, RUN * r)
-        } else {
+        }
+    } else {
+        UNROLL for (uint r = 0u; r < ROWS; r++) {
+            uint at = ROW_START(r);
             UNROLL for (uint c = 0u; c < RUN; c++)
                 x[RUN * r + c] = at + c < count ? src[SRC_OFF + first + at + c] : T_ZERO;
         }
@@ -472,11 +478,12 @@ void load_chained(uint first, uint count, bool vec, out T x[ITEMS])
 
 void store_chained(uint first, uint count, bool vec, T x[ITEMS])
 {
-    UNROLL for (uint r = 0u; r < ROWS; r++) {
-        uint at = ROW_START(r);
-        if (RUN == VW && vec) { // RUN == VW whenever vec: the test only folds the code away
-            dstv[(DST_OFF + first + at) / VW] = TV_OF(x, RUN * r);
-        } else {
+    if (RUN == VW && vec) {
+        UNROLL for (uint r = 0u; r < ROWS; r++)
+            dstv[(DST_OFF + first + ROW_START(r)) / VW] = TV_OF(x, RUN * r);
+    } else {
+        UNROLL for (uint r = 0u; r < ROWS; r++) {
+            uint at = ROW_START(r);
             UNROLL for (uint c = 0u; c < RUN; c++)
                 if (at + c < count)
                     dst[DST_OFF + first + at + c] = x[RUN * r + c];
@@ -498,15 +505,28 @@ void tile_prefixes(T x[ITEMS], out T row_prefix[ITEMS], out T total)
             row_sum[r] += x[RUN * r + c];
     }
 #ifdef SUBGROUPS
-    // Row by row within the subgroup (a row's sum is its last lane's
-    // inclusive prefix: one shuffle instead of a second subgroup sum), then
-    // the subgroups' runs across the group.
+    // Every row scanned across the subgroup at once, by shuffles, one distance
+    // at a time for all rows (Hillis-Steele): NVIDIA's GLSL compiler wraps each
+    // subgroupExclusiveAdd in a test of its own, so rows scanned a call each ran
+    // one after another there. A row's sum is its last lane's inclusive prefix,
+    // its exclusive prefix the lane before's; then the subgroups' runs across
+    // the group.
+    T incl[ITEMS];
+    uint lane = gl_SubgroupInvocationID, last = gl_SubgroupSize - 1u;
+    UNROLL for (uint r = 0u; r < ROWS; r++)
+        incl[r] = row_sum[r];
+    for (uint d = 1u; d < gl_SubgroupSize; d <<= 1) {
+        UNROLL for (uint r = 0u; r < ROWS; r++) {
+            T up = subgroupShuffleUp(incl[r], d);
+            if (lane >= d)
+                incl[r] += up;
+        }
+    }
     T run = T_ZERO;
-    uint last = gl_SubgroupSize - 1u;
     UNROLL for (uint r = 0u; r < ROWS; r++) {
-        T before = subgroupExclusiveAdd(row_sum[r]);
-        row_prefix[r] = run + before;
-        run += subgroupShuffle(before + row_sum[r], last);
+        T before = subgroupShuffleUp(incl[r], 1u);
+        row_prefix[r] = lane > 0u ? run + before : run;
+        run += subgroupShuffle(incl[r], last);
     }
     T group_before = wg_subgroup_prefix(run, total);
 #else
@@ -557,15 +577,21 @@ void stage_chained()
     // state again afterwards and takes the published value.
     if (IN_PLACE != 0u)
         memoryBarrierBuffer();
-    UNROLL for (uint r = 0u; r < ROWS; r++) {
-        T run = prefix + row_prefix[r];
-        UNROLL for (uint c = 0u; c < RUN; c++) {
-            T v = x[RUN * r + c];
-            if (EXCLUSIVE != 0u) {
+    // (EXCLUSIVE tested once, not per element: NVIDIA's GLSL compiler keeps the test.)
+    if (EXCLUSIVE != 0u) {
+        UNROLL for (uint r = 0u; r < ROWS; r++) {
+            T run = prefix + row_prefix[r];
+            UNROLL for (uint c = 0u; c < RUN; c++) {
+                T v = x[RUN * r + c];
                 x[RUN * r + c] = run;
                 run += v;
-            } else {
-                run += v;
+            }
+        }
+    } else {
+        UNROLL for (uint r = 0u; r < ROWS; r++) {
+            T run = prefix + row_prefix[r];
+            UNROLL for (uint c = 0u; c < RUN; c++) {
+                run += x[RUN * r + c];
                 x[RUN * r + c] = run;
             }
         }
