@@ -119,6 +119,7 @@ static gpgpu_status compile(gpgpu_context *ctx, const exec_variant *v, variant_e
                         v->family, header, log);
     }
     gl->DeleteShader(shader); /* the program keeps what it needs */
+    gl_program_dump(st, v, program);
     *out = (variant_entry){.key = *v, .handle = program,
                            .extra = gl->GetUniformLocation(program, "params")};
     return GPGPU_SUCCESS;

@@ -78,6 +78,8 @@ void gl_profile_begin(gl_state *st);
 void gl_profile_mark(gl_state *st, const exec_dispatch *d);
 bool gl_profile_collect(gl_state *st);
 void gl_profile_close(gl_state *st);
+/* GPGPU_GL_PROGRAM_DIR: writes the program's binary there (gl_profile.c). */
+void gl_program_dump(gl_state *st, const exec_variant *v, unsigned program);
 
 /* Turns a pending GL error into a status with `what` in the message. */
 gpgpu_status gl_check_error(gpgpu_context *ctx, const char *what);

@@ -1,4 +1,5 @@
-/* GPGPU_PROFILE=1 on the GL backend (core/profile.h). A GL timestamp is
+/* GL's diagnostics: GPGPU_PROFILE=1 (core/profile.h) and GPGPU_GL_PROGRAM_DIR (the programs'
+ * binaries, at the end). GPGPU_PROFILE on the GL backend: A GL timestamp is
  * recorded once all earlier commands have completed, so a stamp at the start
  * of a call and one after every dispatch (and its barrier) give each
  * dispatch's time as the gap to the stamp before it. The stamps are read at
@@ -81,4 +82,33 @@ void gl_profile_close(gl_state *st)
     st->gl.DeleteQueries(GL_PROFILE_SLOTS, p->query);
     profile_report(&p->table, st->renderer);
     free(p);
+}
+
+/* GPGPU_GL_PROGRAM_DIR=DIR: each program's binary as GL gives it, one file per variant. NVIDIA's
+ * holds the driver's assembly as text (`strings` shows it): which loads share a block, what
+ * stays a loop, how a subgroup operation was expanded; that is how the scan's rows were found
+ * waiting on one another (docs/PERFORMANCE.md, session 32). */
+void gl_program_dump(gl_state *st, const exec_variant *v, unsigned program)
+{
+    const char *dir = getenv("GPGPU_GL_PROGRAM_DIR");
+    if (!dir || !*dir)
+        return;
+    const GladGLContext *gl = &st->gl;
+    GLint length = 0;
+    gl->GetProgramiv(program, GL_PROGRAM_BINARY_LENGTH, &length);
+    void *binary = length > 0 ? malloc((size_t)length) : NULL;
+    if (!binary)
+        return;
+    GLenum format = 0;
+    gl->GetProgramBinary(program, length, NULL, &format, binary);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.%s.%s.wg%u.items%u.stage%u.shape%u-%u-%u-%u.bin", dir,
+             v->family, exec_type_tag(v->type), exec_op_tag(v->op), v->wg_size, v->items,
+             v->only_stage, v->shape[0], v->shape[1], v->shape[2], v->shape[3]);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(binary, 1, (size_t)length, f);
+        fclose(f);
+    }
+    free(binary);
 }
