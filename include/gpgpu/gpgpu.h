@@ -558,8 +558,10 @@ GPGPU_API gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, siz
 /* ----------------------------------------------------------------- timing */
 
 /**
- * Starts measuring GPU time of the calls that follow (a GL_TIME_ELAPSED query;
- * in Vulkan, timestamps around each submission, summed).
+ * Starts measuring GPU time of the calls that follow: on either backend each call is timed
+ * from its first command to the end of its last, without the closing barrier that makes its
+ * writes visible to later work (as a CUDA event after a kernel), and the calls' times are
+ * summed (GL: a GL_TIME_ELAPSED query per call; Vulkan: timestamps around each submission).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if a
  *   measurement is already running.
  */

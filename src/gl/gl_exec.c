@@ -228,13 +228,14 @@ static gpgpu_status gl_buffer_read(gpgpu_buffer *buf, size_t offset, void *data,
 static gpgpu_status gl_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
                                    size_t dst_offset, size_t bytes)
 {
-    const GladGLContext *gl = &gl_of(src->ctx)->gl;
+    gl_state *st = gl_of(src->ctx);
+    const GladGLContext *gl = &st->gl;
     gl->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     gl->CopyNamedBufferSubData(buf_of(src)->name, buf_of(dst)->name,
                                (GLintptr)(buf_of(src)->offset + src_offset),
                                (GLintptr)(buf_of(dst)->offset + dst_offset), (GLsizeiptr)bytes);
     /* Stages that read dst next need the copy to have landed. */
-    gl->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    st->storage_barrier_due = true;
     return gl_check_error(src->ctx, "copying between buffers");
 }
 
@@ -248,38 +249,74 @@ static size_t gl_binding_shift(const gpgpu_buffer *buf)
 
 /* ---------------------------------------------------- calls and stages */
 
+/* The storage barrier a dispatch left due (see gl_state.storage_barrier_due). */
+static void settle(gl_state *st)
+{
+    if (st->storage_barrier_due)
+        st->gl.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    st->storage_barrier_due = false;
+}
+
+/* A timed call's query starts once its opening barrier is issued. */
+static gpgpu_status start_timed_call(gpgpu_context *ctx, gl_state *st)
+{
+    if (!st->timing || st->call_depth != 1)
+        return GPGPU_SUCCESS;
+    if (st->timed_count == st->timed_cap) {
+        size_t cap = st->timed_cap ? 2 * st->timed_cap : 16;
+        GLuint *grown = realloc(st->timed_queries, cap * sizeof *grown);
+        CHECK(grown, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+        st->gl.GenQueries((GLsizei)(cap - st->timed_cap), grown + st->timed_cap);
+        st->timed_queries = grown;
+        st->timed_cap = cap;
+    }
+    st->gl.BeginQuery(GL_TIME_ELAPSED, st->timed_queries[st->timed_count]);
+    return GPGPU_SUCCESS;
+}
+
 static gpgpu_status gl_begin(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
     TRY(gl_platform_make_current(ctx, st));
     const GladGLContext *gl = &st->gl;
+    st->call_depth++;
     while (gl->GetError() != GL_NO_ERROR) {
         /* an error the caller left behind is not ours to report */
     }
     st->debug_error[0] = '\0'; /* nor a debug message of the caller's own calls */
     gl_profile_begin(st);
-    if (st->platform != GPGPU_GL_PLATFORM_ADOPT)
-        return GPGPU_SUCCESS;
-    gl->GetIntegerv(GL_CURRENT_PROGRAM, &st->saved_program);
-    gl->GetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &st->saved_generic_ssbo);
-    for (GLuint i = 0; i < EXEC_MAX_BINDINGS; i++) {
-        gl->GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &st->saved_ssbo[i][0]);
-        gl->GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, i, &st->saved_ssbo[i][1]);
-        gl->GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, i, &st->saved_ssbo[i][2]);
+    if (st->platform == GPGPU_GL_PLATFORM_ADOPT) {
+        gl->GetIntegerv(GL_CURRENT_PROGRAM, &st->saved_program);
+        gl->GetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &st->saved_generic_ssbo);
+        for (GLuint i = 0; i < EXEC_MAX_BINDINGS; i++) {
+            gl->GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &st->saved_ssbo[i][0]);
+            gl->GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, i, &st->saved_ssbo[i][1]);
+            gl->GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, i, &st->saved_ssbo[i][2]);
+        }
+        /* Whatever the caller wrote before (draws, its own compute) must be
+         * visible to our shaders. */
+        gl->MemoryBarrier(GL_ALL_BARRIER_BITS);
     }
-    /* Whatever the caller wrote before (draws, its own compute) must be
-     * visible to our shaders. */
-    gl->MemoryBarrier(GL_ALL_BARRIER_BITS);
-    return GPGPU_SUCCESS;
+    gpgpu_status status = start_timed_call(ctx, st);
+    if (status != GPGPU_SUCCESS)
+        st->call_depth--; /* no gl_end follows a failed begin */
+    return status;
 }
 
 static gpgpu_status gl_end(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
     const GladGLContext *gl = &st->gl;
+    if (st->timing && st->call_depth == 1) {
+        gl->EndQuery(GL_TIME_ELAPSED);
+        st->timed_count++;
+    }
+    if (st->call_depth > 0)
+        st->call_depth--;
     /* Our writes must be visible to whatever reads the buffers next: the
      * caller's vertex fetch, draws, copies, or its own shaders. */
     gl->MemoryBarrier(GL_ALL_BARRIER_BITS);
+    st->storage_barrier_due = false;
     gl_profile_collect(st);
     if (st->platform == GPGPU_GL_PLATFORM_ADOPT) {
         gl->UseProgram((GLuint)st->saved_program);
@@ -321,8 +358,9 @@ static gpgpu_status gl_dispatch(gpgpu_context *ctx, const exec_dispatch *d)
         gx = 32768;
         gy = (d->groups + gx - 1) / gx;
     }
+    settle(st); /* the dispatch before has written what this one may read */
     gl->DispatchCompute(gx, gy, 1);
-    gl->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    st->storage_barrier_due = true;
     gl_profile_mark(st, d);
     return ctx->debug ? gl_check_error(ctx, d->variant.family) : GPGPU_SUCCESS;
 }
@@ -336,19 +374,23 @@ static bool gl_recording_for_caller(gpgpu_context *ctx)
 static gpgpu_status gl_timer_begin(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
-    TRY(gl_platform_make_current(ctx, st));
-    st->gl.BeginQuery(GL_TIME_ELAPSED, st->timer_query);
-    return gl_check_error(ctx, "gpgpu_timer_begin");
+    st->timing = true;
+    st->timed_count = 0;
+    return GPGPU_SUCCESS;
 }
 
 static gpgpu_status gl_timer_end(gpgpu_context *ctx, double *gpu_ns)
 {
     gl_state *st = gl_of(ctx);
+    st->timing = false;
     TRY(gl_platform_make_current(ctx, st));
-    st->gl.EndQuery(GL_TIME_ELAPSED);
-    GLuint64 ns = 0;
-    st->gl.GetQueryObjectui64v(st->timer_query, GL_QUERY_RESULT, &ns);
-    *gpu_ns = (double)ns;
+    double total = 0;
+    for (size_t i = 0; i < st->timed_count; i++) {
+        GLuint64 ns = 0;
+        st->gl.GetQueryObjectui64v(st->timed_queries[i], GL_QUERY_RESULT, &ns);
+        total += (double)ns;
+    }
+    *gpu_ns = total;
     return gl_check_error(ctx, "gpgpu_timer_end");
 }
 
@@ -378,14 +420,15 @@ static void gl_destroy(gpgpu_context *ctx)
         }
         for (size_t i = 0; i < st->programs.count; i++)
             st->gl.DeleteProgram((GLuint)st->programs.entries[i].handle);
-        if (st->timer_query)
-            st->gl.DeleteQueries(1, &st->timer_query);
+        if (st->timed_cap)
+            st->gl.DeleteQueries((GLsizei)st->timed_cap, st->timed_queries);
         gl_transfer_close(st);
         gl_profile_close(st);
     }
     gl_vkmem_close(st); /* its buffers are gone: destroyed before the context */
     variant_cache_free(&st->programs);
     gl_platform_close(st);
+    free(st->timed_queries);
     free(st);
     ctx->impl = NULL;
 }
@@ -545,7 +588,6 @@ gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *cal
         ctx->impl = NULL;
         return status;
     }
-    st->gl.GenQueries(1, &st->timer_query);
     gl_profile_open(st);
     if (desc->debug) {
         st->gl.GetPointerv(GL_DEBUG_CALLBACK_FUNCTION, &st->saved_debug_callback);

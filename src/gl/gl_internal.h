@@ -27,7 +27,17 @@ typedef struct gl_state {
 
     variant_cache programs; /* handle: program name, extra: location of params */
 
-    GLuint timer_query;
+    /* gpgpu_timer_begin .. _end: a GL_TIME_ELAPSED query around each outermost call (from
+     * after its opening barrier to before its closing one, as Vulkan's timestamps), summed
+     * at the end; call_depth tells the outermost call. */
+    bool timing;
+    GLuint *timed_queries;
+    size_t timed_count, timed_cap;
+    unsigned call_depth;
+    /* A dispatch's writes still need a storage barrier before anything reads them: it is
+     * issued when something follows (gl_dispatch, a copy) or by the call's closing barrier,
+     * so the last dispatch of a call is not followed by two. */
+    bool storage_barrier_due;
     /* Large buffers' memory from a Vulkan device on the same GPU (gl_vkmem.c),
      * made on first use; NULL where there is none. */
     struct gl_vkmem *vkmem;
