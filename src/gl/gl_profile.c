@@ -1,8 +1,9 @@
 /* GL's diagnostics: GPGPU_PROFILE=1 (core/profile.h) and GPGPU_GL_PROGRAM_DIR (the programs'
- * binaries, at the end). GPGPU_PROFILE on the GL backend: A GL timestamp is
+ * binaries, at the end). GPGPU_PROFILE on the GL backend: a GL timestamp is
  * recorded once all earlier commands have completed, so a stamp at the start
- * of a call and one after every dispatch (and its barrier) give each
- * dispatch's time as the gap to the stamp before it. The stamps are read at
+ * of a call and one after every dispatch give each dispatch's time as the gap
+ * to the stamp before it (the storage barrier a dispatch waits behind, issued
+ * just before it, counts in its gap). The stamps are read at
  * the end of each call, and around each upload or download (whose copy and
  * wait then count for no dispatch); reading them waits for the GPU, so
  * profiling is off unless asked for. */
