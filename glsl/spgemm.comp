@@ -19,6 +19,7 @@
 //  27 COL_PTRS      A^T's row pointers by binary search in the sorted columns
 //  28 ROWS_RANK     ROWS for short rows: WG_SIZE / CAP rows per work-group, each product
 //                   ranked against its row's others (no sort): counted or summed into C
+//  29 ROWS_COMPACT  one phase: each shared row's entries from the temporary into C
 //
 // Bindings: matrices' index arrays (row pointers and columns) are u32, values T.
 layout(std430, binding = 0) buffer IA { uint ia[]; };  // A's ints (classic 8, 13: C's)
@@ -51,8 +52,14 @@ layout(std430, binding = 7) buffer CV { T cv[]; };     // C's values (fast stage
 #define CAP      params[10] /* ROWS: shared slots per row (a power of two) */
 #define LIST_OFF params[11] /* ROWS: this bin's first row in the list; ESC: the chunk's rows */
 #define APOS_OFF params[12]
-#define NUMERIC  params[13] /* ROWS: 0 symbolic, 1 numeric; ESC_EXPAND: write values */
+#define NUMERIC  params[13] /* ROWS: SYMBOLIC, NUMERIC or ONE_PHASE; ESC_EXPAND: values */
 #define RPTR_OFF params[14] /* per-row counts, then C's row pointers (exclusive scan) */
+// ROWS and ROWS_RANK: counts only; C's entries at its row pointers (after the counts'
+// scan); or both at once, the entries at the row's first product in a temporary
+// (products-sized, so no row needs another's count: ROWS_COMPACT moves them into C).
+#define SYMBOLIC 0u
+#define NUMERIC_C 1u
+#define ONE_PHASE 2u
 
 uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 
@@ -306,6 +313,10 @@ void find_product(uint r, uint o, out uint k, out uint q)
 #undef REL
 }
 
+// Where row r's entries go in the numeric phases: at C's row pointer, or at the row's first
+// product in the one phase's temporary (a row has no more entries than products).
+uint entries_at(uint r) { return NUMERIC == ONE_PHASE ? APOS(RA(r)) : aux[RPTR_OFF + r]; }
+
 // ------------------------------------------------------------------ fast: rows in shared memory
 // A work-group holds TILE = WG_SIZE * ITEMS (column, value) slots: TILE / CAP rows of one
 // bin, CAP slots each, padded with PAD keys (which sort last). Each row's slots are sorted
@@ -403,7 +414,7 @@ uint rows_scan(uint lid, uint log_cap, uint rows_per_group)
 void rows_stage(uint lid)
 {
     uint log_cap = findLSB(CAP), rows_per_group = TILE >> log_cap, g = group_index();
-    bool numeric = NUMERIC != 0u;
+    bool numeric = NUMERIC != SYMBOLIC;
     if (g * rows_per_group >= COUNT)
         return; // the whole group: no barrier is skipped by part of it
     rows_load(g, lid, rows_per_group, log_cap, numeric);
@@ -414,14 +425,15 @@ void rows_stage(uint lid)
     if (at >= COUNT)
         return; // past the bin's last row: nothing to write (no barrier follows)
     uint r = aux[LIST_OFF + at], row_first = s << log_cap;
-    if (!numeric) {
+    if (NUMERIC != NUMERIC_C) { // the counts
         if (first == row_first)
             aux[RPTR_OFF + r] = s_row_start[s + 1u] - s_row_start[s];
         if (lid == 0u)
             add64(H_NNZ, s_row_start[rows_per_group]); // padding rows have no runs
-        return;
     }
-    uint base = aux[RPTR_OFF + r] - s_row_start[s];
+    if (!numeric)
+        return;
+    uint base = entries_at(r) - s_row_start[s];
     for (uint u = 0u; u < ITEMS; u++) {
         uint e = first + u;
         if (!run_starts(e))
@@ -547,10 +559,10 @@ void rows_rank_compare(uint lid, uint s, uint lane, uint row_first, uint rows_pe
     uint key = s_key[lid];
     T sum = T_ZERO;
     bool leads = compare_leads(row_first, lane, n, key, numeric, sum);
-    if (!numeric) {
+    if (NUMERIC != NUMERIC_C)
         count_leaders(lid, s, lane, rows_per_group, live, r, leads);
+    if (!numeric)
         return;
-    }
     s_part[lid] = leads ? 1u : 0u;
     barrier();
     if (!leads)
@@ -558,7 +570,7 @@ void rows_rank_compare(uint lid, uint s, uint lane, uint row_first, uint rows_pe
     uint pos = 0u;
     for (uint q = 0u; q < n; q++)
         pos += s_key[row_first + q] < key && s_part[row_first + q] != 0u ? 1u : 0u;
-    uint c = aux[RPTR_OFF + r] + pos;
+    uint c = entries_at(r) + pos;
     ux[C_IDX + c] = key;
     cv[c] = sum;
 }
@@ -566,7 +578,7 @@ void rows_rank_compare(uint lid, uint s, uint lane, uint row_first, uint rows_pe
 void rows_rank_stage(uint lid)
 {
     uint log_cap = findLSB(CAP), rows_per_group = WG_SIZE >> log_cap, g = group_index();
-    bool numeric = NUMERIC != 0u;
+    bool numeric = NUMERIC != SYMBOLIC;
     if (g * rows_per_group >= COUNT)
         return; // the whole group: no barrier is skipped by part of it
     uint s = lid >> log_cap, lane = lid & (CAP - 1u), at = g * rows_per_group + s;
@@ -628,10 +640,10 @@ void rows_rank_stage(uint lid)
     } else {
         leads = compare_leads(row_first, lane, n, key, numeric, sum);
     }
-    if (!numeric) {
+    if (NUMERIC != NUMERIC_C)
         count_leaders(lid, s, lane, rows_per_group, live, r, leads);
+    if (!numeric)
         return;
-    }
     scan_row_leaders(lid, lane, row_first, leads);
     if (!leads)
         return;
@@ -657,9 +669,29 @@ void rows_rank_stage(uint lid)
             if (s_key[row_first + q] < key)
                 pos += leaders_before(row_first, q + 1u) - leaders_before(row_first, q);
     }
-    uint c = aux[RPTR_OFF + r] + pos;
+    uint c = entries_at(r) + pos;
     ux[C_IDX + c] = key;
     cv[c] = sum;
+}
+
+// One phase: entry e of C, of a row that went through ROWS or ROWS_RANK (a long row's
+// entries are ESC_WRITE's), from the temporary (ints at 6, values at 7) into C (ints at 2,
+// where B's were, columns from C_IDX; values at 3). rptr holds C's row pointers by now;
+// COUNT = nnz(C). The row by binary search: the last with rptr[r] <= e (empty rows before
+// it share its pointer).
+void rows_compact(uint e)
+{
+    if (e >= COUNT)
+        return;
+    uint r;
+#define RPTR(X) aux[RPTR_OFF + (X)]
+    LAST_AT_MOST(r, 0u, ROWS, RPTR, e);
+#undef RPTR
+    if (row_products(r) > CAP)
+        return;
+    uint t = APOS(RA(r)) + (e - aux[RPTR_OFF + r]);
+    ib[C_IDX + e] = ux[t];
+    vb[e] = cv[t];
 }
 
 // ------------------------------------------------------------------ fast: expand, sort, compress
@@ -822,6 +854,7 @@ void main()
     case 26u: transpose(i); break;
     case 27u: col_ptrs(i); break;
     case 28u: rows_rank_stage(gl_LocalInvocationID.x); break;
+    case 29u: rows_compact(i); break;
     default: break;
     }
 }

@@ -98,7 +98,7 @@ want=$(awk '/^%/ { next } !size { size = 1; next } $1 != $2 { d[$1]++; d[$2]++ }
 [ "$(stat flops)" = "$((2 * want))" ] || fail "karate --stats: flops '$(stat flops)'"
 [ "$(stat nnz)" = "$(awk '/^%/ { next } { print $3; exit }' "$tmp/c.mtx")" ] ||
     fail "karate --stats: nnz '$(stat nnz)' is not C's"
-for key in dropped chunks long_rows peak_bytes gpu_us wall_us gflops gflops_wall; do
+for key in dropped chunks long_rows one_phase peak_bytes gpu_us wall_us gflops gflops_wall; do
     [ -n "$(stat $key)" ] || fail "karate --stats: no '$key:' line in $(cat "$tmp/stdout")"
 done
 [ "$(stat peak_bytes)" -gt 0 ] 2>/dev/null || fail "karate --stats: peak_bytes '$(stat peak_bytes)'"

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "algo/spgemm.h"
+#include "algo/tuning.h"
 #include "gpgpu/io.h"
 #include "gpgpu/sparse.h"
 #include "ref/ref.h"
@@ -594,10 +595,13 @@ static void check_a_at(const char *name, const gpgpu_csr *a)
 /* ------------------------------------------------------------ the fast stages */
 
 /* The arrays the fast stages write, as the twin (src/ref/ref.h) holds them: the product's
- * aux words, C's ints and values, a chunk's words and expanded values. */
-enum { FAST_AUX, FAST_C_INTS, FAST_C_VALS, FAST_UX, FAST_VALS, FAST_ARRAYS };
-static const char *const fast_names[FAST_ARRAYS] = {"aux", "c_ints", "c_vals", "chunk ux",
-                                                    "chunk vals"};
+ * aux words, C's ints and values, a chunk's words and expanded values, the one phase's
+ * temporary. */
+enum { FAST_AUX, FAST_C_INTS, FAST_C_VALS, FAST_UX, FAST_VALS, FAST_T_INTS, FAST_T_VALS,
+       FAST_ARRAYS };
+static const char *const fast_names[FAST_ARRAYS] = {"aux",        "c_ints", "c_vals",
+                                                    "chunk ux",   "chunk vals",
+                                                    "one-phase ints", "one-phase vals"};
 
 /* A fast product replayed stage by stage on the GPU alongside its twin. Each GPU array is
  * a buffer of the test's with GUARD poisoned elements past the twin's length, put in the
@@ -625,7 +629,9 @@ static void *fast_array(fast_replay *r, int k, size_t *len, gpgpu_type *et)
     case FAST_C_INTS: *len = (size_t)s->a->rows + 1 + s->nnz_c; return s->c_ints;
     case FAST_C_VALS: *len = s->nnz_c, *et = r->t; return s->c_vals;
     case FAST_UX: *len = r->rch.words; return r->rch.ux;
-    default: *len = r->rch.products, *et = r->t; return r->rch.vals;
+    case FAST_VALS: *len = r->rch.products, *et = r->t; return r->rch.vals;
+    case FAST_T_INTS: *len = s->t_len; return s->t_ints;
+    default: *len = s->t_len, *et = r->t; return s->t_vals;
     }
 }
 
@@ -637,7 +643,9 @@ static gpgpu_buffer **fast_slot(fast_replay *r, int k)
     case FAST_C_INTS: return &r->p.c->owned_ints;
     case FAST_C_VALS: return &r->p.c->owned_values;
     case FAST_UX: return &r->ch.ux;
-    default: return &r->ch.vals;
+    case FAST_VALS: return &r->ch.vals;
+    case FAST_T_INTS: return &r->p.t_ints;
+    default: return &r->p.t_vals;
     }
 }
 
@@ -771,25 +779,26 @@ static void fast_bin_fill(fast_replay *r)
     r->failed = r->failed || test_failures != before;
 }
 
-/* spgemm_stage_rows on every bin with rows, as run_fast's shared_rows calls it. Symbolic:
- * the bin's rows' counts (zeros from ROW_BINS) poisoned first, so a row left uncounted
- * shows. */
-static void fast_rows(fast_replay *r, bool numeric)
+/* spgemm_stage_rows on every bin with rows, as run_fast's shared_rows calls it. Symbolic
+ * and one phase: the bin's rows' counts (zeros from ROW_BINS) poisoned first, so a row left
+ * uncounted shows. */
+static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
 {
+    static const char *const mode_names[] = {"symbolic", "numeric", "one-phase"};
     ref_spgemm_fast_state *s = &r->s;
     size_t start = 0;
     if (r->failed)
         return; /* the list may not be filled: its rows are not to be poisoned */
     for (unsigned b = 0; b < REF_SPGEMM_LONG_BIN; b++) {
         uint32_t count = s->aux[REF_SPGEMM_H_COUNT + b], cap = REF_SPGEMM_MIN_CAP << b;
-        for (uint32_t at = 0; at < count && !numeric; at++)
+        for (uint32_t at = 0; at < count && mode != SPGEMM_NUMERIC; at++)
             poison_u32(s->aux, s->rptr_off + s->aux[s->list_off + start + at], 1);
         if (count && fast_begin(r)) {
-            gpgpu_status st = spgemm_stage_rows(&r->p, b, count, start, numeric);
-            ref_spgemm_rows(s, b, count, start, numeric);
+            gpgpu_status st = spgemm_stage_rows(&r->p, b, count, start, mode);
+            ref_spgemm_rows(s, b, count, start, (unsigned)mode);
             fast_end(r, st, "%s %s bin %u (CAP %u): %u rows from %zu",
-                     cap <= REF_SPGEMM_RANK_MAX ? "ROWS_RANK" : "ROWS",
-                     numeric ? "numeric" : "symbolic", b, cap, count, start);
+                     cap <= REF_SPGEMM_RANK_MAX ? "ROWS_RANK" : "ROWS", mode_names[mode], b,
+                     cap, count, start);
         }
         start += count;
     }
@@ -889,15 +898,23 @@ static void fast_long(fast_replay *r, bool numeric)
     free(pairs);
 }
 
+_Static_assert((int)SPGEMM_SYMBOLIC == REF_SPGEMM_SYMBOLIC &&
+                   (int)SPGEMM_NUMERIC == REF_SPGEMM_NUMERIC &&
+                   (int)SPGEMM_ONE_PHASE == REF_SPGEMM_ONE_PHASE,
+               "the twin's row modes are the library's");
+
 /* The fast product of a and b (values rounded to t) with desc's algorithm, every stage on
  * the GPU against its twin in run_fast's order: NNZ_PRODUCTS, apos's scan, ROW_BINS,
- * BIN_FILL, the symbolic rows (ROWS_RANK or ROWS per bin) and long-row chunks, rptr's scan,
- * C made, the numeric rows and chunks. Then the twin's C against Gustavson's (bit for bit
- * when `exact`: the values make every sum exact; else within its bound) and the whole
- * product through gpgpu_spgemm against the twin, bit for bit. `bins` says which bins must
- * have rows (bit b: bin b), so a matrix meant to cover them is checked to. */
-static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
-                        gpgpu_algo algo, bool exact, unsigned bins)
+ * BIN_FILL, the short rows counted (ROWS_RANK or ROWS per bin; in one phase also summed
+ * into the temporary) and the long-row chunks counted, rptr's scan, C made, the short rows
+ * summed into C (one phase: ROWS_COMPACT) and the long-row chunks summed. Then the twin's C
+ * against Gustavson's (bit for bit when `exact`: the values make every sum exact; else
+ * within its bound) and the whole product through gpgpu_spgemm against the twin, bit for
+ * bit. `bins` says which bins must have rows (bit b: bin b), so a matrix meant to cover
+ * them is checked to. Returns whether the product took one phase (spgemm_one_phase_fits,
+ * under the tuning in force). */
+static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgpu_csr *b,
+                                gpgpu_type t, gpgpu_algo algo, bool exact, unsigned bins)
 {
     gpgpu_csr ar = as_type(a, t), br = as_type(b, t);
     gpgpu_matrix *ma = upload(&ar, t), *mb = upload(&br, t);
@@ -914,7 +931,7 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
         gpgpu_matrix_destroy(mb);
         gpgpu_csr_free(&ar);
         gpgpu_csr_free(&br);
-        return;
+        return false;
     }
     ref_spgemm_fast_state *s = &r.s;
     ref_or_die(ref_spgemm_fast_open(t, &ar, &br, r.p.shared_max, s), "fast twin");
@@ -947,8 +964,33 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
                "%s: no row in bin %u: the matrix misses what it is meant to cover", what, k);
     fast_bin_fill(&r);
 
-    /* symbolic: counts, then C's row pointers */
-    fast_rows(&r, false);
+    /* the host's copies run_fast reads back (header, long pairs), from the twin's aux
+     * (the GPU's list order by now); then its choice of one phase */
+    bool one_phase = false;
+    if (!r.failed) {
+        size_t n_long = aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN];
+        memcpy(r.p.header, aux, sizeof r.p.header);
+        r.p.long_rows = xmalloc(2 * n_long * 4 + 4);
+        memcpy(r.p.long_rows, aux + s->list_off + rows, 2 * n_long * 4);
+        one_phase = spgemm_one_phase_fits(&r.p);
+    }
+    if (one_phase) {
+        st = spgemm_one_phase_open(&r.p);
+        EXPECT(st == GPGPU_SUCCESS, "%s: spgemm_one_phase_open: %s", what,
+               gpgpu_last_error(ctx));
+        r.failed = st != GPGPU_SUCCESS;
+        ref_or_die(ref_spgemm_one_phase_open(s), "fast twin temporary");
+        EXPECT(r.failed || (r.p.t_ints->size == s->t_len * 4 &&
+                            r.p.t_vals->size == s->t_len * gpgpu_type_size(t)),
+               "%s: the one phase's temporary differs from the twin's", what);
+        if (!r.failed) {
+            fast_guard(&r, FAST_T_INTS);
+            fast_guard(&r, FAST_T_VALS);
+        }
+    }
+
+    /* counts (one phase: and entries), then C's row pointers */
+    fast_rows(&r, one_phase ? SPGEMM_ONE_PHASE : SPGEMM_SYMBOLIC);
     fast_long(&r, false);
     if (fast_begin(&r)) {
         st = spgemm_scan_words(ctx, r.p.aux, r.p.rptr_off, (size_t)rows + 1);
@@ -967,7 +1009,19 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
         fast_guard(&r, FAST_C_INTS);
         fast_guard(&r, FAST_C_VALS);
     }
-    fast_rows(&r, true);
+    if (one_phase) {
+        if (fast_begin(&r)) {
+            st = spgemm_stage_rows_compact(&r.p);
+            ref_spgemm_rows_compact(s);
+            fast_end(&r, st, "ROWS_COMPACT (%zu entries)", s->nnz_c);
+        }
+        fast_unguard(&r, FAST_T_INTS);
+        fast_unguard(&r, FAST_T_VALS);
+        spgemm_one_phase_close(&r.p);
+        ref_spgemm_one_phase_free(s);
+    } else {
+        fast_rows(&r, SPGEMM_NUMERIC);
+    }
     fast_long(&r, true);
 
     if (!r.failed) {
@@ -1000,6 +1054,8 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
                     stats.long_rows == aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN]),
                "%s: stats say %llu products, %zu entries, %u long rows", label,
                (unsigned long long)stats.products, stats.nnz, stats.long_rows);
+        EXPECT(st != GPGPU_SUCCESS || stats.one_phase == one_phase,
+               "%s: one phase %u, the replay's %d", label, stats.one_phase, one_phase);
         gpgpu_matrix_destroy(mc);
         free(want.values);
     }
@@ -1014,6 +1070,22 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
     gpgpu_matrix_destroy(mb);
     gpgpu_csr_free(&ar);
     gpgpu_csr_free(&br);
+    return one_phase;
+}
+
+/* fast_replay_product with one phase wherever it fits (GPGPU_TUNE's spgemm_one_phase=1)
+ * and, where that was one phase, again in two, the default path. */
+static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
+                        gpgpu_algo algo, bool exact, unsigned bins)
+{
+    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
+    unsigned saved = tuning->spgemm_one_phase;
+    tuning->spgemm_one_phase = 1;
+    if (fast_replay_product(name, a, b, t, algo, exact, bins)) {
+        tuning->spgemm_one_phase = 0;
+        fast_replay_product(name, a, b, t, algo, exact, bins);
+    }
+    tuning->spgemm_one_phase = saved;
 }
 
 /* A value exact in f32: +-{1, 2, 3} times 2^{-1, 0, 1}. Products are then multiples of 1/4
@@ -1496,6 +1568,51 @@ static void budgets(void)
     gpgpu_csr_free(&b);
 }
 
+/* Short rows only (~36 products each), so the product takes one phase where its temporary
+ * fits: with the budget it took less one byte, the temporary fits but C no longer fits
+ * beside it, and the rows are summed again into C (two phases); with just what two phases
+ * take, the temporary is never made. Each gives the same C within the budget. */
+static void one_phase_budgets(void)
+{
+    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
+    unsigned saved = tuning->spgemm_one_phase;
+    tuning->spgemm_one_phase = 1; /* one phase where it fits (not the default) */
+    gpgpu_type t = types[type_count - 1];
+    gpgpu_csr a = random_csr(600, 600, 6, 0, false);
+    reference r = make_reference(&a, &a, t);
+    gpgpu_matrix *ma = upload(&r.ar, t), *mc = NULL;
+    gpgpu_spgemm_stats full = {0}, st = {0};
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){0}, ma, ma, &mc, &full),
+                  GPGPU_SUCCESS);
+    if (mc)
+        check_matrix("one phase, unlimited", mc, &r.c, r.bound, t);
+    gpgpu_matrix_destroy(mc);
+    size_t t_bytes = (size_t)r.products * (4 + gpgpu_type_size(t));
+    EXPECT(full.one_phase == 1 && full.long_rows == 0 && full.peak_bytes > t_bytes,
+           "one phase, unlimited: one_phase %u, %u long rows, peak %zu (temporary %zu)",
+           full.one_phase, full.long_rows, full.peak_bytes, t_bytes);
+    size_t budgets[2] = {full.peak_bytes - 1, full.peak_bytes - t_bytes};
+    for (int k = 0; k < 2 && full.peak_bytes > t_bytes; k++) {
+        char what[200];
+        snprintf(what, sizeof what, "one phase, budget %zu (peak unlimited %zu)", budgets[k],
+                 full.peak_bytes);
+        mc = NULL;
+        gpgpu_status s = gpgpu_spgemm(
+            ctx, &(gpgpu_spgemm_desc){.memory_budget = budgets[k]}, ma, ma, &mc, &st);
+        EXPECT(s == GPGPU_SUCCESS, "%s: %s", what, gpgpu_last_error(ctx));
+        if (mc)
+            check_matrix(what, mc, &r.c, r.bound, t);
+        EXPECT(s != GPGPU_SUCCESS || (st.one_phase == 0 && st.peak_bytes <= budgets[k] &&
+                                      st.nnz == r.c.nnz),
+               "%s: one_phase %u, peak %zu", what, st.one_phase, st.peak_bytes);
+        gpgpu_matrix_destroy(mc);
+    }
+    gpgpu_matrix_destroy(ma);
+    free_reference(&r);
+    gpgpu_csr_free(&a);
+    tuning->spgemm_one_phase = saved;
+}
+
 /* ------------------------------------------------------------------ misuse */
 
 static void misuse(void)
@@ -1668,6 +1785,7 @@ int main(void)
     integer_zeros();
     generated_products();
     budgets();
+    one_phase_budgets();
     shared_files();
     gpgpu_context_destroy(ctx);
     return test_finish();

@@ -485,8 +485,8 @@ static void spgemm_json(spgemm_run *r, const spgemm_row *row, double gflops, dou
     fprintf(f, ", \"n\": %llu, \"products\": %llu, \"nnz_c\": %zu, \"dropped\": %zu",
             (unsigned long long)s->products, (unsigned long long)s->products, s->nnz,
             s->dropped);
-    fprintf(f, ", \"chunks\": %u, \"long_rows\": %u, \"peak_bytes\": %zu", s->chunks,
-            s->long_rows, s->peak_bytes);
+    fprintf(f, ", \"chunks\": %u, \"long_rows\": %u, \"one_phase\": %u, \"peak_bytes\": %zu",
+            s->chunks, s->long_rows, s->one_phase, s->peak_bytes);
     bench_json_field(f, "median_us", row->t.median_ns / 1e3);
     bench_json_field(f, "min_us", row->t.min_ns / 1e3);
     bench_json_field(f, "wall_us", row->t.wall_ns / 1e3);

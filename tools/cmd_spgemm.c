@@ -46,9 +46,10 @@ const char spgemm_help[] =
     "                    on standard output (standard error with -o -):\n"
     "                    products (FLOP = 2 x products), entries of C, dropped\n"
     "                    zeros, row chunks and long rows of the global path,\n"
-    "                    peak GPU bytes, the product's GPU and wall time (the\n"
-    "                    wall time of this first product includes building the\n"
-    "                    shaders) and GFLOP/s from each\n"
+    "                    whether the short rows took one pass (one_phase: 1)\n"
+    "                    or two, peak GPU bytes, the product's GPU and wall\n"
+    "                    time (the wall time of this first product includes\n"
+    "                    building the shaders) and GFLOP/s from each\n"
     "  --quiet           no progress lines on stderr (given for big files and\n"
     "                    products of more than 2^26 products, per row chunk)\n";
 
@@ -311,6 +312,7 @@ static void print_stats(const spgemm_args *s, const gpgpu_spgemm_stats *st,
     fprintf(out, "dropped: %zu\n", st->dropped);
     fprintf(out, "chunks: %u\n", st->chunks);
     fprintf(out, "long_rows: %u\n", st->long_rows);
+    fprintf(out, "one_phase: %u\n", st->one_phase);
     fprintf(out, "peak_bytes: %zu (%.1f MiB)\n", st->peak_bytes,
             (double)st->peak_bytes / (1 << 20));
     fprintf(out, "gpu_us: %.1f\n", t->gpu_ns / 1e3);

@@ -385,6 +385,9 @@ typedef struct gpgpu_spgemm_stats {
     size_t dropped;         /**< entries dropped by drop_zeros */
     uint32_t chunks;        /**< row chunks the global path took (0: none needed it) */
     uint32_t long_rows;     /**< rows that went through the global path */
+    uint32_t one_phase;     /**< 1: the short rows were counted and summed in one pass, through a
+                             *   temporary of one column and value per product (where it fits
+                             *   the budget); 0: two passes */
     size_t peak_bytes;      /**< most GPU memory the call held at once: temporaries and C */
 } gpgpu_spgemm_stats;
 

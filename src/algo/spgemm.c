@@ -44,7 +44,8 @@ enum {
     STAGE_ROW_OF,
     STAGE_TRANSPOSE,
     STAGE_COL_PTRS,
-    STAGE_ROWS_RANK
+    STAGE_ROWS_RANK,
+    STAGE_ROWS_COMPACT
 };
 /* Parameters (glsl/spgemm.comp names them). */
 enum {
@@ -240,6 +241,7 @@ gpgpu_status spgemm_product_open(gpgpu_context *ctx, const gpgpu_spgemm_desc *de
 
 void spgemm_product_close(spgemm_product *p)
 {
+    spgemm_one_phase_close(p);
     mem_destroy(&p->mem, &p->aux);
     spgemm_operand_close(&p->a);
     spgemm_operand_close(&p->b);
@@ -298,7 +300,7 @@ static uint32_t rows_tile(uint32_t cap)
 }
 
 gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, size_t start,
-                               bool numeric)
+                               spgemm_rows_mode mode)
 {
     uint32_t cap = SPGEMM_MIN_CAP << bin;
     bool rank = cap <= SPGEMM_RANK_MAX;
@@ -311,27 +313,60 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
     d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start);
     /* ROWS_RANK's rows search their runs from CAP 128 (a program of its own: SHAPE0) */
     d.variant.shape[0] = rank && cap >= algo_tuning_get()->spgemm_rank_search;
-    d.params[P_NUMERIC] = numeric;
-    if (numeric) {
+    d.params[P_NUMERIC] = mode;
+    if (mode == SPGEMM_NUMERIC) {
         d.bind[6] = p->c->owned_ints;
         d.bind[7] = p->c->owned_values;
         d.params[P_C_IDX] = p->c->rows + 1;
+    } else if (mode == SPGEMM_ONE_PHASE) {
+        d.bind[6] = p->t_ints;
+        d.bind[7] = p->t_vals;
+        d.params[P_C_IDX] = 0;
     }
     d.groups = algo_groups(count, (rank ? SPGEMM_WG : tile) / cap);
     return algo_stage(p->ctx, &d);
 }
 
 /* The ROWS stage on every shared-memory bin. */
-static gpgpu_status shared_rows(spgemm_product *p, bool numeric)
+static gpgpu_status shared_rows(spgemm_product *p, spgemm_rows_mode mode)
 {
     size_t start = 0;
     for (unsigned b = 0; b < SPGEMM_LONG_BIN; b++) {
         uint32_t count = p->header[SPGEMM_H_COUNT + b];
         if (count)
-            TRY(spgemm_stage_rows(p, b, count, start, numeric));
+            TRY(spgemm_stage_rows(p, b, count, start, mode));
         start += count;
     }
     return GPGPU_SUCCESS;
+}
+
+gpgpu_status spgemm_one_phase_open(spgemm_product *p)
+{
+    size_t products = (size_t)header64(p, SPGEMM_H_PRODUCTS);
+    TRY(mem_create(p->ctx, &p->mem, products * 4, &p->t_ints));
+    return mem_create(p->ctx, &p->mem, products * gpgpu_type_size(p->type), &p->t_vals);
+}
+
+void spgemm_one_phase_close(spgemm_product *p)
+{
+    mem_destroy(&p->mem, &p->t_ints);
+    mem_destroy(&p->mem, &p->t_vals);
+}
+
+gpgpu_status spgemm_stage_rows_compact(spgemm_product *p)
+{
+    size_t nnz = p->c->nnz;
+    if (nnz == 0)
+        return GPGPU_SUCCESS;
+    exec_dispatch d = product_dispatch(p, STAGE_ROWS_COMPACT, 1);
+    d.bind[2] = p->c->owned_ints; /* C where B was: COMPACT reads neither B nor A's values */
+    d.bind[3] = p->c->owned_values;
+    d.bind[6] = p->t_ints;
+    d.bind[7] = p->t_vals;
+    d.params[P_COUNT] = (uint32_t)nnz;
+    d.params[P_C_IDX] = p->c->rows + 1;
+    d.groups = algo_groups(nnz, SPGEMM_WG);
+    return algo_stage(p->ctx, &d);
 }
 
 /* Bytes of global-path temporaries per product: key, payload and flag, the radix sort's
@@ -564,7 +599,41 @@ static gpgpu_status drop_zeros(spgemm_product *p)
     return GPGPU_SUCCESS;
 }
 
-/* Counts and bins, then the symbolic phase, C, and the numeric phase. */
+/* Whether the short rows take one pass (spgemm_rows_mode ONE_PHASE) instead of two: each
+ * row's entries are then written, with its count, to a temporary of one element per product
+ * (no row waits for the others' counts: it writes at its first product) and moved into C
+ * once C's row pointers are known, so the rows' products are loaded, ranked and summed
+ * once, not twice. Taken where GPGPU_TUNE's spgemm_one_phase=1 asks for it, the temporary
+ * fits beside what the long rows' largest chunk needs (budget, one binding, 32-bit product
+ * offsets) and the short rows hold at least half the products (the temporary is sized for
+ * all of them). Not the default: on the H100 (docs/PERFORMANCE.md, session 33) it took 15-27%
+ * off Vulkan's GPU time of large products in some processes and doubled it in others, made
+ * GL's 2.2-2.4x slower, and its temporary, allocated per call (0.8-1.2 GB for the 3D
+ * Laplacian), cost more wall time than the pass it saves (61 against 24 ms). It waits for
+ * work memory the library keeps between calls. */
+bool spgemm_one_phase_fits(const spgemm_product *p)
+{
+    gpgpu_context *ctx = p->ctx;
+    uint64_t products = header64(p, SPGEMM_H_PRODUCTS), long_products = 0, largest = 0;
+    for (size_t i = 0; i < p->header[SPGEMM_H_COUNT + SPGEMM_LONG_BIN]; i++) {
+        uint64_t n = p->long_rows[2 * i + 1];
+        long_products += n;
+        largest = n > largest ? n : largest;
+    }
+    if (!algo_tuning_get()->spgemm_one_phase || products == long_products ||
+        long_products > products - long_products || products > UINT32_MAX)
+        return false;
+    size_t t_bytes = (size_t)products * (4 + gpgpu_type_size(p->type));
+    size_t chunk = largest ? (size_t)largest * esc_bytes_per_product(p, false) +
+                                 esc_fixed_bytes(ctx, (size_t)largest, 1)
+                           : 0;
+    return (size_t)products * gpgpu_type_size(p->type) <= ctx->info.max_storage_range_bytes &&
+           p->mem.held + t_bytes + chunk <= p->mem.budget;
+}
+
+/* Counts and bins; then the short rows counted (or counted and summed into the one
+ * phase's temporary) and the long rows counted; C; the short rows summed into C (or moved
+ * there from the temporary) and the long rows summed. */
 static gpgpu_status run_fast(spgemm_product *p)
 {
     gpgpu_context *ctx = p->ctx;
@@ -587,7 +656,10 @@ static gpgpu_status run_fast(spgemm_product *p)
         TRY(read_words(ctx, p->aux, p->list_off + a->rows, p->long_rows, 2 * n_long));
     }
     /* Symbolic: every row's count of entries, then C's row pointers. */
-    TRY(shared_rows(p, false));
+    bool one_phase = spgemm_one_phase_fits(p);
+    if (one_phase)
+        TRY(spgemm_one_phase_open(p));
+    TRY(shared_rows(p, one_phase ? SPGEMM_ONE_PHASE : SPGEMM_SYMBOLIC));
     TRY(long_rows(p, false));
     TRY(spgemm_scan_words(ctx, p->aux, p->rptr_off, (size_t)a->rows + 1));
     TRY(read_words(ctx, p->aux, SPGEMM_H_NNZ, p->header + SPGEMM_H_NNZ, 2));
@@ -596,6 +668,10 @@ static gpgpu_status run_fast(spgemm_product *p)
           "gpgpu_spgemm: C has %llu entries, more than the 2^31 - 1 the shaders index",
           (unsigned long long)nnz);
     size_t c_bytes = ((size_t)a->rows + 1 + nnz) * 4 + nnz * gpgpu_type_size(p->type);
+    if (one_phase && p->mem.held + c_bytes > p->mem.budget) {
+        spgemm_one_phase_close(p); /* C and the temporary do not fit together: sum again */
+        one_phase = false;
+    }
     CHECK(p->mem.held + c_bytes <= p->mem.budget, ctx, GPGPU_ERROR_OUT_OF_MEMORY,
           "gpgpu_spgemm: the product needs %zu bytes of GPU memory (C alone takes %zu), more "
           "than its budget of %zu bytes",
@@ -604,8 +680,14 @@ static gpgpu_status run_fast(spgemm_product *p)
     mem_take(&p->mem, p->c->bytes);
     TRY(copy_stage(ctx, p->aux, p->rptr_off * 4, p->c->owned_ints, 0,
                    ((size_t)a->rows + 1) * 4));
-    /* Numeric: the same rows again, now summed into C. */
-    TRY(shared_rows(p, true));
+    /* Numeric: the short rows moved or summed into C, the long rows summed. */
+    if (one_phase) {
+        TRY(spgemm_stage_rows_compact(p));
+        spgemm_one_phase_close(p);
+    } else {
+        TRY(shared_rows(p, SPGEMM_NUMERIC));
+    }
+    p->stats.one_phase = one_phase;
     TRY(long_rows(p, true));
     if (p->desc->drop_zeros)
         TRY(drop_zeros(p));

@@ -152,6 +152,7 @@ typedef struct spgemm_product {
     uint32_t header[SPGEMM_HEADER]; /* read back after ROW_BINS and after the symbolic phase */
     uint32_t shared_max;            /* SPGEMM_SHARED_MAX, or 0: every row is long (ESC) */
     uint32_t *long_rows;            /* host copy of the (row, products) pairs */
+    gpgpu_buffer *t_ints, *t_vals;  /* the one phase's temporary, while it is held */
     gpgpu_matrix *c;
     gpgpu_spgemm_stats stats;
 } spgemm_product;
@@ -173,11 +174,28 @@ gpgpu_status spgemm_stage_row_bins(spgemm_product *p);
 /* BIN_FILL (after ROW_BINS): each row with products gets a slot in its bin's part of the
  * list (bins in order, sized by the counts); long rows also as (row, p_i) pairs. */
 gpgpu_status spgemm_stage_bin_fill(spgemm_product *p);
-/* ROWS on bin b (< LONG_BIN) of `count` rows starting at list position `start`:
- * symbolic: rptr[r] = distinct columns of row r of A*B, header nnz += it;
- * numeric: C's columns (ascending) and values of row r at rptr[r] (C's row pointer). */
+/* What ROWS and ROWS_RANK write for each row r of their bin (glsl/spgemm.comp's NUMERIC). */
+typedef enum spgemm_rows_mode {
+    SPGEMM_SYMBOLIC,  /* rptr[r] = distinct columns of row r of A*B, header nnz += it */
+    SPGEMM_NUMERIC,   /* C's columns (ascending) and values of row r at rptr[r] (C's row
+                       * pointer, after rptr's scan) */
+    SPGEMM_ONE_PHASE  /* both at once: the counts as SYMBOLIC, the entries at
+                       * apos[row_ptr[r]] (the row's first product) of p->t_ints / t_vals */
+} spgemm_rows_mode;
+
+/* ROWS on bin b (< LONG_BIN) of `count` rows starting at list position `start`. */
 gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, size_t start,
-                               bool numeric);
+                               spgemm_rows_mode mode);
+/* The one phase's temporary: t_ints (u32) and t_vals (of the type), one element per
+ * product (the header's products, read back after ROW_BINS), counted against the budget.
+ * A product takes it where spgemm_one_phase_fits says so (after BIN_FILL and the long
+ * rows' pairs read back), and keeps it if C fits beside it too. */
+bool spgemm_one_phase_fits(const spgemm_product *p);
+gpgpu_status spgemm_one_phase_open(spgemm_product *p);
+void spgemm_one_phase_close(spgemm_product *p);
+/* ROWS_COMPACT (after rptr's scan and C made): each entry of C in a row of 0 < products
+ * <= shared_max, copied from the temporary at apos[row_ptr[r]] + (e - rptr[r]). */
+gpgpu_status spgemm_stage_rows_compact(spgemm_product *p);
 
 /* A chunk of long rows on the global path: ux (u32) holds the rows' ids at 0, their
  * segment starts (rows + 1 words, within the chunk's expansion) at seg_off, then the keys,

@@ -42,6 +42,7 @@ static algo_tuning tuning = {
     .axpby_items = AXPBY_ITEMS,
     .spgemm_rows_tile = 1,
     .spgemm_rank_search = 128,
+    .spgemm_one_phase = 0, /* spgemm_one_phase_fits says why */
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
@@ -108,6 +109,7 @@ static void read_env(void)
         {"axpby_items", &tuning.axpby_items, KNOB_POW2},
         {"spgemm_rows_tile", &tuning.spgemm_rows_tile, KNOB_MODE},
         {"spgemm_rank_search", &tuning.spgemm_rank_search, KNOB_POW2},
+        {"spgemm_one_phase", &tuning.spgemm_one_phase, KNOB_MODE},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];

@@ -211,7 +211,7 @@ bool ref_spgemm_classic_run(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr
 /* Frees the arrays ref_spgemm_classic_run allocated and zeroes *s. */
 void ref_spgemm_classic_free(ref_spgemm_classic_state *s);
 
-/* ---- the fast product, stage by stage (glsl/spgemm.comp stages 14..21 and 28) ----
+/* ---- the fast product, stage by stage (glsl/spgemm.comp stages 14..21, 28 and 29) ----
  * Host twins of the stages src/algo/spgemm.h calls "fast", bit for bit, on arrays laid
  * out as struct spgemm_product and struct spgemm_chunk lay out their buffers. The
  * header's word indices and sizes are repeated here (the reference does not include the
@@ -234,7 +234,9 @@ enum {
  * apos[nnz(A) + 1] at apos_off, rptr[rows + 1] at rptr_off, list[rows] at list_off
  * and the long rows' (row, products) pairs at list_off + rows (2 * rows words); open
  * fills everything past the header with 0xA5 bytes. C (ref_spgemm_fast_make_c) is
- * c_ints (rows + 1 row pointers, then nnz_c columns) and c_vals (nnz_c of type). */
+ * c_ints (rows + 1 row pointers, then nnz_c columns) and c_vals (nnz_c of type); the one
+ * phase's temporary (ref_spgemm_one_phase_open) t_ints and t_vals, t_len = the header's
+ * products each. */
 typedef struct ref_spgemm_fast_state {
     gpgpu_type type;
     const gpgpu_csr *a, *b; /* values exact in type */
@@ -244,7 +246,13 @@ typedef struct ref_spgemm_fast_state {
     uint32_t *c_ints;
     void *c_vals;
     size_t nnz_c;
+    uint32_t *t_ints;
+    void *t_vals;
+    size_t t_len;
 } ref_spgemm_fast_state;
+
+/* What ref_spgemm_rows writes (spgemm_rows_mode). */
+enum { REF_SPGEMM_SYMBOLIC, REF_SPGEMM_NUMERIC, REF_SPGEMM_ONE_PHASE };
 
 /* false when out of memory (nothing left allocated). */
 bool ref_spgemm_fast_open(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *b,
@@ -276,14 +284,22 @@ void ref_spgemm_bin_fill(ref_spgemm_fast_state *s);
  * accumulator starts at 0, so a lone -0 product gives +0). Past it (ROWS, stage 17) the
  * products fill CAP slots padded with 0xffffffff keys, the shader's bitonic network is
  * replayed on them (so equal columns end in the GPU's order) and each run is added left
- * to right from its first product. Symbolic: rptr[r] = the row's distinct columns,
- * header nnz += them; numeric: C's columns ascending and their sums at rptr[r] (the
- * scanned row pointer), into c_ints / c_vals. */
+ * to right from its first product. SYMBOLIC: rptr[r] = the row's distinct columns,
+ * header nnz += them; NUMERIC: C's columns ascending and their sums at rptr[r] (the
+ * scanned row pointer), into c_ints / c_vals; ONE_PHASE: both, the columns and sums at
+ * apos[row_ptr[r]] of t_ints / t_vals. */
 void ref_spgemm_rows(ref_spgemm_fast_state *s, unsigned bin, uint32_t count, size_t start,
-                     bool numeric);
+                     unsigned mode);
 /* C's arrays for nnz_c = the header's nnz: row pointers copied from the scanned rptr,
  * columns and values filled with 0xA5 bytes. false when out of memory. */
 bool ref_spgemm_fast_make_c(ref_spgemm_fast_state *s);
+/* The one phase's temporary, t_len = the header's products, filled with 0xA5 bytes (and
+ * freed by ref_spgemm_one_phase_free or ref_spgemm_fast_free). false when out of memory. */
+bool ref_spgemm_one_phase_open(ref_spgemm_fast_state *s);
+void ref_spgemm_one_phase_free(ref_spgemm_fast_state *s);
+/* ROWS_COMPACT (after C is made): every row of 0 < products <= shared_max has its
+ * entries copied from t_ints / t_vals at apos[row_ptr[r]] to C at its row pointer. */
+void ref_spgemm_rows_compact(ref_spgemm_fast_state *s);
 
 /* A chunk of long rows, as spgemm_chunk_open lays out its ux words: the rows' ids at 0,
  * their segment starts (rows + 1) at seg_off = rows, keys at key_off = 2 rows + 1,

@@ -578,6 +578,7 @@ void ref_spgemm_fast_free(ref_spgemm_fast_state *s)
     free(s->aux);
     free(s->c_ints);
     free(s->c_vals);
+    ref_spgemm_one_phase_free(s);
     *s = (ref_spgemm_fast_state){0};
 }
 
@@ -706,22 +707,37 @@ static void rows_network(uint32_t *key, double *val, uint32_t cap)
         }
 }
 
+/* Entry `pos` of row r: at C's row pointer, or (one phase) at the row's first product. */
+static void put_entry(ref_spgemm_fast_state *s, uint32_t r, uint32_t pos, uint32_t key,
+                      double sum, unsigned mode)
+{
+    if (mode == REF_SPGEMM_ONE_PHASE) {
+        size_t dst = (size_t)s->aux[s->apos_off + s->a->row_ptr[r]] + pos;
+        s->t_ints[dst] = key;
+        fast_set(s->type, s->t_vals, dst, sum);
+    } else {
+        size_t dst = (size_t)s->aux[s->rptr_off + r] + pos;
+        s->c_ints[s->a->rows + 1 + dst] = key;
+        fast_set(s->type, s->c_vals, dst, sum);
+    }
+}
+
 /* ROWS_RANK on one row of n <= RANK_MAX products: a product leads its column if no earlier
  * product has it; the leader's sum is 0 plus every product of its column in product order
  * (the shader's accumulator: each invocation adds all its row's products of its column),
  * and its place is the count of leaders of smaller columns. Returns the leaders. */
 static uint32_t rank_row(ref_spgemm_fast_state *s, uint32_t r, const uint32_t *key,
-                         const double *val, uint32_t n, bool numeric)
+                         const double *val, uint32_t n, unsigned mode)
 {
     bool leads[REF_SPGEMM_RANK_MAX];
-    uint32_t leaders = 0, rows = s->a->rows;
+    uint32_t leaders = 0;
     for (uint32_t o = 0; o < n; o++) {
         leads[o] = true;
         for (uint32_t q = 0; q < o && leads[o]; q++)
             leads[o] = key[q] != key[o];
         leaders += leads[o];
     }
-    for (uint32_t o = 0; o < n && numeric; o++) {
+    for (uint32_t o = 0; o < n && mode != REF_SPGEMM_SYMBOLIC; o++) {
         if (!leads[o])
             continue;
         double sum = 0;
@@ -731,9 +747,7 @@ static uint32_t rank_row(ref_spgemm_fast_state *s, uint32_t r, const uint32_t *k
                 sum = fast_add(s->type, sum, val[q]);
             pos += leads[q] && key[q] < key[o];
         }
-        size_t dst = (size_t)s->aux[s->rptr_off + r] + pos;
-        s->c_ints[rows + 1 + dst] = key[o];
-        fast_set(s->type, s->c_vals, dst, sum);
+        put_entry(s, r, pos, key[o], sum, mode);
     }
     return leaders;
 }
@@ -741,20 +755,18 @@ static uint32_t rank_row(ref_spgemm_fast_state *s, uint32_t r, const uint32_t *k
 /* ROWS on one row: its CAP slots through the network, then each run of one column summed
  * left to right from its first product. Returns the runs. */
 static uint32_t network_row(ref_spgemm_fast_state *s, uint32_t r, uint32_t *key, double *val,
-                            uint32_t cap, bool numeric)
+                            uint32_t cap, unsigned mode)
 {
-    uint32_t runs = 0, rows = s->a->rows;
+    uint32_t runs = 0;
     rows_network(key, val, cap);
     for (uint32_t e = 0; e < cap; e++) {
         if (key[e] == FAST_PAD || (e > 0 && key[e - 1] == key[e]))
             continue;
-        if (numeric) {
+        if (mode != REF_SPGEMM_SYMBOLIC) {
             double sum = val[e];
             for (uint32_t v = e + 1; v < cap && key[v] == key[e]; v++)
                 sum = fast_add(s->type, sum, val[v]);
-            size_t dst = (size_t)s->aux[s->rptr_off + r] + runs;
-            s->c_ints[rows + 1 + dst] = key[e];
-            fast_set(s->type, s->c_vals, dst, sum);
+            put_entry(s, r, runs, key[e], sum, mode);
         }
         runs++;
     }
@@ -762,7 +774,7 @@ static uint32_t network_row(ref_spgemm_fast_state *s, uint32_t r, uint32_t *key,
 }
 
 void ref_spgemm_rows(ref_spgemm_fast_state *s, unsigned bin, uint32_t count, size_t start,
-                     bool numeric)
+                     unsigned mode)
 {
     uint32_t cap = (uint32_t)REF_SPGEMM_MIN_CAP << bin;
     bool rank = cap <= REF_SPGEMM_RANK_MAX;
@@ -779,9 +791,9 @@ void ref_spgemm_rows(ref_spgemm_fast_state *s, unsigned bin, uint32_t count, siz
         for (uint32_t o = 0; o < cap; o++)
             key[o] = FAST_PAD, val[o] = 0;
         uint32_t n = row_expansion(s, r, key, val, cap);
-        uint32_t entries = rank ? rank_row(s, r, key, val, n, numeric)
-                                : network_row(s, r, key, val, cap, numeric);
-        if (!numeric) {
+        uint32_t entries = rank ? rank_row(s, r, key, val, n, mode)
+                                : network_row(s, r, key, val, cap, mode);
+        if (mode != REF_SPGEMM_NUMERIC) {
             rptr[r] = entries;
             header_add64(s->aux, REF_SPGEMM_H_NNZ, entries);
         }
@@ -802,6 +814,42 @@ bool ref_spgemm_fast_make_c(ref_spgemm_fast_state *s)
         return false;
     memcpy(s->c_ints, s->aux + s->rptr_off, ((size_t)rows + 1) * sizeof *s->c_ints);
     return true;
+}
+
+bool ref_spgemm_one_phase_open(ref_spgemm_fast_state *s)
+{
+    ref_spgemm_one_phase_free(s);
+    s->t_len = (size_t)ref_spgemm_header64(s->aux, REF_SPGEMM_H_PRODUCTS);
+    s->t_ints = poisoned(s->t_len, sizeof *s->t_ints);
+    s->t_vals = poisoned(s->t_len, fast_size(s->type));
+    if (s->t_ints && s->t_vals)
+        return true;
+    ref_spgemm_one_phase_free(s);
+    return false;
+}
+
+void ref_spgemm_one_phase_free(ref_spgemm_fast_state *s)
+{
+    free(s->t_ints);
+    free(s->t_vals);
+    s->t_ints = NULL;
+    s->t_vals = NULL;
+    s->t_len = 0;
+}
+
+void ref_spgemm_rows_compact(ref_spgemm_fast_state *s)
+{
+    uint32_t rows = s->a->rows;
+    for (uint32_t r = 0; r < rows; r++) {
+        uint32_t p = ref_spgemm_row_products(s, r);
+        if (p == 0 || p > s->shared_max)
+            continue;
+        size_t from = s->aux[s->apos_off + s->a->row_ptr[r]];
+        for (uint32_t e = s->c_ints[r]; e < s->c_ints[r + 1]; e++, from++) {
+            s->c_ints[rows + 1 + e] = s->t_ints[from];
+            fast_set(s->type, s->c_vals, e, fast_get(s->type, s->t_vals, from));
+        }
+    }
 }
 
 bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs, size_t rows,
