@@ -70,13 +70,14 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 #define BTILE 2048u      // the bitonic tile
 #define DIGITS 256u
 // Subgroups (or virtual ones) per work-group in the radix stages: SMALL,
-// one group alone on the device, takes twice as many (RADIX_SMALL_SUBGROUPS).
-// ONESWEEP's work-group may hold more (SHAPE0 from the driver, made even:
-// the counters of two subgroups share a word).
-// (No `&&` in it: glslang wrote invalid SPIR-V for that, which the build now
-// catches with spirv-val.)
+// one group alone on the device, takes at least twice as many
+// (RADIX_SMALL_SUBGROUPS). SMALL's and ONESWEEP's work-groups may hold more
+// (SHAPE0 from the driver, made even: the counters of two subgroups share a
+// word). (No `&&` in it: glslang wrote invalid SPIR-V for that, which the
+// build now catches with spirv-val.)
 #define OS_SG ((SHAPE0 + 1u) & ~1u)
-#define MAX_SG (ONLY_STAGE == 12u ? 16u : ONLY_STAGE == 11u ? (OS_SG > 8u ? OS_SG : 8u) : 8u)
+#define SMALL_SG (OS_SG > 16u ? OS_SG : 16u)
+#define MAX_SG (ONLY_STAGE == 12u ? SMALL_SG : ONLY_STAGE == 11u ? (OS_SG > 8u ? OS_SG : 8u) : 8u)
 #define RTILE_MAX 4096u  // the largest radix tile (WG_SIZE * ITEMS) the driver uses
 
 // Shared memory, one array for every stage (a program holds all stages, so

@@ -1233,6 +1233,19 @@ int main(void)
         stage_small(test_types[ti], tile, radix_sets[6], D_DUPS, largest, false);
         stage_small(test_types[ti], tile - 1, radix_sets[4], D_SPECIAL, largest, true);
     }
+    /* A wider group (GPGPU_TUNE=radix_small_subgroups=32): counters for 32 subgroups, fewer
+     * keys an invocation. */
+    algo_tuning *wide = (algo_tuning *)algo_tuning_get();
+    unsigned saved_small = wide->radix_small_subgroups;
+    wide->radix_small_subgroups = 32;
+    for (size_t ti = 0; ti < 4; ti++) {
+        radix_plan largest = radix_small_plan(ctx, test_types[ti], RADIX_TILE_MAX);
+        size_t tile = (size_t)largest.wg * largest.items;
+        stage_small(test_types[ti], tile, radix_sets[(ti + 1) % 7], D_RANDOM, largest, ti % 2);
+        stage_small(test_types[ti], 1000, radix_sets[ti % 7], D_DUPS,
+                    radix_small_plan(ctx, test_types[ti], 1000), false);
+    }
+    wide->radix_small_subgroups = saved_small;
     section("one-group stage");
     for (size_t si = 0; si < sizeof stage_sizes / sizeof *stage_sizes; si++)
         stage_helpers(stage_sizes[si]);

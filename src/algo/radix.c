@@ -185,15 +185,25 @@ static void bind_destination(exec_dispatch *d, const sort_keys *dst)
 radix_plan radix_small_plan(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     /* Every invocation ranks its items one after another: the fewest that
-     * hold n, in as many subgroups as the counters take. */
-    radix_plan p = {.wg = radix_wg(ctx, RADIX_SMALL_SUBGROUPS, 512), .items = 1, .groups = 1,
+     * hold n, in a group of RADIX_SMALL_SUBGROUPS(_GL) subgroups (the knob
+     * radix_small_subgroups), whose counters SHAPE0 makes room for. */
+    const algo_tuning *t = algo_tuning_get();
+    unsigned subgroups =
+        algo_knob(ctx, t->radix_small_subgroups, RADIX_SMALL_SUBGROUPS_GL, RADIX_SMALL_SUBGROUPS);
+    subgroups = subgroups < RADIX_SMALL_SUBGROUPS ? RADIX_SMALL_SUBGROUPS : (subgroups + 1) & ~1u;
+    radix_plan p = {.wg = radix_wg(ctx, subgroups, 1024), .items = 1, .groups = 1,
                     .tiles_per_group = 1};
-    unsigned most = algo_tuning_get()->radix_small_items;
+    /* the counters' room: the group's subgroups, or the shader's 16 virtual ones */
+    p.small_subgroups = ctx->info.has_subgroups && ctx->info.subgroup_size
+                            ? (p.wg / ctx->info.subgroup_size + 1) & ~1u
+                            : 0;
+    unsigned room = p.small_subgroups > RADIX_SMALL_SUBGROUPS ? p.small_subgroups
+                                                              : RADIX_SMALL_SUBGROUPS;
+    unsigned most = t->radix_small_items;
     while ((size_t)p.wg * p.items < n && p.items < most)
         p.items *= 2;
     while (((size_t)p.wg * p.items > RADIX_TILE_MAX ||
-            radix_shared_bytes(type, RADIX_SMALL_SUBGROUPS, p.wg, p.items) >
-                ctx->info.max_shared_memory_bytes) &&
+            radix_shared_bytes(type, room, p.wg, p.items) > ctx->info.max_shared_memory_bytes) &&
            p.items > 1)
         p.items /= 2;
     return p;
@@ -209,6 +219,7 @@ gpgpu_status radix_stage_small(gpgpu_context *ctx, const sort_keys *src, const s
                                unsigned passes, radix_plan plan)
 {
     exec_dispatch d = sort_dispatch(src, SORT_STAGE_SMALL, plan.wg, plan.items);
+    d.variant.shape[0] = plan.small_subgroups; /* the rank counters' room (MAX_SG) */
     bind_destination(&d, dst);
     d.params[SORT_P_PASS] = passes; /* PASSES */
     d.groups = 1;

@@ -39,7 +39,10 @@ enum {
     RADIX_OS_TICKETS = 8,        /* ticket words after the one-sweep's digit starts (8u in sort.comp) */
     RADIX_POLLS = 64,            /* default; algo_tuning_get() has the value in use */
     RADIX_SMALL_ITEMS = 16, /* default: at most this many keys per invocation of SMALL */
-    RADIX_SMALL_SUBGROUPS = 16 /* subgroups SMALL's counters have room for (MAX_SG in sort.comp) */
+    RADIX_SMALL_SUBGROUPS = 16, /* default subgroups of SMALL's group (at least the 16 MAX_SG in
+                                 * sort.comp has room for; more through SHAPE0) */
+    RADIX_SMALL_SUBGROUPS_GL = 32 /* NVIDIA's GL (H100): 2^12 keys in 32.4 us against 39.3 with
+                                   * 16; Vulkan's 16 are 5-10% faster at 2^10-2^11 */
 };
 
 /* sort_keys.flags */
@@ -146,6 +149,7 @@ typedef struct radix_plan {
     uint32_t wg, items;
     uint32_t os_wg, os_items; /* a one-sweep tile (ONESWEEP: one tile a group) */
     uint32_t os_subgroups;    /* the subgroups of os_wg the rank counters have room for (SHAPE0) */
+    uint32_t small_subgroups; /* SMALL's plan: likewise for wg (SHAPE0; 0: the shader's 16) */
 } radix_plan;
 
 radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n);

@@ -101,6 +101,7 @@ static void read_env(void)
         {"radix_ballot32", &tuning.radix_ballot32, KNOB_MODE},
         {"radix_small", &tuning.radix_small, KNOB_MODE},
         {"radix_small_items", &tuning.radix_small_items, KNOB_POW2},
+        {"radix_small_subgroups", &tuning.radix_small_subgroups, KNOB_COUNT},
         {"spmv_merge", &tuning.spmv_merge, KNOB_MODE},
         {"spmv_merge_wg", &tuning.spmv_merge_wg, KNOB_POW2},
         {"spmv_merge_items", &tuning.spmv_merge_items, KNOB_POW2},

@@ -28,6 +28,7 @@ typedef struct algo_tuning {
     unsigned radix_ballot32;    /* one-sweep: 1 one-word ballots where subgroups have <= 32 lanes */
     unsigned radix_small;       /* one-group sort up to a tile: 0 never, 1 where it fits */
     unsigned radix_small_items; /* one-group sort: keys per invocation */
+    unsigned radix_small_subgroups; /* one-group sort: subgroups of its group (0: by backend) */
     unsigned spmv_merge;        /* balanced CSR: 0 tiles of nonzeros, 1 merge path (spmv.c) */
     unsigned spmv_merge_wg;     /* merge path: invocations per tile */
     unsigned spmv_merge_items;  /* merge path: path steps per invocation */
