@@ -278,7 +278,7 @@ static staged staged_make(gpgpu_type t, size_t n, flagset f, int data)
         free(segs);
     }
     s.gpu = (sort_keys){t, s.keys.buf, 3, s.has_pay ? s.pay.buf : NULL, 5, n, f.flags,
-                        s.has_segs ? s.segs.buf : NULL, 2, nseg};
+                        s.has_segs ? s.segs.buf : NULL, 2, nseg, 0};
     s.host = (ref_sort_keys){t, slab_at(&s.keys, 3), s.has_pay ? slab_at(&s.pay, 5) : NULL, n,
                              f.flags, s.has_segs ? slab_at(&s.segs, 2) : NULL, nseg};
     return s;
@@ -440,7 +440,7 @@ static scatter_dest scatter_dest_make(gpgpu_type t, size_t n, flagset f)
     scatter_dest d = {.keys = slab_make(ctx, t, 1 + n + 3, 0, 0, NULL),
                       .pay = slab_make(ctx, GPGPU_TYPE_U32, 4 + n + 2, 0, 0, NULL)};
     bool pay = f.pay != 0;
-    d.gpu = (sort_keys){t, d.keys.buf, 1, pay ? d.pay.buf : NULL, 4, n, 0, NULL, 0, 0};
+    d.gpu = (sort_keys){t, d.keys.buf, 1, pay ? d.pay.buf : NULL, 4, n, 0, NULL, 0, 0, 0};
     d.host = (ref_sort_keys){t, slab_at(&d.keys, 1), pay ? slab_at(&d.pay, 4) : NULL, n, 0,
                              NULL, 0};
     return d;

@@ -330,6 +330,12 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
     unsigned passes = radix_passes(src->type, src->flags & SORT_SEGMENTED ? src->nseg : 1);
     if (radix_small(ctx, src->type, src->n))
         return radix_stage_small(ctx, src, dst, passes, radix_small_plan(ctx, src->type, src->n));
+    /* The key passes run (src->key_passes), then the segment passes: shader pass `key + i`
+     * for run i past the key passes. */
+    unsigned all_keys = radix_key_passes(src->type), keys = all_keys;
+    if (src->key_passes && src->key_passes < all_keys)
+        keys = src->key_passes;
+    passes -= all_keys - keys;
     radix_plan plan = radix_plan_for(ctx, src->type, src->n);
     size_t hist_count = (size_t)RADIX_DIGITS * plan.groups;
     sort_keys from = *src;
@@ -351,9 +357,10 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
     bool onesweep = radix_onesweep(src->n);
     if (onesweep)
         TRY(radix_stage_os_counts(ctx, &from, plan, hist, hist_off));
-    for (unsigned p = 0; p < passes; p++) {
-        const sort_keys *to = (passes - 1 - p) % 2 == 0 ? dst : alt;
-        if (onesweep && p < radix_key_passes(src->type)) {
+    for (unsigned run = 0; run < passes; run++) {
+        const sort_keys *to = (passes - 1 - run) % 2 == 0 ? dst : alt;
+        unsigned p = run < keys ? run : all_keys + (run - keys);
+        if (onesweep && p < all_keys) {
             TRY(radix_stage_onesweep(ctx, &from, to, p, plan, hist, hist_off));
         } else {
             TRY(radix_stage_hist(ctx, &from, p, plan, hist, hist_off));

@@ -68,6 +68,11 @@ typedef struct sort_keys {
     gpgpu_buffer *segs;
     size_t segs_off;
     size_t nseg;
+    /* The radix sort's key passes, lowest byte first (0: every byte of the type), for a
+     * caller who knows the higher bytes of the ordered key are alike in every key (SpGEMM's
+     * columns below the column count): a pass over a byte that never differs keeps the order
+     * it finds, so skipping it gives the same sort. The one-group sort (SMALL) runs them all. */
+    unsigned key_passes;
 } sort_keys;
 
 /* The stages of glsl/sort.comp, and the parameters they read. None is 0,

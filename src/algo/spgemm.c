@@ -59,6 +59,16 @@ enum {
 
 /* ------------------------------------------------------------- shared helpers */
 
+/* The radix passes that sort u32 keys below `bound` (column indices): the bytes that can
+ * differ, at least one (sort_keys.key_passes). A matrix of 2^15 columns takes two of four. */
+static unsigned key_passes_below(uint32_t bound)
+{
+    unsigned bytes = 1;
+    while (bytes < 4 && bound > 1 && (bound - 1) >> (8 * bytes))
+        bytes++;
+    return bytes;
+}
+
 gpgpu_status spgemm_operand_open(gpgpu_context *ctx, const gpgpu_matrix *m, spgemm_operand *op)
 {
     *op = (spgemm_operand){.m = m, .vals = m->val.buf};
@@ -449,7 +459,7 @@ gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
     sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = ch->ux, .keys_off = ch->key_off,
                      .pay = ch->ux, .pay_off = ch->pay_off, .n = ch->products,
                      .flags = SORT_SEGMENTED, .segs = ch->ux, .segs_off = ch->seg_off,
-                     .nseg = ch->rows};
+                     .nseg = ch->rows, .key_passes = key_passes_below(p->b.m->cols)};
     sort_keys src = dst, other = dst;
     src.flags |= SORT_PAYLOAD_IS_INDEX;
     other.keys = ch->alt;
@@ -829,7 +839,7 @@ static gpgpu_status transpose(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_m
     if (s == GPGPU_SUCCESS)
         s = algo_stage(ctx, &d);
     sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = sorted, .keys_off = 0, .pay = sorted,
-                     .pay_off = n, .n = n};
+                     .pay_off = n, .n = n, .key_passes = key_passes_below(a->cols)};
     sort_keys src = dst, other = dst;
     src.keys = a->idx.buf;
     src.keys_off = a->idx.off;
