@@ -712,13 +712,17 @@ uint chunk_row(uint t)
     return s;
 }
 
+// NUMERIC: 0 the keys, 1 keys and values, 2 the values alone (a chunk kept from the
+// symbolic phase, whose keys are sorted by now: ESC_WRITE reads each value through the
+// sort's payload, the product's expansion index).
 void esc_expand(uint t)
 {
     if (t >= COUNT)
         return;
     uint s = chunk_row(t), k, q;
     find_product(ux[s], t - SEG(s), k, q);
-    ux[KEY_OFF + t] = CB(q);
+    if (NUMERIC != 2u)
+        ux[KEY_OFF + t] = CB(q);
     if (NUMERIC != 0u)
         wv[t] = va[A_VAL + k] * vb[B_VAL + q];
 }

@@ -880,6 +880,74 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
     ref_spgemm_chunk_free(c);
 }
 
+/* The long rows as run_fast takes them when one chunk holds them all (spgemm_esc_keep), in
+ * the numeric phase (after fast_long's symbolic chunks replayed the counts): the chunk of all
+ * of them opened symbolic, expanded, sorted, flagged and scanned as the symbolic phase left
+ * it, then its values alone (the keys stay sorted) and ESC_WRITE. */
+static void fast_long_kept(fast_replay *r)
+{
+    ref_spgemm_fast_state *s = &r->s;
+    ref_spgemm_chunk *c = &r->rch;
+    size_t rows = s->aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN];
+    if (r->failed || rows == 0)
+        return;
+    const uint32_t *pairs = s->aux + s->list_off + s->a->rows;
+    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, false, c), "fast twin chunk");
+    char what[300];
+    snprintf(what, sizeof what, "%s %s fast kept chunk of %zu rows (%zu products)", r->name,
+             gpgpu_type_name(r->t), rows, c->products);
+    gpgpu_status st = spgemm_chunk_open(&r->p, pairs, rows, false, &r->ch);
+    EXPECT(st == GPGPU_SUCCESS, "%s: spgemm_chunk_open: %s", what, gpgpu_last_error(ctx));
+    r->failed = st != GPGPU_SUCCESS;
+    if (!r->failed)
+        fast_guard(r, FAST_UX);
+    if (fast_begin(r)) {
+        st = spgemm_stage_esc_expand(&r->p, &r->ch);
+        ref_spgemm_esc_expand(s, c);
+        fast_end(r, st, "kept ESC_EXPAND (%zu rows)", rows);
+    }
+    poison_u32(c->ux, c->pay_off, c->products);
+    if (fast_begin(r)) {
+        st = spgemm_esc_sort(&r->p, &r->ch);
+        ref_spgemm_esc_sort(c);
+        fast_end(r, st, "kept ESC sort (%zu rows)", rows);
+    }
+    poison_u32(c->ux, c->flag_off, c->products + 1);
+    if (fast_begin(r)) {
+        st = spgemm_stage_esc_flags(&r->p, &r->ch);
+        ref_spgemm_esc_flags(c);
+        fast_end(r, st, "kept ESC_FLAGS (%zu rows)", rows);
+    }
+    if (fast_begin(r)) {
+        st = spgemm_scan_words(ctx, r->ch.ux, r->ch.flag_off, r->ch.products + 1);
+        ref_spgemm_scan_words(c->ux + c->flag_off, c->products + 1);
+        fast_end(r, st, "kept ESC flags' scan (%zu rows)", rows);
+    }
+    if (!r->failed) {
+        st = spgemm_chunk_values(&r->p, &r->ch);
+        EXPECT(st == GPGPU_SUCCESS && r->ch.vals->size == c->products * gpgpu_type_size(r->t),
+               "%s: spgemm_chunk_values: %s", what, gpgpu_last_error(ctx));
+        ref_or_die(ref_spgemm_chunk_values(s, c), "fast twin values");
+        r->failed = st != GPGPU_SUCCESS;
+        if (!r->failed)
+            fast_guard(r, FAST_VALS);
+    }
+    if (fast_begin(r)) {
+        st = spgemm_stage_esc_values(&r->p, &r->ch);
+        ref_spgemm_esc_values(s, c);
+        fast_end(r, st, "kept ESC_EXPAND values (%zu rows)", rows);
+    }
+    if (fast_begin(r)) {
+        st = spgemm_stage_esc_write(&r->p, &r->ch);
+        ref_spgemm_esc_write(s, c);
+        fast_end(r, st, "kept ESC_WRITE (%zu rows)", rows);
+    }
+    fast_unguard(r, FAST_VALS);
+    fast_unguard(r, FAST_UX);
+    spgemm_chunk_close(&r->p, &r->ch);
+    ref_spgemm_chunk_free(c);
+}
+
 /* The long rows (from the list's pairs, in the GPU's order) in chunks of 1, 2, 3, ... rows,
  * so segments start past 0 and chunks end mid-list, as a budget splits them. */
 static void fast_long(fast_replay *r, bool numeric)
@@ -911,10 +979,13 @@ _Static_assert((int)SPGEMM_SYMBOLIC == REF_SPGEMM_SYMBOLIC &&
  * against Gustavson's (bit for bit when `exact`: the values make every sum exact; else
  * within its bound) and the whole product through gpgpu_spgemm against the twin, bit for
  * bit. `bins` says which bins must have rows (bit b: bin b), so a matrix meant to cover
- * them is checked to. Returns whether the product took one phase (spgemm_one_phase_fits,
- * under the tuning in force). */
+ * them is checked to. `keep_long`: the numeric phase's long rows as one kept chunk
+ * (fast_long_kept, as spgemm_esc_keep=1 runs them), else in chunks of 1, 2, 3, ... rows.
+ * Returns whether another replay would differ: the product took one phase
+ * (spgemm_one_phase_fits, under the tuning in force) or has long rows. */
 static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgpu_csr *b,
-                                gpgpu_type t, gpgpu_algo algo, bool exact, unsigned bins)
+                                gpgpu_type t, gpgpu_algo algo, bool exact, unsigned bins,
+                                bool keep_long)
 {
     gpgpu_csr ar = as_type(a, t), br = as_type(b, t);
     gpgpu_matrix *ma = upload(&ar, t), *mb = upload(&br, t);
@@ -1022,7 +1093,11 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
     } else {
         fast_rows(&r, SPGEMM_NUMERIC);
     }
-    fast_long(&r, true);
+    if (keep_long)
+        fast_long_kept(&r);
+    else
+        fast_long(&r, true);
+    bool has_long = aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN] > 0;
 
     if (!r.failed) {
         gpgpu_csr want = {rows, br.cols, s->nnz_c, s->c_ints, s->c_ints + rows + 1,
@@ -1070,22 +1145,26 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
     gpgpu_matrix_destroy(mb);
     gpgpu_csr_free(&ar);
     gpgpu_csr_free(&br);
-    return one_phase;
+    return one_phase || has_long;
 }
 
-/* fast_replay_product with one phase wherever it fits (GPGPU_TUNE's spgemm_one_phase=1)
- * and, where that was one phase, again in two, the default path. */
+/* fast_replay_product with one phase wherever it fits (GPGPU_TUNE's spgemm_one_phase=1) and
+ * the long rows' chunk kept, and where either applied, again in two phases with the long
+ * rows sorted again in the numeric phase (spgemm_esc_keep=0). */
 static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
                         gpgpu_algo algo, bool exact, unsigned bins)
 {
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    unsigned saved = tuning->spgemm_one_phase;
+    unsigned saved = tuning->spgemm_one_phase, saved_keep = tuning->spgemm_esc_keep;
     tuning->spgemm_one_phase = 1;
-    if (fast_replay_product(name, a, b, t, algo, exact, bins)) {
+    tuning->spgemm_esc_keep = 1;
+    if (fast_replay_product(name, a, b, t, algo, exact, bins, true)) {
         tuning->spgemm_one_phase = 0;
-        fast_replay_product(name, a, b, t, algo, exact, bins);
+        tuning->spgemm_esc_keep = 0;
+        fast_replay_product(name, a, b, t, algo, exact, bins, false);
     }
     tuning->spgemm_one_phase = saved;
+    tuning->spgemm_esc_keep = saved_keep;
 }
 
 /* A value exact in f32: +-{1, 2, 3} times 2^{-1, 0, 1}. Products are then multiples of 1/4

@@ -249,8 +249,11 @@ gpgpu_status spgemm_product_open(gpgpu_context *ctx, const gpgpu_spgemm_desc *de
     return ctx->exec->buffer_write(p->aux, 0, p->header, sizeof p->header);
 }
 
+static void drop_kept(spgemm_product *p);
+
 void spgemm_product_close(spgemm_product *p)
 {
+    drop_kept(p);
     spgemm_one_phase_close(p);
     mem_destroy(&p->mem, &p->aux);
     spgemm_operand_close(&p->a);
@@ -454,6 +457,42 @@ gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch)
     return algo_stage(p->ctx, &d);
 }
 
+gpgpu_status spgemm_stage_esc_values(spgemm_product *p, const spgemm_chunk *ch)
+{
+    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_EXPAND, ch->products);
+    d.params[P_NUMERIC] = 2; /* the values alone: the keys are sorted */
+    return algo_stage(p->ctx, &d);
+}
+
+gpgpu_status spgemm_chunk_keep(spgemm_product *p, spgemm_chunk *ch)
+{
+    mem_destroy(&p->mem, &ch->alt);
+    mem_destroy(&p->mem, &ch->hist);
+    p->kept = malloc(sizeof *p->kept);
+    if (!p->kept) {
+        spgemm_chunk_close(p, ch);
+        return ctx_fail(p->ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
+    }
+    *p->kept = *ch;
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status spgemm_chunk_values(spgemm_product *p, spgemm_chunk *ch)
+{
+    ch->numeric = true;
+    return mem_create(p->ctx, &p->mem, ch->products * gpgpu_type_size(p->type), &ch->vals);
+}
+
+/* Frees the kept chunk, if any. */
+static void drop_kept(spgemm_product *p)
+{
+    if (!p->kept)
+        return;
+    spgemm_chunk_close(p, p->kept);
+    free(p->kept);
+    p->kept = NULL;
+}
+
 gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
 {
     sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = ch->ux, .keys_off = ch->key_off,
@@ -490,9 +529,10 @@ gpgpu_status spgemm_stage_esc_write(spgemm_product *p, const spgemm_chunk *ch)
     return algo_stage(p->ctx, &d);
 }
 
-/* One chunk of long rows: expand, sort, flag runs, scan, then count or write. */
+/* One chunk of long rows: expand, sort, flag runs, scan, then count or write; a symbolic
+ * chunk with `keep` stays open in p->kept for the numeric phase. */
 static gpgpu_status esc_chunk(spgemm_product *p, const uint32_t *pairs, size_t rows,
-                              bool numeric)
+                              bool numeric, bool keep)
 {
     spgemm_chunk ch;
     gpgpu_status s = spgemm_chunk_open(p, pairs, rows, numeric, &ch);
@@ -506,7 +546,31 @@ static gpgpu_status esc_chunk(spgemm_product *p, const uint32_t *pairs, size_t r
         s = spgemm_scan_words(p->ctx, ch.ux, ch.flag_off, ch.products + 1);
     if (s == GPGPU_SUCCESS)
         s = numeric ? spgemm_stage_esc_write(p, &ch) : spgemm_stage_esc_count(p, &ch);
+    if (s == GPGPU_SUCCESS && keep)
+        return spgemm_chunk_keep(p, &ch);
     spgemm_chunk_close(p, &ch);
+    return s;
+}
+
+/* The numeric phase on the kept chunk: its keys are sorted and its runs flagged and numbered
+ * already, so the values are all it needs before ESC_WRITE. false where the values do not
+ * fit beside what the product holds (the chunk is then dropped, and the long rows go round
+ * again). */
+static gpgpu_status kept_numeric(spgemm_product *p, bool *done)
+{
+    spgemm_chunk *ch = p->kept;
+    *done = false;
+    if (p->mem.held + ch->products * gpgpu_type_size(p->type) > p->mem.budget) {
+        drop_kept(p);
+        return GPGPU_SUCCESS;
+    }
+    gpgpu_status s = spgemm_chunk_values(p, ch);
+    if (s == GPGPU_SUCCESS)
+        s = spgemm_stage_esc_values(p, ch);
+    if (s == GPGPU_SUCCESS)
+        s = spgemm_stage_esc_write(p, ch);
+    drop_kept(p);
+    *done = s == GPGPU_SUCCESS;
     return s;
 }
 
@@ -517,6 +581,12 @@ static gpgpu_status long_rows(spgemm_product *p, bool numeric)
     size_t n = p->header[SPGEMM_H_COUNT + SPGEMM_LONG_BIN];
     if (n == 0)
         return GPGPU_SUCCESS;
+    if (numeric && p->kept) {
+        bool done;
+        TRY(kept_numeric(p, &done));
+        if (done)
+            return GPGPU_SUCCESS;
+    }
     size_t per = esc_bytes_per_product(p, numeric);
     size_t room = p->mem.budget > p->mem.held ? p->mem.budget - p->mem.held : 0;
     /* A chunk's words (and f64 values) must fit one binding and 32-bit indices. */
@@ -545,7 +615,10 @@ static gpgpu_status long_rows(spgemm_product *p, bool numeric)
                             p->mem.held + one * per + esc_fixed_bytes(ctx, one, 1),
                             p->long_rows[2 * first], one, p->mem.budget);
         }
-        TRY(esc_chunk(p, p->long_rows + 2 * first, last - first, numeric));
+        /* All of them in one symbolic chunk: kept for the numeric phase, which then skips
+         * the expansion's keys, the sort, the flags and their scan. */
+        bool keep = !numeric && first == 0 && last == n && algo_tuning_get()->spgemm_esc_keep;
+        TRY(esc_chunk(p, p->long_rows + 2 * first, last - first, numeric, keep));
         chunks++;
         if (p->desc->progress && p->stats.products > PROGRESS_PRODUCTS) {
             char line[200];
@@ -682,6 +755,8 @@ static gpgpu_status run_fast(spgemm_product *p)
         spgemm_one_phase_close(p); /* C and the temporary do not fit together: sum again */
         one_phase = false;
     }
+    if (p->kept && p->mem.held + c_bytes > p->mem.budget)
+        drop_kept(p); /* likewise the long rows' kept chunk */
     CHECK(p->mem.held + c_bytes <= p->mem.budget, ctx, GPGPU_ERROR_OUT_OF_MEMORY,
           "gpgpu_spgemm: the product needs %zu bytes of GPU memory (C alone takes %zu), more "
           "than its budget of %zu bytes",

@@ -153,6 +153,8 @@ typedef struct spgemm_product {
     uint32_t shared_max;            /* SPGEMM_SHARED_MAX, or 0: every row is long (ESC) */
     uint32_t *long_rows;            /* host copy of the (row, products) pairs */
     gpgpu_buffer *t_ints, *t_vals;  /* the one phase's temporary, while it is held */
+    struct spgemm_chunk *kept;      /* the long rows' one chunk, kept from the symbolic phase
+                                     * for the numeric (spgemm.c: long_rows) */
     gpgpu_matrix *c;
     gpgpu_spgemm_stats stats;
 } spgemm_product;
@@ -228,6 +230,14 @@ gpgpu_status spgemm_stage_esc_count(spgemm_product *p, const spgemm_chunk *ch);
 /* ESC_WRITE: each run's column and the sum of its values (vals[pay[u]] in sorted order) to
  * C at rptr[row] + (its run index within the row). */
 gpgpu_status spgemm_stage_esc_write(spgemm_product *p, const spgemm_chunk *ch);
+/* A symbolic chunk kept for the numeric phase (after ESC_COUNT): the sort's alt and hist
+ * freed, the chunk moved into p->kept. */
+gpgpu_status spgemm_chunk_keep(spgemm_product *p, spgemm_chunk *ch);
+/* The kept chunk made numeric: vals allocated (products of the type). */
+gpgpu_status spgemm_chunk_values(spgemm_product *p, spgemm_chunk *ch);
+/* ESC_EXPAND for a kept chunk (its keys sorted): vals[t] = a_ik * b_kj for t < products, as
+ * spgemm_stage_esc_expand, the keys left as they are. */
+gpgpu_status spgemm_stage_esc_values(spgemm_product *p, const spgemm_chunk *ch);
 
 /* An exclusive u32 scan of n words in place. */
 gpgpu_status spgemm_scan_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t off, size_t n);

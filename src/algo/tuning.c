@@ -43,6 +43,7 @@ static algo_tuning tuning = {
     .spgemm_rows_tile = 1,
     .spgemm_rank_search = 128,
     .spgemm_one_phase = 0, /* spgemm_one_phase_fits says why */
+    .spgemm_esc_keep = 1,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
@@ -111,6 +112,7 @@ static void read_env(void)
         {"spgemm_rows_tile", &tuning.spgemm_rows_tile, KNOB_MODE},
         {"spgemm_rank_search", &tuning.spgemm_rank_search, KNOB_POW2},
         {"spgemm_one_phase", &tuning.spgemm_one_phase, KNOB_MODE},
+        {"spgemm_esc_keep", &tuning.spgemm_esc_keep, KNOB_MODE},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];

@@ -331,6 +331,12 @@ void ref_spgemm_esc_count(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch);
 /* ESC_WRITE: each run's column, and vals[pay[u]] over it added left to right in type, to
  * C at rptr[row] + its run index within the row. */
 void ref_spgemm_esc_write(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch);
+/* A symbolic chunk kept for the numeric phase (spgemm_chunk_values): vals allocated, filled
+ * with 0xA5 bytes. false when out of memory. */
+bool ref_spgemm_chunk_values(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch);
+/* ESC_EXPAND on a kept chunk (spgemm_stage_esc_values): vals[t] as ref_spgemm_esc_expand
+ * writes them, the keys (sorted by now) left alone. */
+void ref_spgemm_esc_values(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch);
 
 /* ---- dense products (glsl/gemm.comp) ---- */
 

@@ -884,7 +884,15 @@ void ref_spgemm_chunk_free(ref_spgemm_chunk *ch)
     *ch = (ref_spgemm_chunk){0};
 }
 
-void ref_spgemm_esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch)
+bool ref_spgemm_chunk_values(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch)
+{
+    ch->numeric = true;
+    ch->vals = poisoned(ch->products, fast_size(s->type));
+    return ch->vals != NULL;
+}
+
+/* ESC_EXPAND's work: the values when numeric, the keys unless `values_only`. */
+static void esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch, bool values_only)
 {
     const uint32_t *seg = ch->ux + ch->seg_off;
     uint32_t longest = 0;
@@ -893,13 +901,30 @@ void ref_spgemm_esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch)
     double *val = malloc((longest ? longest : 1) * sizeof *val);
     if (!val)
         return;
+    uint32_t *key = values_only ? malloc((longest ? longest : 1) * sizeof *key) : NULL;
+    if (values_only && !key) {
+        free(val);
+        return;
+    }
     for (size_t r = 0; r < ch->rows; r++) {
         uint32_t room = seg[r + 1] - seg[r]; /* the pair's count of products */
-        uint32_t n = row_expansion(s, ch->ux[r], ch->ux + ch->key_off + seg[r], val, room);
+        uint32_t n = row_expansion(s, ch->ux[r], values_only ? key : ch->ux + ch->key_off + seg[r],
+                                   val, room);
         for (uint32_t o = 0; ch->numeric && o < n; o++)
             fast_set(s->type, ch->vals, seg[r] + o, val[o]);
     }
+    free(key);
     free(val);
+}
+
+void ref_spgemm_esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch)
+{
+    esc_expand(s, ch, false);
+}
+
+void ref_spgemm_esc_values(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch)
+{
+    esc_expand(s, ch, true);
 }
 
 void ref_spgemm_esc_sort(ref_spgemm_chunk *ch)
