@@ -804,6 +804,37 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
     }
 }
 
+/* A chunk's expansion, sort, run flags and their scan, each against its twin, as the
+ * symbolic and numeric phases run them (fast_chunk, fast_long_kept). */
+static void fast_chunk_runs(fast_replay *r, const char *phase, size_t rows)
+{
+    ref_spgemm_fast_state *s = &r->s;
+    ref_spgemm_chunk *c = &r->rch;
+    gpgpu_status st;
+    if (fast_begin(r)) {
+        st = spgemm_stage_esc_expand(&r->p, &r->ch);
+        ref_spgemm_esc_expand(s, c);
+        fast_end(r, st, "%s ESC_EXPAND (%zu rows, %zu products)", phase, rows, c->products);
+    }
+    poison_u32(c->ux, c->pay_off, c->products); /* the keys are sorted in place */
+    if (fast_begin(r)) {
+        st = spgemm_esc_sort(&r->p, &r->ch);
+        ref_spgemm_esc_sort(c);
+        fast_end(r, st, "%s ESC sort (%zu rows, %zu products)", phase, rows, c->products);
+    }
+    poison_u32(c->ux, c->flag_off, c->products + 1);
+    if (fast_begin(r)) {
+        st = spgemm_stage_esc_flags(&r->p, &r->ch);
+        ref_spgemm_esc_flags(c);
+        fast_end(r, st, "%s ESC_FLAGS (%zu rows)", phase, rows);
+    }
+    if (fast_begin(r)) {
+        st = spgemm_scan_words(ctx, r->ch.ux, r->ch.flag_off, r->ch.products + 1);
+        ref_spgemm_scan_words(c->ux + c->flag_off, c->products + 1);
+        fast_end(r, st, "%s ESC flags' scan (%zu rows)", phase, rows);
+    }
+}
+
 /* One chunk of long rows through the global path, as esc_chunk runs it: the chunk's ids
  * and segments as spgemm_chunk_open uploads them, then expand, sort, flags, their scan, and
  * count (symbolic: the rows' counts poisoned first) or write. */
@@ -840,29 +871,7 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
         r->failed = true;
     }
     uint32_t *ux = c->ux;
-    const char *phase = numeric ? "numeric" : "symbolic";
-    if (fast_begin(r)) {
-        st = spgemm_stage_esc_expand(&r->p, &r->ch);
-        ref_spgemm_esc_expand(s, c);
-        fast_end(r, st, "%s ESC_EXPAND (%zu rows, %zu products)", phase, rows, c->products);
-    }
-    poison_u32(ux, c->pay_off, c->products); /* the keys are sorted in place */
-    if (fast_begin(r)) {
-        st = spgemm_esc_sort(&r->p, &r->ch);
-        ref_spgemm_esc_sort(c);
-        fast_end(r, st, "%s ESC sort (%zu rows, %zu products)", phase, rows, c->products);
-    }
-    poison_u32(ux, c->flag_off, c->products + 1);
-    if (fast_begin(r)) {
-        st = spgemm_stage_esc_flags(&r->p, &r->ch);
-        ref_spgemm_esc_flags(c);
-        fast_end(r, st, "%s ESC_FLAGS (%zu rows)", phase, rows);
-    }
-    if (fast_begin(r)) {
-        st = spgemm_scan_words(ctx, r->ch.ux, r->ch.flag_off, r->ch.products + 1);
-        ref_spgemm_scan_words(ux + c->flag_off, c->products + 1);
-        fast_end(r, st, "%s ESC flags' scan (%zu rows)", phase, rows);
-    }
+    fast_chunk_runs(r, numeric ? "numeric" : "symbolic", rows);
     for (size_t k = 0; k < rows && !numeric; k++)
         poison_u32(s->aux, s->rptr_off + ux[k], 1);
     if (fast_begin(r)) {
@@ -901,28 +910,7 @@ static void fast_long_kept(fast_replay *r)
     r->failed = st != GPGPU_SUCCESS;
     if (!r->failed)
         fast_guard(r, FAST_UX);
-    if (fast_begin(r)) {
-        st = spgemm_stage_esc_expand(&r->p, &r->ch);
-        ref_spgemm_esc_expand(s, c);
-        fast_end(r, st, "kept ESC_EXPAND (%zu rows)", rows);
-    }
-    poison_u32(c->ux, c->pay_off, c->products);
-    if (fast_begin(r)) {
-        st = spgemm_esc_sort(&r->p, &r->ch);
-        ref_spgemm_esc_sort(c);
-        fast_end(r, st, "kept ESC sort (%zu rows)", rows);
-    }
-    poison_u32(c->ux, c->flag_off, c->products + 1);
-    if (fast_begin(r)) {
-        st = spgemm_stage_esc_flags(&r->p, &r->ch);
-        ref_spgemm_esc_flags(c);
-        fast_end(r, st, "kept ESC_FLAGS (%zu rows)", rows);
-    }
-    if (fast_begin(r)) {
-        st = spgemm_scan_words(ctx, r->ch.ux, r->ch.flag_off, r->ch.products + 1);
-        ref_spgemm_scan_words(c->ux + c->flag_off, c->products + 1);
-        fast_end(r, st, "kept ESC flags' scan (%zu rows)", rows);
-    }
+    fast_chunk_runs(r, "kept", rows);
     if (!r->failed) {
         st = spgemm_chunk_values(&r->p, &r->ch);
         EXPECT(st == GPGPU_SUCCESS && r->ch.vals->size == c->products * gpgpu_type_size(r->t),
