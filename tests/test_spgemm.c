@@ -1635,6 +1635,58 @@ static void budgets(void)
     gpgpu_csr_free(&b);
 }
 
+/* Long rows (most of 48 of ~2500 products over a wide B, as budgets() has them): one chunk
+ * holds them and the symbolic phase keeps it for the numeric: kept with its sort reused;
+ * with a budget a byte short of what that took (the kept chunk dropped, or the symbolic
+ * phase split, and the long rows sorted again in chunks); and with the radix sort's
+ * reduce-then-scan passes (GPGPU_TUNE=radix_onesweep=0), which sort only the column bytes
+ * too. Each against Gustavson's C. */
+static void long_rows_paths(void)
+{
+    gpgpu_type t = types[type_count - 1];
+    gpgpu_csr a = random_csr(48, 3000, 50, 0, false), b = random_csr(3000, 20000, 50, 0, false);
+    reference r = make_reference(&a, &b, t);
+    gpgpu_matrix *ma = upload(&r.ar, t), *mb = upload(&r.br, t), *mc = NULL;
+    gpgpu_spgemm_stats full = {0}, st = {0};
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){0}, ma, mb, &mc, &full),
+                  GPGPU_SUCCESS);
+    if (mc)
+        check_matrix("long rows kept", mc, &r.c, r.bound, t);
+    gpgpu_matrix_destroy(mc);
+    EXPECT(full.chunks == 1 && full.long_rows >= 10, "long rows kept: %u chunks, %u long rows",
+           full.chunks, full.long_rows);
+
+    char what[200];
+    size_t budget = full.peak_bytes - 1;
+    snprintf(what, sizeof what, "long rows, budget %zu (kept: peak %zu)", budget,
+             full.peak_bytes);
+    mc = NULL;
+    gpgpu_status s =
+        gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){.memory_budget = budget}, ma, mb, &mc, &st);
+    EXPECT(s == GPGPU_SUCCESS, "%s: %s", what, gpgpu_last_error(ctx));
+    if (mc)
+        check_matrix(what, mc, &r.c, r.bound, t);
+    EXPECT(s != GPGPU_SUCCESS || (st.peak_bytes <= budget && st.chunks >= 2),
+           "%s: peak %zu, %u chunks", what, st.peak_bytes, st.chunks);
+    gpgpu_matrix_destroy(mc);
+
+    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
+    unsigned saved = tuning->radix_onesweep;
+    tuning->radix_onesweep = 0;
+    mc = NULL;
+    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){0}, ma, mb, &mc, NULL),
+                  GPGPU_SUCCESS);
+    if (mc)
+        check_matrix("long rows, reduce-then-scan sort", mc, &r.c, r.bound, t);
+    gpgpu_matrix_destroy(mc);
+    tuning->radix_onesweep = saved;
+    gpgpu_matrix_destroy(ma);
+    gpgpu_matrix_destroy(mb);
+    free_reference(&r);
+    gpgpu_csr_free(&a);
+    gpgpu_csr_free(&b);
+}
+
 /* Short rows only (~36 products each), so the product takes one phase where its temporary
  * fits: with the budget it took less one byte, the temporary fits but C no longer fits
  * beside it, and the rows are summed again into C (two phases); with just what two phases
@@ -1672,6 +1724,9 @@ static void one_phase_budgets(void)
         EXPECT(s != GPGPU_SUCCESS || (st.one_phase == 0 && st.peak_bytes <= budgets[k] &&
                                       st.nnz == r.c.nnz),
                "%s: one_phase %u, peak %zu", what, st.one_phase, st.peak_bytes);
+        /* the first budget made the temporary, which C then sent back */
+        EXPECT(s != GPGPU_SUCCESS || k != 0 || st.peak_bytes >= t_bytes,
+               "%s: peak %zu: the temporary (%zu) was never made", what, st.peak_bytes, t_bytes);
         gpgpu_matrix_destroy(mc);
     }
     gpgpu_matrix_destroy(ma);
@@ -1852,6 +1907,7 @@ int main(void)
     integer_zeros();
     generated_products();
     budgets();
+    long_rows_paths();
     one_phase_budgets();
     shared_files();
     gpgpu_context_destroy(ctx);

@@ -371,7 +371,8 @@ typedef struct gpgpu_spgemm_desc {
     bool drop_zeros;
     /** GPU memory (bytes) the product's temporaries and C together may take; the fast paths
      *  work through chunks of rows to stay below it. 0: half of gpgpu_info.device_memory_bytes
-     *  (1 GiB where the device does not say). The classic algorithm ignores it. */
+     *  (1 GiB where the device does not say), at most what the context's memory_limit leaves.
+     *  The classic algorithm ignores it. */
     size_t memory_budget;
     /** Called with a line on each chunk of a product with more than 2^26 products (may be NULL). */
     gpgpu_progress_callback progress;

@@ -182,14 +182,12 @@ static void bind_destination(exec_dispatch *d, const sort_keys *dst)
     }
 }
 
-radix_plan radix_small_plan(gpgpu_context *ctx, gpgpu_type type, size_t n)
+/* SMALL's plan for a group of `subgroups` subgroups (made even, at least 16). */
+static radix_plan small_plan_of(gpgpu_context *ctx, gpgpu_type type, size_t n,
+                                unsigned subgroups)
 {
     /* Every invocation ranks its items one after another: the fewest that
-     * hold n, in a group of RADIX_SMALL_SUBGROUPS(_GL) subgroups (the knob
-     * radix_small_subgroups), whose counters SHAPE0 makes room for. */
-    const algo_tuning *t = algo_tuning_get();
-    unsigned subgroups =
-        algo_knob(ctx, t->radix_small_subgroups, RADIX_SMALL_SUBGROUPS_GL, RADIX_SMALL_SUBGROUPS);
+     * hold n, in a group whose counters SHAPE0 makes room for. */
     subgroups = subgroups < RADIX_SMALL_SUBGROUPS ? RADIX_SMALL_SUBGROUPS : (subgroups + 1) & ~1u;
     radix_plan p = {.wg = radix_wg(ctx, subgroups, 1024), .items = 1, .groups = 1,
                     .tiles_per_group = 1};
@@ -199,13 +197,28 @@ radix_plan radix_small_plan(gpgpu_context *ctx, gpgpu_type type, size_t n)
                             : 0;
     unsigned room = p.small_subgroups > RADIX_SMALL_SUBGROUPS ? p.small_subgroups
                                                               : RADIX_SMALL_SUBGROUPS;
-    unsigned most = t->radix_small_items;
+    unsigned most = algo_tuning_get()->radix_small_items;
     while ((size_t)p.wg * p.items < n && p.items < most)
         p.items *= 2;
     while (((size_t)p.wg * p.items > RADIX_TILE_MAX ||
             radix_shared_bytes(type, room, p.wg, p.items) > ctx->info.max_shared_memory_bytes) &&
            p.items > 1)
         p.items /= 2;
+    return p;
+}
+
+radix_plan radix_small_plan(gpgpu_context *ctx, gpgpu_type type, size_t n)
+{
+    /* RADIX_SMALL_SUBGROUPS(_GL) subgroups (the knob radix_small_subgroups); back to 16
+     * where the wider group's counters leave no room for even one key an invocation. */
+    unsigned subgroups = algo_knob(ctx, algo_tuning_get()->radix_small_subgroups,
+                                   RADIX_SMALL_SUBGROUPS_GL, RADIX_SMALL_SUBGROUPS);
+    radix_plan p = small_plan_of(ctx, type, n, subgroups);
+    unsigned room = p.small_subgroups > RADIX_SMALL_SUBGROUPS ? p.small_subgroups
+                                                              : RADIX_SMALL_SUBGROUPS;
+    if (room > RADIX_SMALL_SUBGROUPS &&
+        radix_shared_bytes(type, room, p.wg, p.items) > ctx->info.max_shared_memory_bytes)
+        p = small_plan_of(ctx, type, n, RADIX_SMALL_SUBGROUPS);
     return p;
 }
 

@@ -223,10 +223,19 @@ static void mem_take(spgemm_memory *mem, size_t bytes)
     mem->peak = mem->held > mem->peak ? mem->held : mem->peak;
 }
 
+/* Half the device, and no more than the context's memory limit leaves: the budget's
+ * fallbacks (chunks, the kept chunk dropped, two phases) then act before an allocation
+ * fails on the limit. */
 static size_t default_budget(const gpgpu_context *ctx)
 {
     size_t device = ctx->info.device_memory_bytes;
-    return device ? device / 2 : (size_t)1 << 30;
+    size_t budget = device ? device / 2 : (size_t)1 << 30;
+    if (ctx->memory_limit) {
+        size_t left = ctx->memory_limit > ctx->memory_used ? ctx->memory_limit - ctx->memory_used
+                                                           : 0;
+        budget = budget < left ? budget : left;
+    }
+    return budget;
 }
 
 /* ------------------------------------------------------------- the stages */
