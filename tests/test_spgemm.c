@@ -490,9 +490,11 @@ static void free_reference(reference *r)
 }
 
 /* gpgpu_spgemm of ma * mb (holding r's A and B) with desc, against r: structure exact,
- * values within the bound, the statistics. */
-static void check_spgemm(const char *name, const gpgpu_matrix *ma, const gpgpu_matrix *mb,
-                         const reference *r, const gpgpu_spgemm_desc *desc)
+ * values within the bound, the statistics. Returns whether the product was made; its
+ * statistics in *out (may be NULL). */
+static bool check_spgemm(const char *name, const gpgpu_matrix *ma, const gpgpu_matrix *mb,
+                         const reference *r, const gpgpu_spgemm_desc *desc,
+                         gpgpu_spgemm_stats *out)
 {
     char what[300];
     snprintf(what, sizeof what, "%s %ux%u*%ux%u %s %s%s", name, r->ar.rows, r->ar.cols,
@@ -502,10 +504,12 @@ static void check_spgemm(const char *name, const gpgpu_matrix *ma, const gpgpu_m
     gpgpu_spgemm_stats st;
     memset(&st, 0xA5, sizeof st);
     gpgpu_status s = gpgpu_spgemm(ctx, desc, ma, mb, &mc, &st);
+    if (out)
+        *out = st;
     EXPECT(s == GPGPU_SUCCESS && mc, "%s: gpgpu_spgemm: %s (%s)", what, gpgpu_status_string(s),
            gpgpu_last_error(ctx));
     if (s != GPGPU_SUCCESS || !mc)
-        return;
+        return false;
     check_matrix(what, mc, &r->c, r->bound, r->t);
     EXPECT(st.products == r->products && st.nnz == r->c.nnz && st.dropped == 0,
            "%s: stats: %llu products, %zu entries, %zu dropped; expected %llu, %zu, 0", what,
@@ -525,6 +529,7 @@ static void check_spgemm(const char *name, const gpgpu_matrix *ma, const gpgpu_m
                "%s: %u long rows in %u chunks, expected %u rows past %d products", what,
                st.long_rows, st.chunks, r->long_rows, SHARED_MAX_PRODUCTS);
     gpgpu_matrix_destroy(mc);
+    return true;
 }
 
 static const gpgpu_algo all_algos[] = {GPGPU_ALGO_DEFAULT, GPGPU_ALGO_SPGEMM_ROWS,
@@ -541,7 +546,7 @@ static void check_algos(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
         for (size_t k = 0; ma && mb && k < sizeof all_algos / sizeof *all_algos; k++) {
             if (all_algos[k] == GPGPU_ALGO_CLASSIC_SPGEMM && r.classic_sort > CLASSIC_MAX_SORT)
                 continue;
-            check_spgemm(name, ma, mb, &r, &(gpgpu_spgemm_desc){.algo = all_algos[k]});
+            check_spgemm(name, ma, mb, &r, &(gpgpu_spgemm_desc){.algo = all_algos[k]}, NULL);
         }
         if (b)
             gpgpu_matrix_destroy(mb);
@@ -583,7 +588,7 @@ static void check_a_at(const char *name, const gpgpu_csr *a)
                 continue;
             char what[200];
             snprintf(what, sizeof what, "%s A*At", name);
-            check_spgemm(what, ma, mt, &r, &(gpgpu_spgemm_desc){.algo = all_algos[k]});
+            check_spgemm(what, ma, mt, &r, &(gpgpu_spgemm_desc){.algo = all_algos[k]}, NULL);
         }
         gpgpu_matrix_destroy(mt);
         gpgpu_matrix_destroy(ma);
@@ -1646,39 +1651,23 @@ static void long_rows_paths(void)
     gpgpu_type t = types[type_count - 1];
     gpgpu_csr a = random_csr(48, 3000, 50, 0, false), b = random_csr(3000, 20000, 50, 0, false);
     reference r = make_reference(&a, &b, t);
-    gpgpu_matrix *ma = upload(&r.ar, t), *mb = upload(&r.br, t), *mc = NULL;
+    gpgpu_matrix *ma = upload(&r.ar, t), *mb = upload(&r.br, t);
     gpgpu_spgemm_stats full = {0}, st = {0};
-    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){0}, ma, mb, &mc, &full),
-                  GPGPU_SUCCESS);
-    if (mc)
-        check_matrix("long rows kept", mc, &r.c, r.bound, t);
-    gpgpu_matrix_destroy(mc);
-    EXPECT(full.chunks == 1 && full.long_rows >= 10, "long rows kept: %u chunks, %u long rows",
-           full.chunks, full.long_rows);
+    if (check_spgemm("long rows kept", ma, mb, &r, &(gpgpu_spgemm_desc){0}, &full))
+        EXPECT(full.chunks == 1 && full.long_rows >= 10,
+               "long rows kept: %u chunks, %u long rows", full.chunks, full.long_rows);
 
-    char what[200];
     size_t budget = full.peak_bytes - 1;
-    snprintf(what, sizeof what, "long rows, budget %zu (kept: peak %zu)", budget,
-             full.peak_bytes);
-    mc = NULL;
-    gpgpu_status s =
-        gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){.memory_budget = budget}, ma, mb, &mc, &st);
-    EXPECT(s == GPGPU_SUCCESS, "%s: %s", what, gpgpu_last_error(ctx));
-    if (mc)
-        check_matrix(what, mc, &r.c, r.bound, t);
-    EXPECT(s != GPGPU_SUCCESS || (st.peak_bytes <= budget && st.chunks >= 2),
-           "%s: peak %zu, %u chunks", what, st.peak_bytes, st.chunks);
-    gpgpu_matrix_destroy(mc);
+    if (check_spgemm("long rows, a byte short of the kept chunk's peak", ma, mb, &r,
+                     &(gpgpu_spgemm_desc){.memory_budget = budget}, &st))
+        EXPECT(st.peak_bytes <= budget && st.chunks >= 2,
+               "long rows, budget %zu (kept: peak %zu): peak %zu, %u chunks", budget,
+               full.peak_bytes, st.peak_bytes, st.chunks);
 
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
     unsigned saved = tuning->radix_onesweep;
     tuning->radix_onesweep = 0;
-    mc = NULL;
-    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){0}, ma, mb, &mc, NULL),
-                  GPGPU_SUCCESS);
-    if (mc)
-        check_matrix("long rows, reduce-then-scan sort", mc, &r.c, r.bound, t);
-    gpgpu_matrix_destroy(mc);
+    check_spgemm("long rows, reduce-then-scan sort", ma, mb, &r, &(gpgpu_spgemm_desc){0}, NULL);
     tuning->radix_onesweep = saved;
     gpgpu_matrix_destroy(ma);
     gpgpu_matrix_destroy(mb);
@@ -1699,13 +1688,9 @@ static void one_phase_budgets(void)
     gpgpu_type t = types[type_count - 1];
     gpgpu_csr a = random_csr(600, 600, 6, 0, false);
     reference r = make_reference(&a, &a, t);
-    gpgpu_matrix *ma = upload(&r.ar, t), *mc = NULL;
+    gpgpu_matrix *ma = upload(&r.ar, t);
     gpgpu_spgemm_stats full = {0}, st = {0};
-    EXPECT_STATUS(ctx, gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){0}, ma, ma, &mc, &full),
-                  GPGPU_SUCCESS);
-    if (mc)
-        check_matrix("one phase, unlimited", mc, &r.c, r.bound, t);
-    gpgpu_matrix_destroy(mc);
+    check_spgemm("one phase, unlimited", ma, ma, &r, &(gpgpu_spgemm_desc){0}, &full);
     size_t t_bytes = (size_t)r.products * (4 + gpgpu_type_size(t));
     EXPECT(full.one_phase == 1 && full.long_rows == 0 && full.peak_bytes > t_bytes,
            "one phase, unlimited: one_phase %u, %u long rows, peak %zu (temporary %zu)",
@@ -1715,19 +1700,14 @@ static void one_phase_budgets(void)
         char what[200];
         snprintf(what, sizeof what, "one phase, budget %zu (peak unlimited %zu)", budgets[k],
                  full.peak_bytes);
-        mc = NULL;
-        gpgpu_status s = gpgpu_spgemm(
-            ctx, &(gpgpu_spgemm_desc){.memory_budget = budgets[k]}, ma, ma, &mc, &st);
-        EXPECT(s == GPGPU_SUCCESS, "%s: %s", what, gpgpu_last_error(ctx));
-        if (mc)
-            check_matrix(what, mc, &r.c, r.bound, t);
-        EXPECT(s != GPGPU_SUCCESS || (st.one_phase == 0 && st.peak_bytes <= budgets[k] &&
-                                      st.nnz == r.c.nnz),
+        if (!check_spgemm(what, ma, ma, &r, &(gpgpu_spgemm_desc){.memory_budget = budgets[k]},
+                          &st))
+            continue;
+        EXPECT(st.one_phase == 0 && st.peak_bytes <= budgets[k] && st.nnz == r.c.nnz,
                "%s: one_phase %u, peak %zu", what, st.one_phase, st.peak_bytes);
         /* the first budget made the temporary, which C then sent back */
-        EXPECT(s != GPGPU_SUCCESS || k != 0 || st.peak_bytes >= t_bytes,
+        EXPECT(k != 0 || st.peak_bytes >= t_bytes,
                "%s: peak %zu: the temporary (%zu) was never made", what, st.peak_bytes, t_bytes);
-        gpgpu_matrix_destroy(mc);
     }
     gpgpu_matrix_destroy(ma);
     free_reference(&r);
@@ -1876,7 +1856,7 @@ static void shared_files(void)
             char what[300];
             snprintf(what, sizeof what, "%s %s", e->d_name, square ? "A*A" : "A*At");
             if (mb)
-                check_spgemm(what, ma, mb, &r, &(gpgpu_spgemm_desc){0});
+                check_spgemm(what, ma, mb, &r, &(gpgpu_spgemm_desc){0}, NULL);
             if (mb != ma)
                 gpgpu_matrix_destroy(mb);
             gpgpu_matrix_destroy(ma);
