@@ -182,6 +182,13 @@ static void bind_destination(exec_dispatch *d, const sort_keys *dst)
     }
 }
 
+/* The subgroups SMALL's counters have room for: the group's, or the shader's 16 (virtual
+ * ones where there are no subgroups). */
+static unsigned small_room(radix_plan p)
+{
+    return p.small_subgroups > RADIX_SMALL_SUBGROUPS ? p.small_subgroups : RADIX_SMALL_SUBGROUPS;
+}
+
 /* SMALL's plan for a group of `subgroups` subgroups (made even, at least 16). */
 static radix_plan small_plan_of(gpgpu_context *ctx, gpgpu_type type, size_t n,
                                 unsigned subgroups)
@@ -191,13 +198,10 @@ static radix_plan small_plan_of(gpgpu_context *ctx, gpgpu_type type, size_t n,
     subgroups = subgroups < RADIX_SMALL_SUBGROUPS ? RADIX_SMALL_SUBGROUPS : (subgroups + 1) & ~1u;
     radix_plan p = {.wg = radix_wg(ctx, subgroups, 1024), .items = 1, .groups = 1,
                     .tiles_per_group = 1};
-    /* the counters' room: the group's subgroups, or the shader's 16 virtual ones */
     p.small_subgroups = ctx->info.has_subgroups && ctx->info.subgroup_size
                             ? (p.wg / ctx->info.subgroup_size + 1) & ~1u
                             : 0;
-    unsigned room = p.small_subgroups > RADIX_SMALL_SUBGROUPS ? p.small_subgroups
-                                                              : RADIX_SMALL_SUBGROUPS;
-    unsigned most = algo_tuning_get()->radix_small_items;
+    unsigned room = small_room(p), most = algo_tuning_get()->radix_small_items;
     while ((size_t)p.wg * p.items < n && p.items < most)
         p.items *= 2;
     while (((size_t)p.wg * p.items > RADIX_TILE_MAX ||
@@ -214,10 +218,9 @@ radix_plan radix_small_plan(gpgpu_context *ctx, gpgpu_type type, size_t n)
     unsigned subgroups = algo_knob(ctx, algo_tuning_get()->radix_small_subgroups,
                                    RADIX_SMALL_SUBGROUPS_GL, RADIX_SMALL_SUBGROUPS);
     radix_plan p = small_plan_of(ctx, type, n, subgroups);
-    unsigned room = p.small_subgroups > RADIX_SMALL_SUBGROUPS ? p.small_subgroups
-                                                              : RADIX_SMALL_SUBGROUPS;
-    if (room > RADIX_SMALL_SUBGROUPS &&
-        radix_shared_bytes(type, room, p.wg, p.items) > ctx->info.max_shared_memory_bytes)
+    if (small_room(p) > RADIX_SMALL_SUBGROUPS &&
+        radix_shared_bytes(type, small_room(p), p.wg, p.items) >
+            ctx->info.max_shared_memory_bytes)
         p = small_plan_of(ctx, type, n, RADIX_SMALL_SUBGROUPS);
     return p;
 }

@@ -391,17 +391,16 @@ gpgpu_status spgemm_stage_rows_compact(spgemm_product *p)
     return algo_stage(p->ctx, &d);
 }
 
-/* Bytes of global-path temporaries per product: key, payload and flag, the radix sort's
- * other keys and payload, and in the numeric phase the value. */
-static size_t esc_bytes_per_product(const spgemm_product *p, bool numeric)
+/* Bytes of a global-path chunk of `rows` rows and `products` products: per product the
+ * key, payload and flag, the radix sort's other keys and payload, and in the numeric phase
+ * the value; then the sort's counters, the rows' ids and segments. */
+static size_t esc_chunk_bytes(const spgemm_product *p, size_t products, size_t rows,
+                              bool numeric)
 {
-    return 5 * 4 + (numeric ? gpgpu_type_size(p->type) : 0);
-}
-
-static size_t esc_fixed_bytes(gpgpu_context *ctx, size_t products, size_t rows)
-{
-    return (radix_hist_count(ctx, GPGPU_TYPE_U32, products) +
-            radix_part_count(ctx, GPGPU_TYPE_U32, products) + 2 * rows + 2) * 4 + 64;
+    size_t per = 5 * 4 + (numeric ? gpgpu_type_size(p->type) : 0);
+    return products * per + (radix_hist_count(p->ctx, GPGPU_TYPE_U32, products) +
+                             radix_part_count(p->ctx, GPGPU_TYPE_U32, products) + 2 * rows +
+                             2) * 4 + 64;
 }
 
 gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t rows,
@@ -562,9 +561,9 @@ static gpgpu_status esc_chunk(spgemm_product *p, const uint32_t *pairs, size_t r
 }
 
 /* The numeric phase on the kept chunk: its keys are sorted and its runs flagged and numbered
- * already, so the values are all it needs before ESC_WRITE. false where the values do not
- * fit beside what the product holds (the chunk is then dropped, and the long rows go round
- * again). */
+ * already, so the values are all it needs before ESC_WRITE. *done stays false where the
+ * values do not fit beside what the product holds (the chunk is then dropped, and the long
+ * rows go round again). */
 static gpgpu_status kept_numeric(spgemm_product *p, bool *done)
 {
     spgemm_chunk *ch = p->kept;
@@ -596,7 +595,6 @@ static gpgpu_status long_rows(spgemm_product *p, bool numeric)
         if (done)
             return GPGPU_SUCCESS;
     }
-    size_t per = esc_bytes_per_product(p, numeric);
     size_t room = p->mem.budget > p->mem.held ? p->mem.budget - p->mem.held : 0;
     /* A chunk's words (and f64 values) must fit one binding and 32-bit indices. */
     size_t by_binding = ctx->info.max_storage_range_bytes / 8;
@@ -607,7 +605,7 @@ static gpgpu_status long_rows(spgemm_product *p, bool numeric)
         while (last < n) {
             size_t next = products + p->long_rows[2 * last + 1];
             if (next > cap_products ||
-                next * per + esc_fixed_bytes(ctx, next, last + 1 - first) > room)
+                esc_chunk_bytes(p, next, last + 1 - first, numeric) > room)
                 break;
             products = next;
             last++;
@@ -621,7 +619,7 @@ static gpgpu_status long_rows(spgemm_product *p, bool numeric)
             return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
                             "gpgpu_spgemm: the product needs %zu bytes of GPU memory (row %u "
                             "alone has %zu products), more than its budget of %zu bytes",
-                            p->mem.held + one * per + esc_fixed_bytes(ctx, one, 1),
+                            p->mem.held + esc_chunk_bytes(p, one, 1, numeric),
                             p->long_rows[2 * first], one, p->mem.budget);
         }
         /* All of them in one symbolic chunk: kept for the numeric phase, which then skips
@@ -716,9 +714,7 @@ bool spgemm_one_phase_fits(const spgemm_product *p)
         long_products > products - long_products || products > UINT32_MAX)
         return false;
     size_t t_bytes = (size_t)products * (4 + gpgpu_type_size(p->type));
-    size_t chunk = largest ? (size_t)largest * esc_bytes_per_product(p, false) +
-                                 esc_fixed_bytes(ctx, (size_t)largest, 1)
-                           : 0;
+    size_t chunk = largest ? esc_chunk_bytes(p, (size_t)largest, 1, false) : 0;
     return (size_t)products * gpgpu_type_size(p->type) <= ctx->info.max_storage_range_bytes &&
            p->mem.held + t_bytes + chunk <= p->mem.budget;
 }
