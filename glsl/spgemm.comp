@@ -282,23 +282,30 @@ void row_bins(uint r)
     add64(H_PRODUCTS, p);
 }
 
-// The list: bin 0's rows, then bin 1's, ...; the long rows also as (row, products) pairs
-// at LIST_OFF + ROWS.
+// The list: bin 0's rows, then bin 1's, ..., each a record of RECORD words (the row, its
+// first nonzero of A, its nonzeros of A, its products: what RA and APOS would give a row's
+// stage two dependent loads later); the long rows also as (row, products) pairs at
+// LIST_OFF + RECORD * ROWS.
+#define RECORD 4u
+#define LIST_ROW(AT) aux[LIST_OFF + RECORD * (AT)]
 void bin_fill(uint r)
 {
     if (r >= ROWS)
         return;
-    uint p = row_products(r);
+    uint lo = RA(r), hi = RA(r + 1u), p = APOS(hi) - APOS(lo);
     if (p == 0u)
         return;
     uint b = bin_of(p, CAP), start = 0u;
     for (uint c = 0u; c < b; c++)
         start += aux[H_COUNT + c];
-    uint slot = atomicAdd(aux[H_FILL + b], 1u);
-    aux[LIST_OFF + start + slot] = r;
+    uint slot = atomicAdd(aux[H_FILL + b], 1u), at = LIST_OFF + RECORD * (start + slot);
+    aux[at] = r;
+    aux[at + 1u] = lo;
+    aux[at + 2u] = hi - lo;
+    aux[at + 3u] = p;
     if (b == LONG_BIN) {
-        aux[LIST_OFF + ROWS + 2u * slot] = r;
-        aux[LIST_OFF + ROWS + 2u * slot + 1u] = p;
+        aux[LIST_OFF + RECORD * ROWS + 2u * slot] = r;
+        aux[LIST_OFF + RECORD * ROWS + 2u * slot + 1u] = p;
     }
 }
 
@@ -337,7 +344,7 @@ void rows_load(uint g, uint lid, uint rows_per_group, uint log_cap, bool numeric
         uint key = PAD;
         T v = T_ZERO;
         if (at < COUNT) {
-            uint r = aux[LIST_OFF + at];
+            uint r = LIST_ROW(at);
             if (o < row_products(r)) {
                 uint k, q;
                 find_product(r, o, k, q);
@@ -424,7 +431,7 @@ void rows_stage(uint lid)
     uint first = lid * ITEMS, s = first >> log_cap, at = g * rows_per_group + s;
     if (at >= COUNT)
         return; // past the bin's last row: nothing to write (no barrier follows)
-    uint r = aux[LIST_OFF + at], row_first = s << log_cap;
+    uint r = LIST_ROW(at), row_first = s << log_cap;
     if (NUMERIC != NUMERIC_C) { // the counts
         if (first == row_first)
             aux[RPTR_OFF + r] = s_row_start[s + 1u] - s_row_start[s];
@@ -453,15 +460,17 @@ void rows_stage(uint lid)
 // and one invocation per product slot. The row's products are loaded into its CAP slots, then
 // every product finds out whether it leads its column (no earlier product has it), its sum (all
 // of the column's products added in product order, as Gustavson's row accumulator adds them)
-// and its place in C (the leaders of smaller columns). Two programs, chosen per bin by
-// spgemm.c: compare with every product of the row, n compares for n products; or (SHAPE0 = 1,
-// search) use the runs a row's products come in, one per nonzero of A, each a row of B and so
-// sorted by column without repeats: look for the column in each other run by binary search,
-// about m log(n / m) compares for m runs, but a scan of the row's leader flags after. On the
-// H100 the search wins from rows of 65-128 products (CAP 128: banded 17% faster) and loses
-// 5% below (laplace, CAP 64), docs/PERFORMANCE.md. A row of more nonzeros of A than slots
-// (most of whose rows of B are empty) always compares. A few barriers, where ROWS's bitonic
-// network and scan take dozens.
+// and its place in C (the leaders of smaller columns). Three programs (SHAPE0, spgemm.h's
+// spgemm_rank_program): 0 compares with every product of the row, n compares for n products;
+// 1 (search) uses the runs a row's products come in, one per nonzero of A, each a row of B and
+// so sorted by column without repeats: it looks for the column in each other run by binary
+// search, about m log(n / m) compares for m runs, and scans the row's leader flags after;
+// 2 (merge, the default) merges the runs pairwise into column order, ceil(log2 m) levels of
+// one binary search each, then reads leaders, sums and places off the sorted row. On the H100
+// the merge took 8-14% off the best of the other two on every large product (laplace3d_7:128
+// 8233 -> 7274 us, banded 8022 -> 7405), docs/PERFORMANCE.md. A row of more nonzeros of A than
+// slots (most of whose rows of B are empty) always compares. A few barriers, where ROWS's
+// bitonic network and scan take dozens.
 //
 // The runs of the row at row_first: run u starts at slot s_first_slot[row_first + u]; a row
 // of m runs and n products.
@@ -575,6 +584,91 @@ void rows_rank_compare(uint lid, uint s, uint lane, uint row_first, uint rows_pe
     cv[c] = sum;
 }
 
+// The merge program (SHAPE0 = 2): a row's runs are merged pairwise in shared memory, level by
+// level: at level L the segments are runs [j 2^L, (j + 1) 2^L), each merged with its partner
+// (j ^ 1) into the slots both held, every element placed by a binary search in the partner
+// (stable: the left segment's equal columns first). So the row ends sorted by column, each
+// column's products adjacent in product order. The slot an invocation owns keeps its
+// original run t, and slot ranges never cross segments: the element at the slot belongs to
+// segment t >> L at every level. s_levels: the most levels a row of the group needs.
+shared uint s_levels;
+// Where the segment from run u starts: the run's first slot, or n past the last run.
+uint merge_bound(uint row_first, uint u, uint m, uint n)
+{
+    return u < m ? run_start(row_first, u) : n;
+}
+void merge_runs(uint lid, uint lane, uint row_first, bool merging, uint t, uint m, uint n,
+                bool numeric)
+{
+    for (uint level = 0u; level < s_levels; level++) {
+        uint key = s_key[lid], dest = lid;
+        T val = numeric ? s_val[lid] : T_ZERO;
+        if (merging) {
+            uint seg = t >> level, other = seg ^ 1u;
+            uint a = merge_bound(row_first, seg << level, m, n);
+            uint c = merge_bound(row_first, other << level, m, n);
+            uint d = merge_bound(row_first, (other + 1u) << level, m, n);
+            bool left = (seg & 1u) == 0u;
+            uint at = c, len = d - c;
+            while (len > 0u) { // the partner's keys below key (left) or not above it (right)
+                uint mid = len >> 1u, k = s_key[row_first + at + mid];
+                if (left ? k < key : k <= key) {
+                    at += mid + 1u;
+                    len -= mid + 1u;
+                } else {
+                    len = mid;
+                }
+            }
+            dest = row_first + (left ? a : c) + (lane - a) + (at - c);
+        }
+        barrier();
+        if (merging) {
+            s_key[dest] = key;
+            if (numeric)
+                s_val[dest] = val;
+        }
+        barrier();
+    }
+}
+
+// The merge program's ranking: after the merge a slot leads where its column differs from the
+// slot before, sums its run of equal columns in order, and goes after the row's leaders
+// before it. Rows of more nonzeros of A than slots compare, as in the other programs.
+void rows_rank_merge(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
+                     bool live, uint r, uint n, bool numeric, bool spread, uint t, uint m)
+{
+    merge_runs(lid, lane, row_first, spread && lane < n, t, m, n, numeric);
+    uint key = s_key[lid];
+    T sum = T_ZERO;
+    bool leads;
+    if (spread) {
+        leads = lane < n && (lane == 0u || s_key[lid - 1u] != key);
+        if (numeric && leads)
+            for (uint v = lid; v < row_first + n && s_key[v] == key; v++)
+                sum += s_val[v];
+    } else {
+        leads = compare_leads(row_first, lane, n, key, numeric, sum);
+    }
+    if (NUMERIC != NUMERIC_C)
+        count_leaders(lid, s, lane, rows_per_group, live, r, leads);
+    if (!numeric)
+        return;
+    scan_row_leaders(lid, lane, row_first, leads);
+    if (!leads)
+        return;
+    uint pos = 0u;
+    if (spread) {
+        pos = leaders_before(row_first, lane);
+    } else {
+        for (uint q = 0u; q < n; q++)
+            if (s_key[row_first + q] < key)
+                pos += leaders_before(row_first, q + 1u) - leaders_before(row_first, q);
+    }
+    uint c = entries_at(r) + pos;
+    ux[C_IDX + c] = key;
+    cv[c] = sum;
+}
+
 void rows_rank_stage(uint lid)
 {
     uint log_cap = findLSB(CAP), rows_per_group = WG_SIZE >> log_cap, g = group_index();
@@ -584,20 +678,27 @@ void rows_rank_stage(uint lid)
     uint s = lid >> log_cap, lane = lid & (CAP - 1u), at = g * rows_per_group + s;
     uint row_first = s << log_cap;
     bool live = at < COUNT;
-    uint r = live ? aux[LIST_OFF + at] : 0u, n = live ? row_products(r) : 0u;
+    // the row's record: its row, nonzeros of A [lo, hi) and products
+    uint r = live ? LIST_ROW(at) : 0u, lo = live ? aux[LIST_OFF + RECORD * at + 1u] : 0u;
+    uint hi = live ? lo + aux[LIST_OFF + RECORD * at + 2u] : 0u;
+    uint n = live ? aux[LIST_OFF + RECORD * at + 3u] : 0u;
     s_key[lid] = PAD;
     if (lane == 0u)
         s_row_start[s] = 0u; // the row's leaders (symbolic)
+    if (lid == 0u)
+        s_levels = 0u;
     barrier();
     // A row of at most CAP nonzeros of A (all but the rarest) puts each one's first slot and
     // first entry of B in shared memory, and then every slot finds its own by binary search
     // there: all loads at once. A longer one has its nonzeros walk their rows of B.
-    uint lo = live ? RA(r) : 0u, hi = live ? RA(r + 1u) : 0u, base = live ? APOS(lo) : 0u;
+    uint base = live ? APOS(lo) : 0u;
     bool spread = hi - lo <= CAP;
     if (spread && lane < hi - lo) {
         s_first_slot[lid] = APOS(lo + lane) - base;
         s_first_b[lid] = RB(CA(lo + lane));
     }
+    if (SHAPE0 == 2u && spread && lane == 0u && hi - lo > 1u)
+        atomicMax(s_levels, uint(findMSB(hi - lo - 1u)) + 1u);
     barrier();
     uint t = 0u; // the slot's run
     if (spread) {
@@ -624,6 +725,11 @@ void rows_rank_stage(uint lid)
         }
     }
     barrier();
+    if (SHAPE0 == 2u) {
+        rows_rank_merge(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, spread,
+                        t, hi - lo);
+        return;
+    }
     if (SHAPE0 == 0u) { // a program without search
         rows_rank_compare(lid, s, lane, row_first, rows_per_group, live, r, n, numeric);
         return;

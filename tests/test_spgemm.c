@@ -735,15 +735,15 @@ static int cmp_first_u32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* BIN_FILL: the GPU hands out slots by atomics, so each bin's part of the list, and the
- * long (row, products) pairs, are compared as sets; then the GPU's order is copied into the
- * twin, whose later stages take rows in list order, and the whole of aux compared (fill
- * counters, and nothing written outside the list's filled parts). */
+/* BIN_FILL: the GPU hands out slots by atomics, so each bin's part of the list (its rows'
+ * records), and the long (row, products) pairs, are compared as sets; then the GPU's order
+ * is copied into the twin, whose later stages take rows in list order, and the whole of aux
+ * compared (fill counters, and nothing written outside the list's filled parts). */
 static void fast_bin_fill(fast_replay *r)
 {
     ref_spgemm_fast_state *s = &r->s;
-    uint32_t rows = s->a->rows, *aux = s->aux, *list = aux + s->list_off;
-    poison_u32(aux, s->list_off, 3 * (size_t)rows);
+    uint32_t *aux = s->aux, *list = aux + s->list_off, *pairs = aux + s->pairs_off;
+    poison_u32(aux, s->list_off, s->words - s->list_off);
     if (!fast_begin(r))
         return;
     int before = test_failures;
@@ -753,60 +753,76 @@ static void fast_bin_fill(fast_replay *r)
     if (st == GPGPU_SUCCESS)
         EXPECT_STATUS(ctx, gpgpu_buffer_download(r->bufs[FAST_AUX], 0, got, s->words * 4),
                       GPGPU_SUCCESS);
-    const uint32_t *glist = got + s->list_off;
+    const uint32_t *glist = got + s->list_off, *gpairs = got + s->pairs_off;
     char label[300];
-    size_t at = 0;
+    size_t at = 0, record = REF_SPGEMM_RECORD * 4;
     for (unsigned b = 0; st == GPGPU_SUCCESS && b < REF_SPGEMM_BINS; b++) {
         size_t count = aux[REF_SPGEMM_H_COUNT + b];
-        uint32_t *sorted = xmalloc(count * 4);
-        memcpy(sorted, glist + at, count * 4);
-        qsort(sorted, count, 4, cmp_first_u32); /* the twin's are ascending */
-        snprintf(label, sizeof label, "%s %s fast BIN_FILL: bin %u's %zu rows (as a set)",
+        uint32_t *sorted = xmalloc(count * record);
+        memcpy(sorted, glist + at * REF_SPGEMM_RECORD, count * record);
+        qsort(sorted, count, record, cmp_first_u32); /* the twin's are ascending */
+        snprintf(label, sizeof label, "%s %s fast BIN_FILL: bin %u's %zu row records (as a set)",
                  r->name, gpgpu_type_name(r->t), b, count);
-        check_elems(label, GPGPU_TYPE_U32, sorted, list + at, count, NULL);
-        memcpy(list + at, glist + at, count * 4);
+        check_elems(label, GPGPU_TYPE_U32, sorted, list + at * REF_SPGEMM_RECORD,
+                    count * REF_SPGEMM_RECORD, NULL);
+        memcpy(list + at * REF_SPGEMM_RECORD, glist + at * REF_SPGEMM_RECORD, count * record);
         free(sorted);
         at += count;
     }
     if (st == GPGPU_SUCCESS) {
         size_t n = aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN];
-        uint32_t *pairs = xmalloc(2 * n * 4);
-        memcpy(pairs, glist + rows, 2 * n * 4);
-        qsort(pairs, n, 8, cmp_first_u32);
+        uint32_t *sorted = xmalloc(2 * n * 4);
+        memcpy(sorted, gpairs, 2 * n * 4);
+        qsort(sorted, n, 8, cmp_first_u32);
         snprintf(label, sizeof label, "%s %s fast BIN_FILL: %zu long (row, products) pairs "
                  "(as a set)", r->name, gpgpu_type_name(r->t), n);
-        check_elems(label, GPGPU_TYPE_U32, pairs, list + rows, 2 * n, NULL);
-        memcpy(list + rows, glist + rows, 2 * n * 4);
-        free(pairs);
+        check_elems(label, GPGPU_TYPE_U32, sorted, pairs, 2 * n, NULL);
+        memcpy(pairs, gpairs, 2 * n * 4);
+        free(sorted);
     }
     free(got);
     fast_end(r, st, "BIN_FILL");
     r->failed = r->failed || test_failures != before;
 }
 
-/* spgemm_stage_rows on every bin with rows, as run_fast's shared_rows calls it. Symbolic
- * and one phase: the bin's rows' counts (zeros from ROW_BINS) poisoned first, so a row left
- * uncounted shows. */
+/* spgemm_stage_rows on every bin with rows, as run_fast's shared_rows calls it; ROWS_RANK's
+ * bins once with each of its programs (compare, search, merge), each against the one twin.
+ * Symbolic and one phase: the bin's rows' counts (zeros from ROW_BINS) poisoned first, so a
+ * row left uncounted shows. */
 static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
 {
     static const char *const mode_names[] = {"symbolic", "numeric", "one-phase"};
+    static const char *const rank_names[] = {"compare", "search", "merge"};
     ref_spgemm_fast_state *s = &r->s;
+    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
+    unsigned saved = tuning->spgemm_rank;
     size_t start = 0;
     if (r->failed)
         return; /* the list may not be filled: its rows are not to be poisoned */
     for (unsigned b = 0; b < REF_SPGEMM_LONG_BIN; b++) {
         uint32_t count = s->aux[REF_SPGEMM_H_COUNT + b], cap = REF_SPGEMM_MIN_CAP << b;
-        for (uint32_t at = 0; at < count && mode != SPGEMM_NUMERIC; at++)
-            poison_u32(s->aux, s->rptr_off + s->aux[s->list_off + start + at], 1);
-        if (count && fast_begin(r)) {
+        bool rank = cap <= REF_SPGEMM_RANK_MAX;
+        /* the symbolic count adds to nnz's total: each program from the same total */
+        uint32_t nnz_lo = s->aux[REF_SPGEMM_H_NNZ], nnz_hi = s->aux[REF_SPGEMM_H_NNZ + 1];
+        for (unsigned program = 0; program < (rank ? 3u : 1u) && count; program++) {
+            tuning->spgemm_rank = program;
+            s->aux[REF_SPGEMM_H_NNZ] = nnz_lo;
+            s->aux[REF_SPGEMM_H_NNZ + 1] = nnz_hi;
+            for (uint32_t at = 0; at < count && mode != SPGEMM_NUMERIC; at++)
+                poison_u32(s->aux,
+                           s->rptr_off + s->aux[s->list_off + (start + at) * REF_SPGEMM_RECORD],
+                           1);
+            if (!fast_begin(r))
+                break;
             gpgpu_status st = spgemm_stage_rows(&r->p, b, count, start, mode);
             ref_spgemm_rows(s, b, count, start, (unsigned)mode);
-            fast_end(r, st, "%s %s bin %u (CAP %u): %u rows from %zu",
-                     cap <= REF_SPGEMM_RANK_MAX ? "ROWS_RANK" : "ROWS", mode_names[mode], b,
-                     cap, count, start);
+            fast_end(r, st, "%s%s %s bin %u (CAP %u): %u rows from %zu",
+                     rank ? "ROWS_RANK " : "ROWS", rank ? rank_names[program] : "",
+                     mode_names[mode], b, cap, count, start);
         }
         start += count;
     }
+    tuning->spgemm_rank = saved;
 }
 
 /* A chunk's expansion, sort, run flags and their scan, each against its twin, as the
@@ -905,7 +921,7 @@ static void fast_long_kept(fast_replay *r)
     size_t rows = s->aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN];
     if (r->failed || rows == 0)
         return;
-    const uint32_t *pairs = s->aux + s->list_off + s->a->rows;
+    const uint32_t *pairs = s->aux + s->pairs_off;
     ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, false, c), "fast twin chunk");
     char what[300];
     snprintf(what, sizeof what, "%s %s fast kept chunk of %zu rows (%zu products)", r->name,
@@ -950,7 +966,7 @@ static void fast_long(fast_replay *r, bool numeric)
         return;
     size_t n = s->aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN];
     uint32_t *pairs = xmalloc(2 * n * 4 + 4);
-    memcpy(pairs, s->aux + s->list_off + s->a->rows, 2 * n * 4);
+    memcpy(pairs, s->aux + s->pairs_off, 2 * n * 4);
     for (size_t first = 0, size = 1; first < n; size++) {
         size_t m = size < n - first ? size : n - first;
         fast_chunk(r, pairs + 2 * first, m, numeric);
@@ -1000,7 +1016,8 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
     ref_spgemm_fast_state *s = &r.s;
     ref_or_die(ref_spgemm_fast_open(t, &ar, &br, r.p.shared_max, s), "fast twin");
     EXPECT(s->apos_off == r.p.apos_off && s->rptr_off == r.p.rptr_off &&
-               s->list_off == r.p.list_off && s->words * 4 == r.p.aux->size &&
+               s->list_off == r.p.list_off && s->pairs_off == r.p.pairs_off &&
+               s->words * 4 == r.p.aux->size &&
                r.p.shared_max == (algo == GPGPU_ALGO_SPGEMM_ESC ? 0 : REF_SPGEMM_SHARED_MAX),
            "%s: aux's layout differs from the twin's (shared_max %u)", what, r.p.shared_max);
     fast_guard(&r, FAST_AUX);
@@ -1035,7 +1052,7 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
         size_t n_long = aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN];
         memcpy(r.p.header, aux, sizeof r.p.header);
         r.p.long_rows = xmalloc(2 * n_long * 4 + 4);
-        memcpy(r.p.long_rows, aux + s->list_off + rows, 2 * n_long * 4);
+        memcpy(r.p.long_rows, aux + s->pairs_off, 2 * n_long * 4);
         one_phase = spgemm_one_phase_fits(&r.p);
     }
     if (one_phase) {
@@ -1317,6 +1334,7 @@ static void fast_stage_tests(void)
         {"MIN_CAP", REF_SPGEMM_MIN_CAP, SPGEMM_MIN_CAP},
         {"SHARED_MAX", REF_SPGEMM_SHARED_MAX, SPGEMM_SHARED_MAX},
         {"RANK_MAX", REF_SPGEMM_RANK_MAX, SPGEMM_RANK_MAX},
+        {"RECORD", REF_SPGEMM_RECORD, SPGEMM_RECORD},
         {"H_COUNT", REF_SPGEMM_H_COUNT, SPGEMM_H_COUNT},
         {"H_FILL", REF_SPGEMM_H_FILL, SPGEMM_H_FILL},
         {"H_PRODUCTS", REF_SPGEMM_H_PRODUCTS, SPGEMM_H_PRODUCTS},

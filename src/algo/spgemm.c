@@ -249,11 +249,13 @@ gpgpu_status spgemm_product_open(gpgpu_context *ctx, const gpgpu_spgemm_desc *de
     p->shared_max = desc->algo == GPGPU_ALGO_SPGEMM_ESC ? 0 : SPGEMM_SHARED_MAX;
     TRY(spgemm_operand_open(ctx, a, &p->a));
     TRY(spgemm_operand_open(ctx, b, &p->b));
-    size_t words = SPGEMM_HEADER + (a->nnz + 1) + ((size_t)a->rows + 1) + (size_t)a->rows * 3;
+    size_t words = SPGEMM_HEADER + (a->nnz + 1) + ((size_t)a->rows + 1) +
+                   (size_t)a->rows * (SPGEMM_RECORD + 2);
     TRY(mem_create(ctx, &p->mem, words * 4, &p->aux));
     p->apos_off = SPGEMM_HEADER;
     p->rptr_off = p->apos_off + a->nnz + 1;
     p->list_off = p->rptr_off + a->rows + 1;
+    p->pairs_off = p->list_off + (size_t)a->rows * SPGEMM_RECORD;
     memset(p->header, 0, sizeof p->header);
     return ctx->exec->buffer_write(p->aux, 0, p->header, sizeof p->header);
 }
@@ -332,9 +334,9 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
     d.variant.only_stage = d.params[0]; /* a program of its own: see exec_variant */
     d.params[P_COUNT] = count;
     d.params[P_CAP] = cap;
-    d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start);
-    /* ROWS_RANK's rows search their runs from CAP 128 (a program of its own: SHAPE0) */
-    d.variant.shape[0] = rank && cap >= algo_tuning_get()->spgemm_rank_search;
+    d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start * SPGEMM_RECORD);
+    /* ROWS_RANK's way to rank a row's products, a program each (SHAPE0) */
+    d.variant.shape[0] = rank ? algo_tuning_get()->spgemm_rank : 0;
     d.params[P_NUMERIC] = mode;
     if (mode == SPGEMM_NUMERIC) {
         d.bind[6] = p->c->owned_ints;
@@ -741,7 +743,7 @@ static gpgpu_status run_fast(spgemm_product *p)
     if (n_long) {
         p->long_rows = malloc(2 * n_long * 4);
         CHECK(p->long_rows, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
-        TRY(read_words(ctx, p->aux, p->list_off + a->rows, p->long_rows, 2 * n_long));
+        TRY(read_words(ctx, p->aux, p->pairs_off, p->long_rows, 2 * n_long));
     }
     /* Symbolic: every row's count of entries, then C's row pointers. */
     bool one_phase = spgemm_one_phase_fits(p);

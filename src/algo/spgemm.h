@@ -125,9 +125,19 @@ enum {
     SPGEMM_BINS = 8, SPGEMM_LONG_BIN = 7, SPGEMM_MIN_CAP = 32,
     SPGEMM_SHARED_MAX = SPGEMM_WG * SPGEMM_ROW_ITEMS, /* the longest row ROWS takes */
     SPGEMM_RANK_MAX = 128, /* bins of CAP up to this go through ROWS_RANK instead */
+    SPGEMM_RECORD = 4,     /* words of a row's record in the list (below) */
     SPGEMM_H_COUNT = 0, SPGEMM_H_FILL = 8, SPGEMM_H_PRODUCTS = 16, SPGEMM_H_NNZ = 18,
     SPGEMM_HEADER = 32
 };
+
+/* How ROWS_RANK ranks a row's products, a program each (glsl/spgemm.comp's SHAPE0; the
+ * tuning knob spgemm_rank): compare every product with all of the row's; search each of
+ * the row's other runs for its column; or merge the runs pairwise into column order
+ * (the default: fastest on every product measured, docs/PERFORMANCE.md). All three give
+ * C bit for bit alike. */
+typedef enum spgemm_rank_program {
+    SPGEMM_RANK_COMPARE = 0, SPGEMM_RANK_SEARCH = 1, SPGEMM_RANK_MERGE = 2
+} spgemm_rank_program;
 
 /* The GPU memory a product holds, counted against its budget as buffers come and go. */
 typedef struct spgemm_memory {
@@ -140,7 +150,10 @@ typedef struct spgemm_memory {
  *   rptr[rows + 1] at rptr_off:  each row's count of entries of C, then (scanned) C's
  *                    row pointers,
  *   list[rows] at list_off:      the rows with products, bin by bin (in any order within
- *                    a bin), then at list_off + rows the long rows as (row, products) pairs. */
+ *                    a bin), each a record of SPGEMM_RECORD words: the row, its first
+ *                    nonzero of A, its nonzeros of A and its products (so that a row's
+ *                    stage starts two dependent loads further on),
+ *   pairs at pairs_off:          the long rows again, as (row, products) pairs. */
 typedef struct spgemm_product {
     gpgpu_context *ctx;
     const gpgpu_spgemm_desc *desc;
@@ -148,7 +161,7 @@ typedef struct spgemm_product {
     spgemm_operand a, b;
     spgemm_memory mem;
     gpgpu_buffer *aux;
-    size_t apos_off, rptr_off, list_off;
+    size_t apos_off, rptr_off, list_off, pairs_off;
     uint32_t header[SPGEMM_HEADER]; /* read back after ROW_BINS and after the symbolic phase */
     uint32_t shared_max;            /* SPGEMM_SHARED_MAX, or 0: every row is long (ESC) */
     uint32_t *long_rows;            /* host copy of the (row, products) pairs */

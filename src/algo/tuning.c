@@ -10,6 +10,7 @@
 #include "algo/reduce.h"
 #include "algo/scan.h"
 #include "algo/sort.h"
+#include "algo/spgemm.h"
 #include "algo/spmv.h"
 #include "algo/vector.h"
 
@@ -41,7 +42,7 @@ static algo_tuning tuning = {
     .spmv_merge_slack = SPMV_MERGE_SLACK,
     .axpby_items = AXPBY_ITEMS,
     .spgemm_rows_tile = 1,
-    .spgemm_rank_search = 128,
+    .spgemm_rank = SPGEMM_RANK_MERGE,
     .spgemm_one_phase = 0, /* spgemm_one_phase_fits says why */
     .spgemm_esc_keep = 1,
 };
@@ -110,7 +111,7 @@ static void read_env(void)
         {"spmv_merge_slack", &tuning.spmv_merge_slack, KNOB_POW2},
         {"axpby_items", &tuning.axpby_items, KNOB_POW2},
         {"spgemm_rows_tile", &tuning.spgemm_rows_tile, KNOB_MODE},
-        {"spgemm_rank_search", &tuning.spgemm_rank_search, KNOB_POW2},
+        {"spgemm_rank", &tuning.spgemm_rank, KNOB_MODE},
         {"spgemm_one_phase", &tuning.spgemm_one_phase, KNOB_MODE},
         {"spgemm_esc_keep", &tuning.spgemm_esc_keep, KNOB_MODE},
     };

@@ -226,13 +226,15 @@ enum {
     REF_SPGEMM_BINS = 8, REF_SPGEMM_LONG_BIN = 7, REF_SPGEMM_MIN_CAP = 32,
     REF_SPGEMM_SHARED_MAX = 2048, /* the longest row ROWS takes (its tile) */
     REF_SPGEMM_RANK_MAX = 128,    /* bins of CAP up to this go through ROWS_RANK */
+    REF_SPGEMM_RECORD = 4,        /* words of a row's record in the list */
     REF_SPGEMM_H_COUNT = 0, REF_SPGEMM_H_FILL = 8, REF_SPGEMM_H_PRODUCTS = 16,
     REF_SPGEMM_H_NNZ = 18, REF_SPGEMM_HEADER = 32
 };
 
 /* One product. aux holds `words` u32: the header (zeroed by open), then
- * apos[nnz(A) + 1] at apos_off, rptr[rows + 1] at rptr_off, list[rows] at list_off
- * and the long rows' (row, products) pairs at list_off + rows (2 * rows words); open
+ * apos[nnz(A) + 1] at apos_off, rptr[rows + 1] at rptr_off, list[rows] at list_off (a
+ * record of REF_SPGEMM_RECORD words a row: the row, its first nonzero of A, its nonzeros
+ * of A, its products) and the long rows' (row, products) pairs at pairs_off; open
  * fills everything past the header with 0xA5 bytes. C (ref_spgemm_fast_make_c) is
  * c_ints (rows + 1 row pointers, then nnz_c columns) and c_vals (nnz_c of type); the one
  * phase's temporary (ref_spgemm_one_phase_open) t_ints and t_vals, t_len = the header's
@@ -242,7 +244,7 @@ typedef struct ref_spgemm_fast_state {
     const gpgpu_csr *a, *b; /* values exact in type */
     uint32_t shared_max;    /* REF_SPGEMM_SHARED_MAX, or 0: every row is long (ESC) */
     uint32_t *aux;
-    size_t words, apos_off, rptr_off, list_off;
+    size_t words, apos_off, rptr_off, list_off, pairs_off;
     uint32_t *c_ints;
     void *c_vals;
     size_t nnz_c;
@@ -274,8 +276,8 @@ void ref_spgemm_scan_words(uint32_t *w, size_t n);
 /* ROW_BINS: rptr[0..rows] = 0; per row with products, its bin's count += 1 and the
  * 64-bit products += its products. */
 void ref_spgemm_row_bins(ref_spgemm_fast_state *s);
-/* BIN_FILL: rows with products listed bin by bin (ascending within a bin), each bin's
- * fill counter += its rows; the long rows also as (row, products) pairs. */
+/* BIN_FILL: the records of the rows with products listed bin by bin (ascending within a
+ * bin), each bin's fill counter += its rows; the long rows also as (row, products) pairs. */
 void ref_spgemm_bin_fill(ref_spgemm_fast_state *s);
 /* spgemm_stage_rows on `count` rows of bin (< LONG_BIN) from list position `start`.
  * Each row's products are taken in Gustavson's order (A's nonzeros in order, each B row

@@ -565,7 +565,8 @@ bool ref_spgemm_fast_open(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *
     s->apos_off = REF_SPGEMM_HEADER;
     s->rptr_off = s->apos_off + a->nnz + 1;
     s->list_off = s->rptr_off + a->rows + 1;
-    s->words = s->list_off + (size_t)a->rows * 3;
+    s->pairs_off = s->list_off + (size_t)a->rows * REF_SPGEMM_RECORD;
+    s->words = s->pairs_off + (size_t)a->rows * 2;
     s->aux = poisoned(s->words, sizeof *s->aux);
     if (!s->aux)
         return false;
@@ -647,7 +648,7 @@ void ref_spgemm_row_bins(ref_spgemm_fast_state *s)
 
 void ref_spgemm_bin_fill(ref_spgemm_fast_state *s)
 {
-    uint32_t rows = s->a->rows, *list = s->aux + s->list_off;
+    uint32_t rows = s->a->rows, *list = s->aux + s->list_off, *pairs = s->aux + s->pairs_off;
     uint32_t start[REF_SPGEMM_BINS], at = 0;
     for (unsigned b = 0; b < REF_SPGEMM_BINS; b++) {
         start[b] = at;
@@ -659,10 +660,14 @@ void ref_spgemm_bin_fill(ref_spgemm_fast_state *s)
             continue;
         unsigned b = ref_spgemm_bin_of(p, s->shared_max);
         uint32_t slot = s->aux[REF_SPGEMM_H_FILL + b]++;
-        list[start[b] + slot] = r;
+        uint32_t *record = list + (size_t)(start[b] + slot) * REF_SPGEMM_RECORD;
+        record[0] = r;
+        record[1] = s->a->row_ptr[r];
+        record[2] = s->a->row_ptr[r + 1] - s->a->row_ptr[r];
+        record[3] = p;
         if (b == REF_SPGEMM_LONG_BIN) {
-            list[rows + 2 * (size_t)slot] = r;
-            list[rows + 2 * (size_t)slot + 1] = p;
+            pairs[2 * (size_t)slot] = r;
+            pairs[2 * (size_t)slot + 1] = p;
         }
     }
 }
@@ -787,7 +792,7 @@ void ref_spgemm_rows(ref_spgemm_fast_state *s, unsigned bin, uint32_t count, siz
     }
     uint32_t *rptr = s->aux + s->rptr_off;
     for (uint32_t at = 0; at < count; at++) {
-        uint32_t r = s->aux[s->list_off + start + at];
+        uint32_t r = s->aux[s->list_off + (start + at) * REF_SPGEMM_RECORD];
         for (uint32_t o = 0; o < cap; o++)
             key[o] = FAST_PAD, val[o] = 0;
         uint32_t n = row_expansion(s, r, key, val, cap);
