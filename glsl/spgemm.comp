@@ -49,7 +49,8 @@ layout(std430, binding = 7) buffer CV { T cv[]; };     // C's values (fast stage
 #define C_IDX    params[15] /* where C's columns start in its ints */
 // fast (the same slots, other names)
 #define COUNT    params[9]  /* rows of the bin, products of the chunk, entries */
-#define CAP      params[10] /* ROWS: shared slots per row (a power of two) */
+#define CAP      (params[10] & 0xffffu) /* ROWS: shared slots per row (a power of two) */
+#define ROW_W    (params[10] >> 16u)    /* ROWS_RANK: slots a row takes (<= CAP, >= 32) */
 #define LIST_OFF params[11] /* ROWS: this bin's first row in the list; ESC: the chunk's rows */
 #define APOS_OFF params[12]
 #define NUMERIC  params[13] /* ROWS: SYMBOLIC, NUMERIC or ONE_PHASE; ESC_EXPAND: values */
@@ -233,6 +234,7 @@ void classic_row_ptrs(uint i)
 #define H_FILL 8u
 #define H_PRODUCTS 16u     /* two words: low, high */
 #define H_NNZ 18u          /* two words */
+#define H_LONGEST 20u      /* per bin: its longest row's products */
 #define APOS(I) aux[APOS_OFF + (I)]
 
 void add64(uint at, uint v)
@@ -278,7 +280,9 @@ void row_bins(uint r)
     aux[RPTR_OFF + r] = 0u; // a row without products has no entries; the others are counted
     if (p == 0u)
         return;
-    atomicAdd(aux[H_COUNT + bin_of(p, CAP)], 1u);
+    uint b = bin_of(p, CAP);
+    atomicAdd(aux[H_COUNT + b], 1u);
+    atomicMax(aux[H_LONGEST + b], p);
     add64(H_PRODUCTS, p);
 }
 
@@ -456,8 +460,9 @@ void rows_stage(uint lid)
 }
 
 // ------------------------------------------------------------------ fast: short rows ranked
-// Rows of up to RANK_MAX products (bins with CAP <= RANK_MAX), WG_SIZE / CAP rows per work-group
-// and one invocation per product slot. The row's products are loaded into its CAP slots, then
+// Rows of up to RANK_MAX products (bins with CAP <= RANK_MAX), one invocation per product slot,
+// each row ROW_W slots: its bin's longest row (at least 32), so WG_SIZE / ROW_W rows per
+// work-group (laplace3d's rows of 49 products: 5 rows in 245 slots, where CAP 64 gave 4). The row's products are loaded into its CAP slots, then
 // every product finds out whether it leads its column (no earlier product has it), its sum (all
 // of the column's products added in product order, as Gustavson's row accumulator adds them)
 // and its place in C (the leaders of smaller columns). Three programs (SHAPE0, spgemm.h's
@@ -500,13 +505,13 @@ void scan_row_leaders(uint lid, uint lane, uint row_first, bool leads)
     if (gl_SubgroupInvocationID == width - 1u)
         s_first_b[sg] = incl;
     barrier();
+    // the totals of the subgroups from the row's first one, less what came before the row in
+    // that one (rows start anywhere: a row is ROW_W slots)
     uint v = incl;
-    if (width <= CAP) { // the row is whole subgroups: add its earlier ones' totals
-        for (uint k = row_first / width; k < sg; k++)
-            v += s_first_b[k];
-    } else if (row_first % width != 0u) { // rows inside one subgroup: less what came before it
+    for (uint k = row_first / width; k < sg; k++)
+        v += s_first_b[k];
+    if (row_first % width != 0u)
         v -= s_part[row_first - 1u];
-    }
     barrier();
     s_part[lid] = v;
     barrier();
@@ -671,13 +676,15 @@ void rows_rank_merge(uint lid, uint s, uint lane, uint row_first, uint rows_per_
 
 void rows_rank_stage(uint lid)
 {
-    uint log_cap = findLSB(CAP), rows_per_group = WG_SIZE >> log_cap, g = group_index();
+    // Rows of ROW_W slots (the bin's longest row, at least 32) packed from slot 0; the slots
+    // past the last whole row (s == rows_per_group) idle.
+    uint width = ROW_W, rows_per_group = WG_SIZE / width, g = group_index();
     bool numeric = NUMERIC != SYMBOLIC;
     if (g * rows_per_group >= COUNT)
         return; // the whole group: no barrier is skipped by part of it
-    uint s = lid >> log_cap, lane = lid & (CAP - 1u), at = g * rows_per_group + s;
-    uint row_first = s << log_cap;
-    bool live = at < COUNT;
+    uint s = lid / width, lane = lid - s * width, at = g * rows_per_group + s;
+    uint row_first = s * width;
+    bool live = s < rows_per_group && at < COUNT;
     // the row's record: its row, nonzeros of A [lo, hi) and products
     uint r = live ? LIST_ROW(at) : 0u, lo = live ? aux[LIST_OFF + RECORD * at + 1u] : 0u;
     uint hi = live ? lo + aux[LIST_OFF + RECORD * at + 2u] : 0u;
@@ -688,11 +695,11 @@ void rows_rank_stage(uint lid)
     if (lid == 0u)
         s_levels = 0u;
     barrier();
-    // A row of at most CAP nonzeros of A (all but the rarest) puts each one's first slot and
+    // A row of at most ROW_W nonzeros of A (all but the rarest) puts each one's first slot and
     // first entry of B in shared memory, and then every slot finds its own by binary search
     // there: all loads at once. A longer one has its nonzeros walk their rows of B.
     uint base = live ? APOS(lo) : 0u;
-    bool spread = hi - lo <= CAP;
+    bool spread = hi - lo <= width;
     if (spread && lane < hi - lo) {
         s_first_slot[lid] = APOS(lo + lane) - base;
         s_first_b[lid] = RB(CA(lo + lane));
@@ -714,7 +721,7 @@ void rows_rank_stage(uint lid)
                 s_val[lid] = va[A_VAL + lo + t] * vb[B_VAL + q];
         }
     } else if (live) {
-        for (uint k = lo + lane; k < hi; k += CAP) {
+        for (uint k = lo + lane; k < hi; k += width) {
             uint j = CA(k), o = row_first + (APOS(k) - base), q1 = RB(j + 1u);
             T a = numeric ? va[A_VAL + k] : T_ZERO;
             for (uint q = RB(j); q < q1; q++, o++) {

@@ -1339,6 +1339,7 @@ static void fast_stage_tests(void)
         {"H_FILL", REF_SPGEMM_H_FILL, SPGEMM_H_FILL},
         {"H_PRODUCTS", REF_SPGEMM_H_PRODUCTS, SPGEMM_H_PRODUCTS},
         {"H_NNZ", REF_SPGEMM_H_NNZ, SPGEMM_H_NNZ},
+        {"H_LONGEST", REF_SPGEMM_H_LONGEST, SPGEMM_H_LONGEST},
         {"HEADER", REF_SPGEMM_HEADER, SPGEMM_HEADER},
     };
     for (size_t k = 0; k < sizeof consts / sizeof *consts; k++)
@@ -1368,6 +1369,14 @@ static void fast_stage_tests(void)
            "fast_pair: %u and %u rows for ROWS_RANK without its spread", unspread_rows(&ba, &bb),
            unspread_rows(&ia, &ib));
     fast_pair(61, 307, 97, false, 0, &ea, &eb);
+    /* ROWS_RANK's rows as wide as their bin's longest, not CAP: laplace3d's inner rows of 49
+     * products (5 rows of a group in bin 1), banded rows of 81 (3 in bin 2) */
+    gpgpu_csr lap = test_generated(GPGPU_GEN_LAPLACE3D_7, 7, 0);
+    gpgpu_csr band = test_generated(GPGPU_GEN_BANDED, 400, 4);
+    for (size_t k = 0; k < lap.nnz; k++)
+        lap.values[k] = fast_value(splitmix(&state), false);
+    for (size_t k = 0; k < band.nnz; k++)
+        band.values[k] = fast_value(splitmix(&state), false);
     for (size_t ti = 0; ti < type_count; ti++) {
         gpgpu_type t = types[ti];
         fast_stages("hand", &ha, &hb, t, GPGPU_ALGO_DEFAULT, true, 1u);
@@ -1376,7 +1385,11 @@ static void fast_stage_tests(void)
         fast_stages("every shared bin, rounding", &ia, &ib, t, GPGPU_ALGO_DEFAULT, false, 0x7fu);
         fast_stages("every row long, rounding", &ea, &eb, t, GPGPU_ALGO_SPGEMM_ESC, false,
                     1u << SPGEMM_LONG_BIN);
+        fast_stages("laplace3d_7:7, rounding", &lap, &lap, t, GPGPU_ALGO_DEFAULT, false, 2u);
+        fast_stages("banded:400:4, rounding", &band, &band, t, GPGPU_ALGO_DEFAULT, false, 4u);
     }
+    gpgpu_csr_free(&lap);
+    gpgpu_csr_free(&band);
     gpgpu_csr_free(&ha);
     gpgpu_csr_free(&hb);
     gpgpu_csr_free(&na);

@@ -333,7 +333,11 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
                                        rank ? 1 : tile / SPGEMM_WG);
     d.variant.only_stage = d.params[0]; /* a program of its own: see exec_variant */
     d.params[P_COUNT] = count;
-    d.params[P_CAP] = cap;
+    /* ROWS_RANK's rows take the bin's longest row's slots (at least 32), not CAP: more
+     * rows a group where the longest fills its bin's CAP only in part */
+    uint32_t width = rank ? p->header[SPGEMM_H_LONGEST + bin] : cap;
+    width = width < SPGEMM_MIN_CAP ? SPGEMM_MIN_CAP : width > cap ? cap : width;
+    d.params[P_CAP] = cap | width << 16;
     d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start * SPGEMM_RECORD);
     /* ROWS_RANK's way to rank a row's products, a program each (SHAPE0) */
     d.variant.shape[0] = rank ? algo_tuning_get()->spgemm_rank : 0;
@@ -347,7 +351,7 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
         d.bind[7] = p->t_vals;
         d.params[P_C_IDX] = 0;
     }
-    d.groups = algo_groups(count, (rank ? SPGEMM_WG : tile) / cap);
+    d.groups = algo_groups(count, rank ? SPGEMM_WG / width : tile / cap);
     return algo_stage(p->ctx, &d);
 }
 

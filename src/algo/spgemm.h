@@ -127,6 +127,7 @@ enum {
     SPGEMM_RANK_MAX = 128, /* bins of CAP up to this go through ROWS_RANK instead */
     SPGEMM_RECORD = 4,     /* words of a row's record in the list (below) */
     SPGEMM_H_COUNT = 0, SPGEMM_H_FILL = 8, SPGEMM_H_PRODUCTS = 16, SPGEMM_H_NNZ = 18,
+    SPGEMM_H_LONGEST = 20, /* per bin: its longest row's products */
     SPGEMM_HEADER = 32
 };
 
@@ -183,11 +184,12 @@ void spgemm_product_close(spgemm_product *p);
  * then scans apos exclusively). */
 gpgpu_status spgemm_stage_nnz_products(spgemm_product *p);
 /* ROW_BINS: for each row i with p_i = apos[row_ptr[i+1]] - apos[row_ptr[i]] products:
- * rptr[i] = 0; if p_i > 0, header count[bin(p_i)] += 1 and products (64-bit) += p_i;
- * rptr[rows] = 0. bin(p) = LONG_BIN past shared_max, else the smallest b with p <= 32 << b. */
+ * rptr[i] = 0; if p_i > 0, header count[bin(p_i)] += 1, longest[bin(p_i)] = max(it, p_i)
+ * and products (64-bit) += p_i; rptr[rows] = 0. bin(p) = LONG_BIN past shared_max, else the smallest b with p <= 32 << b. */
 gpgpu_status spgemm_stage_row_bins(spgemm_product *p);
 /* BIN_FILL (after ROW_BINS): each row with products gets a slot in its bin's part of the
- * list (bins in order, sized by the counts); long rows also as (row, p_i) pairs. */
+ * list (bins in order, sized by the counts), its record (row, row_ptr[i], its nonzeros of
+ * A, p_i); long rows also as (row, p_i) pairs. */
 gpgpu_status spgemm_stage_bin_fill(spgemm_product *p);
 /* What ROWS and ROWS_RANK write for each row r of their bin (glsl/spgemm.comp's NUMERIC). */
 typedef enum spgemm_rows_mode {

@@ -228,7 +228,7 @@ enum {
     REF_SPGEMM_RANK_MAX = 128,    /* bins of CAP up to this go through ROWS_RANK */
     REF_SPGEMM_RECORD = 4,        /* words of a row's record in the list */
     REF_SPGEMM_H_COUNT = 0, REF_SPGEMM_H_FILL = 8, REF_SPGEMM_H_PRODUCTS = 16,
-    REF_SPGEMM_H_NNZ = 18, REF_SPGEMM_HEADER = 32
+    REF_SPGEMM_H_NNZ = 18, REF_SPGEMM_H_LONGEST = 20, REF_SPGEMM_HEADER = 32
 };
 
 /* One product. aux holds `words` u32: the header (zeroed by open), then
@@ -273,8 +273,8 @@ uint64_t ref_spgemm_header64(const uint32_t *aux, unsigned at);
 void ref_spgemm_nnz_products(ref_spgemm_fast_state *s);
 /* spgemm_scan_words: n u32 scanned exclusively in place (modulo 2^32). */
 void ref_spgemm_scan_words(uint32_t *w, size_t n);
-/* ROW_BINS: rptr[0..rows] = 0; per row with products, its bin's count += 1 and the
- * 64-bit products += its products. */
+/* ROW_BINS: rptr[0..rows] = 0; per row with products, its bin's count += 1, its bin's
+ * longest row at least its products, and the 64-bit products += its products. */
 void ref_spgemm_row_bins(ref_spgemm_fast_state *s);
 /* BIN_FILL: the records of the rows with products listed bin by bin (ascending within a
  * bin), each bin's fill counter += its rows; the long rows also as (row, products) pairs. */

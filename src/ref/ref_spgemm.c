@@ -640,7 +640,10 @@ void ref_spgemm_row_bins(ref_spgemm_fast_state *s)
         rptr[r] = 0;
         if (p == 0)
             continue;
-        s->aux[REF_SPGEMM_H_COUNT + ref_spgemm_bin_of(p, s->shared_max)]++;
+        unsigned b = ref_spgemm_bin_of(p, s->shared_max);
+        s->aux[REF_SPGEMM_H_COUNT + b]++;
+        uint32_t *longest = &s->aux[REF_SPGEMM_H_LONGEST + b];
+        *longest = p > *longest ? p : *longest;
         header_add64(s->aux, REF_SPGEMM_H_PRODUCTS, p);
     }
     rptr[rows] = 0;
