@@ -6,7 +6,7 @@
 //  14 NNZ_PRODUCTS  apos[k] = |B row col_A[k]| (then an exclusive scan: each nonzero's first
 //                   product within the whole expansion, modulo 2^32)
 //  15 ROW_BINS      per row: its products, its bin (by products), bin counts, total products
-//  16 BIN_FILL      the rows listed bin by bin; the long rows with their products
+//  16 BIN_FILL      the rows' records listed bin by bin; the long rows with their products
 //  17 ROWS          the rows of one bin, TILE / CAP rows per work-group, each row's products
 //                   sorted by column in shared memory: counted (symbolic) or summed into C
 //  18 ESC_EXPAND    a chunk of long rows expanded into (column, value) in global memory
@@ -17,8 +17,8 @@
 //  25 ROW_OF        per entry of a CSR: its row (the transpose)
 //  26 TRANSPOSE     A^T's columns and values through the sorted permutation
 //  27 COL_PTRS      A^T's row pointers by binary search in the sorted columns
-//  28 ROWS_RANK     ROWS for short rows: WG_SIZE / CAP rows per work-group, each product
-//                   ranked against its row's others (no sort): counted or summed into C
+//  28 ROWS_RANK     ROWS for short rows: WG_SIZE / ROW_W rows per work-group, each product
+//                   ranked among its row's others: counted or summed into C
 //  29 ROWS_COMPACT  one phase: each shared row's entries from the temporary into C
 //
 // Bindings: matrices' index arrays (row pointers and columns) are u32, values T.
@@ -462,8 +462,8 @@ void rows_stage(uint lid)
 // ------------------------------------------------------------------ fast: short rows ranked
 // Rows of up to RANK_MAX products (bins with CAP <= RANK_MAX), one invocation per product slot,
 // each row ROW_W slots: its bin's longest row (at least 32), so WG_SIZE / ROW_W rows per
-// work-group (laplace3d's rows of 49 products: 5 rows in 245 slots, where CAP 64 gave 4). The row's products are loaded into its CAP slots, then
-// every product finds out whether it leads its column (no earlier product has it), its sum (all
+// work-group (laplace3d's rows of 49 products: 5 rows in 245 slots, where CAP 64 gave 4).
+// The row's products are loaded into its slots, then every product finds out whether it leads its column (no earlier product has it), its sum (all
 // of the column's products added in product order, as Gustavson's row accumulator adds them)
 // and its place in C (the leaders of smaller columns). Three programs (SHAPE0, spgemm.h's
 // spgemm_rank_program): 0 compares with every product of the row, n compares for n products;
@@ -474,7 +474,7 @@ void rows_stage(uint lid)
 // one binary search each, then reads leaders, sums and places off the sorted row. On the H100
 // the merge took 8-14% off the best of the other two on every large product (laplace3d_7:128
 // 8233 -> 7274 us, banded 8022 -> 7405), docs/PERFORMANCE.md. A row of more nonzeros of A than
-// slots (most of whose rows of B are empty) always compares. A few barriers, where ROWS's
+// ROW_W (most of whose rows of B are empty) always compares. A few barriers, where ROWS's
 // bitonic network and scan take dozens.
 //
 // The runs of the row at row_first: run u starts at slot s_first_slot[row_first + u]; a row
@@ -494,7 +494,7 @@ uint run_lower_bound(uint row_first, uint u, uint m, uint n, uint key)
     return at;
 }
 // s_part[lid] = the leaders among the row's slots up to lid (an inclusive scan of the flags
-// within each row of CAP slots); s_first_b is free by then and holds subgroup totals.
+// within each row of ROW_W slots); s_first_b is free by then and holds subgroup totals.
 void scan_row_leaders(uint lid, uint lane, uint row_first, bool leads)
 {
     uint flag = leads ? 1u : 0u;
@@ -518,7 +518,7 @@ void scan_row_leaders(uint lid, uint lane, uint row_first, bool leads)
 #else
     s_part[lid] = flag;
     barrier();
-    for (uint d = 1u; d < CAP; d <<= 1u) {
+    for (uint d = 1u; d < ROW_W; d <<= 1u) {
         uint add = lane >= d ? s_part[lid - d] : 0u;
         barrier();
         s_part[lid] += add;
@@ -605,7 +605,8 @@ uint merge_bound(uint row_first, uint u, uint m, uint n)
 void merge_runs(uint lid, uint lane, uint row_first, bool merging, uint t, uint m, uint n,
                 bool numeric)
 {
-    for (uint level = 0u; level < s_levels; level++) {
+    uint levels = s_levels; // one value for the whole group (set before the last barrier)
+    for (uint level = 0u; level < levels; level++) {
         uint key = s_key[lid], dest = lid;
         T val = numeric ? s_val[lid] : T_ZERO;
         if (merging) {

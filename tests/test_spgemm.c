@@ -785,8 +785,34 @@ static void fast_bin_fill(fast_replay *r)
     r->failed = r->failed || test_failures != before;
 }
 
+/* Copies of the twin's arrays (fast_array), to put back with fast_restore: each of several
+ * programs of one stage then starts from the same state, poison included. */
+static void fast_snapshot(fast_replay *r, void *copies[FAST_ARRAYS])
+{
+    for (int k = 0; k < FAST_ARRAYS; k++) {
+        size_t len;
+        gpgpu_type et;
+        void *host = fast_array(r, k, &len, &et);
+        copies[k] = host ? xmalloc(len * gpgpu_type_size(et) + 1) : NULL;
+        if (host)
+            memcpy(copies[k], host, len * gpgpu_type_size(et));
+    }
+}
+
+static void fast_restore(fast_replay *r, void *const copies[FAST_ARRAYS])
+{
+    for (int k = 0; k < FAST_ARRAYS; k++) {
+        size_t len;
+        gpgpu_type et;
+        void *host = fast_array(r, k, &len, &et);
+        if (host && copies[k])
+            memcpy(host, copies[k], len * gpgpu_type_size(et));
+    }
+}
+
 /* spgemm_stage_rows on every bin with rows, as run_fast's shared_rows calls it; ROWS_RANK's
- * bins once with each of its programs (compare, search, merge), each against the one twin.
+ * bins once with each of its programs (compare, search, merge), each from the same state
+ * against the one twin, so that an entry one program leaves unwritten shows as poison.
  * Symbolic and one phase: the bin's rows' counts (zeros from ROW_BINS) poisoned first, so a
  * row left uncounted shows. */
 static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
@@ -799,19 +825,20 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
     size_t start = 0;
     if (r->failed)
         return; /* the list may not be filled: its rows are not to be poisoned */
-    for (unsigned b = 0; b < REF_SPGEMM_LONG_BIN; b++) {
+    for (unsigned b = 0; b < REF_SPGEMM_LONG_BIN; start += s->aux[REF_SPGEMM_H_COUNT + b], b++) {
         uint32_t count = s->aux[REF_SPGEMM_H_COUNT + b], cap = REF_SPGEMM_MIN_CAP << b;
         bool rank = cap <= REF_SPGEMM_RANK_MAX;
-        /* the symbolic count adds to nnz's total: each program from the same total */
-        uint32_t nnz_lo = s->aux[REF_SPGEMM_H_NNZ], nnz_hi = s->aux[REF_SPGEMM_H_NNZ + 1];
-        for (unsigned program = 0; program < (rank ? 3u : 1u) && count; program++) {
+        if (count == 0)
+            continue;
+        for (uint32_t at = 0; at < count && mode != SPGEMM_NUMERIC; at++)
+            poison_u32(s->aux,
+                       s->rptr_off + s->aux[s->list_off + (start + at) * REF_SPGEMM_RECORD],
+                       1);
+        void *before[FAST_ARRAYS];
+        fast_snapshot(r, before);
+        for (unsigned program = 0; program < (rank ? 3u : 1u); program++) {
             tuning->spgemm_rank = program;
-            s->aux[REF_SPGEMM_H_NNZ] = nnz_lo;
-            s->aux[REF_SPGEMM_H_NNZ + 1] = nnz_hi;
-            for (uint32_t at = 0; at < count && mode != SPGEMM_NUMERIC; at++)
-                poison_u32(s->aux,
-                           s->rptr_off + s->aux[s->list_off + (start + at) * REF_SPGEMM_RECORD],
-                           1);
+            fast_restore(r, before);
             if (!fast_begin(r))
                 break;
             gpgpu_status st = spgemm_stage_rows(&r->p, b, count, start, mode);
@@ -820,7 +847,8 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
                      rank ? "ROWS_RANK " : "ROWS", rank ? rank_names[program] : "",
                      mode_names[mode], b, cap, count, start);
         }
-        start += count;
+        for (int k = 0; k < FAST_ARRAYS; k++)
+            free(before[k]);
     }
     tuning->spgemm_rank = saved;
 }
@@ -1305,17 +1333,23 @@ static bool fast_pair(uint32_t rows, uint32_t inner, uint32_t cols, bool exact,
 }
 
 /* Rows of A that ROWS_RANK takes without its spread: products in a bin of CAP <= RANK_MAX,
- * more nonzeros than CAP. */
+ * more nonzeros of A than the bin's row width (its longest row's products, at least 32). */
 static uint32_t unspread_rows(const gpgpu_csr *a, const gpgpu_csr *b)
 {
-    uint32_t count = 0;
-    for (uint32_t i = 0; i < a->rows; i++) {
-        uint32_t p = 0, nz = a->row_ptr[i + 1] - a->row_ptr[i];
-        for (uint32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
-            p += b->row_ptr[a->col_idx[k] + 1] - b->row_ptr[a->col_idx[k]];
-        unsigned bin = p ? ref_spgemm_bin_of(p, REF_SPGEMM_SHARED_MAX) : REF_SPGEMM_LONG_BIN;
-        uint32_t cap = (uint32_t)REF_SPGEMM_MIN_CAP << bin;
-        count += cap <= REF_SPGEMM_RANK_MAX && nz > cap;
+    uint32_t count = 0, longest[REF_SPGEMM_BINS] = {0};
+    for (int pass = 0; pass < 2; pass++) { /* the bins' longest rows, then the count */
+        for (uint32_t i = 0; i < a->rows; i++) {
+            uint32_t p = 0, nz = a->row_ptr[i + 1] - a->row_ptr[i];
+            for (uint32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
+                p += b->row_ptr[a->col_idx[k] + 1] - b->row_ptr[a->col_idx[k]];
+            unsigned bin = p ? ref_spgemm_bin_of(p, REF_SPGEMM_SHARED_MAX) : REF_SPGEMM_LONG_BIN;
+            uint32_t cap = (uint32_t)REF_SPGEMM_MIN_CAP << bin;
+            uint32_t width = longest[bin] > REF_SPGEMM_MIN_CAP ? longest[bin] : REF_SPGEMM_MIN_CAP;
+            if (pass == 0)
+                longest[bin] = p > longest[bin] ? p : longest[bin];
+            else
+                count += cap <= REF_SPGEMM_RANK_MAX && nz > width;
+        }
     }
     return count;
 }

@@ -150,7 +150,7 @@ typedef struct spgemm_memory {
  *                    (modulo 2^32: differences within a row are exact),
  *   rptr[rows + 1] at rptr_off:  each row's count of entries of C, then (scanned) C's
  *                    row pointers,
- *   list[rows] at list_off:      the rows with products, bin by bin (in any order within
+ *   list[RECORD * rows] at list_off: the rows with products, bin by bin (in any order within
  *                    a bin), each a record of SPGEMM_RECORD words: the row, its first
  *                    nonzero of A, its nonzeros of A and its products (so that a row's
  *                    stage starts two dependent loads further on),
@@ -185,7 +185,8 @@ void spgemm_product_close(spgemm_product *p);
 gpgpu_status spgemm_stage_nnz_products(spgemm_product *p);
 /* ROW_BINS: for each row i with p_i = apos[row_ptr[i+1]] - apos[row_ptr[i]] products:
  * rptr[i] = 0; if p_i > 0, header count[bin(p_i)] += 1, longest[bin(p_i)] = max(it, p_i)
- * and products (64-bit) += p_i; rptr[rows] = 0. bin(p) = LONG_BIN past shared_max, else the smallest b with p <= 32 << b. */
+ * and products (64-bit) += p_i; rptr[rows] = 0. bin(p) = LONG_BIN past shared_max, else
+ * the smallest b with p <= 32 << b. */
 gpgpu_status spgemm_stage_row_bins(spgemm_product *p);
 /* BIN_FILL (after ROW_BINS): each row with products gets a slot in its bin's part of the
  * list (bins in order, sized by the counts), its record (row, row_ptr[i], its nonzeros of
