@@ -639,7 +639,7 @@ void merge_runs(uint lid, uint lane, uint row_first, bool merging, uint t, uint 
 
 // The merge program's ranking: after the merge a slot leads where its column differs from the
 // slot before, sums its run of equal columns in order, and goes after the row's leaders
-// before it. Rows of more nonzeros of A than slots compare, as in the other programs.
+// before it. Rows of more nonzeros of A than ROW_W compare, as in the other programs.
 void rows_rank_merge(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
                      bool live, uint r, uint n, bool numeric, bool spread, uint t, uint m)
 {
