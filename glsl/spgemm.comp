@@ -291,7 +291,8 @@ void row_bins(uint r)
 // stage two dependent loads later); the long rows also as (row, products) pairs at
 // LIST_OFF + RECORD * ROWS.
 #define RECORD 4u
-#define LIST_ROW(AT) aux[LIST_OFF + RECORD * (AT)]
+#define LIST_WORD(AT, W) aux[LIST_OFF + RECORD * (AT) + (W)]
+#define LIST_ROW(AT) LIST_WORD(AT, 0u)
 void bin_fill(uint r)
 {
     if (r >= ROWS)
@@ -463,9 +464,9 @@ void rows_stage(uint lid)
 // Rows of up to RANK_MAX products (bins with CAP <= RANK_MAX), one invocation per product slot,
 // each row ROW_W slots: its bin's longest row (at least 32), so WG_SIZE / ROW_W rows per
 // work-group (laplace3d's rows of 49 products: 5 rows in 245 slots, where CAP 64 gave 4).
-// The row's products are loaded into its slots, then every product finds out whether it leads its column (no earlier product has it), its sum (all
-// of the column's products added in product order, as Gustavson's row accumulator adds them)
-// and its place in C (the leaders of smaller columns). Three programs (SHAPE0, spgemm.h's
+// The row's products are loaded into its slots, then every product finds out whether it
+// leads its column (no earlier product has it), its sum (all of the column's products added
+// in product order, as Gustavson's row accumulator adds them) and its place in C (the leaders of smaller columns). Three programs (SHAPE0, spgemm.h's
 // spgemm_rank_program): 0 compares with every product of the row, n compares for n products;
 // 1 (search) uses the runs a row's products come in, one per nonzero of A, each a row of B and
 // so sorted by column without repeats: it looks for the column in each other run by binary
@@ -549,6 +550,16 @@ bool compare_leads(uint row_first, uint lane, uint n, uint key, bool numeric, in
     return leads;
 }
 
+// After scan_row_leaders, in a row that compares: the leaders of columns below key.
+uint compared_place(uint row_first, uint n, uint key)
+{
+    uint pos = 0u;
+    for (uint q = 0u; q < n; q++)
+        if (s_key[row_first + q] < key)
+            pos += leaders_before(row_first, q + 1u) - leaders_before(row_first, q);
+    return pos;
+}
+
 // The symbolic phase's end: each row's leaders are its entries of C.
 void count_leaders(uint lid, uint s, uint lane, uint rows_per_group, bool live, uint r,
                    bool leads)
@@ -568,7 +579,7 @@ void count_leaders(uint lid, uint s, uint lane, uint rows_per_group, bool live, 
 
 // The program without search: every product compares with all of the row's, after the load.
 void rows_rank_compare(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
-                       bool live, uint r, uint n, bool numeric)
+                       bool live, uint r, uint n, bool numeric, uint c_at)
 {
     uint key = s_key[lid];
     T sum = T_ZERO;
@@ -584,7 +595,7 @@ void rows_rank_compare(uint lid, uint s, uint lane, uint row_first, uint rows_pe
     uint pos = 0u;
     for (uint q = 0u; q < n; q++)
         pos += s_key[row_first + q] < key && s_part[row_first + q] != 0u ? 1u : 0u;
-    uint c = entries_at(r) + pos;
+    uint c = c_at + pos;
     ux[C_IDX + c] = key;
     cv[c] = sum;
 }
@@ -641,7 +652,8 @@ void merge_runs(uint lid, uint lane, uint row_first, bool merging, uint t, uint 
 // slot before, sums its run of equal columns in order, and goes after the row's leaders
 // before it. Rows of more nonzeros of A than ROW_W compare, as in the other programs.
 void rows_rank_merge(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
-                     bool live, uint r, uint n, bool numeric, bool spread, uint t, uint m)
+                     bool live, uint r, uint n, bool numeric, bool spread, uint t, uint m,
+                     uint c_at)
 {
     merge_runs(lid, lane, row_first, spread && lane < n, t, m, n, numeric);
     uint key = s_key[lid];
@@ -666,11 +678,59 @@ void rows_rank_merge(uint lid, uint s, uint lane, uint row_first, uint rows_per_
     if (spread) {
         pos = leaders_before(row_first, lane);
     } else {
-        for (uint q = 0u; q < n; q++)
-            if (s_key[row_first + q] < key)
-                pos += leaders_before(row_first, q + 1u) - leaders_before(row_first, q);
+        pos = compared_place(row_first, n, key);
     }
-    uint c = entries_at(r) + pos;
+    uint c = c_at + pos;
+    ux[C_IDX + c] = key;
+    cv[c] = sum;
+}
+
+// The search program (SHAPE0 = 1): a product leads if no earlier run holds its column; its
+// place counts, in every other run, the leaders below its column's lower bound, and in its own
+// run the leaders before it. Rows of more nonzeros of A than ROW_W compare.
+void rows_rank_search(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
+                      bool live, uint r, uint n, bool numeric, bool spread, uint t, uint m,
+                      uint c_at)
+{
+    uint key = s_key[lid];
+    T sum = T_ZERO;
+    bool leads = lane < n;
+    if (spread) {
+        // the product leads if no earlier run holds its column
+        for (uint u = 0u; u < t && leads; u++) {
+            uint at = run_lower_bound(row_first, u, m, n, key);
+            leads = at == run_end(row_first, u, m, n) || s_key[row_first + at] != key;
+        }
+    } else {
+        leads = compare_leads(row_first, lane, n, key, numeric, sum);
+    }
+    if (NUMERIC != NUMERIC_C)
+        count_leaders(lid, s, lane, rows_per_group, live, r, leads);
+    if (!numeric)
+        return;
+    scan_row_leaders(lid, lane, row_first, leads);
+    if (!leads)
+        return;
+    // Its place in C: the leaders of smaller columns. In a sorted run they lie before the
+    // column's lower bound; in the slot's own run, before the slot.
+    uint pos = 0u;
+    if (spread) {
+        pos = leaders_before(row_first, lane) - leaders_before(row_first, run_start(row_first, t));
+        sum += s_val[lid];
+        for (uint u = 0u; u < m; u++) {
+            if (u == t)
+                continue;
+            uint at = run_lower_bound(row_first, u, m, n, key);
+            pos += leaders_before(row_first, at) -
+                   leaders_before(row_first, run_start(row_first, u));
+            // the later runs' products of the column, in product order (no earlier run has it)
+            if (u > t && at < run_end(row_first, u, m, n) && s_key[row_first + at] == key)
+                sum += s_val[row_first + at];
+        }
+    } else {
+        pos = compared_place(row_first, n, key);
+    }
+    uint c = c_at + pos;
     ux[C_IDX + c] = key;
     cv[c] = sum;
 }
@@ -687,9 +747,8 @@ void rows_rank_stage(uint lid)
     uint row_first = s * width;
     bool live = s < rows_per_group && at < COUNT;
     // the row's record: its row, nonzeros of A [lo, hi) and products
-    uint r = live ? LIST_ROW(at) : 0u, lo = live ? aux[LIST_OFF + RECORD * at + 1u] : 0u;
-    uint hi = live ? lo + aux[LIST_OFF + RECORD * at + 2u] : 0u;
-    uint n = live ? aux[LIST_OFF + RECORD * at + 3u] : 0u;
+    uint r = live ? LIST_ROW(at) : 0u, lo = live ? LIST_WORD(at, 1u) : 0u;
+    uint hi = live ? lo + LIST_WORD(at, 2u) : 0u, n = live ? LIST_WORD(at, 3u) : 0u;
     s_key[lid] = PAD;
     if (lane == 0u)
         s_row_start[s] = 0u; // the row's leaders (symbolic)
@@ -700,6 +759,8 @@ void rows_rank_stage(uint lid)
     // first entry of B in shared memory, and then every slot finds its own by binary search
     // there: all loads at once. A longer one has its nonzeros walk their rows of B.
     uint base = live ? APOS(lo) : 0u;
+    // where the row's entries go (entries_at), loaded now, not after the ranking's barriers
+    uint c_at = live && numeric ? (NUMERIC == ONE_PHASE ? base : aux[RPTR_OFF + r]) : 0u;
     bool spread = hi - lo <= width;
     if (spread && lane < hi - lo) {
         s_first_slot[lid] = APOS(lo + lane) - base;
@@ -733,59 +794,14 @@ void rows_rank_stage(uint lid)
         }
     }
     barrier();
-    if (SHAPE0 == 2u) {
+    if (SHAPE0 == 0u)
+        rows_rank_compare(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, c_at);
+    else if (SHAPE0 == 1u)
+        rows_rank_search(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, spread,
+                         t, hi - lo, c_at);
+    else
         rows_rank_merge(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, spread,
-                        t, hi - lo);
-        return;
-    }
-    if (SHAPE0 == 0u) { // a program without search
-        rows_rank_compare(lid, s, lane, row_first, rows_per_group, live, r, n, numeric);
-        return;
-    }
-    uint key = s_key[lid];
-    T sum = T_ZERO;
-    bool leads = lane < n;
-    if (spread) {
-        // the product leads if no earlier run holds its column
-        for (uint u = 0u; u < t && leads; u++) {
-            uint at = run_lower_bound(row_first, u, hi - lo, n, key);
-            leads = at == run_end(row_first, u, hi - lo, n) || s_key[row_first + at] != key;
-        }
-    } else {
-        leads = compare_leads(row_first, lane, n, key, numeric, sum);
-    }
-    if (NUMERIC != NUMERIC_C)
-        count_leaders(lid, s, lane, rows_per_group, live, r, leads);
-    if (!numeric)
-        return;
-    scan_row_leaders(lid, lane, row_first, leads);
-    if (!leads)
-        return;
-    // Its place in C: the leaders of smaller columns. In a sorted run they lie before the
-    // column's lower bound; in the slot's own run, before the slot.
-    uint pos = 0u;
-    if (spread) {
-        uint m = hi - lo;
-        pos = leaders_before(row_first, lane) - leaders_before(row_first, run_start(row_first, t));
-        sum += s_val[lid];
-        for (uint u = 0u; u < m; u++) {
-            if (u == t)
-                continue;
-            uint at = run_lower_bound(row_first, u, m, n, key);
-            pos += leaders_before(row_first, at) -
-                   leaders_before(row_first, run_start(row_first, u));
-            // the later runs' products of the column, in product order (no earlier run has it)
-            if (u > t && at < run_end(row_first, u, m, n) && s_key[row_first + at] == key)
-                sum += s_val[row_first + at];
-        }
-    } else {
-        for (uint q = 0u; q < n; q++)
-            if (s_key[row_first + q] < key)
-                pos += leaders_before(row_first, q + 1u) - leaders_before(row_first, q);
-    }
-    uint c = entries_at(r) + pos;
-    ux[C_IDX + c] = key;
-    cv[c] = sum;
+                        t, hi - lo, c_at);
 }
 
 // One phase: entry e of C, of a row that went through ROWS or ROWS_RANK (a long row's
