@@ -735,6 +735,20 @@ static int cmp_first_u32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* `count` items of `words` u32 each, in the GPU's order at got and the twin's (ascending by
+ * first word) at want: compared as sets, then the GPU's order copied into the twin. */
+static void same_set_in_gpu_order(const char *label, const uint32_t *got, uint32_t *want,
+                                  size_t count, size_t words)
+{
+    size_t bytes = count * words * 4;
+    uint32_t *sorted = xmalloc(bytes);
+    memcpy(sorted, got, bytes);
+    qsort(sorted, count, words * 4, cmp_first_u32);
+    check_elems(label, GPGPU_TYPE_U32, sorted, want, count * words, NULL);
+    memcpy(want, got, bytes);
+    free(sorted);
+}
+
 /* BIN_FILL: the GPU hands out slots by atomics, so each bin's part of the list (its rows'
  * records), and the long (row, products) pairs, are compared as sets; then the GPU's order
  * is copied into the twin, whose later stages take rows in list order, and the whole of aux
@@ -753,32 +767,21 @@ static void fast_bin_fill(fast_replay *r)
     if (st == GPGPU_SUCCESS)
         EXPECT_STATUS(ctx, gpgpu_buffer_download(r->bufs[FAST_AUX], 0, got, s->words * 4),
                       GPGPU_SUCCESS);
-    const uint32_t *glist = got + s->list_off, *gpairs = got + s->pairs_off;
     char label[300];
-    size_t at = 0, record = REF_SPGEMM_RECORD * 4;
+    size_t at = 0;
     for (unsigned b = 0; st == GPGPU_SUCCESS && b < REF_SPGEMM_BINS; b++) {
         size_t count = aux[REF_SPGEMM_H_COUNT + b];
-        uint32_t *sorted = xmalloc(count * record);
-        memcpy(sorted, glist + at * REF_SPGEMM_RECORD, count * record);
-        qsort(sorted, count, record, cmp_first_u32); /* the twin's are ascending */
         snprintf(label, sizeof label, "%s %s fast BIN_FILL: bin %u's %zu row records (as a set)",
                  r->name, gpgpu_type_name(r->t), b, count);
-        check_elems(label, GPGPU_TYPE_U32, sorted, list + at * REF_SPGEMM_RECORD,
-                    count * REF_SPGEMM_RECORD, NULL);
-        memcpy(list + at * REF_SPGEMM_RECORD, glist + at * REF_SPGEMM_RECORD, count * record);
-        free(sorted);
+        same_set_in_gpu_order(label, got + s->list_off + at * REF_SPGEMM_RECORD,
+                              list + at * REF_SPGEMM_RECORD, count, REF_SPGEMM_RECORD);
         at += count;
     }
     if (st == GPGPU_SUCCESS) {
         size_t n = aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN];
-        uint32_t *sorted = xmalloc(2 * n * 4);
-        memcpy(sorted, gpairs, 2 * n * 4);
-        qsort(sorted, n, 8, cmp_first_u32);
         snprintf(label, sizeof label, "%s %s fast BIN_FILL: %zu long (row, products) pairs "
                  "(as a set)", r->name, gpgpu_type_name(r->t), n);
-        check_elems(label, GPGPU_TYPE_U32, sorted, pairs, 2 * n, NULL);
-        memcpy(pairs, gpairs, 2 * n * 4);
-        free(sorted);
+        same_set_in_gpu_order(label, got + s->pairs_off, pairs, n, 2);
     }
     free(got);
     fast_end(r, st, "BIN_FILL");
