@@ -550,6 +550,12 @@ bool compare_leads(uint row_first, uint lane, uint n, uint key, bool numeric, in
     return leads;
 }
 
+// ROWS_RANK's entries_at: in the one phase the row's first product's offset, `base`, which the
+// stage holds already; in the two phases C's row pointer, loaded by the leaders after the
+// ranking (loaded with the record, it sat in a register through the ranking's barriers and
+// laplace3d_7:128 took 6198 us on the H100 where 6084: docs/PERFORMANCE.md, session 35).
+uint rank_entries_at(uint r, uint base) { return NUMERIC == ONE_PHASE ? base : aux[RPTR_OFF + r]; }
+
 // After scan_row_leaders, in a row that compares: the leaders of columns below key.
 uint compared_place(uint row_first, uint n, uint key)
 {
@@ -579,7 +585,7 @@ void count_leaders(uint lid, uint s, uint lane, uint rows_per_group, bool live, 
 
 // The program without search: every product compares with all of the row's, after the load.
 void rows_rank_compare(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
-                       bool live, uint r, uint n, bool numeric, uint c_at)
+                       bool live, uint r, uint n, bool numeric, uint base)
 {
     uint key = s_key[lid];
     T sum = T_ZERO;
@@ -595,7 +601,7 @@ void rows_rank_compare(uint lid, uint s, uint lane, uint row_first, uint rows_pe
     uint pos = 0u;
     for (uint q = 0u; q < n; q++)
         pos += s_key[row_first + q] < key && s_part[row_first + q] != 0u ? 1u : 0u;
-    uint c = c_at + pos;
+    uint c = rank_entries_at(r, base) + pos;
     ux[C_IDX + c] = key;
     cv[c] = sum;
 }
@@ -653,7 +659,7 @@ void merge_runs(uint lid, uint lane, uint row_first, bool merging, uint t, uint 
 // before it. Rows of more nonzeros of A than ROW_W compare, as in the other programs.
 void rows_rank_merge(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
                      bool live, uint r, uint n, bool numeric, bool spread, uint t, uint m,
-                     uint c_at)
+                     uint base)
 {
     merge_runs(lid, lane, row_first, spread && lane < n, t, m, n, numeric);
     uint key = s_key[lid];
@@ -680,7 +686,7 @@ void rows_rank_merge(uint lid, uint s, uint lane, uint row_first, uint rows_per_
     } else {
         pos = compared_place(row_first, n, key);
     }
-    uint c = c_at + pos;
+    uint c = rank_entries_at(r, base) + pos;
     ux[C_IDX + c] = key;
     cv[c] = sum;
 }
@@ -690,7 +696,7 @@ void rows_rank_merge(uint lid, uint s, uint lane, uint row_first, uint rows_per_
 // run the leaders before it. Rows of more nonzeros of A than ROW_W compare.
 void rows_rank_search(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
                       bool live, uint r, uint n, bool numeric, bool spread, uint t, uint m,
-                      uint c_at)
+                      uint base)
 {
     uint key = s_key[lid];
     T sum = T_ZERO;
@@ -730,7 +736,7 @@ void rows_rank_search(uint lid, uint s, uint lane, uint row_first, uint rows_per
     } else {
         pos = compared_place(row_first, n, key);
     }
-    uint c = c_at + pos;
+    uint c = rank_entries_at(r, base) + pos;
     ux[C_IDX + c] = key;
     cv[c] = sum;
 }
@@ -759,8 +765,6 @@ void rows_rank_stage(uint lid)
     // first entry of B in shared memory, and then every slot finds its own by binary search
     // there: all loads at once. A longer one has its nonzeros walk their rows of B.
     uint base = live ? APOS(lo) : 0u;
-    // where the row's entries go (entries_at), loaded now, not after the ranking's barriers
-    uint c_at = live && numeric ? (NUMERIC == ONE_PHASE ? base : aux[RPTR_OFF + r]) : 0u;
     bool spread = hi - lo <= width;
     if (spread && lane < hi - lo) {
         s_first_slot[lid] = APOS(lo + lane) - base;
@@ -795,13 +799,13 @@ void rows_rank_stage(uint lid)
     }
     barrier();
     if (SHAPE0 == 0u)
-        rows_rank_compare(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, c_at);
+        rows_rank_compare(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, base);
     else if (SHAPE0 == 1u)
         rows_rank_search(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, spread,
-                         t, hi - lo, c_at);
+                         t, hi - lo, base);
     else
         rows_rank_merge(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, spread,
-                        t, hi - lo, c_at);
+                        t, hi - lo, base);
 }
 
 // One phase: entry e of C, of a row that went through ROWS or ROWS_RANK (a long row's
