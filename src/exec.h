@@ -72,6 +72,8 @@ typedef struct exec_backend {
      * buf->storage_offset. */
     gpgpu_status (*buffer_create)(gpgpu_buffer *buf);
     void (*buffer_destroy)(gpgpu_buffer *buf);
+    /* Gives back the memory kept for reuse (gpgpu_context_trim); NULL where none is kept. */
+    void (*trim)(gpgpu_context *ctx);
     gpgpu_status (*buffer_write)(gpgpu_buffer *buf, size_t offset, const void *data, size_t bytes);
     gpgpu_status (*buffer_read)(gpgpu_buffer *buf, size_t offset, void *data, size_t bytes);
     gpgpu_status (*buffer_copy)(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,

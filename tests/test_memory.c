@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "asan.h"
+#include "core/internal.h"
 #include "testlib.h"
 
 #define S_OK GPGPU_SUCCESS
@@ -144,6 +145,18 @@ static void limit_until_failure(void)
            "held), then %d (%s)", made, FIT, (int)s, gpgpu_status_string(s));
     for (size_t i = 0; i < made; i++)
         gpgpu_buffer_destroy(pieces[i]);
+
+    /* gpgpu_context_trim gives the scratch back: the whole limit again. */
+    gpgpu_context_trim(ctx);
+    made = 0;
+    while (made <= FIT && (s = gpgpu_buffer_create(ctx, PIECE, &pieces[made])) == S_OK)
+        made++;
+    EXPECT(s == E_OOM && made == FIT, "allocating after gpgpu_context_trim: %zu made (limit %d)",
+           made, FIT);
+    for (size_t i = 0; i < made; i++)
+        gpgpu_buffer_destroy(pieces[i]);
+    expect_sum(ctx, pieces[0] = data_buffer(ctx, N, 7, &sum), N, sum, "after the trim");
+    gpgpu_buffer_destroy(pieces[0]);
     free(data);
     gpgpu_context_destroy(ctx);
 }
@@ -186,6 +199,70 @@ static void limit_from_env(void)
         gpgpu_context_destroy(c);
     }
     unsetenv("GPGPU_MEMORY_LIMIT");
+}
+
+/* ------------------------------------------------------ memory kept for reuse */
+
+/* Both backends keep freed buffers' memory (gpgpu_context_desc.memory_cache): a buffer of the
+ * same size class takes it (the same VkBuffer or GL buffer object), kept memory never makes
+ * the library's limit refuse a buffer that fits beside the live ones, and
+ * gpgpu_context_trim gives it back. */
+static void kept_memory(void)
+{
+    enum { MB = 1 << 20, N = 1 << 16 };
+    gpgpu_context *ctx = make(8 * MB);
+    gpgpu_buffer *a = NULL, *b = NULL, *c = NULL;
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 5 * MB, &a), S_OK);
+    uint64_t storage = a ? a->storage : 0;
+    gpgpu_buffer_destroy(a);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 5 * MB - 4096, &b), S_OK); /* the same class */
+    EXPECT(b && b->storage == storage,
+           "a buffer of the freed one's size class did not take its memory");
+    gpgpu_buffer_destroy(b);
+    /* 5 MiB kept: 6 + 2 fit the 8 MiB limit only once it is given back. */
+    a = b = NULL;
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 6 * MB, &a), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 2 * MB, &b), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 4, &c), E_OOM);
+    gpgpu_buffer_destroy(a);
+    gpgpu_buffer_destroy(b);
+    /* A kept buffer holds stale data: a reduce on reused memory sums what was uploaded. */
+    uint32_t sum;
+    for (int round = 0; round < 3; round++) {
+        gpgpu_buffer *d = data_buffer(ctx, N, 20 + (uint64_t)round, &sum);
+        expect_sum(ctx, d, N, sum, "on memory kept for reuse");
+        gpgpu_buffer_destroy(d);
+    }
+    gpgpu_context_trim(ctx);
+    gpgpu_context_trim(ctx); /* twice, and on NULL: nothing to give back */
+    gpgpu_context_trim(NULL);
+    a = NULL;
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 8 * MB, &a), S_OK);
+    gpgpu_buffer_destroy(a);
+    gpgpu_context_destroy(ctx);
+
+    /* None kept: GPGPU_MEMORY_CACHE_OFF, or GPGPU_MEMORY_CACHE=0; the desc wins. */
+    setenv("GPGPU_MEMORY_CACHE", "0", 1);
+    for (int off = 0; off < 2; off++) {
+        ctx = test_context_with(&(gpgpu_context_desc){
+            .memory_cache = off ? GPGPU_MEMORY_CACHE_OFF : 0, .error_callback = on_error});
+        gpgpu_buffer *d = data_buffer(ctx, N, 30, &sum);
+        expect_sum(ctx, d, N, sum, "with no memory kept");
+        gpgpu_buffer_destroy(d);
+        gpgpu_context_destroy(ctx);
+    }
+    static const char *const bad[] = {"bogus", "-1", "1T", "12MB"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("GPGPU_MEMORY_CACHE", bad[i], 1);
+        gpgpu_context *x = NULL;
+        gpgpu_status st = gpgpu_context_create(&(gpgpu_context_desc){0}, &x);
+        EXPECT(st == GPGPU_ERROR_INVALID_ARGUMENT && !x &&
+                   strstr(gpgpu_last_error(NULL), "GPGPU_MEMORY_CACHE"),
+               "GPGPU_MEMORY_CACHE=%s: %d (%s): %s", bad[i], (int)st, gpgpu_status_string(st),
+               gpgpu_last_error(NULL));
+        gpgpu_context_destroy(x);
+    }
+    unsetenv("GPGPU_MEMORY_CACHE");
 }
 
 /* ------------------------------------------------------------- the driver */
@@ -278,6 +355,7 @@ int main(void)
 {
     limit_until_failure();
     limit_from_env();
+    kept_memory();
     one_too_large();
     driver_until_failure();
     return test_finish();

@@ -171,7 +171,20 @@ typedef struct gpgpu_context_desc {
      *  does, and the context works on. 0: GPGPU_MEMORY_LIMIT from the environment (bytes, or
      *  with a K, M or G suffix for KiB, MiB, GiB), else no limit. */
     size_t memory_limit;
+    /** The most bytes of freed library buffers the context keeps for reuse, so that a later
+     *  buffer of a like size (within an eighth) takes one instead of a new allocation, which
+     *  NVIDIA's driver clears at about 40 GB/s (an SpGEMM's temporaries and C took 13 ms of
+     *  a 25 ms call to allocate on an H100, docs/PERFORMANCE.md). Kept memory counts against
+     *  memory_limit and is given back first when an allocation needs the room or fails, at
+     *  gpgpu_context_trim and at destroy. 0: GPGPU_MEMORY_CACHE from the environment (bytes,
+     *  K, M or G as for GPGPU_MEMORY_LIMIT; 0 keeps none), else a quarter of the GPU's
+     *  memory (256 MiB on a CPU device or where GL does not say how much there is);
+     *  GPGPU_MEMORY_CACHE_OFF: none. */
+    size_t memory_cache;
 } gpgpu_context_desc;
+
+/** gpgpu_context_desc.memory_cache: keep no freed memory. */
+#define GPGPU_MEMORY_CACHE_OFF ((size_t)-1)
 
 /**
  * Creates a context.
@@ -203,6 +216,14 @@ GPGPU_API gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgp
  * is current.
  */
 GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
+
+/**
+ * Gives back the GPU memory the context keeps between calls: its scratch buffers (grown by
+ * the primitives and kept for the next call) and the memory of freed buffers kept for reuse
+ * (gpgpu_context_desc.memory_cache). The next call that needs them allocates
+ * again. NULL is accepted.
+ */
+GPGPU_API void gpgpu_context_trim(gpgpu_context *ctx);
 
 /**
  * The message of the context's last failure ("" if none). With ctx NULL, the

@@ -46,14 +46,14 @@ static gpgpu_status pick_backend(const gpgpu_context_desc *desc, gpgpu_backend *
     return GPGPU_SUCCESS;
 }
 
-/* desc.memory_limit, else GPGPU_MEMORY_LIMIT: bytes, or KiB, MiB, GiB with a K, M or G
- * suffix (0 or unset: no limit). A value that is none of these is refused, as a
- * misspelt GPGPU_BACKEND is, rather than silently leaving the memory unbounded. */
-static gpgpu_status pick_memory_limit(const gpgpu_context_desc *desc, size_t *out)
+/* A byte count from environment variable `name`: bytes, or KiB, MiB, GiB with a K, M or G
+ * suffix; *set says whether it was given. A value that is none of these is refused, as a
+ * misspelt GPGPU_BACKEND is, rather than silently ignored. */
+static gpgpu_status env_bytes(const char *name, size_t *out, bool *set)
 {
-    *out = desc->memory_limit;
-    const char *env = getenv("GPGPU_MEMORY_LIMIT");
-    if (*out || !env || !*env)
+    const char *env = getenv(name);
+    *set = env && *env;
+    if (!*set)
         return GPGPU_SUCCESS;
     char *end = NULL;
     errno = 0;
@@ -64,9 +64,32 @@ static gpgpu_status pick_memory_limit(const gpgpu_context_desc *desc, size_t *ou
     CHECK(isdigit((unsigned char)env[0]) && *end == '\0' && errno == 0 &&
               v <= (unsigned long long)(SIZE_MAX >> shift),
           NULL, GPGPU_ERROR_INVALID_ARGUMENT,
-          "GPGPU_MEMORY_LIMIT=%s: expected a number of bytes, with an optional K, M or G suffix",
-          env);
+          "%s=%s: expected a number of bytes, with an optional K, M or G suffix", name, env);
     *out = (size_t)v << shift;
+    return GPGPU_SUCCESS;
+}
+
+/* desc.memory_limit, else GPGPU_MEMORY_LIMIT (0 or unset: no limit). */
+static gpgpu_status pick_memory_limit(const gpgpu_context_desc *desc, size_t *out)
+{
+    *out = desc->memory_limit;
+    bool set;
+    return *out ? GPGPU_SUCCESS : env_bytes("GPGPU_MEMORY_LIMIT", out, &set);
+}
+
+/* desc.memory_cache, else GPGPU_MEMORY_CACHE, else CTX_CACHE_DEFAULT (the backend's default);
+ * GPGPU_MEMORY_CACHE_OFF or an environment value of 0: none. */
+static gpgpu_status pick_memory_cache(const gpgpu_context_desc *desc, size_t *out)
+{
+    *out = desc->memory_cache;
+    if (*out == GPGPU_MEMORY_CACHE_OFF)
+        *out = 0;
+    else if (*out == 0) {
+        bool set;
+        TRY(env_bytes("GPGPU_MEMORY_CACHE", out, &set));
+        if (!set)
+            *out = CTX_CACHE_DEFAULT;
+    }
     return GPGPU_SUCCESS;
 }
 
@@ -95,14 +118,16 @@ gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context 
     *out = NULL;
     gpgpu_backend backend;
     TRY(pick_backend(desc, &backend));
-    size_t memory_limit;
+    size_t memory_limit, memory_cache;
     TRY(pick_memory_limit(desc, &memory_limit));
+    TRY(pick_memory_cache(desc, &memory_cache));
 
     gpgpu_context *ctx = calloc(1, sizeof *ctx);
     CHECK(ctx, NULL, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_context_create: out of host memory");
     ctx->debug = desc->debug;
     ctx->transfer_copies = desc->transfer_copies;
     ctx->memory_limit = memory_limit;
+    ctx->memory_cache = memory_cache;
     gpgpu_status status = create_backend(ctx, desc, backend);
     if (status != GPGPU_SUCCESS) {
         /* The backend reported into ctx (no callback set yet); move the
@@ -126,6 +151,18 @@ void gpgpu_context_destroy(gpgpu_context *ctx)
     free(ctx->tune_choices);
     ctx->exec->destroy(ctx);
     free(ctx);
+}
+
+void gpgpu_context_trim(gpgpu_context *ctx)
+{
+    if (!ctx)
+        return;
+    for (unsigned i = 0; i < CTX_SCRATCH_SLOTS; i++) {
+        buffer_destroy_internal(ctx->scratch[i]);
+        ctx->scratch[i] = NULL;
+    }
+    if (ctx->exec->trim)
+        ctx->exec->trim(ctx);
 }
 
 gpgpu_status gpgpu_context_info(gpgpu_context *ctx, gpgpu_info *info)

@@ -6,6 +6,9 @@
 #include "gpgpu/gpgpu.h"
 
 enum { CTX_SCRATCH_SLOTS = 8, CTX_MESSAGE_SIZE = 16384, CTX_TUNE_KEY_SIZE = 256 };
+/* ctx->memory_cache when neither the desc nor the environment sets it: the backend's own
+ * default (Vulkan: a quarter of the device's memory). */
+#define CTX_CACHE_DEFAULT SIZE_MAX
 
 /* One choice of a tuner (src/algo/tune_cache.c): a key (family, device, problem shape)
  * and the kernel shape found fastest for it, in the family's own words. */
@@ -27,6 +30,9 @@ struct gpgpu_context {
     /* desc.memory_limit or GPGPU_MEMORY_LIMIT (0: none), and the bytes of the library's
      * buffers of this context now, which buffer_create_internal keeps under it. */
     size_t memory_limit, memory_used;
+    /* desc.memory_cache or GPGPU_MEMORY_CACHE: the most bytes of freed buffers' memory a
+     * backend keeps for reuse (0: none; CTX_CACHE_DEFAULT: the backend's default). */
+    size_t memory_cache;
     /* Library-owned temporaries, grown on demand and kept between calls. */
     gpgpu_buffer *scratch[CTX_SCRATCH_SLOTS];
     /* The tuners' choices, and whether the cache file has been read into them. */

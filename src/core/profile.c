@@ -60,7 +60,17 @@ static int by_time(const void *x, const void *y)
 
 void profile_report(profile_table *t, const char *device)
 {
-    if (t->count) {
+    if (t->count && t->rows[0].label.host) {
+        qsort(t->rows, t->count, sizeof *t->rows, by_time);
+        fprintf(stderr, "GPGPU_PROFILE (%s): host time of the executor's calls\n", device);
+        fprintf(stderr, "%-22s %10s %12s %12s\n", "what", "calls", "MB", "us");
+        for (size_t i = 0; i < t->count; i++) {
+            const profile_row *r = &t->rows[i];
+            fprintf(stderr, "%-22s %10llu %12llu %12.1f\n", r->label.family,
+                    (unsigned long long)r->dispatches, (unsigned long long)r->groups,
+                    r->ns / 1e3);
+        }
+    } else if (t->count) {
         double total = 0;
         for (size_t i = 0; i < t->count; i++)
             total += t->rows[i].ns;

@@ -2,7 +2,8 @@
  * printed to stderr when the context is destroyed; a developer's tool for finding which stage
  * of a primitive takes the time. The backends stamp their dispatches (src/vk/vk_profile.c:
  * timestamps in the command buffer; src/gl/gl_profile.c: GL timestamp queries) and add the
- * gaps between stamps here. */
+ * gaps between stamps here. The Vulkan backend also times its host-side calls (allocations,
+ * submissions and waits), which a call's wall time holds and its GPU time does not. */
 #ifndef GPGPU_CORE_PROFILE_H
 #define GPGPU_CORE_PROFILE_H
 
@@ -17,6 +18,8 @@ typedef struct profile_label {
     const char *family;
     gpgpu_type type;
     uint32_t stage, groups;
+    bool host; /* a host row: family names the executor's call, groups counts megabytes; a
+                  table holds only dispatch rows or only host rows */
 } profile_label;
 
 typedef struct profile_table {

@@ -12,8 +12,12 @@
 
 gpgpu_status gl_check_error(gpgpu_context *ctx, const char *what)
 {
+    return gl_report_error(ctx, what, gl_of(ctx)->gl.GetError());
+}
+
+gpgpu_status gl_report_error(gpgpu_context *ctx, const char *what, GLenum err)
+{
     gl_state *st = gl_of(ctx);
-    GLenum err = st->gl.GetError();
     if (err != GL_NO_ERROR) {
         while (st->gl.GetError() != GL_NO_ERROR) {
         }
@@ -146,31 +150,74 @@ static gpgpu_status program_for(gpgpu_context *ctx, const exec_variant *v,
 
 static gl_buffer *buf_of(const gpgpu_buffer *buf) { return buf->impl; }
 
+/* Deletes an owned buffer's GL object (and the Vulkan memory behind it); the context is
+ * current. */
+static void delete_owned(gl_state *st, gl_buffer *b)
+{
+    if (b->memory_object)
+        gl_vkmem_buffer_destroy(st, b);
+    else
+        st->gl.DeleteBuffers(1, &b->name);
+}
+
+/* Freed buffers are kept for reuse (core/kept.h): GL's large ones come from Vulkan's
+ * allocator (gl_vkmem.c), which clears them. GL orders a buffer's new use after its old one
+ * itself. */
+static void kept_free(gpgpu_context *ctx, void *impl)
+{
+    if (gl_platform_make_current(ctx, gl_of(ctx)) == GPGPU_SUCCESS)
+        delete_owned(gl_of(ctx), impl);
+    free(impl);
+}
+
+/* An owned buffer's storage, b->bytes of it: on Vulkan memory where gl_vkmem takes it. */
+static void make_storage(gl_state *st, gl_buffer *b)
+{
+    if (!gl_vkmem_buffer_create(st, b, b->bytes)) {
+        st->gl.CreateBuffers(1, &b->name);
+        st->gl.NamedBufferStorage(b->name, (GLsizeiptr)b->bytes, NULL, GL_DYNAMIC_STORAGE_BIT);
+    }
+}
+
+static void gl_trim(gpgpu_context *ctx) { kept_release(ctx, &gl_of(ctx)->kept, 0); }
+
 static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
 {
     gpgpu_context *ctx = buf->ctx;
-    const GladGLContext *gl = &gl_of(ctx)->gl;
+    gl_state *st = gl_of(ctx);
+    const GladGLContext *gl = &st->gl;
     /* GLsizeiptr is signed: a larger size would reach GL as a negative one. */
     CHECK(buf->size <= (size_t)PTRDIFF_MAX, ctx, GPGPU_ERROR_OUT_OF_MEMORY,
           "creating a buffer: %zu bytes is more than GL can allocate", buf->size);
     /* Another context (the caller's, another gpgpu_context's) may be current. */
-    TRY(gl_platform_make_current(ctx, gl_of(ctx)));
-    gl_buffer *b = calloc(1, sizeof *b);
-    CHECK(b, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-    if (!gl_vkmem_buffer_create(gl_of(ctx), b, buf->size)) {
-        gl->CreateBuffers(1, &b->name);
-        gl->NamedBufferStorage(b->name, (GLsizeiptr)buf->size, NULL, GL_DYNAMIC_STORAGE_BIT);
+    TRY(gl_platform_make_current(ctx, st));
+    gl_buffer *b = kept_take(&st->kept, buf->size);
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        CHECK(b, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+        b->bytes = kept_size_class(buf->size);
+        kept_make_room(ctx, &st->kept, b->bytes);
+        make_storage(st, b);
+        GLenum err = gl->GetError();
+        if (err == GL_OUT_OF_MEMORY && st->kept.count) {
+            /* kept memory goes before an allocation fails, and the failure is not reported */
+            while (gl->GetError() != GL_NO_ERROR) {
+            }
+            st->debug_error[0] = '\0';
+            delete_owned(st, b);
+            kept_release(ctx, &st->kept, 0);
+            *b = (gl_buffer){.bytes = b->bytes};
+            make_storage(st, b);
+            err = gl->GetError();
+        }
+        gpgpu_status status = gl_report_error(ctx, "creating a buffer", err);
+        if (status != GPGPU_SUCCESS) {
+            delete_owned(st, b);
+            free(b);
+            return status;
+        }
+        b->owned = true;
     }
-    gpgpu_status status = gl_check_error(ctx, "creating a buffer");
-    if (status != GPGPU_SUCCESS) {
-        if (b->memory_object)
-            gl_vkmem_buffer_destroy(gl_of(ctx), b);
-        else
-            gl->DeleteBuffers(1, &b->name);
-        free(b);
-        return status;
-    }
-    b->owned = true;
     buf->impl = b;
     buf->storage = b->name;
     buf->storage_offset = 0;
@@ -204,12 +251,10 @@ gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, const void *handle, size_t offset
 static void gl_buffer_destroy(gpgpu_buffer *buf)
 {
     gl_buffer *b = buf_of(buf);
-    if (b && b->owned && gl_platform_make_current(buf->ctx, gl_of(buf->ctx)) == GPGPU_SUCCESS) {
-        if (b->memory_object)
-            gl_vkmem_buffer_destroy(gl_of(buf->ctx), b);
-        else
-            gl_of(buf->ctx)->gl.DeleteBuffers(1, &b->name);
-    }
+    if (b && b->owned && kept_add(buf->ctx, &gl_of(buf->ctx)->kept, b, b->bytes))
+        return;
+    if (b && b->owned && gl_platform_make_current(buf->ctx, gl_of(buf->ctx)) == GPGPU_SUCCESS)
+        delete_owned(gl_of(buf->ctx), b);
     free(b);
 }
 
@@ -407,6 +452,7 @@ static void gl_destroy(gpgpu_context *ctx)
     gl_state *st = gl_of(ctx);
     if (!st)
         return;
+    kept_list_free(ctx, &st->kept);
     if (gl_platform_make_current(ctx, st) == GPGPU_SUCCESS && st->gl.DeleteProgram) {
         if (st->debug_installed && st->platform == GPGPU_GL_PLATFORM_ADOPT) {
             /* The caller's context outlives ctx: never leave it a callback into freed memory. */
@@ -438,6 +484,7 @@ const exec_backend gl_exec_backend = {
     .destroy = gl_destroy,
     .buffer_create = gl_buffer_create,
     .buffer_destroy = gl_buffer_destroy,
+    .trim = gl_trim,
     .buffer_write = gl_buffer_write,
     .buffer_read = gl_buffer_read,
     .buffer_copy = gl_buffer_copy,
@@ -589,6 +636,9 @@ gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *cal
         return status;
     }
     gl_profile_open(st);
+    /* GL names no CPU device; only NVIDIA's extension says how much memory there is. */
+    st->kept = kept_list_for(ctx, KEPT_DEFAULT_LIMIT(ctx->info.device_memory_bytes, false),
+                             kept_free, NULL);
     if (desc->debug) {
         st->gl.GetPointerv(GL_DEBUG_CALLBACK_FUNCTION, &st->saved_debug_callback);
         st->gl.GetPointerv(GL_DEBUG_CALLBACK_USER_PARAM, &st->saved_debug_user);

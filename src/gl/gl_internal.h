@@ -4,6 +4,7 @@
 
 #include <EGL/egl.h>
 
+#include "core/kept.h"
 #include "core/variant_cache.h"
 #include "glad_gl.h"
 #include "gl/gl_backend.h"
@@ -12,6 +13,7 @@ typedef struct gl_buffer {
     GLuint name;
     size_t offset; /* byte offset of the range in the GL buffer */
     bool owned;    /* created by the library, deleted with it */
+    size_t bytes;  /* the size an owned one was made with (core/kept.h's class) */
     /* Storage imported from Vulkan (gl_vkmem.c): the GL memory object and
      * the Vulkan allocation behind it; 0 and NULL for GL's own storage. */
     GLuint memory_object;
@@ -68,6 +70,7 @@ typedef struct gl_state {
     char debug_error[1024];
 
     char vendor[256], renderer[256], version[256];
+    kept_list kept; /* freed library buffers kept for reuse (core/kept.h): gl_buffer * */
 } gl_state;
 
 static inline gl_state *gl_of(gpgpu_context *ctx) { return ctx->impl; }
@@ -93,5 +96,7 @@ void gl_program_dump(gl_state *st, const exec_variant *v, unsigned program);
 
 /* Turns a pending GL error into a status with `what` in the message. */
 gpgpu_status gl_check_error(gpgpu_context *ctx, const char *what);
+/* The same for an error already taken from glGetError (the rest are drained). */
+gpgpu_status gl_report_error(gpgpu_context *ctx, const char *what, GLenum err);
 
 #endif /* GPGPU_GL_INTERNAL_H */

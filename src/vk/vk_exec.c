@@ -13,14 +13,19 @@
 
 /* ------------------------------------------------------------- memory */
 
+/* The first memory type in `bits` with every flag of `want` and, where one has them, every
+ * flag of `prefer` too. */
 static gpgpu_status memory_type(gpgpu_context *ctx, uint32_t bits, VkMemoryPropertyFlags want,
-                                uint32_t *out)
+                                VkMemoryPropertyFlags prefer, uint32_t *out)
 {
     const VkPhysicalDeviceMemoryProperties *m = &vk_of(ctx)->memory;
-    for (uint32_t i = 0; i < m->memoryTypeCount; i++) {
-        if ((bits & (1u << i)) && (m->memoryTypes[i].propertyFlags & want) == want) {
-            *out = i;
-            return GPGPU_SUCCESS;
+    for (int pass = 0; pass < 2; pass++) {
+        VkMemoryPropertyFlags need = pass == 0 ? want | prefer : want;
+        for (uint32_t i = 0; i < m->memoryTypeCount; i++) {
+            if ((bits & (1u << i)) && (m->memoryTypes[i].propertyFlags & need) == need) {
+                *out = i;
+                return GPGPU_SUCCESS;
+            }
         }
     }
     return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "vulkan: no memory type with flags 0x%x",
@@ -40,6 +45,8 @@ static gpgpu_status make_buffer(gpgpu_context *ctx, VkDeviceSize size, VkMemoryP
                                 vk_buffer *out)
 {
     vk_state *st = vk_of(ctx);
+    double since = vk_profile_clock(st);
+    out->bytes = size;
     VkBufferCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = size,
@@ -52,10 +59,21 @@ static gpgpu_status make_buffer(gpgpu_context *ctx, VkDeviceSize size, VkMemoryP
     vkGetBufferMemoryRequirements(st->device, out->buffer, &req);
     VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                   .allocationSize = req.size};
-    gpgpu_status s = memory_type(ctx, req.memoryTypeBits, want, &alloc.memoryTypeIndex);
-    if (s == GPGPU_SUCCESS)
-        s = vk_check(ctx, vkAllocateMemory(st->device, &alloc, NULL, &out->memory),
-                     "vkAllocateMemory");
+    /* Host memory the CPU caches where there is such: downloads are memcpy'd out of it, and
+     * uncached (write-combined) memory reads at a fraction of the speed. */
+    VkMemoryPropertyFlags prefer =
+        want & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT : 0;
+    gpgpu_status s =
+        memory_type(ctx, req.memoryTypeBits, want, prefer, &alloc.memoryTypeIndex);
+    if (s == GPGPU_SUCCESS) {
+        VkResult r = vkAllocateMemory(st->device, &alloc, NULL, &out->memory);
+        if ((r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) &&
+            st->kept.count) {
+            kept_release(ctx, &st->kept, 0); /* kept memory goes before an allocation fails */
+            r = vkAllocateMemory(st->device, &alloc, NULL, &out->memory);
+        }
+        s = vk_check(ctx, r, "vkAllocateMemory");
+    }
     if (s == GPGPU_SUCCESS)
         s = vk_check(ctx, vkBindBufferMemory(st->device, out->buffer, out->memory, 0),
                      "vkBindBufferMemory");
@@ -65,6 +83,8 @@ static gpgpu_status make_buffer(gpgpu_context *ctx, VkDeviceSize size, VkMemoryP
             vkFreeMemory(st->device, out->memory, NULL);
         *out = (vk_buffer){0};
     }
+    vk_profile_host(st, want & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT ? "allocate (host)" : "allocate",
+                    size, since);
     return s;
 }
 
@@ -152,6 +172,7 @@ static gpgpu_status flush(gpgpu_context *ctx)
         settle(st, st->recording); /* the caller's later commands see the call's writes */
         return GPGPU_SUCCESS;
     }
+    double since = vk_profile_clock(st);
     if (st->timing)
         vkCmdWriteTimestamp(st->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, st->timestamps, 1);
     settle(st, st->cmd);
@@ -162,6 +183,7 @@ static gpgpu_status flush(gpgpu_context *ctx)
                            .pCommandBuffers = &st->cmd};
     TRY(vk_check(ctx, vkQueueSubmit(st->queue, 1, &submit, st->fence), "vkQueueSubmit"));
     TRY(wait_fence(ctx));
+    vk_profile_host(st, "submit and wait", 0, since);
     vkResetFences(st->device, 1, &st->fence);
     vk_profile_collect(st);
     vkResetCommandBuffer(st->cmd, 0);
@@ -190,14 +212,43 @@ static uint64_t storage_of(VkBuffer buffer)
     return id;
 }
 
+/* Freed device buffers are kept for reuse (core/kept.h). A kept buffer may be taken while
+ * work recorded before its free is not yet submitted: every dispatch and copy is ordered after
+ * the one before by a full barrier (settle), so its new use comes after its old one. Only
+ * freeing it for good needs that work submitted first (kept_settle). */
+static void kept_free(gpgpu_context *ctx, void *impl)
+{
+    free_buffer(vk_of(ctx)->device, impl);
+    free(impl);
+}
+
+static void kept_settle(gpgpu_context *ctx)
+{
+    vk_state *st = vk_of(ctx);
+    if (st->recording && !st->caller_cmd && flush(ctx) != GPGPU_SUCCESS)
+        vkDeviceWaitIdle(st->device);
+}
+
+static void vk_trim(gpgpu_context *ctx) { kept_release(ctx, &vk_of(ctx)->kept, 0); }
+
 static gpgpu_status vk_buffer_create(gpgpu_buffer *buf)
 {
-    vk_buffer *b = calloc(1, sizeof *b);
-    CHECK(b, buf->ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-    gpgpu_status s = make_buffer(buf->ctx, buf->size, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, b);
-    if (s != GPGPU_SUCCESS) {
-        free(b);
-        return s;
+    gpgpu_context *ctx = buf->ctx;
+    vk_state *st = vk_of(ctx);
+    double since = vk_profile_clock(st);
+    vk_buffer *b = kept_take(&st->kept, buf->size);
+    if (b) {
+        vk_profile_host(st, "allocate (kept)", buf->size, since);
+    } else {
+        b = calloc(1, sizeof *b);
+        CHECK(b, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+        size_t size = kept_size_class(buf->size);
+        kept_make_room(ctx, &st->kept, size);
+        gpgpu_status s = make_buffer(ctx, size, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, b);
+        if (s != GPGPU_SUCCESS) {
+            free(b);
+            return s;
+        }
     }
     buf->impl = b;
     buf->storage = storage_of(b->buffer);
@@ -221,12 +272,22 @@ static void vk_buffer_destroy(gpgpu_buffer *buf)
         }
         vkDeviceWaitIdle(st->device); /* no room to keep it: make sure it is unused */
     }
+    double since = vk_profile_clock(st);
+    if (b->memory && kept_add(buf->ctx, &st->kept, b, (size_t)b->bytes)) {
+        vk_profile_host(st, "free (kept)", buf->size, since);
+        return;
+    }
     /* Work the library recorded and has not yet submitted may use it (a temporary of the
      * call that is running): run that work first. A failed flush leaves the device idle
      * or lost, so the buffer is free to go either way. */
-    if (b->memory && st->recording && !st->caller_cmd && flush(buf->ctx) != GPGPU_SUCCESS)
-        vkDeviceWaitIdle(st->device);
+    if (b->memory && st->recording && !st->caller_cmd) {
+        if (flush(buf->ctx) != GPGPU_SUCCESS)
+            vkDeviceWaitIdle(st->device);
+        vk_profile_host(st, "a free's flush", 0, since);
+    }
+    since = vk_profile_clock(st);
     free_buffer(st->device, b);
+    vk_profile_host(st, "free", buf->size, since);
     free(b);
 }
 
@@ -270,6 +331,7 @@ static gpgpu_status staged_transfer(gpgpu_buffer *buf, size_t offset, void *host
     gpgpu_context *ctx = buf->ctx;
     vk_state *st = vk_of(ctx);
     vk_buffer *b = buf_of(buf);
+    double since = vk_profile_clock(st);
     for (size_t done = 0; done < bytes;) {
         VkDeviceSize piece = bytes - done < STAGING_PIECE ? bytes - done : STAGING_PIECE;
         VkDeviceSize at = b->offset + offset + done;
@@ -287,6 +349,7 @@ static gpgpu_status staged_transfer(gpgpu_buffer *buf, size_t offset, void *host
             memcpy((char *)host + done, st->staging_map, piece);
         done += piece;
     }
+    vk_profile_host(st, to_device ? "write" : "read", bytes, since);
     return GPGPU_SUCCESS;
 }
 
@@ -533,6 +596,7 @@ static void vk_destroy(gpgpu_context *ctx)
         vkDeviceWaitIdle(st->device);
         for (size_t i = 0; i < st->retired_count; i++)
             free_buffer(st->device, &st->retired[i]);
+        kept_list_free(ctx, &st->kept);
         for (size_t i = 0; i < st->pipelines.count; i++)
             vkDestroyPipeline(st->device, (VkPipeline)(uintptr_t)st->pipelines.entries[i].handle,
                               NULL);
@@ -567,6 +631,7 @@ const exec_backend vk_exec_backend = {
     .destroy = vk_destroy,
     .buffer_create = vk_buffer_create,
     .buffer_destroy = vk_buffer_destroy,
+    .trim = vk_trim,
     .buffer_write = vk_buffer_write,
     .buffer_read = vk_buffer_read,
     .buffer_copy = vk_buffer_copy,
@@ -627,6 +692,9 @@ gpgpu_status vk_exec_init(gpgpu_context *ctx, vk_state *st)
     vk_profile_open(st);
     st->modules = calloc(spirv_blob_count, sizeof *st->modules);
     CHECK(st->modules, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    bool host_device = st->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    st->kept = kept_list_for(ctx, KEPT_DEFAULT_LIMIT(ctx->info.device_memory_bytes, host_device),
+                             kept_free, kept_settle);
     return make_buffer(ctx, 256, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &st->dummy);
 }
 

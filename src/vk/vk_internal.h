@@ -4,6 +4,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "core/kept.h"
 #include "core/variant_cache.h"
 #include "gpgpu/vulkan.h"
 #include "vk/vk_backend.h"
@@ -14,6 +15,7 @@ typedef struct vk_buffer {
     VkBuffer buffer;
     VkDeviceMemory memory; /* VK_NULL_HANDLE for a wrapped buffer */
     VkDeviceSize offset;   /* byte offset of the range in `buffer` */
+    VkDeviceSize bytes;    /* the size `buffer` was made with (owned ones) */
     bool caller_used;      /* named by work recorded into a caller's command buffer */
 } vk_buffer;
 
@@ -56,6 +58,7 @@ typedef struct vk_state {
     /* What work recorded for the caller may still use: freed at destroy. */
     vk_buffer *retired;
     size_t retired_count, retired_capacity;
+    kept_list kept; /* freed device buffers kept for reuse (core/kept.h): vk_buffer * */
     VkDescriptorPool *retired_pools;
     size_t retired_pool_count, retired_pool_capacity;
 
@@ -88,6 +91,9 @@ bool vk_profile_full(const vk_state *st);
 void vk_profile_mark(vk_state *st, VkCommandBuffer cmd, const exec_dispatch *d);
 void vk_profile_collect(vk_state *st);
 void vk_profile_close(vk_state *st);
+/* Host rows: the clock in ns (0 unless profiling), and a call of `what` begun at `since`. */
+double vk_profile_clock(const vk_state *st);
+void vk_profile_host(vk_state *st, const char *what, size_t bytes, double since);
 /* GPGPU_PIPELINE_STATS=1: the driver's statistics of each pipeline as it is made. */
 void vk_pipeline_stats_print(vk_state *st, const exec_variant *v, VkPipeline pipeline);
 

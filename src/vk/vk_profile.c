@@ -1,9 +1,11 @@
 /* GPGPU_PROFILE=1 on the Vulkan backend (core/profile.h): a timestamp follows every
  * dispatch (after its barrier), so a dispatch's time is the gap to the previous stamp and
  * includes any copy recorded between the two. It costs a query per dispatch and an early
- * submission every VK_PROFILE_SLOTS - 1 dispatches, so it is off unless asked for. */
+ * submission every VK_PROFILE_SLOTS - 1 dispatches, so it is off unless asked for. The host
+ * rows time what the executor does on the CPU (allocations, submissions and their waits). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "core/profile.h"
 #include "vk/vk_internal.h"
@@ -13,6 +15,7 @@ struct vk_profile {
     uint32_t used; /* stamps written in the recording: 0 = the start, i = after dispatch i */
     profile_label label[VK_PROFILE_SLOTS];
     profile_table table;
+    profile_table host; /* the executor's host-side calls */
 };
 
 void vk_profile_open(vk_state *st)
@@ -74,6 +77,23 @@ void vk_profile_collect(vk_state *st)
                     (double)(t[i] - t[i - 1]) * st->props.limits.timestampPeriod);
 }
 
+double vk_profile_clock(const vk_state *st)
+{
+    if (!st->profile)
+        return 0;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+void vk_profile_host(vk_state *st, const char *what, size_t bytes, double since)
+{
+    if (!st->profile)
+        return;
+    profile_label label = {.family = what, .groups = (uint32_t)(bytes >> 20), .host = true};
+    profile_add(&st->profile->host, &label, vk_profile_clock(st) - since);
+}
+
 void vk_profile_close(vk_state *st)
 {
     vk_profile *p = st->profile;
@@ -82,6 +102,7 @@ void vk_profile_close(vk_state *st)
     st->profile = NULL;
     vkDestroyQueryPool(st->device, p->pool, NULL);
     profile_report(&p->table, st->device_name);
+    profile_report(&p->host, st->device_name);
     free(p);
 }
 
