@@ -15,6 +15,12 @@ gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buff
           "a buffer of %zu bytes does not fit this context's memory limit of %zu bytes "
           "(gpgpu_context_desc.memory_limit or GPGPU_MEMORY_LIMIT), %zu of which its buffers "
           "hold", bytes, ctx->memory_limit, ctx->memory_used);
+    /* NVIDIA's GL accepted a 1 TiB glNamedBufferStorage without an error on an 80 GB H100;
+     * a buffer no device memory can hold is refused here, for every backend alike. */
+    CHECK(!ctx->info.device_memory_bytes || bytes <= ctx->info.device_memory_bytes, ctx,
+          GPGPU_ERROR_OUT_OF_MEMORY,
+          "a buffer of %zu bytes is larger than the device's memory (%zu bytes, %s)", bytes,
+          ctx->info.device_memory_bytes, ctx->info.renderer);
     gpgpu_buffer *buf = calloc(1, sizeof *buf);
     CHECK(buf, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     buf->ctx = ctx;
