@@ -414,6 +414,28 @@ def spgemm_summary(peer_path, runs):
                 lines.append("| " + " | ".join(row) + " |")
         return lines
 
+    # What a caller waits for: our wall clock around gpgpu_spgemm (allocations of the
+    # temporaries and of C included) against the peer's call followed by a synchronize.
+    def vs_latency(r):
+        p = peer.get((r["matrix"], r["type"])) if r else None
+        if not p or r["matrix"] in mismatch or not p.get("latency_us") or not r.get("wall_us"):
+            return None
+        return p["latency_us"] / r["wall_us"]
+
+    out += ["", "Wall time of a call over cuSPARSE's (its call and a stream synchronize, host "
+            "clock), geometric mean of cuSPARSE's time / ours: above 1 we are faster", "",
+            "| algo | type | " + " | ".join(f"{be} {label}" for be in backends
+                                           for label, _ in groups) + " |",
+            "|---|---|" + "---:|" * (len(backends) * len(groups))]
+    for algo in algos:
+        for t in types:
+            row = [algo, t]
+            for be in backends:
+                for _, member in groups:
+                    row.append(cell([vs_latency(ours.get((be, m, algo, t)))
+                                     for m in sorted(first) if member(m)]))
+            out.append("| " + " | ".join(row) + " |")
+
     out += ["", "Generated matrices", ""] + table(sorted(m for m in first
                                                          if first[m]["source"] == "gen"))
     full = ["", "Every file", ""] + table(sorted(m for m in first if first[m]["source"] != "gen"))
