@@ -35,10 +35,12 @@ int main(void)
     }
 
     /* A GL error: a write past the end of the GL buffer (gpgpu_buffer_upload
-     * would refuse it with OUT_OF_RANGE before GL saw it). */
-    gpgpu_buffer *buf = test_buffer(ctx, NULL, 64);
+     * would refuse it with OUT_OF_RANGE before GL saw it). 4096 bytes: the GL
+     * buffer is no larger (core/kept.h rounds smaller sizes up to 4 KiB). */
+    gpgpu_buffer *buf = test_buffer(ctx, NULL, 4096);
     uint32_t words[4] = {0};
-    EXPECT_STATUS(ctx, ctx->exec->buffer_write(buf, 64, words, sizeof words), GPGPU_ERROR_BACKEND);
+    EXPECT_STATUS(ctx, ctx->exec->buffer_write(buf, 4096, words, sizeof words),
+                  GPGPU_ERROR_BACKEND);
     EXPECT(strstr(gpgpu_last_error(ctx), "GL debug output: "),
            "a GL error came without the driver's debug message: %s", gpgpu_last_error(ctx));
     EXPECT_STATUS(ctx, gpgpu_finish(ctx), GPGPU_SUCCESS);

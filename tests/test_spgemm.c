@@ -1752,7 +1752,7 @@ static void one_phase_budgets(void)
 {
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
     unsigned saved = tuning->spgemm_one_phase;
-    tuning->spgemm_one_phase = 1; /* one phase where it fits (not the default) */
+    tuning->spgemm_one_phase = 1; /* one phase where it fits (the default) */
     gpgpu_type t = types[type_count - 1];
     gpgpu_csr a = random_csr(600, 600, 6, 0, false);
     reference r = make_reference(&a, &a, t);

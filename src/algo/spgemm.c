@@ -699,14 +699,15 @@ static gpgpu_status drop_zeros(spgemm_product *p)
  * row's entries are then written, with its count, to a temporary of one element per product
  * (no row waits for the others' counts: it writes at its first product) and moved into C
  * once C's row pointers are known, so the rows' products are loaded, ranked and summed
- * once, not twice. Taken where GPGPU_TUNE's spgemm_one_phase=1 asks for it, the temporary
- * fits beside what the long rows' largest chunk needs (budget, one binding, 32-bit product
- * offsets) and the short rows hold at least half the products (the temporary is sized for
- * all of them). Not the default: on the H100 (docs/PERFORMANCE.md, session 33) it took 15-27%
- * off Vulkan's GPU time of large products in some processes and doubled it in others, made
- * GL's 2.2-2.4x slower, and its temporary, allocated per call (0.8-1.2 GB for the 3D
- * Laplacian), cost more wall time than the pass it saves (61 against 24 ms). It waits for
- * work memory the library keeps between calls. */
+ * once, not twice. Taken (the default; GPGPU_TUNE's spgemm_one_phase=0 turns it off) where the
+ * temporary fits beside what the long rows' largest chunk needs (budget, one binding, 32-bit
+ * product offsets) and the short rows hold at least half the products (the temporary is sized
+ * for all of them). With the temporary's memory kept between calls (core/kept.h) it took
+ * 13-35% off the GPU time of the short-row products on the H100 on both backends (banded f32
+ * 5842 -> 3946 us, laplace3d_7:128 6080 -> 5137) and most of their wall time too; allocated
+ * afresh on every call, as in session 33, it had cost more wall time than the pass it saves
+ * (docs/PERFORMANCE.md, sessions 33 and 35). It holds more memory: products x (4 + sizeof T)
+ * bytes beside C (laplace3d_7:128 f32: 1351 MB at the peak against 539). */
 bool spgemm_one_phase_fits(const spgemm_product *p)
 {
     gpgpu_context *ctx = p->ctx;

@@ -43,7 +43,7 @@ static algo_tuning tuning = {
     .axpby_items = AXPBY_ITEMS,
     .spgemm_rows_tile = 1,
     .spgemm_rank = SPGEMM_RANK_MERGE,
-    .spgemm_one_phase = 0, /* spgemm_one_phase_fits says why */
+    .spgemm_one_phase = 1, /* where it fits: spgemm_one_phase_fits */
     .spgemm_esc_keep = 1,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
