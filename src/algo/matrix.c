@@ -245,29 +245,47 @@ static gpgpu_status report(gpgpu_context *ctx, const uint32_t *st, const char *c
                     what[worst]);
 }
 
-/* Pointers first (one invocation each); the entries only once the pointers are sound,
- * since each entry finds its row by a search over them. */
+/* The row pointers checked on the GPU (one invocation each) into the status record in
+ * `status`, which is read back into st; a->stats from it. */
+static gpgpu_status check_ptrs(gpgpu_context *ctx, gpgpu_matrix *a, const char *caller,
+                               gpgpu_buffer *status, uint32_t *st)
+{
+    for (unsigned k = 0; k < SPMV_STATUS_WORDS; k++)
+        st[k] = k == SPMV_V_MAX_LEN || k == SPMV_V_EMPTY ? 0 : UINT32_MAX;
+    TRY(ctx->exec->buffer_write(status, 0, st, SPMV_STATUS_WORDS * 4));
+    TRY(validation_stage(ctx, a, SPMV_STAGE_VALIDATE_PTRS, status, (size_t)a->rows + 1));
+    TRY(ctx->exec->buffer_read(status, 0, st, SPMV_STATUS_WORDS * 4));
+    TRY(report(ctx, st, caller));
+    a->stats = (gpgpu_row_stats){.min = a->rows ? st[SPMV_V_MIN_LEN] : 0,
+                                 .max = st[SPMV_V_MAX_LEN],
+                                 .mean = a->rows ? (double)a->nnz / a->rows : 0,
+                                 .empty_rows = st[SPMV_V_EMPTY]};
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status matrix_row_stats(gpgpu_context *ctx, gpgpu_matrix *a, const char *caller)
+{
+    uint32_t st[SPMV_STATUS_WORDS];
+    gpgpu_buffer *status;
+    TRY(ctx_scratch(ctx, 0, sizeof st, &status));
+    return check_ptrs(ctx, a, caller, status, st);
+}
+
+/* Pointers first; the entries only once the pointers are sound, since each entry finds its
+ * row by a search over them. */
 static gpgpu_status validate(gpgpu_context *ctx, gpgpu_matrix *a, const char *caller)
 {
     uint32_t st[SPMV_STATUS_WORDS];
-    for (unsigned k = 0; k < SPMV_STATUS_WORDS; k++)
-        st[k] = k == SPMV_V_MAX_LEN ? 0 : UINT32_MAX;
     gpgpu_buffer *status;
     TRY(ctx_scratch(ctx, 0, sizeof st, &status));
-    TRY(ctx->exec->buffer_write(status, 0, st, sizeof st));
-    TRY(validation_stage(ctx, a, SPMV_STAGE_VALIDATE_PTRS, status, (size_t)a->rows + 1));
-    TRY(ctx->exec->buffer_read(status, 0, st, sizeof st));
-    TRY(report(ctx, st, caller));
+    TRY(check_ptrs(ctx, a, caller, status, st));
     if (a->nnz > 0) {
         TRY(validation_stage(ctx, a, SPMV_STAGE_VALIDATE_ENTRIES, status, a->nnz));
         TRY(ctx->exec->buffer_read(status, 0, st, sizeof st));
         TRY(report(ctx, st, caller));
     }
-    double mean = a->rows ? (double)a->nnz / a->rows : 0;
     buffer_destroy_internal(a->plan); /* made for the structure before */
     a->plan = NULL;
-    a->stats = (gpgpu_row_stats){.min = a->rows ? st[SPMV_V_MIN_LEN] : 0,
-                                 .max = st[SPMV_V_MAX_LEN], .mean = mean};
     return GPGPU_SUCCESS;
 }
 

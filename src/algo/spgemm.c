@@ -173,23 +173,12 @@ static gpgpu_status read_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t at,
     return ctx->exec->buffer_read(buf, at * 4, out, count * 4);
 }
 
-/* The row maximum and mean SpMV's kernel choice reads, from C's row pointers. */
+/* The row statistics SpMV's kernel choice reads, from C's row pointers, on the GPU: reading
+ * the pointers back and going over them here took 2.1 ms of laplace3d_7:128's 7.5 ms wall
+ * time (2M rows) on the H100, GL's 2.2 ms (docs/PERFORMANCE.md, session 35). */
 static gpgpu_status fill_stats(gpgpu_context *ctx, gpgpu_matrix *c)
 {
-    size_t n = (size_t)c->rows + 1;
-    uint32_t *rp = malloc(n * 4);
-    CHECK(rp, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
-    gpgpu_status s = read_words(ctx, c->owned_ints, 0, rp, n);
-    c->stats = (gpgpu_row_stats){.min = c->rows ? UINT32_MAX : 0,
-                                 .mean = c->rows ? (double)c->nnz / c->rows : 0};
-    for (uint32_t i = 0; s == GPGPU_SUCCESS && i < c->rows; i++) {
-        uint32_t len = rp[i + 1] - rp[i];
-        c->stats.max = len > c->stats.max ? len : c->stats.max;
-        c->stats.min = len < c->stats.min ? len : c->stats.min;
-        c->stats.empty_rows += len == 0;
-    }
-    free(rp);
-    return s;
+    return matrix_row_stats(ctx, c, "gpgpu_spgemm (internal: C's row pointers)");
 }
 
 /* ------------------------------------------------------------- GPU memory */

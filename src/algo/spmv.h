@@ -54,7 +54,8 @@ enum {
     SPMV_V_COLUMN,   /* a column index >= cols */
     SPMV_V_UNSORTED, /* columns not strictly ascending in a row */
     SPMV_V_MAX_LEN,
-    SPMV_V_MIN_LEN
+    SPMV_V_MIN_LEN,
+    SPMV_V_EMPTY     /* rows with no entries */
 };
 
 /* One array of a matrix: a buffer and the element (of its type) where it starts. */
@@ -96,6 +97,10 @@ struct gpgpu_matrix {
 /* Whether bytes [off, off + bytes) of buf share memory with the arrays of a wrapped
  * matrix (one made by the library keeps them in buffers of its own, which no caller
  * can reach). */
+/* a->stats (longest, shortest and empty rows, mean) from its row pointers, on the GPU: one
+ * small read back instead of the pointers themselves. Pointers that are not sound (do not
+ * start at 0, decrease, or end past nnz) fail the call, named after `caller`. */
+gpgpu_status matrix_row_stats(gpgpu_context *ctx, gpgpu_matrix *a, const char *caller);
 bool matrix_overlaps(const gpgpu_matrix *a, const gpgpu_buffer *buf, size_t off, size_t bytes);
 
 /* ---- Kiciak's classic CSR product, stage by stage (CSR matrices only) ---- */
