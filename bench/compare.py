@@ -369,19 +369,24 @@ def spgemm_summary(peer_path, runs):
                     row.append(cell([vs_peer(r) for r in rs if r]))
             out.append("| " + " | ".join(row) + " |")
 
-    out += ["", "Peak GPU memory of a product over cuSPARSE's (ours: gpgpu_spgemm_stats."
-            "peak_bytes; cuSPARSE: the CuPy pool's growth), geometric mean: below 1 we take less",
-            "", "| algo | type | " + " | ".join(f"{be} {label}" for be in backends
-                                                for label, _ in groups) + " |",
-            "|---|---|" + "---:|" * (len(backends) * len(groups))]
-    for algo in algos:
-        for t in types:
-            row = [algo, t]
-            for be in backends:
-                for _, member in groups:
-                    row.append(cell([vs_peer(ours.get((be, m, algo, t)), "peak_bytes")
-                                     for m in sorted(first) if member(m)]))
-            out.append("| " + " | ".join(row) + " |")
+    def ratio_table(title, ratio):
+        """A geometric-mean table of ratio(record) per algo, type, backend and group."""
+        lines = ["", title, "", "| algo | type | " + " | ".join(
+            f"{be} {label}" for be in backends for label, _ in groups) + " |",
+                 "|---|---|" + "---:|" * (len(backends) * len(groups))]
+        for algo in algos:
+            for t in types:
+                row = [algo, t]
+                for be in backends:
+                    for _, member in groups:
+                        row.append(cell([ratio(ours.get((be, m, algo, t)))
+                                         for m in sorted(first) if member(m)]))
+                lines.append("| " + " | ".join(row) + " |")
+        return lines
+
+    out += ratio_table("Peak GPU memory of a product over cuSPARSE's (ours: gpgpu_spgemm_stats."
+                       "peak_bytes; cuSPARSE: the CuPy pool's growth), geometric mean: below 1 "
+                       "we take less", lambda r: vs_peer(r, "peak_bytes"))
 
     def table(matrices):
         lines = ["| matrix | B | type | products | nnz(C) | cuSPARSE GFLOP/s / peak MB | "
@@ -422,19 +427,9 @@ def spgemm_summary(peer_path, runs):
             return None
         return p["latency_us"] / r["wall_us"]
 
-    out += ["", "Wall time of a call over cuSPARSE's (its call and a stream synchronize, host "
-            "clock), geometric mean of cuSPARSE's time / ours: above 1 we are faster", "",
-            "| algo | type | " + " | ".join(f"{be} {label}" for be in backends
-                                           for label, _ in groups) + " |",
-            "|---|---|" + "---:|" * (len(backends) * len(groups))]
-    for algo in algos:
-        for t in types:
-            row = [algo, t]
-            for be in backends:
-                for _, member in groups:
-                    row.append(cell([vs_latency(ours.get((be, m, algo, t)))
-                                     for m in sorted(first) if member(m)]))
-            out.append("| " + " | ".join(row) + " |")
+    out += ratio_table("Wall time of a call over cuSPARSE's (its call and a stream synchronize, "
+                       "host clock), geometric mean of cuSPARSE's time / ours: above 1 we are "
+                       "faster", vs_latency)
 
     out += ["", "Generated matrices", ""] + table(sorted(m for m in first
                                                          if first[m]["source"] == "gen"))

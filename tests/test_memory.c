@@ -161,6 +161,24 @@ static void limit_until_failure(void)
     gpgpu_context_destroy(ctx);
 }
 
+/* Every malformed size in environment variable `name` fails gpgpu_context_create, naming it;
+ * the variable is unset after. */
+static void refused_sizes(const char *name)
+{
+    static const char *const bad[] = {"bogus", "-1", " 5", "1T", "12MB", "1k", "0x10",
+                                      "99999999999999999999", "18446744073709551615G"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv(name, bad[i], 1);
+        gpgpu_context *c = NULL;
+        gpgpu_status s = gpgpu_context_create(&(gpgpu_context_desc){0}, &c);
+        EXPECT(s == GPGPU_ERROR_INVALID_ARGUMENT && !c && strstr(gpgpu_last_error(NULL), name),
+               "%s=%s: %d (%s): %s", name, bad[i], (int)s, gpgpu_status_string(s),
+               gpgpu_last_error(NULL));
+        gpgpu_context_destroy(c);
+    }
+    unsetenv(name);
+}
+
 /* GPGPU_MEMORY_LIMIT: the same limit for a program that cannot set desc.memory_limit. */
 static void limit_from_env(void)
 {
@@ -186,19 +204,7 @@ static void limit_from_env(void)
     gpgpu_buffer_destroy(a);
     gpgpu_context_destroy(ctx);
 
-    static const char *const bad[] = {"bogus", "-1", " 5", "1T", "12MB", "1k", "0x10",
-                                      "99999999999999999999", "18446744073709551615G"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        setenv("GPGPU_MEMORY_LIMIT", bad[i], 1);
-        gpgpu_context *c = NULL;
-        gpgpu_status s = gpgpu_context_create(&(gpgpu_context_desc){0}, &c);
-        EXPECT(s == GPGPU_ERROR_INVALID_ARGUMENT && !c &&
-                   strstr(gpgpu_last_error(NULL), "GPGPU_MEMORY_LIMIT"),
-               "GPGPU_MEMORY_LIMIT=%s: %d (%s): %s", bad[i], (int)s, gpgpu_status_string(s),
-               gpgpu_last_error(NULL));
-        gpgpu_context_destroy(c);
-    }
-    unsetenv("GPGPU_MEMORY_LIMIT");
+    refused_sizes("GPGPU_MEMORY_LIMIT");
 }
 
 /* ------------------------------------------------------ memory kept for reuse */
@@ -251,18 +257,7 @@ static void kept_memory(void)
         gpgpu_buffer_destroy(d);
         gpgpu_context_destroy(ctx);
     }
-    static const char *const bad[] = {"bogus", "-1", "1T", "12MB"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        setenv("GPGPU_MEMORY_CACHE", bad[i], 1);
-        gpgpu_context *x = NULL;
-        gpgpu_status st = gpgpu_context_create(&(gpgpu_context_desc){0}, &x);
-        EXPECT(st == GPGPU_ERROR_INVALID_ARGUMENT && !x &&
-                   strstr(gpgpu_last_error(NULL), "GPGPU_MEMORY_CACHE"),
-               "GPGPU_MEMORY_CACHE=%s: %d (%s): %s", bad[i], (int)st, gpgpu_status_string(st),
-               gpgpu_last_error(NULL));
-        gpgpu_context_destroy(x);
-    }
-    unsetenv("GPGPU_MEMORY_CACHE");
+    refused_sizes("GPGPU_MEMORY_CACHE");
 }
 
 /* ------------------------------------------------------------- the driver */
