@@ -871,9 +871,10 @@ void rows_rank_stage(uint lid)
         }
     }
     barrier();
-    if (SHAPE0 == 0u)
+    // compare and search hold one slot an invocation (spgemm.c never builds them with more)
+    if (SHAPE0 == 0u && ITEMS == 1u)
         rows_rank_compare(lid, sl, rows_per_group, numeric);
-    else if (SHAPE0 == 1u)
+    else if (SHAPE0 == 1u && ITEMS == 1u)
         rows_rank_search(lid, sl, rows_per_group, numeric);
     else
         rows_rank_merge(lid, sl, rows_per_group, numeric);

@@ -247,6 +247,18 @@ static void kept_memory(void)
     gpgpu_buffer_destroy(a);
     gpgpu_context_destroy(ctx);
 
+    /* The limit counts buffers at the size they are made with: 8 MiB + 1 byte is made as 9 MiB
+     * (an eighth of 8 MiB rounds it), so 11 fit 100 MiB, not 12. */
+    ctx = make(100 * MB);
+    gpgpu_buffer *pieces[12] = {NULL};
+    size_t made = 0;
+    while (made < 12 && gpgpu_buffer_create(ctx, 8 * MB + 1, &pieces[made]) == S_OK)
+        made++;
+    EXPECT(made == 11, "buffers of 8 MiB + 1 under a 100 MiB limit: %zu made, expected 11", made);
+    for (size_t i = 0; i < made; i++)
+        gpgpu_buffer_destroy(pieces[i]);
+    gpgpu_context_destroy(ctx);
+
     /* None kept: GPGPU_MEMORY_CACHE_OFF, or GPGPU_MEMORY_CACHE=0; the desc wins. */
     setenv("GPGPU_MEMORY_CACHE", "0", 1);
     for (int off = 0; off < 2; off++) {

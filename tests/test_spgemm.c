@@ -822,7 +822,7 @@ static void fast_restore(fast_replay *r, void *const copies[FAST_ARRAYS])
 }
 
 /* spgemm_stage_rows on every bin with rows, as run_fast's shared_rows calls it; ROWS_RANK's
- * bins once with each of its programs (compare, search, merge, and the merge with 2 and 3
+ * bins once with each of its programs (compare, search, merge, and the merge with 2, 3 and 4
  * product slots an invocation), each from the same state against the one twin, so that an
  * entry one program leaves unwritten shows as poison.
  * Symbolic and one phase: the bin's rows' counts (zeros from ROW_BINS) poisoned first, so a
@@ -833,9 +833,9 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
     /* (program, slots an invocation) */
     static const unsigned rank_runs[][2] = {{SPGEMM_RANK_COMPARE, 1}, {SPGEMM_RANK_SEARCH, 1},
                                             {SPGEMM_RANK_MERGE, 1},   {SPGEMM_RANK_MERGE, 2},
-                                            {SPGEMM_RANK_MERGE, 3}};
+                                            {SPGEMM_RANK_MERGE, 3},   {SPGEMM_RANK_MERGE, 4}};
     static const char *const rank_names[] = {"compare", "search", "merge", "merge 2 slots",
-                                             "merge 3 slots"};
+                                             "merge 3 slots", "merge 4 slots"};
     ref_spgemm_fast_state *s = &r->s;
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
     unsigned saved = tuning->spgemm_rank, saved_slots = tuning->spgemm_rank_slots;
@@ -853,7 +853,7 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
                        1);
         void *before[FAST_ARRAYS];
         fast_snapshot(r, before);
-        for (unsigned run = 0; run < (rank ? 5u : 1u); run++) {
+        for (unsigned run = 0; run < (rank ? 6u : 1u); run++) {
             tuning->spgemm_rank = rank_runs[run][0];
             tuning->spgemm_rank_slots = rank_runs[run][1];
             fast_restore(r, before);

@@ -177,9 +177,11 @@ typedef struct gpgpu_context_desc {
      *  a 25 ms call to allocate on an H100, docs/PERFORMANCE.md). Kept memory counts against
      *  memory_limit and is given back first when an allocation needs the room or fails, at
      *  gpgpu_context_trim and at destroy. 0: GPGPU_MEMORY_CACHE from the environment (bytes,
-     *  K, M or G as for GPGPU_MEMORY_LIMIT; 0 keeps none), else a quarter of the GPU's
+     *  K, M or G as for GPGPU_MEMORY_LIMIT; 0 keeps none), else an eighth of the GPU's
      *  memory (256 MiB on a CPU device or where GL does not say how much there is);
-     *  GPGPU_MEMORY_CACHE_OFF: none. */
+     *  GPGPU_MEMORY_CACHE_OFF: none. Kept memory is this context's alone: another context or
+     *  your own allocations do not get it back when they run short; gpgpu_context_trim does.
+     *  memory_limit counts each buffer at the size it is made with (its class). */
     size_t memory_cache;
 } gpgpu_context_desc;
 

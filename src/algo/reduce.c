@@ -102,7 +102,12 @@ static gpgpu_status fold_counter(gpgpu_context *ctx, gpgpu_type type, gpgpu_op o
     d.bind[3] = *out;
     d.params[0] = STAGE_COUNTER;
     d.groups = 1;
-    return algo_stage(ctx, &d);
+    gpgpu_status s = algo_stage(ctx, &d);
+    if (s != GPGPU_SUCCESS) { /* not zeroed (a kept buffer holds old data): made again next time */
+        buffer_destroy_internal(ctx->scratch[SCRATCH_FOLD_COUNTER]);
+        ctx->scratch[SCRATCH_FOLD_COUNTER] = NULL;
+    }
+    return s;
 }
 
 gpgpu_status reduce_stage_expand(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,

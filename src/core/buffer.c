@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
+#include "core/kept.h"
 #include "gl/gl_backend.h"
 
 gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out)
@@ -9,12 +10,15 @@ gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buff
     /* Drivers refuse (GL) or crash on (lavapipe) empty buffers: a caller sizing
      * scratch that turned out empty gets an error, not a fault. */
     CHECK(bytes > 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT, "internal: a buffer of 0 bytes requested");
+    /* Counted at the size the backend makes it with (core/kept.h's class), so that the
+     * limit bounds what the device holds. */
+    size_t made = kept_size_class(bytes);
     CHECK(!ctx->memory_limit ||
-              (bytes <= ctx->memory_limit && ctx->memory_used <= ctx->memory_limit - bytes),
+              (made <= ctx->memory_limit && ctx->memory_used <= ctx->memory_limit - made),
           ctx, GPGPU_ERROR_OUT_OF_MEMORY,
-          "a buffer of %zu bytes does not fit this context's memory limit of %zu bytes "
-          "(gpgpu_context_desc.memory_limit or GPGPU_MEMORY_LIMIT), %zu of which its buffers "
-          "hold", bytes, ctx->memory_limit, ctx->memory_used);
+          "a buffer of %zu bytes (%zu as allocated) does not fit this context's memory limit of "
+          "%zu bytes (gpgpu_context_desc.memory_limit or GPGPU_MEMORY_LIMIT), %zu of which its "
+          "buffers hold", bytes, made, ctx->memory_limit, ctx->memory_used);
     /* NVIDIA's GL accepted a 1 TiB glNamedBufferStorage without an error on an 80 GB H100;
      * a buffer no device memory can hold is refused here, for every backend alike. */
     CHECK(!ctx->info.device_memory_bytes || bytes <= ctx->info.device_memory_bytes, ctx,
@@ -30,8 +34,8 @@ gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buff
         free(buf);
         return status;
     }
-    buf->counted = bytes;
-    ctx->memory_used += bytes;
+    buf->counted = made;
+    ctx->memory_used += made;
     *out = buf;
     return GPGPU_SUCCESS;
 }

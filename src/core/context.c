@@ -89,6 +89,8 @@ static gpgpu_status pick_memory_cache(const gpgpu_context_desc *desc, size_t *ou
         TRY(env_bytes("GPGPU_MEMORY_CACHE", out, &set));
         if (!set)
             *out = CTX_CACHE_DEFAULT;
+        else if (*out == CTX_CACHE_DEFAULT)
+            *out = CTX_CACHE_DEFAULT - 1; /* as much as asked, not the default */
     }
     return GPGPU_SUCCESS;
 }

@@ -7,7 +7,7 @@
 
 enum { CTX_SCRATCH_SLOTS = 8, CTX_MESSAGE_SIZE = 16384, CTX_TUNE_KEY_SIZE = 256 };
 /* ctx->memory_cache when neither the desc nor the environment sets it: the backend's own
- * default (Vulkan: a quarter of the device's memory). */
+ * default (core/kept.h's KEPT_DEFAULT_LIMIT). */
 #define CTX_CACHE_DEFAULT SIZE_MAX
 
 /* One choice of a tuner (src/algo/tune_cache.c): a key (family, device, problem shape)

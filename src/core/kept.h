@@ -23,11 +23,12 @@
 
 #define KEPT_ROUNDED_MAX ((size_t)256 << 20)
 
-/* The default limit: a quarter of a GPU's memory; 256 MiB where the device's memory is the
- * host's (Mesa's llvmpipe and lavapipe, where an allocation is a malloc and keeping it buys
- * little) or the API does not say how much there is. */
+/* The default limit: an eighth of a GPU's memory (kept memory is idle for everything else on
+ * the device: another context, the caller's renderer); 256 MiB where the device's memory is
+ * the host's (Mesa's llvmpipe and lavapipe, where an allocation is a malloc and keeping it
+ * buys little) or the API does not say how much there is. */
 #define KEPT_DEFAULT_LIMIT(device_bytes, host_device) \
-    ((host_device) || !(device_bytes) ? (size_t)256 << 20 : (device_bytes) / 4)
+    ((host_device) || !(device_bytes) ? (size_t)256 << 20 : (device_bytes) / 8)
 
 typedef struct kept_entry {
     void *impl;   /* the backend's buffer (memory and object) */

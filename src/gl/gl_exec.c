@@ -170,13 +170,20 @@ static void kept_free(gpgpu_context *ctx, void *impl)
     free(impl);
 }
 
-/* An owned buffer's storage, b->bytes of it: on Vulkan memory where gl_vkmem takes it. */
-static void make_storage(gl_state *st, gl_buffer *b)
+/* An owned buffer's storage, b->bytes of it: on Vulkan memory where gl_vkmem takes it, after
+ * giving kept memory back if Vulkan refuses it (a GL buffer made instead might not fail where
+ * it should: NVIDIA's GL took a 1 TiB one without an error). */
+static void make_storage(gpgpu_context *ctx, gl_state *st, gl_buffer *b)
 {
-    if (!gl_vkmem_buffer_create(st, b, b->bytes)) {
-        st->gl.CreateBuffers(1, &b->name);
-        st->gl.NamedBufferStorage(b->name, (GLsizeiptr)b->bytes, NULL, GL_DYNAMIC_STORAGE_BIT);
+    if (gl_vkmem_buffer_create(st, b, b->bytes))
+        return;
+    if (gl_vkmem_wanted(st, b->bytes) && st->kept.count) {
+        kept_release(ctx, &st->kept, 0);
+        if (gl_vkmem_buffer_create(st, b, b->bytes))
+            return;
     }
+    st->gl.CreateBuffers(1, &b->name);
+    st->gl.NamedBufferStorage(b->name, (GLsizeiptr)b->bytes, NULL, GL_DYNAMIC_STORAGE_BIT);
 }
 
 static void gl_trim(gpgpu_context *ctx) { kept_release(ctx, &gl_of(ctx)->kept, 0); }
@@ -197,7 +204,7 @@ static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
         CHECK(b, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
         b->bytes = kept_size_class(buf->size);
         kept_make_room(ctx, &st->kept, b->bytes);
-        make_storage(st, b);
+        make_storage(ctx, st, b);
         GLenum err = gl->GetError();
         if (err == GL_OUT_OF_MEMORY && st->kept.count) {
             /* kept memory goes before an allocation fails, and the failure is not reported */
@@ -207,7 +214,7 @@ static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
             delete_owned(st, b);
             kept_release(ctx, &st->kept, 0);
             *b = (gl_buffer){.bytes = b->bytes};
-            make_storage(st, b);
+            make_storage(ctx, st, b);
             err = gl->GetError();
         }
         gpgpu_status status = gl_report_error(ctx, "creating a buffer", err);

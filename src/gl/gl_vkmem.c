@@ -220,6 +220,11 @@ static bool give_up(gl_state *st, gl_vkmem *vm, gl_vkmem_allocation *a, GLuint m
     return false;
 }
 
+bool gl_vkmem_wanted(const gl_state *st, size_t bytes)
+{
+    return bytes >= min_bytes() && st->vkmem != NULL;
+}
+
 bool gl_vkmem_buffer_create(gl_state *st, gl_buffer *b, size_t bytes)
 {
     if (bytes < min_bytes())
@@ -276,6 +281,13 @@ void gl_vkmem_close(gl_state *st)
 }
 
 #else /* no Vulkan: GL's own buffers only */
+
+bool gl_vkmem_wanted(const gl_state *st, size_t bytes)
+{
+    (void)st;
+    (void)bytes;
+    return false;
+}
 
 bool gl_vkmem_buffer_create(gl_state *st, gl_buffer *b, size_t bytes)
 {

@@ -16,6 +16,9 @@ enum { GL_VKMEM_MIN_BYTES = 256u << 20 };
  * nothing made, no GL error left) where it cannot: the caller then uses
  * glNamedBufferStorage. The context must be current. */
 bool gl_vkmem_buffer_create(gl_state *st, gl_buffer *b, size_t bytes);
+/* Whether a buffer of `bytes` goes to Vulkan memory (so that its failure there is one of
+ * memory: the caller may give kept memory back and try again). */
+bool gl_vkmem_wanted(const gl_state *st, size_t bytes);
 /* Deletes a buffer gl_vkmem_buffer_create made, with its memory. */
 void gl_vkmem_buffer_destroy(gl_state *st, gl_buffer *b);
 /* Releases the context's Vulkan device, if one was made. */

@@ -273,7 +273,8 @@ static void vk_buffer_destroy(gpgpu_buffer *buf)
         vkDeviceWaitIdle(st->device); /* no room to keep it: make sure it is unused */
     }
     double since = vk_profile_clock(st);
-    if (b->memory && kept_add(buf->ctx, &st->kept, b, (size_t)b->bytes)) {
+    bool caller = st->caller_cmd || b->caller_used; /* here only if it could not be retired */
+    if (b->memory && !caller && kept_add(buf->ctx, &st->kept, b, (size_t)b->bytes)) {
         vk_profile_host(st, "free (kept)", buf->size, since);
         return;
     }
