@@ -660,12 +660,12 @@ uint merge_bound(uint row_first, uint u, uint m, uint n)
 {
     return u < m ? run_start(row_first, u) : n;
 }
-// Where the element at slot x goes at `level` (x itself if it does not merge).
+// Whether slot x takes part in the merge: a product of a row that searches its runs.
+bool merging(rank_slot x) { return x.spread && x.lane < x.n; }
+// Where the element at slot x (merging) goes at `level`.
 uint merge_dest(rank_slot x, uint level, uint key)
 {
     uint m = x.hi - x.lo;
-    if (!x.spread || x.lane >= x.n)
-        return x.e;
     uint seg = x.t >> level, other = seg ^ 1u, row_first = x.row_first;
     uint a = merge_bound(row_first, seg << level, m, x.n);
     uint c = merge_bound(row_first, other << level, m, x.n);
@@ -692,13 +692,15 @@ void merge_runs(rank_slot sl[ITEMS], bool numeric)
         UNROLL for (uint i = 0u; i < ITEMS; i++) {
             key[i] = s_key[sl[i].e];
             val[i] = numeric ? s_val[sl[i].e] : T_ZERO;
-            dest[i] = merge_dest(sl[i], level, key[i]);
+            dest[i] = merging(sl[i]) ? merge_dest(sl[i], level, key[i]) : sl[i].e;
         }
         barrier();
         UNROLL for (uint i = 0u; i < ITEMS; i++) {
-            s_key[dest[i]] = key[i];
-            if (numeric)
-                s_val[dest[i]] = val[i];
+            if (merging(sl[i])) {
+                s_key[dest[i]] = key[i];
+                if (numeric)
+                    s_val[dest[i]] = val[i];
+            }
         }
         barrier();
     }
