@@ -221,17 +221,25 @@ gpgpu_status ctx_scratch(gpgpu_context *ctx, unsigned slot, size_t bytes, gpgpu_
     return GPGPU_SUCCESS;
 }
 
-gpgpu_status ctx_reserve(gpgpu_context *ctx, void **array, size_t *capacity, size_t needed,
-                         size_t size)
+bool array_reserve(void **array, size_t *capacity, size_t needed, size_t size)
 {
     if (needed <= *capacity)
-        return GPGPU_SUCCESS;
+        return true;
     size_t cap = *capacity ? *capacity : 8;
     while (cap < needed)
         cap *= 2;
     void *grown = realloc(*array, cap * size);
-    CHECK(grown, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!grown)
+        return false;
     *array = grown;
     *capacity = cap;
+    return true;
+}
+
+gpgpu_status ctx_reserve(gpgpu_context *ctx, void **array, size_t *capacity, size_t needed,
+                         size_t size)
+{
+    CHECK(array_reserve(array, capacity, needed, size), ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+          "out of host memory");
     return GPGPU_SUCCESS;
 }

@@ -83,8 +83,11 @@ void ctx_set_creation_callback(gpgpu_error_callback callback, void *user_data);
             return try_status_;                              \
     } while (0)
 
-/* Makes room for at least `needed` elements of `size` bytes in *array
- * (capacity in *capacity), doubling; the one growth rule of every list. */
+/* Makes room for at least `needed` elements of `size` bytes in *array (capacity in
+ * *capacity), doubling: the one growth rule of every list. array_reserve says false, with the
+ * array as it was, when the host is out of memory, for callers that must not report it (a
+ * free that goes on without the room); ctx_reserve reports it as the context's failure. */
+bool array_reserve(void **array, size_t *capacity, size_t needed, size_t size);
 gpgpu_status ctx_reserve(gpgpu_context *ctx, void **array, size_t *capacity, size_t needed,
                          size_t size);
 

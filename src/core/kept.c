@@ -73,14 +73,9 @@ bool kept_add(gpgpu_context *ctx, kept_list *k, void *impl, size_t bytes)
     size_t room = kept_room(ctx, k);
     if (bytes > room)
         return false;
-    if (k->count == k->capacity) { /* no ctx_reserve: a free must not report a failure */
-        size_t cap = k->capacity ? 2 * k->capacity : 16;
-        kept_entry *grown = realloc(k->entries, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        k->entries = grown;
-        k->capacity = cap;
-    }
+    /* not ctx_reserve: a free that goes on without the room must not report a failure */
+    if (!array_reserve((void **)&k->entries, &k->capacity, k->count + 1, sizeof *k->entries))
+        return false;
     kept_release(ctx, k, room - bytes);
     k->entries[k->count++] = (kept_entry){impl, bytes};
     k->bytes += bytes;

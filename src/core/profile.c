@@ -1,6 +1,8 @@
 /* The backend-neutral half of GPGPU_PROFILE (profile.h): rows per (family, type, stage). */
 #include "core/profile.h"
 
+#include "core/internal.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +32,8 @@ static profile_row *row_for(profile_table *t, const profile_label *label)
         if (l->family == label->family && l->type == label->type && l->stage == label->stage)
             return &t->rows[i];
     }
-    if (t->count == t->capacity) {
-        size_t cap = t->capacity ? 2 * t->capacity : 64;
-        profile_row *r = realloc(t->rows, cap * sizeof *r);
-        if (!r)
-            return NULL;
-        t->rows = r;
-        t->capacity = cap;
-    }
+    if (!array_reserve((void **)&t->rows, &t->capacity, t->count + 1, sizeof *t->rows))
+        return NULL;
     t->rows[t->count] = (profile_row){.label = *label};
     return &t->rows[t->count++];
 }
