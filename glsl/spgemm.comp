@@ -293,6 +293,7 @@ void row_bins(uint r)
 #define RECORD 4u
 #define LIST_WORD(AT, W) aux[LIST_OFF + RECORD * (AT) + (W)]
 #define LIST_ROW(AT) LIST_WORD(AT, 0u)
+#define PAIR_WORD(SLOT, W) aux[LIST_OFF + RECORD * ROWS + 2u * (SLOT) + (W)]
 void bin_fill(uint r)
 {
     if (r >= ROWS)
@@ -303,14 +304,14 @@ void bin_fill(uint r)
     uint b = bin_of(p, CAP), start = 0u;
     for (uint c = 0u; c < b; c++)
         start += aux[H_COUNT + c];
-    uint slot = atomicAdd(aux[H_FILL + b], 1u), at = LIST_OFF + RECORD * (start + slot);
-    aux[at] = r;
-    aux[at + 1u] = lo;
-    aux[at + 2u] = hi - lo;
-    aux[at + 3u] = p;
+    uint slot = atomicAdd(aux[H_FILL + b], 1u), at = start + slot;
+    LIST_WORD(at, 0u) = r;
+    LIST_WORD(at, 1u) = lo;
+    LIST_WORD(at, 2u) = hi - lo;
+    LIST_WORD(at, 3u) = p;
     if (b == LONG_BIN) {
-        aux[LIST_OFF + RECORD * ROWS + 2u * slot] = r;
-        aux[LIST_OFF + RECORD * ROWS + 2u * slot + 1u] = p;
+        PAIR_WORD(slot, 0u) = r;
+        PAIR_WORD(slot, 1u) = p;
     }
 }
 

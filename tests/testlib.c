@@ -1,5 +1,7 @@
 #include "testlib.h"
 
+#include "algo/spmv.h" /* gpgpu_matrix's stats */
+
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -238,6 +240,17 @@ bool matches(gpgpu_type t, const void *got, const void *want, size_t i, double t
     if (tol < 0 || isinf(wv))
         return memcmp(g, w, size) == 0;
     return fabs(gv - wv) <= tol;
+}
+
+void check_row_stats(const char *what, const gpgpu_matrix *m, const gpgpu_csr *want)
+{
+    gpgpu_row_stats w;
+    gpgpu_csr_row_stats(want, &w);
+    const gpgpu_row_stats *got = &m->stats;
+    EXPECT(got->max == w.max && got->min == w.min && got->empty_rows == w.empty_rows &&
+               got->mean == w.mean,
+           "%s: row stats max %u min %u empty %u mean %g; expected %u %u %u %g", what, got->max,
+           got->min, got->empty_rows, got->mean, w.max, w.min, w.empty_rows, w.mean);
 }
 
 void check_elems(const char *what, gpgpu_type t, const void *got, const void *want, size_t n,

@@ -123,6 +123,10 @@ bool matches(gpgpu_type t, const void *got, const void *want, size_t i, double t
 void check_elems(const char *what, gpgpu_type t, const void *got, const void *want, size_t n,
                  const double *tol);
 
+/* The row statistics a GPU matrix holds (longest, shortest, empty rows, mean; found on the
+ * GPU) against gpgpu_csr_row_stats of the CSR it should equal. */
+void check_row_stats(const char *what, const gpgpu_matrix *m, const gpgpu_csr *want);
+
 /* n tolerances of -1: bit-exact everywhere until a range is filled in. */
 double *exact(size_t n);
 

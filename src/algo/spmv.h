@@ -94,13 +94,13 @@ struct gpgpu_matrix {
 /* The element type of a format's u32 arrays, named for algo_index. */
 #define SPMV_U32 GPGPU_TYPE_U32
 
-/* Whether bytes [off, off + bytes) of buf share memory with the arrays of a wrapped
- * matrix (one made by the library keeps them in buffers of its own, which no caller
- * can reach). */
 /* a->stats (longest, shortest and empty rows, mean) from its row pointers, on the GPU: one
  * small read back instead of the pointers themselves. Pointers that are not sound (do not
  * start at 0, decrease, or end past nnz) fail the call, named after `caller`. */
 gpgpu_status matrix_row_stats(gpgpu_context *ctx, gpgpu_matrix *a, const char *caller);
+/* Whether bytes [off, off + bytes) of buf share memory with the arrays of a wrapped
+ * matrix (one made by the library keeps them in buffers of its own, which no caller
+ * can reach). */
 bool matrix_overlaps(const gpgpu_matrix *a, const gpgpu_buffer *buf, size_t off, size_t bytes);
 
 /* ---- Kiciak's classic CSR product, stage by stage (CSR matrices only) ---- */

@@ -222,6 +222,9 @@ static void kept_free(gpgpu_context *ctx, void *impl)
     free(impl);
 }
 
+/* Work the library recorded and has not yet submitted may use memory about to be freed (a
+ * temporary of the call that is running): it runs first. A failed flush leaves the device
+ * idle or lost, so the memory is free to go either way. */
 static void kept_settle(gpgpu_context *ctx)
 {
     vk_state *st = vk_of(ctx);
@@ -278,12 +281,8 @@ static void vk_buffer_destroy(gpgpu_buffer *buf)
         vk_profile_host(st, "free (kept)", buf->size, since);
         return;
     }
-    /* Work the library recorded and has not yet submitted may use it (a temporary of the
-     * call that is running): run that work first. A failed flush leaves the device idle
-     * or lost, so the buffer is free to go either way. */
     if (b->memory && st->recording && !st->caller_cmd) {
-        if (flush(buf->ctx) != GPGPU_SUCCESS)
-            vkDeviceWaitIdle(st->device);
+        kept_settle(buf->ctx);
         vk_profile_host(st, "a free's flush", 0, since);
     }
     since = vk_profile_clock(st);
