@@ -17,7 +17,7 @@
 //  25 ROW_OF        per entry of a CSR: its row (the transpose)
 //  26 TRANSPOSE     A^T's columns and values through the sorted permutation
 //  27 COL_PTRS      A^T's row pointers by binary search in the sorted columns
-//  28 ROWS_RANK     ROWS for short rows: TILE / ROW_W rows per work-group, each product
+//  28 ROWS_RANK     ROWS for short rows: WG_SIZE / ROW_W rows per work-group, each product
 //                   ranked among its row's others: counted or summed into C
 //  29 ROWS_COMPACT  one phase: each shared row's entries from the temporary into C
 //
@@ -339,13 +339,9 @@ uint entries_at(uint r) { return NUMERIC == ONE_PHASE ? APOS(RA(r)) : aux[RPTR_O
 #define PAD 0xffffffffu
 shared uint s_key[TILE];
 shared T s_val[TILE];
-// ROWS_RANK (a program of its own) indexes s_part, s_first_slot and s_first_b by slot, TILE
-// of them; the other stages index s_part by invocation.
-#define STAGE_ROWS_RANK 28u
-#define RANK_SHARED (ONLY_STAGE == STAGE_ROWS_RANK ? TILE : WG_SIZE)
-shared uint s_part[RANK_SHARED];
+shared uint s_part[WG_SIZE];
 shared uint s_row_start[TILE / 32u + 1u]; // runs before each row slot, and the total
-shared uint s_first_slot[RANK_SHARED], s_first_b[RANK_SHARED]; // ROWS_RANK: per nonzero of A
+shared uint s_first_slot[WG_SIZE], s_first_b[WG_SIZE]; // ROWS_RANK: per nonzero of A
 
 void rows_load(uint g, uint lid, uint rows_per_group, uint log_cap, bool numeric)
 {
@@ -466,15 +462,13 @@ void rows_stage(uint lid)
 }
 
 // ------------------------------------------------------------------ fast: short rows ranked
-// Rows of up to RANK_MAX products (bins with CAP <= RANK_MAX), one product slot per
-// invocation (ITEMS slots with the merge program: slot lid + i WG_SIZE, i < ITEMS), each row
-// ROW_W slots: its bin's longest row (at least 32), so TILE / ROW_W rows per work-group
-// (laplace3d's rows of 49 products: 5 rows in 245 slots, where CAP 64 gave 4).
+// Rows of up to RANK_MAX products (bins with CAP <= RANK_MAX), one invocation per product slot,
+// each row ROW_W slots: its bin's longest row (at least 32), so WG_SIZE / ROW_W rows per
+// work-group (laplace3d's rows of 49 products: 5 rows in 245 slots, where CAP 64 gave 4).
 // The row's products are loaded into its slots, then every product finds out whether it
 // leads its column (no earlier product has it), its sum (all of the column's products added
-// in product order, as Gustavson's row accumulator adds them) and its place in C (the
-// leaders of smaller columns). Three programs (SHAPE0, spgemm.h's spgemm_rank_program):
-// 0 compares with every product of the row, n compares for n products;
+// in product order, as Gustavson's row accumulator adds them) and its place in C (the leaders of smaller columns). Three programs (SHAPE0, spgemm.h's
+// spgemm_rank_program): 0 compares with every product of the row, n compares for n products;
 // 1 (search) uses the runs a row's products come in, one per nonzero of A, each a row of B and
 // so sorted by column without repeats: it looks for the column in each other run by binary
 // search, about m log(n / m) compares for m runs, and scans the row's leader flags after;
@@ -483,20 +477,8 @@ void rows_stage(uint lid)
 // the merge took 8-14% off the best of the other two on every large product (laplace3d_7:128
 // 8233 -> 7274 us, banded 8022 -> 7405), docs/PERFORMANCE.md. A row of more nonzeros of A than
 // ROW_W (most of whose rows of B are empty) always compares. A few barriers, where ROWS's
-// bitonic network and scan take dozens. Several slots an invocation (the merge program only;
-// GPGPU_TUNE's spgemm_rank_slots) put more rows in flight on a multiprocessor against the
-// chain of dependent loads each row starts with.
-
-// A product slot and what it knows of its row: slot e, row s of the group (the s-th of
-// TILE / ROW_W; s == rows_per_group for the idle slots past the last whole row), its lane in
-// the row, the row's first slot, and from the row's record its row r of A, nonzeros of A
-// [lo, hi), products n; base: the row's first product's offset; spread: the row has at most
-// ROW_W nonzeros of A (each finds its run's start by search); t: the slot's run.
-struct rank_slot {
-    uint e, s, lane, row_first, r, lo, hi, n, base, t;
-    bool live, spread;
-};
-
+// bitonic network and scan take dozens.
+//
 // The runs of the row at row_first: run u starts at slot s_first_slot[row_first + u]; a row
 // of m runs and n products.
 uint run_start(uint row_first, uint u) { return s_first_slot[row_first + u]; }
@@ -513,46 +495,35 @@ uint run_lower_bound(uint row_first, uint u, uint m, uint n, uint key)
 #undef ROW_KEY
     return at;
 }
-// s_part[e] = the leaders among the row's slots up to e (an inclusive scan of the flags
+// s_part[lid] = the leaders among the row's slots up to lid (an inclusive scan of the flags
 // within each row of ROW_W slots); s_first_b is free by then and holds subgroup totals.
-void scan_row_leaders(rank_slot sl[ITEMS], bool leads[ITEMS])
+void scan_row_leaders(uint lid, uint lane, uint row_first, bool leads)
 {
+    uint flag = leads ? 1u : 0u;
 #ifdef SUBGROUPS
-    // Subgroups of consecutive slots (as sort.comp's scan): three barriers, not 2 log CAP.
-    // Slots lid + i WG_SIZE of one i are consecutive, so slot e's subgroup of slots is
-    // e / width: i's subgroups come after those of i - 1.
-    uint width = gl_SubgroupSize, incl[ITEMS];
-    UNROLL for (uint i = 0u; i < ITEMS; i++) {
-        incl[i] = subgroupInclusiveAdd(leads[i] ? 1u : 0u);
-        s_part[sl[i].e] = incl[i];
-        if (gl_SubgroupInvocationID == width - 1u)
-            s_first_b[sl[i].e / width] = incl[i];
-    }
+    // Subgroups of consecutive invocations (as sort.comp's scan): three barriers, not 2 log CAP.
+    uint sg = gl_SubgroupID, width = gl_SubgroupSize, incl = subgroupInclusiveAdd(flag);
+    s_part[lid] = incl;
+    if (gl_SubgroupInvocationID == width - 1u)
+        s_first_b[sg] = incl;
     barrier();
     // the totals of the subgroups from the row's first one, less what came before the row in
     // that one (rows start anywhere: a row is ROW_W slots)
-    UNROLL for (uint i = 0u; i < ITEMS; i++) {
-        uint row_first = sl[i].row_first;
-        for (uint k = row_first / width; k < sl[i].e / width; k++)
-            incl[i] += s_first_b[k];
-        if (row_first % width != 0u)
-            incl[i] -= s_part[row_first - 1u];
-    }
+    uint v = incl;
+    for (uint k = row_first / width; k < sg; k++)
+        v += s_first_b[k];
+    if (row_first % width != 0u)
+        v -= s_part[row_first - 1u];
     barrier();
-    UNROLL for (uint i = 0u; i < ITEMS; i++)
-        s_part[sl[i].e] = incl[i];
+    s_part[lid] = v;
     barrier();
 #else
-    UNROLL for (uint i = 0u; i < ITEMS; i++)
-        s_part[sl[i].e] = leads[i] ? 1u : 0u;
+    s_part[lid] = flag;
     barrier();
     for (uint d = 1u; d < ROW_W; d <<= 1u) {
-        uint add[ITEMS];
-        UNROLL for (uint i = 0u; i < ITEMS; i++)
-            add[i] = sl[i].lane >= d ? s_part[sl[i].e - d] : 0u;
+        uint add = lane >= d ? s_part[lid - d] : 0u;
         barrier();
-        UNROLL for (uint i = 0u; i < ITEMS; i++)
-            s_part[sl[i].e] += add[i];
+        s_part[lid] += add;
         barrier();
     }
 #endif
@@ -584,18 +555,7 @@ bool compare_leads(uint row_first, uint lane, uint n, uint key, bool numeric, in
 // stage holds already; in the two phases C's row pointer, loaded by the leaders after the
 // ranking (loaded with the record, it sat in a register through the ranking's barriers and
 // laplace3d_7:128 took 6198 us on the H100 where 6084: docs/PERFORMANCE.md, session 35).
-uint rank_entries_at(rank_slot sl)
-{
-    return NUMERIC == ONE_PHASE ? sl.base : aux[RPTR_OFF + sl.r];
-}
-
-// A leading slot's entry of C: its column and sum, `pos` entries into its row.
-void write_entry(rank_slot sl, uint pos, uint key, T sum)
-{
-    uint c = rank_entries_at(sl) + pos;
-    ux[C_IDX + c] = key;
-    cv[c] = sum;
-}
+uint rank_entries_at(uint r, uint base) { return NUMERIC == ONE_PHASE ? base : aux[RPTR_OFF + r]; }
 
 // After scan_row_leaders, in a row that compares: the leaders of columns below key.
 uint compared_place(uint row_first, uint n, uint key)
@@ -608,15 +568,14 @@ uint compared_place(uint row_first, uint n, uint key)
 }
 
 // The symbolic phase's end: each row's leaders are its entries of C.
-void count_leaders(uint lid, rank_slot sl[ITEMS], uint rows_per_group, bool leads[ITEMS])
+void count_leaders(uint lid, uint s, uint lane, uint rows_per_group, bool live, uint r,
+                   bool leads)
 {
-    UNROLL for (uint i = 0u; i < ITEMS; i++)
-        if (leads[i])
-            atomicAdd(s_row_start[sl[i].s], 1u);
+    if (leads)
+        atomicAdd(s_row_start[s], 1u);
     barrier();
-    UNROLL for (uint i = 0u; i < ITEMS; i++)
-        if (sl[i].live && sl[i].lane == 0u)
-            aux[RPTR_OFF + sl[i].r] = s_row_start[sl[i].s];
+    if (live && lane == 0u)
+        aux[RPTR_OFF + r] = s_row_start[s];
     if (lid == 0u) {
         uint total = 0u;
         for (uint x = 0u; x < rows_per_group; x++)
@@ -626,82 +585,71 @@ void count_leaders(uint lid, rank_slot sl[ITEMS], uint rows_per_group, bool lead
 }
 
 // The program without search: every product compares with all of the row's, after the load.
-// One slot an invocation (spgemm.c gives it ITEMS = 1).
-void rows_rank_compare(uint lid, rank_slot sl[ITEMS], uint rows_per_group, bool numeric)
+void rows_rank_compare(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
+                       bool live, uint r, uint n, bool numeric, uint base)
 {
-    rank_slot x = sl[0];
-    uint key = s_key[x.e];
+    uint key = s_key[lid];
     T sum = T_ZERO;
-    bool leads[ITEMS];
-    leads[0] = compare_leads(x.row_first, x.lane, x.n, key, numeric, sum);
+    bool leads = compare_leads(row_first, lane, n, key, numeric, sum);
     if (NUMERIC != NUMERIC_C)
-        count_leaders(lid, sl, rows_per_group, leads);
+        count_leaders(lid, s, lane, rows_per_group, live, r, leads);
     if (!numeric)
         return;
-    s_part[x.e] = leads[0] ? 1u : 0u;
+    s_part[lid] = leads ? 1u : 0u;
     barrier();
-    if (!leads[0])
+    if (!leads)
         return;
     uint pos = 0u;
-    for (uint q = 0u; q < x.n; q++)
-        pos += s_key[x.row_first + q] < key && s_part[x.row_first + q] != 0u ? 1u : 0u;
-    write_entry(x, pos, key, sum);
+    for (uint q = 0u; q < n; q++)
+        pos += s_key[row_first + q] < key && s_part[row_first + q] != 0u ? 1u : 0u;
+    uint c = rank_entries_at(r, base) + pos;
+    ux[C_IDX + c] = key;
+    cv[c] = sum;
 }
 
 // The merge program (SHAPE0 = 2): a row's runs are merged pairwise in shared memory, level by
 // level: at level L the segments are runs [j 2^L, (j + 1) 2^L), each merged with its partner
 // (j ^ 1) into the slots both held, every element placed by a binary search in the partner
 // (stable: the left segment's equal columns first). So the row ends sorted by column, each
-// column's products adjacent in product order. A slot keeps its original run t, and slot
-// ranges never cross segments: the element at the slot belongs to segment t >> L at every
-// level. s_levels: the most levels a row of the group needs.
+// column's products adjacent in product order. The slot an invocation owns keeps its
+// original run t, and slot ranges never cross segments: the element at the slot belongs to
+// segment t >> L at every level. s_levels: the most levels a row of the group needs.
 shared uint s_levels;
 // Where the segment from run u starts: the run's first slot, or n past the last run.
 uint merge_bound(uint row_first, uint u, uint m, uint n)
 {
     return u < m ? run_start(row_first, u) : n;
 }
-// Whether slot x takes part in the merge: a product of a row that searches its runs.
-bool merging(rank_slot x) { return x.spread && x.lane < x.n; }
-// Where the element at slot x (merging) goes at `level`.
-uint merge_dest(rank_slot x, uint level, uint key)
-{
-    uint m = x.hi - x.lo;
-    uint seg = x.t >> level, other = seg ^ 1u, row_first = x.row_first;
-    uint a = merge_bound(row_first, seg << level, m, x.n);
-    uint c = merge_bound(row_first, other << level, m, x.n);
-    uint d = merge_bound(row_first, (other + 1u) << level, m, x.n);
-    bool left = (seg & 1u) == 0u;
-    uint at = c, len = d - c;
-    while (len > 0u) { // the partner's keys below key (left) or not above it (right)
-        uint mid = len >> 1u, k = s_key[row_first + at + mid];
-        if (left ? k < key : k <= key) {
-            at += mid + 1u;
-            len -= mid + 1u;
-        } else {
-            len = mid;
-        }
-    }
-    return row_first + (left ? a : c) + (x.lane - a) + (at - c);
-}
-void merge_runs(rank_slot sl[ITEMS], bool numeric)
+void merge_runs(uint lid, uint lane, uint row_first, bool merging, uint t, uint m, uint n,
+                bool numeric)
 {
     uint levels = s_levels; // one value for the whole group (set before the last barrier)
     for (uint level = 0u; level < levels; level++) {
-        uint key[ITEMS], dest[ITEMS];
-        T val[ITEMS];
-        UNROLL for (uint i = 0u; i < ITEMS; i++) {
-            key[i] = s_key[sl[i].e];
-            val[i] = numeric ? s_val[sl[i].e] : T_ZERO;
-            dest[i] = merging(sl[i]) ? merge_dest(sl[i], level, key[i]) : sl[i].e;
+        uint key = s_key[lid], dest = lid;
+        T val = numeric ? s_val[lid] : T_ZERO;
+        if (merging) {
+            uint seg = t >> level, other = seg ^ 1u;
+            uint a = merge_bound(row_first, seg << level, m, n);
+            uint c = merge_bound(row_first, other << level, m, n);
+            uint d = merge_bound(row_first, (other + 1u) << level, m, n);
+            bool left = (seg & 1u) == 0u;
+            uint at = c, len = d - c;
+            while (len > 0u) { // the partner's keys below key (left) or not above it (right)
+                uint mid = len >> 1u, k = s_key[row_first + at + mid];
+                if (left ? k < key : k <= key) {
+                    at += mid + 1u;
+                    len -= mid + 1u;
+                } else {
+                    len = mid;
+                }
+            }
+            dest = row_first + (left ? a : c) + (lane - a) + (at - c);
         }
         barrier();
-        UNROLL for (uint i = 0u; i < ITEMS; i++) {
-            if (merging(sl[i])) {
-                s_key[dest[i]] = key[i];
-                if (numeric)
-                    s_val[dest[i]] = val[i];
-            }
+        if (merging) {
+            s_key[dest] = key;
+            if (numeric)
+                s_val[dest] = val;
         }
         barrier();
     }
@@ -710,72 +658,72 @@ void merge_runs(rank_slot sl[ITEMS], bool numeric)
 // The merge program's ranking: after the merge a slot leads where its column differs from the
 // slot before, sums its run of equal columns in order, and goes after the row's leaders
 // before it. Rows of more nonzeros of A than ROW_W compare, as in the other programs.
-void rows_rank_merge(uint lid, rank_slot sl[ITEMS], uint rows_per_group, bool numeric)
+void rows_rank_merge(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
+                     bool live, uint r, uint n, bool numeric, bool spread, uint t, uint m,
+                     uint base)
 {
-    merge_runs(sl, numeric);
-    uint key[ITEMS];
-    T sum[ITEMS];
-    bool leads[ITEMS];
-    UNROLL for (uint i = 0u; i < ITEMS; i++) {
-        rank_slot x = sl[i];
-        key[i] = s_key[x.e];
-        sum[i] = T_ZERO;
-        if (x.spread) {
-            leads[i] = x.lane < x.n && (x.lane == 0u || s_key[x.e - 1u] != key[i]);
-            if (numeric && leads[i])
-                for (uint v = x.e; v < x.row_first + x.n && s_key[v] == key[i]; v++)
-                    sum[i] += s_val[v];
-        } else {
-            leads[i] = compare_leads(x.row_first, x.lane, x.n, key[i], numeric, sum[i]);
-        }
+    merge_runs(lid, lane, row_first, spread && lane < n, t, m, n, numeric);
+    uint key = s_key[lid];
+    T sum = T_ZERO;
+    bool leads;
+    if (spread) {
+        leads = lane < n && (lane == 0u || s_key[lid - 1u] != key);
+        if (numeric && leads)
+            for (uint v = lid; v < row_first + n && s_key[v] == key; v++)
+                sum += s_val[v];
+    } else {
+        leads = compare_leads(row_first, lane, n, key, numeric, sum);
     }
     if (NUMERIC != NUMERIC_C)
-        count_leaders(lid, sl, rows_per_group, leads);
+        count_leaders(lid, s, lane, rows_per_group, live, r, leads);
     if (!numeric)
         return;
-    scan_row_leaders(sl, leads);
-    UNROLL for (uint i = 0u; i < ITEMS; i++) {
-        rank_slot x = sl[i];
-        if (leads[i])
-            write_entry(x, x.spread ? leaders_before(x.row_first, x.lane)
-                                    : compared_place(x.row_first, x.n, key[i]),
-                        key[i], sum[i]);
+    scan_row_leaders(lid, lane, row_first, leads);
+    if (!leads)
+        return;
+    uint pos = 0u;
+    if (spread) {
+        pos = leaders_before(row_first, lane);
+    } else {
+        pos = compared_place(row_first, n, key);
     }
+    uint c = rank_entries_at(r, base) + pos;
+    ux[C_IDX + c] = key;
+    cv[c] = sum;
 }
 
 // The search program (SHAPE0 = 1): a product leads if no earlier run holds its column; its
 // place counts, in every other run, the leaders below its column's lower bound, and in its own
-// run the leaders before it. Rows of more nonzeros of A than ROW_W compare. One slot an
-// invocation (spgemm.c gives it ITEMS = 1).
-void rows_rank_search(uint lid, rank_slot sl[ITEMS], uint rows_per_group, bool numeric)
+// run the leaders before it. Rows of more nonzeros of A than ROW_W compare.
+void rows_rank_search(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
+                      bool live, uint r, uint n, bool numeric, bool spread, uint t, uint m,
+                      uint base)
 {
-    rank_slot x = sl[0];
-    uint key = s_key[x.e], row_first = x.row_first, m = x.hi - x.lo, n = x.n, t = x.t;
+    uint key = s_key[lid];
     T sum = T_ZERO;
-    bool leads[ITEMS];
-    leads[0] = x.lane < n;
-    if (x.spread) {
+    bool leads = lane < n;
+    if (spread) {
         // the product leads if no earlier run holds its column
-        for (uint u = 0u; u < t && leads[0]; u++) {
+        for (uint u = 0u; u < t && leads; u++) {
             uint at = run_lower_bound(row_first, u, m, n, key);
-            leads[0] = at == run_end(row_first, u, m, n) || s_key[row_first + at] != key;
+            leads = at == run_end(row_first, u, m, n) || s_key[row_first + at] != key;
         }
     } else {
-        leads[0] = compare_leads(row_first, x.lane, n, key, numeric, sum);
+        leads = compare_leads(row_first, lane, n, key, numeric, sum);
     }
     if (NUMERIC != NUMERIC_C)
-        count_leaders(lid, sl, rows_per_group, leads);
+        count_leaders(lid, s, lane, rows_per_group, live, r, leads);
     if (!numeric)
         return;
-    scan_row_leaders(sl, leads);
-    if (!leads[0])
+    scan_row_leaders(lid, lane, row_first, leads);
+    if (!leads)
         return;
     // Its place in C: the leaders of smaller columns. In a sorted run they lie before the
     // column's lower bound; in the slot's own run, before the slot.
     uint pos = 0u;
-    if (x.spread) {
-        pos = leaders_before(row_first, x.lane) - leaders_before(row_first, run_start(row_first, t));
-        sum += s_val[x.e];
+    if (spread) {
+        pos = leaders_before(row_first, lane) - leaders_before(row_first, run_start(row_first, t));
+        sum += s_val[lid];
         for (uint u = 0u; u < m; u++) {
             if (u == t)
                 continue;
@@ -789,98 +737,76 @@ void rows_rank_search(uint lid, rank_slot sl[ITEMS], uint rows_per_group, bool n
     } else {
         pos = compared_place(row_first, n, key);
     }
-    write_entry(x, pos, key, sum);
-}
-
-// Slot e's row and the row's record (row, nonzeros of A [lo, hi), products).
-rank_slot rank_slot_of(uint e, uint g, uint width, uint rows_per_group)
-{
-    rank_slot x;
-    x.e = e;
-    x.s = e / width;
-    x.lane = e - x.s * width;
-    x.row_first = x.s * width;
-    uint at = g * rows_per_group + x.s;
-    x.live = x.s < rows_per_group && at < COUNT;
-    x.r = x.live ? LIST_ROW(at) : 0u;
-    x.lo = x.live ? LIST_WORD(at, 1u) : 0u;
-    x.hi = x.live ? x.lo + LIST_WORD(at, 2u) : 0u;
-    x.n = x.live ? LIST_WORD(at, 3u) : 0u;
-    x.base = 0u;
-    x.t = 0u;
-    x.spread = false;
-    return x;
+    uint c = rank_entries_at(r, base) + pos;
+    ux[C_IDX + c] = key;
+    cv[c] = sum;
 }
 
 void rows_rank_stage(uint lid)
 {
     // Rows of ROW_W slots (the bin's longest row, at least 32) packed from slot 0; the slots
     // past the last whole row (s == rows_per_group) idle.
-    uint width = ROW_W, rows_per_group = TILE / width, g = group_index();
+    uint width = ROW_W, rows_per_group = WG_SIZE / width, g = group_index();
     bool numeric = NUMERIC != SYMBOLIC;
     if (g * rows_per_group >= COUNT)
         return; // the whole group: no barrier is skipped by part of it
-    rank_slot sl[ITEMS];
-    UNROLL for (uint i = 0u; i < ITEMS; i++) {
-        sl[i] = rank_slot_of(lid + i * WG_SIZE, g, width, rows_per_group);
-        s_key[sl[i].e] = PAD;
-        if (sl[i].lane == 0u)
-            s_row_start[sl[i].s] = 0u; // the row's leaders (symbolic)
-    }
+    uint s = lid / width, lane = lid - s * width, at = g * rows_per_group + s;
+    uint row_first = s * width;
+    bool live = s < rows_per_group && at < COUNT;
+    // the row's record: its row, nonzeros of A [lo, hi) and products
+    uint r = live ? LIST_ROW(at) : 0u, lo = live ? LIST_WORD(at, 1u) : 0u;
+    uint hi = live ? lo + LIST_WORD(at, 2u) : 0u, n = live ? LIST_WORD(at, 3u) : 0u;
+    s_key[lid] = PAD;
+    if (lane == 0u)
+        s_row_start[s] = 0u; // the row's leaders (symbolic)
     if (lid == 0u)
         s_levels = 0u;
     barrier();
     // A row of at most ROW_W nonzeros of A (all but the rarest) puts each one's first slot and
     // first entry of B in shared memory, and then every slot finds its own by binary search
     // there: all loads at once. A longer one has its nonzeros walk their rows of B.
-    UNROLL for (uint i = 0u; i < ITEMS; i++) {
-        rank_slot x = sl[i];
-        uint len = x.hi - x.lo;
-        sl[i].base = x.live ? APOS(x.lo) : 0u;
-        sl[i].spread = len <= width;
-        if (sl[i].spread && x.lane < len) {
-            s_first_slot[x.e] = APOS(x.lo + x.lane) - sl[i].base;
-            s_first_b[x.e] = RB(CA(x.lo + x.lane));
-        }
-        if (SHAPE0 == 2u && sl[i].spread && x.lane == 0u && len > 1u)
-            atomicMax(s_levels, uint(findMSB(len - 1u)) + 1u);
+    uint base = live ? APOS(lo) : 0u;
+    bool spread = hi - lo <= width;
+    if (spread && lane < hi - lo) {
+        s_first_slot[lid] = APOS(lo + lane) - base;
+        s_first_b[lid] = RB(CA(lo + lane));
     }
+    if (SHAPE0 == 2u && spread && lane == 0u && hi - lo > 1u)
+        atomicMax(s_levels, uint(findMSB(hi - lo - 1u)) + 1u);
     barrier();
-    UNROLL for (uint i = 0u; i < ITEMS; i++) {
-        rank_slot x = sl[i];
-        if (x.spread) {
-            if (x.lane < x.n) {
-                uint len = x.hi - x.lo, t = 0u; // the slot's run
-                for (uint step = CAP >> 1u; step > 0u; step >>= 1u)
-                    if (t + step < len && s_first_slot[x.row_first + t + step] <= x.lane)
-                        t += step;
-                // equal first slots (nonzeros of A whose B row is empty) end at the last of them
-                uint q = s_first_b[x.row_first + t] + (x.lane - s_first_slot[x.row_first + t]);
-                s_key[x.e] = CB(q);
+    uint t = 0u; // the slot's run
+    if (spread) {
+        if (lane < n) {
+            uint len = hi - lo;
+            for (uint step = CAP >> 1u; step > 0u; step >>= 1u)
+                if (t + step < len && s_first_slot[row_first + t + step] <= lane)
+                    t += step;
+            // equal first slots (nonzeros of A whose B row is empty) end at the last of them
+            uint q = s_first_b[row_first + t] + (lane - s_first_slot[row_first + t]);
+            s_key[lid] = CB(q);
+            if (numeric)
+                s_val[lid] = va[A_VAL + lo + t] * vb[B_VAL + q];
+        }
+    } else if (live) {
+        for (uint k = lo + lane; k < hi; k += width) {
+            uint j = CA(k), o = row_first + (APOS(k) - base), q1 = RB(j + 1u);
+            T a = numeric ? va[A_VAL + k] : T_ZERO;
+            for (uint q = RB(j); q < q1; q++, o++) {
+                s_key[o] = CB(q);
                 if (numeric)
-                    s_val[x.e] = va[A_VAL + x.lo + t] * vb[B_VAL + q];
-                sl[i].t = t;
-            }
-        } else if (x.live) {
-            for (uint k = x.lo + x.lane; k < x.hi; k += width) {
-                uint j = CA(k), o = x.row_first + (APOS(k) - x.base), q1 = RB(j + 1u);
-                T a = numeric ? va[A_VAL + k] : T_ZERO;
-                for (uint q = RB(j); q < q1; q++, o++) {
-                    s_key[o] = CB(q);
-                    if (numeric)
-                        s_val[o] = a * vb[B_VAL + q];
-                }
+                    s_val[o] = a * vb[B_VAL + q];
             }
         }
     }
     barrier();
-    // compare and search hold one slot an invocation (spgemm.c never builds them with more)
-    if (SHAPE0 == 0u && ITEMS == 1u)
-        rows_rank_compare(lid, sl, rows_per_group, numeric);
-    else if (SHAPE0 == 1u && ITEMS == 1u)
-        rows_rank_search(lid, sl, rows_per_group, numeric);
+    if (SHAPE0 == 0u)
+        rows_rank_compare(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, base);
+    else if (SHAPE0 == 1u)
+        rows_rank_search(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, spread,
+                         t, hi - lo, base);
     else
-        rows_rank_merge(lid, sl, rows_per_group, numeric);
+        rows_rank_merge(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, spread,
+                        t, hi - lo, base);
 }
 
 // One phase: entry e of C, of a row that went through ROWS or ROWS_RANK (a long row's

@@ -815,23 +815,17 @@ static void fast_restore(fast_replay *r, void *const copies[FAST_ARRAYS])
 }
 
 /* spgemm_stage_rows on every bin with rows, as run_fast's shared_rows calls it; ROWS_RANK's
- * bins once with each of its programs (compare, search, merge, and the merge with 2, 3 and 4
- * product slots an invocation), each from the same state against the one twin, so that an
- * entry one program leaves unwritten shows as poison.
+ * bins once with each of its programs (compare, search, merge), each from the same state
+ * against the one twin, so that an entry one program leaves unwritten shows as poison.
  * Symbolic and one phase: the bin's rows' counts (zeros from ROW_BINS) poisoned first, so a
  * row left uncounted shows. */
 static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
 {
     static const char *const mode_names[] = {"symbolic", "numeric", "one-phase"};
-    /* (program, slots an invocation) */
-    static const unsigned rank_runs[][2] = {{SPGEMM_RANK_COMPARE, 1}, {SPGEMM_RANK_SEARCH, 1},
-                                            {SPGEMM_RANK_MERGE, 1},   {SPGEMM_RANK_MERGE, 2},
-                                            {SPGEMM_RANK_MERGE, 3},   {SPGEMM_RANK_MERGE, 4}};
-    static const char *const rank_names[] = {"compare", "search", "merge", "merge 2 slots",
-                                             "merge 3 slots", "merge 4 slots"};
+    static const char *const rank_names[] = {"compare", "search", "merge"};
     ref_spgemm_fast_state *s = &r->s;
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    unsigned saved = tuning->spgemm_rank, saved_slots = tuning->spgemm_rank_slots;
+    unsigned saved = tuning->spgemm_rank;
     size_t start = 0;
     if (r->failed)
         return; /* the list may not be filled: its rows are not to be poisoned */
@@ -846,23 +840,21 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
                        1);
         void *before[FAST_ARRAYS];
         fast_snapshot(r, before);
-        for (unsigned run = 0; run < (rank ? 6u : 1u); run++) {
-            tuning->spgemm_rank = rank_runs[run][0];
-            tuning->spgemm_rank_slots = rank_runs[run][1];
+        for (unsigned program = 0; program < (rank ? 3u : 1u); program++) {
+            tuning->spgemm_rank = program;
             fast_restore(r, before);
             if (!fast_begin(r))
                 break;
             gpgpu_status st = spgemm_stage_rows(&r->p, b, count, start, mode);
             ref_spgemm_rows(s, b, count, start, (unsigned)mode);
             fast_end(r, st, "%s%s %s bin %u (CAP %u): %u rows from %zu",
-                     rank ? "ROWS_RANK " : "ROWS", rank ? rank_names[run] : "",
+                     rank ? "ROWS_RANK " : "ROWS", rank ? rank_names[program] : "",
                      mode_names[mode], b, cap, count, start);
         }
         for (int k = 0; k < FAST_ARRAYS; k++)
             free(before[k]);
     }
     tuning->spgemm_rank = saved;
-    tuning->spgemm_rank_slots = saved_slots;
 }
 
 /* A chunk's expansion, sort, run flags and their scan, each against its twin, as the

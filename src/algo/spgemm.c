@@ -312,27 +312,14 @@ static uint32_t rows_tile(uint32_t cap)
     return tile;
 }
 
-/* ROWS_RANK's product slots per invocation (its ITEMS): GPGPU_TUNE's spgemm_rank_slots, up to
- * RANK_SLOTS_MAX, with the merge program (the others keep one). More slots an invocation put
- * more rows in flight on a multiprocessor (its invocations, not its shared memory, bound how
- * many), against the chain of dependent loads a row starts with (record, A's columns, B's row
- * pointers, B's columns). One by default: the others are not measured yet. */
-#define RANK_SLOTS_MAX 4u
-static uint32_t rank_slots(void)
-{
-    const algo_tuning *t = algo_tuning_get();
-    uint32_t slots = t->spgemm_rank_slots < RANK_SLOTS_MAX ? t->spgemm_rank_slots : RANK_SLOTS_MAX;
-    return t->spgemm_rank == SPGEMM_RANK_MERGE && slots > 1 ? slots : 1;
-}
-
 gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, size_t start,
                                spgemm_rows_mode mode)
 {
     uint32_t cap = SPGEMM_MIN_CAP << bin;
     bool rank = cap <= SPGEMM_RANK_MAX;
-    uint32_t tile = rank ? SPGEMM_WG * rank_slots() : rows_tile(cap);
-    exec_dispatch d =
-        product_dispatch(p, rank ? STAGE_ROWS_RANK : STAGE_ROWS, tile / SPGEMM_WG);
+    uint32_t tile = rows_tile(cap);
+    exec_dispatch d = product_dispatch(p, rank ? STAGE_ROWS_RANK : STAGE_ROWS,
+                                       rank ? 1 : tile / SPGEMM_WG);
     d.variant.only_stage = d.params[0]; /* a program of its own: see exec_variant */
     d.params[P_COUNT] = count;
     /* ROWS_RANK's rows take the bin's longest row's slots (at least 32), not CAP: more
@@ -353,7 +340,7 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
         d.bind[7] = p->t_vals;
         d.params[P_C_IDX] = 0;
     }
-    d.groups = algo_groups(count, tile / (rank ? width : cap));
+    d.groups = algo_groups(count, rank ? SPGEMM_WG / width : tile / cap);
     return algo_stage(p->ctx, &d);
 }
 

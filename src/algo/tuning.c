@@ -43,7 +43,6 @@ static algo_tuning tuning = {
     .axpby_items = AXPBY_ITEMS,
     .spgemm_rows_tile = 1,
     .spgemm_rank = SPGEMM_RANK_MERGE,
-    .spgemm_rank_slots = 1,
     .spgemm_one_phase = 1, /* where it fits: spgemm_one_phase_fits */
     .spgemm_esc_keep = 1,
 };
@@ -113,7 +112,6 @@ static void read_env(void)
         {"axpby_items", &tuning.axpby_items, KNOB_POW2},
         {"spgemm_rows_tile", &tuning.spgemm_rows_tile, KNOB_MODE},
         {"spgemm_rank", &tuning.spgemm_rank, KNOB_MODE},
-        {"spgemm_rank_slots", &tuning.spgemm_rank_slots, KNOB_COUNT},
         {"spgemm_one_phase", &tuning.spgemm_one_phase, KNOB_MODE},
         {"spgemm_esc_keep", &tuning.spgemm_esc_keep, KNOB_MODE},
     };
