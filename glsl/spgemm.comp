@@ -833,11 +833,17 @@ void rows_compact(uint e)
 // A chunk of long rows lives in ux: the rows' ids at 0, their segment starts (within the
 // chunk's expansion, CHUNK_ROWS + 1 words) at CHUNK_ROWS, keys at KEY_OFF, the sort's
 // payload (each key's expansion index) at PAY_OFF, run flags (then their scan) at FLAG_OFF.
+// A key is the product's column, or packed (ROW_SHIFT < 32, spgemm.h's spgemm_chunk) the
+// chunk row s above it, s << ROW_SHIFT | column: one plain sort then orders every row, and a
+// run's row comes from its key instead of a search in the segments.
 #define CHUNK_ROWS params[10]
 #define KEY_OFF    params[11]
 #define PAY_OFF    params[3]  /* FLAGS, COUNT, WRITE: they read neither A nor B */
 #define FLAG_OFF   params[4]
+#define ROW_SHIFT  params[2]  /* ESC: a packed key's column bits; 32: keys are columns */
+#define PACKED     (ROW_SHIFT < 32u)
 #define SEG(I) ux[CHUNK_ROWS + (I)]
+#define KEY_COLUMN(K) (PACKED ? (K) & ((1u << ROW_SHIFT) - 1u) : (K))
 
 // The chunk row whose segment holds expansion index t.
 uint chunk_row(uint t)
@@ -857,17 +863,18 @@ void esc_expand(uint t)
     uint s = chunk_row(t), k, q;
     find_product(ux[s], t - SEG(s), k, q);
     if (NUMERIC != 2u)
-        ux[KEY_OFF + t] = CB(q);
+        ux[KEY_OFF + t] = PACKED ? s << ROW_SHIFT | CB(q) : CB(q);
     if (NUMERIC != 0u)
         wv[t] = va[A_VAL + k] * vb[B_VAL + q];
 }
 
-// After the segmented sort (keys ascending within each row's segment, ties in expansion order).
+// After the sort (keys ascending within each row's segment, ties in expansion order). A
+// packed key differs from the one before wherever a segment starts.
 void esc_flags(uint t)
 {
     if (t < COUNT) {
-        uint s = chunk_row(t);
-        ux[FLAG_OFF + t] = t == SEG(s) || ux[KEY_OFF + t] != ux[KEY_OFF + t - 1u] ? 1u : 0u;
+        bool first = PACKED ? t == 0u : t == SEG(chunk_row(t));
+        ux[FLAG_OFF + t] = first || ux[KEY_OFF + t] != ux[KEY_OFF + t - 1u] ? 1u : 0u;
     } else if (t == COUNT) {
         ux[FLAG_OFF + t] = 0u;
     }
@@ -888,14 +895,15 @@ void esc_write(uint t)
 {
     if (t >= COUNT)
         return;
-    uint s = chunk_row(t), end = SEG(s + 1u), key = ux[KEY_OFF + t];
-    if (t != SEG(s) && ux[KEY_OFF + t - 1u] == key)
+    uint key = ux[KEY_OFF + t];
+    uint s = PACKED ? key >> ROW_SHIFT : chunk_row(t), start = SEG(s), end = SEG(s + 1u);
+    if (t != start && ux[KEY_OFF + t - 1u] == key)
         return;
-    uint dst = aux[RPTR_OFF + ux[s]] + ux[FLAG_OFF + t] - ux[FLAG_OFF + SEG(s)];
+    uint dst = aux[RPTR_OFF + ux[s]] + ux[FLAG_OFF + t] - ux[FLAG_OFF + start];
     T sum = wv[ux[PAY_OFF + t]];
     for (uint u = t + 1u; u < end && ux[KEY_OFF + u] == key; u++)
         sum += wv[ux[PAY_OFF + u]];
-    ia[C_IDX + dst] = key;
+    ia[C_IDX + dst] = KEY_COLUMN(key);
     cv[dst] = sum;
 }
 

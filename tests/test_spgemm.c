@@ -857,6 +857,13 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
     tuning->spgemm_rank = saved;
 }
 
+/* Whether the library may pack a chunk's keys (GPGPU_TUNE's spgemm_esc_packed): the twin
+ * decides from the chunk's shape itself. */
+static bool esc_may_pack(void)
+{
+    return algo_tuning_get()->spgemm_esc_packed != 0;
+}
+
 /* A chunk's expansion, sort, run flags and their scan, each against its twin, as the
  * symbolic and numeric phases run them (fast_chunk, fast_long_kept). */
 static void fast_chunk_runs(fast_replay *r, const char *phase, size_t rows)
@@ -897,7 +904,8 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
         return;
     ref_spgemm_fast_state *s = &r->s;
     ref_spgemm_chunk *c = &r->rch;
-    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, numeric, c), "fast twin chunk");
+    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, numeric, esc_may_pack(), c),
+               "fast twin chunk");
     char what[300];
     snprintf(what, sizeof what, "%s %s fast %s chunk of %zu rows (%zu products)", r->name,
              gpgpu_type_name(r->t), numeric ? "numeric" : "symbolic", rows, c->products);
@@ -908,6 +916,7 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
         EXPECT(g->products == c->products && g->seg_off == c->seg_off &&
                    g->key_off == c->key_off && g->pay_off == c->pay_off &&
                    g->flag_off == c->flag_off && g->ux->size == c->words * 4 &&
+                   g->packed == c->packed && g->col_bits == c->col_bits &&
                    (!numeric || g->vals->size == c->products * gpgpu_type_size(r->t)),
                "%s: the chunk's layout differs from the twin's", what);
         uint32_t *head = xmalloc((2 * rows + 1) * 4);
@@ -954,7 +963,8 @@ static void fast_long_kept(fast_replay *r)
     if (r->failed || rows == 0)
         return;
     const uint32_t *pairs = s->aux + s->pairs_off;
-    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, false, c), "fast twin chunk");
+    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, false, esc_may_pack(), c),
+               "fast twin chunk");
     char what[300];
     snprintf(what, sizeof what, "%s %s fast kept chunk of %zu rows (%zu products)", r->name,
              gpgpu_type_name(r->t), rows, c->products);
@@ -1190,23 +1200,28 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
     return one_phase || has_long;
 }
 
-/* fast_replay_product with one phase wherever it fits (GPGPU_TUNE's spgemm_one_phase=1) and
- * the long rows' chunk kept, and where either applied, again in two phases with the long
- * rows sorted again in the numeric phase (spgemm_esc_keep=0). */
+/* fast_replay_product with one phase wherever it fits (GPGPU_TUNE's spgemm_one_phase=1), the
+ * long rows' chunk kept and their keys packed, and where any applied, again in two phases
+ * with the long rows sorted again in the numeric phase (spgemm_esc_keep=0), their keys
+ * columns alone under a segmented sort (spgemm_esc_packed=0). */
 static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
                         gpgpu_algo algo, bool exact, unsigned bins)
 {
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
     unsigned saved = tuning->spgemm_one_phase, saved_keep = tuning->spgemm_esc_keep;
+    unsigned saved_packed = tuning->spgemm_esc_packed;
     tuning->spgemm_one_phase = 1;
     tuning->spgemm_esc_keep = 1;
+    tuning->spgemm_esc_packed = 1;
     if (fast_replay_product(name, a, b, t, algo, exact, bins, true)) {
         tuning->spgemm_one_phase = 0;
         tuning->spgemm_esc_keep = 0;
+        tuning->spgemm_esc_packed = 0;
         fast_replay_product(name, a, b, t, algo, exact, bins, false);
     }
     tuning->spgemm_one_phase = saved;
     tuning->spgemm_esc_keep = saved_keep;
+    tuning->spgemm_esc_packed = saved_packed;
 }
 
 /* A value exact in f32: +-{1, 2, 3} times 2^{-1, 0, 1}. Products are then multiples of 1/4

@@ -52,7 +52,7 @@ enum {
     P_ROWS = 1, P_NNZ_A, P_A_PTR, P_A_IDX, P_A_VAL, P_B_PTR, P_B_IDX, P_B_VAL,
     P_COUNT = 9, P_CAP, P_LIST_OFF, P_APOS_OFF, P_NUMERIC, P_RPTR_OFF, P_C_IDX,
     P_CHUNK_ROWS = 10, P_KEY_OFF = 11, P_PAY_OFF = 3, P_FLAG_OFF = 4,
-    P_ZFLAG_OFF = 12, P_NEW_IDX = 14, P_T_PAY_OFF = 10
+    P_ZFLAG_OFF = 12, P_NEW_IDX = 14, P_T_PAY_OFF = 10, P_ROW_SHIFT = 2
 };
 /* Products of a product past which each chunk prints a progress line. */
 #define PROGRESS_PRODUCTS ((uint64_t)1 << 26)
@@ -67,6 +67,21 @@ static unsigned key_passes_below(uint32_t bound)
     while (bytes < 4 && bound > 1 && (bound - 1) >> (8 * bytes))
         bytes++;
     return bytes;
+}
+
+unsigned spgemm_bits_below(size_t bound)
+{
+    unsigned bits = 0;
+    while (bound > 1 && ((bound - 1) >> bits) != 0)
+        bits++;
+    return bits;
+}
+
+bool spgemm_chunk_packs(size_t rows, uint32_t cols)
+{
+    unsigned col_bits = spgemm_bits_below(cols); /* 32 would leave no room, even for row 0 */
+    return algo_tuning_get()->spgemm_esc_packed && col_bits < 32 &&
+           spgemm_bits_below(rows) + col_bits <= 32;
 }
 
 gpgpu_status spgemm_operand_open(gpgpu_context *ctx, const gpgpu_matrix *m, spgemm_operand *op)
@@ -406,7 +421,9 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
     for (size_t s = 0; s < rows; s++)
         products += pairs[2 * s + 1];
     *ch = (spgemm_chunk){.rows = rows, .products = products, .numeric = numeric,
-                         .seg_off = rows, .key_off = 2 * rows + 1};
+                         .seg_off = rows, .key_off = 2 * rows + 1,
+                         .col_bits = spgemm_bits_below(p->b.m->cols),
+                         .packed = spgemm_chunk_packs(rows, p->b.m->cols)};
     ch->pay_off = ch->key_off + products;
     ch->flag_off = ch->pay_off + products;
     ch->hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, products);
@@ -446,6 +463,7 @@ static exec_dispatch chunk_dispatch(spgemm_product *p, const spgemm_chunk *ch, u
     d.params[P_CHUNK_ROWS] = (uint32_t)ch->rows;
     d.params[P_KEY_OFF] = (uint32_t)ch->key_off;
     d.params[P_NUMERIC] = ch->numeric;
+    d.params[P_ROW_SHIFT] = ch->packed ? ch->col_bits : 32;
     if (stage != STAGE_ESC_EXPAND) { /* the stages after it read neither A nor B */
         d.params[P_PAY_OFF] = (uint32_t)ch->pay_off;
         d.params[P_FLAG_OFF] = (uint32_t)ch->flag_off;
@@ -502,6 +520,13 @@ gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
                      .pay = ch->ux, .pay_off = ch->pay_off, .n = ch->products,
                      .flags = SORT_SEGMENTED, .segs = ch->ux, .segs_off = ch->seg_off,
                      .nseg = ch->rows, .key_passes = key_passes_below(p->b.m->cols)};
+    if (ch->packed) { /* the row is in the key: the bytes up to its top bit, no segments */
+        unsigned bits = ch->col_bits + spgemm_bits_below(ch->rows);
+        dst.flags = 0;
+        dst.segs = NULL;
+        dst.nseg = 0;
+        dst.key_passes = bits > 8 ? (bits + 7) / 8 : 1;
+    }
     sort_keys src = dst, other = dst;
     src.flags |= SORT_PAYLOAD_IS_INDEX;
     other.keys = ch->alt;

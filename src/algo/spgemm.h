@@ -218,14 +218,27 @@ gpgpu_status spgemm_stage_rows_compact(spgemm_product *p);
 /* A chunk of long rows on the global path: ux (u32) holds the rows' ids at 0, their
  * segment starts (rows + 1 words, within the chunk's expansion) at seg_off, then the keys,
  * the sort's payload (each key's expansion index) and run flags; vals the expanded values
- * (numeric). alt and hist are the radix sort's. */
+ * (numeric). alt and hist are the radix sort's.
+ *
+ * Packed keys (`packed`, where the chunk's row index and B's columns fit 32 bits together):
+ * key = s << col_bits | column for chunk row s, so one plain radix sort over the bits they
+ * use orders every row's products by column, all of its passes one-sweep, and the stages
+ * after it read a run's row from its key. Otherwise key = column, sorted by a segmented
+ * sort (its segment passes reduce-then-scan, each key's segment found by binary search). */
 typedef struct spgemm_chunk {
     size_t rows, products;
     size_t seg_off, key_off, pay_off, flag_off;
     gpgpu_buffer *ux, *vals, *alt, *hist;
     size_t hist_words;
-    bool numeric;
+    unsigned col_bits; /* the bits of a column below B's column count */
+    bool numeric, packed;
 } spgemm_chunk;
+
+/* The bits that hold every value below `bound` (0 for bound <= 1). */
+unsigned spgemm_bits_below(size_t bound);
+/* Whether a chunk of `rows` rows packs its keys against B's `cols` columns
+ * (GPGPU_TUNE's spgemm_esc_packed=0: never). */
+bool spgemm_chunk_packs(size_t rows, uint32_t cols);
 
 /* Allocates a chunk for `rows` (row, products) pairs and uploads their ids and segments. */
 gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t rows,
@@ -233,18 +246,20 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
 void spgemm_chunk_close(spgemm_product *p, spgemm_chunk *ch);
 /* ESC_EXPAND: for t < products, with s the chunk row whose segment holds t and o = t - seg[s]:
  * product o of row rows[s] (as ROWS orders them: A's nonzeros in order, each B row in
- * order): key[t] = its column, vals[t] = a_ik * b_kj (numeric). */
+ * order): key[t] = its column (packed: s << col_bits | its column), vals[t] = a_ik * b_kj
+ * (numeric). */
 gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch);
-/* The segmented radix sort of the keys (columns ascending in each segment, ties in
- * expansion order), payload = each key's expansion index. */
+/* The radix sort of the keys (columns ascending in each segment, ties in expansion order):
+ * packed, one sort over the keys' bits; else segmented. Payload = each key's expansion
+ * index. */
 gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch);
 /* ESC_FLAGS: flag[t] = 1 where t starts its segment or its key differs from t - 1, else 0;
  * flag[products] = 0 (the driver then scans the flags exclusively). */
 gpgpu_status spgemm_stage_esc_flags(spgemm_product *p, const spgemm_chunk *ch);
 /* ESC_COUNT: rptr[rows[s]] = runs in segment s; header nnz += it. */
 gpgpu_status spgemm_stage_esc_count(spgemm_product *p, const spgemm_chunk *ch);
-/* ESC_WRITE: each run's column and the sum of its values (vals[pay[u]] in sorted order) to
- * C at rptr[row] + (its run index within the row). */
+/* ESC_WRITE: each run's column (a packed key's low col_bits) and the sum of its values
+ * (vals[pay[u]] in sorted order) to C at rptr[row] + (its run index within the row). */
 gpgpu_status spgemm_stage_esc_write(spgemm_product *p, const spgemm_chunk *ch);
 /* A symbolic chunk kept for the numeric phase (after ESC_COUNT): the sort's alt and hist
  * freed, the chunk moved into p->kept. */

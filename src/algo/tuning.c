@@ -45,6 +45,7 @@ static algo_tuning tuning = {
     .spgemm_rank = SPGEMM_RANK_MERGE,
     .spgemm_one_phase = 1, /* where it fits: spgemm_one_phase_fits */
     .spgemm_esc_keep = 1,
+    .spgemm_esc_packed = 1,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
@@ -114,6 +115,7 @@ static void read_env(void)
         {"spgemm_rank", &tuning.spgemm_rank, KNOB_MODE},
         {"spgemm_one_phase", &tuning.spgemm_one_phase, KNOB_MODE},
         {"spgemm_esc_keep", &tuning.spgemm_esc_keep, KNOB_MODE},
+        {"spgemm_esc_packed", &tuning.spgemm_esc_packed, KNOB_MODE},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];

@@ -37,6 +37,8 @@ typedef struct algo_tuning {
     unsigned axpby_items;       /* vector updates: elements per invocation */
     unsigned spgemm_rows_tile;  /* SpGEMM ROWS: 1 tiles by row length (spgemm.c), 0 always 2048 slots */
     unsigned spgemm_rank;        /* SpGEMM ROWS_RANK: 0 compare, 1 search, 2 merge (spgemm.h) */
+    unsigned spgemm_esc_packed;  /* SpGEMM long rows: 1 the chunk row packed above the column
+                                  * in each key where both fit 32 bits (spgemm.h), 0 never */
     unsigned spgemm_esc_keep;    /* SpGEMM long rows: 1 the symbolic phase's one chunk kept (its
                                   * sort reused) for the numeric, 0 sorted again */
     unsigned spgemm_one_phase;   /* SpGEMM short rows: 1 counted and summed in one pass where

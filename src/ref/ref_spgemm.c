@@ -860,14 +860,26 @@ void ref_spgemm_rows_compact(ref_spgemm_fast_state *s)
     }
 }
 
+/* The bits that hold every value below `bound`. */
+static unsigned bits_below(size_t bound)
+{
+    unsigned bits = 0;
+    while (bits < 64 && bound > ((size_t)1 << bits))
+        bits++;
+    return bits;
+}
+
 bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs, size_t rows,
-                           bool numeric, ref_spgemm_chunk *ch)
+                           bool numeric, bool may_pack, ref_spgemm_chunk *ch)
 {
     size_t products = 0;
     for (size_t r = 0; r < rows; r++)
         products += pairs[2 * r + 1];
+    unsigned col_bits = bits_below(s->b->cols);
     *ch = (ref_spgemm_chunk){.rows = rows, .products = products, .numeric = numeric,
-                             .seg_off = rows, .key_off = 2 * rows + 1};
+                             .seg_off = rows, .key_off = 2 * rows + 1, .col_bits = col_bits,
+                             .packed = may_pack && col_bits < 32 &&
+                                       col_bits + bits_below(rows) <= 32};
     ch->pay_off = ch->key_off + products;
     ch->flag_off = ch->pay_off + products;
     ch->words = ch->flag_off + products + 1;
@@ -916,8 +928,10 @@ static void esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch, boo
     }
     for (size_t r = 0; r < ch->rows; r++) {
         uint32_t room = seg[r + 1] - seg[r]; /* the pair's count of products */
-        uint32_t n = row_expansion(s, ch->ux[r], values_only ? key : ch->ux + ch->key_off + seg[r],
-                                   val, room);
+        uint32_t *keys = values_only ? key : ch->ux + ch->key_off + seg[r];
+        uint32_t n = row_expansion(s, ch->ux[r], keys, val, room);
+        for (uint32_t o = 0; ch->packed && !values_only && o < n; o++)
+            keys[o] |= (uint32_t)r << ch->col_bits;
         for (uint32_t o = 0; ch->numeric && o < n; o++)
             fast_set(s->type, ch->vals, seg[r] + o, val[o]);
     }
@@ -976,7 +990,8 @@ void ref_spgemm_esc_write(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch)
             uint32_t u = t + 1;
             for (; u < seg[r + 1] && key[u] == key[t]; u++)
                 sum = fast_add(s->type, sum, fast_get(s->type, ch->vals, pay[u]));
-            s->c_ints[rows + 1 + dst] = key[t];
+            s->c_ints[rows + 1 + dst] =
+                ch->packed ? key[t] & (uint32_t)(((uint64_t)1 << ch->col_bits) - 1) : key[t];
             fast_set(s->type, s->c_vals, dst, sum);
             t = u;
         }
