@@ -316,14 +316,19 @@ void bin_fill(uint r)
 }
 
 // Product o of row r (o below its products): the nonzero k of A it comes from and the entry
-// q of B, found by binary search on the expansion offsets.
-void find_product(uint r, uint o, out uint k, out uint q)
+// q of B, found by binary search on the expansion offsets among the row's nonzeros [lo, hi),
+// which a caller that knows more may narrow (the answer must lie inside).
+void find_product_in(uint r, uint o, uint lo, uint hi, out uint k, out uint q)
 {
-    uint lo = RA(r), hi = RA(r + 1u), base = APOS(lo);
+    uint base = APOS(RA(r));
 #define REL(X) (APOS(X) - base)
     LAST_AT_MOST(k, lo, hi, REL, o);
     q = RB(CA(k)) + (o - REL(k));
 #undef REL
+}
+void find_product(uint r, uint o, out uint k, out uint q)
+{
+    find_product_in(r, o, RA(r), RA(r + 1u), k, q);
 }
 
 // Where row r's entries go in the numeric phases: at C's row pointer, or at the row's first
@@ -856,12 +861,35 @@ uint chunk_row(uint t)
 // NUMERIC: 0 the keys, 1 keys and values, 2 the values alone (a chunk kept from the
 // symbolic phase, whose keys are sorted by now: ESC_WRITE reads each value through the
 // sort's payload, the product's expansion index).
+// The group's first and last products are found first, by a search over the whole chunk and
+// row; the others search only between them: a group's consecutive products of long rows lie
+// in one or two rows and, there, among a few nonzeros of A, where the whole searches take
+// about log2(rows) + log2(row's nonzeros) dependent loads each.
+shared uint s_span[4]; // the group's first product's chunk row and nonzero of A, its last's
+void esc_span_end(uint e, uint at)
+{
+    uint s = chunk_row(e), k, q;
+    find_product(ux[s], e - SEG(s), k, q);
+    s_span[at] = s;
+    s_span[at + 1u] = k;
+}
 void esc_expand(uint t)
 {
+    if (COUNT == 0u)
+        return; // uniform
+    uint lid = gl_LocalInvocationID.x, first = group_index() * WG_SIZE;
+    if (lid == 0u)
+        esc_span_end(min(first, COUNT - 1u), 0u);
+    if (lid == WG_SIZE - 1u)
+        esc_span_end(min(first + lid, COUNT - 1u), 2u);
+    barrier();
     if (t >= COUNT)
         return;
-    uint s = chunk_row(t), k, q;
-    find_product(ux[s], t - SEG(s), k, q);
+    uint s0 = s_span[0], s1 = s_span[2], s, k, q;
+    LAST_AT_MOST(s, s0, s1 + 1u, SEG, t);
+    uint r = ux[s];
+    find_product_in(r, t - SEG(s), s == s0 ? s_span[1] : RA(r),
+                    s == s1 ? s_span[3] + 1u : RA(r + 1u), k, q);
     if (NUMERIC != 2u)
         ux[KEY_OFF + t] = PACKED ? s << ROW_SHIFT | CB(q) : CB(q);
     if (NUMERIC != 0u)
