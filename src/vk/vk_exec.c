@@ -353,10 +353,33 @@ static gpgpu_status staged_transfer(gpgpu_buffer *buf, size_t offset, void *host
     return GPGPU_SUCCESS;
 }
 
+/* A write of at most this many bytes (and whole words at a word offset) is recorded into the
+ * command buffer itself: vkCmdUpdateBuffer copies the data when it is recorded, so the write
+ * needs no submission of its own. The work after it sees it, and the call's end submits it.
+ * Inside a call (SpGEMM's header, SpMV's status words, a chunk's row ids) each such write
+ * was a submission and a wait: tens of microseconds of a small product's wall time on an
+ * H100 (docs/PERFORMANCE.md, session 36). 65536 is the command's limit. */
+#define RECORDED_WRITE_MAX 65536
+
 static gpgpu_status vk_buffer_write(gpgpu_buffer *buf, size_t offset, const void *data,
                                     size_t bytes)
 {
-    return staged_transfer(buf, offset, (void *)data, bytes, true); /* only read from */
+    vk_state *st = vk_of(buf->ctx);
+    vk_buffer *b = buf_of(buf);
+    VkDeviceSize at = b->offset + offset;
+    if (bytes == 0)
+        return GPGPU_SUCCESS;
+    if (bytes > RECORDED_WRITE_MAX || bytes % 4 != 0 || at % 4 != 0)
+        return staged_transfer(buf, offset, (void *)data, bytes, true); /* only read from */
+    double since = vk_profile_clock(st);
+    VkCommandBuffer cmd;
+    TRY(recording(buf->ctx, &cmd));
+    b->caller_used |= st->caller_cmd;
+    settle(st, cmd);
+    vkCmdUpdateBuffer(cmd, b->buffer, at, bytes, data);
+    st->barrier_due = true;
+    vk_profile_host(st, "write (recorded)", bytes, since);
+    return GPGPU_SUCCESS;
 }
 
 static gpgpu_status vk_buffer_read(gpgpu_buffer *buf, size_t offset, void *data, size_t bytes)
