@@ -954,7 +954,10 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
 /* The long rows as run_fast takes them when one chunk holds them all (spgemm_esc_keep), in
  * the numeric phase (after fast_long's symbolic chunks replayed the counts): the chunk of all
  * of them opened symbolic, expanded, sorted, flagged and scanned as the symbolic phase left
- * it, then its values alone (the keys stay sorted) and ESC_WRITE. */
+ * it, then its values alone (the keys stay sorted) and ESC_WRITE. With spgemm_esc_keep=2
+ * the symbolic expansion makes the values too, as run_fast does where they fit; ESC_EXPAND
+ * of the values alone is then replayed over them (poisoned first), as run_fast runs it where
+ * they did not, and ESC_WRITE follows. */
 static void fast_long_kept(fast_replay *r)
 {
     ref_spgemm_fast_state *s = &r->s;
@@ -962,19 +965,24 @@ static void fast_long_kept(fast_replay *r)
     size_t rows = s->aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN];
     if (r->failed || rows == 0)
         return;
+    bool early = algo_tuning_get()->spgemm_esc_keep >= 2;
     const uint32_t *pairs = s->aux + s->pairs_off;
-    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, false, esc_may_pack(), c),
+    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, early, esc_may_pack(), c),
                "fast twin chunk");
     char what[300];
     snprintf(what, sizeof what, "%s %s fast kept chunk of %zu rows (%zu products)", r->name,
              gpgpu_type_name(r->t), rows, c->products);
-    gpgpu_status st = spgemm_chunk_open(&r->p, pairs, rows, false, &r->ch);
+    gpgpu_status st = spgemm_chunk_open(&r->p, pairs, rows, early, &r->ch);
     EXPECT(st == GPGPU_SUCCESS, "%s: spgemm_chunk_open: %s", what, gpgpu_last_error(ctx));
     r->failed = st != GPGPU_SUCCESS;
     if (!r->failed)
         fast_guard(r, FAST_UX);
+    if (!r->failed && early)
+        fast_guard(r, FAST_VALS);
     fast_chunk_runs(r, "kept", rows);
-    if (!r->failed) {
+    if (early && !r->failed) /* the values alone, again, must fill them */
+        memset(c->vals, 0xA5, c->products * gpgpu_type_size(r->t));
+    if (!r->failed && !early) {
         st = spgemm_chunk_values(&r->p, &r->ch);
         EXPECT(st == GPGPU_SUCCESS && r->ch.vals->size == c->products * gpgpu_type_size(r->t),
                "%s: spgemm_chunk_values: %s", what, gpgpu_last_error(ctx));
@@ -1031,7 +1039,7 @@ _Static_assert((int)SPGEMM_SYMBOLIC == REF_SPGEMM_SYMBOLIC &&
  * within its bound) and the whole product through gpgpu_spgemm against the twin, bit for
  * bit. `bins` says which bins must have rows (bit b: bin b), so a matrix meant to cover
  * them is checked to. `keep_long`: the numeric phase's long rows as one kept chunk
- * (fast_long_kept, as spgemm_esc_keep=1 runs them), else in chunks of 1, 2, 3, ... rows.
+ * (fast_long_kept, as spgemm_esc_keep=1 or 2 runs them), else in chunks of 1, 2, 3, ... rows.
  * Returns whether another replay would differ: the product took one phase
  * (spgemm_one_phase_fits, under the tuning in force) or has long rows. */
 static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgpu_csr *b,
@@ -1201,9 +1209,10 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
 }
 
 /* fast_replay_product with one phase wherever it fits (GPGPU_TUNE's spgemm_one_phase=1), the
- * long rows' chunk kept and their keys packed, and where any applied, again in two phases
- * with the long rows sorted again in the numeric phase (spgemm_esc_keep=0), their keys
- * columns alone under a segmented sort (spgemm_esc_packed=0). */
+ * long rows' chunk kept with its values (spgemm_esc_keep=2) and their keys packed, and where
+ * any applied, again in two phases with the long rows sorted again in the numeric phase
+ * (spgemm_esc_keep=0), their keys columns alone under a segmented sort
+ * (spgemm_esc_packed=0). */
 static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
                         gpgpu_algo algo, bool exact, unsigned bins)
 {
@@ -1211,7 +1220,7 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
     unsigned saved = tuning->spgemm_one_phase, saved_keep = tuning->spgemm_esc_keep;
     unsigned saved_packed = tuning->spgemm_esc_packed;
     tuning->spgemm_one_phase = 1;
-    tuning->spgemm_esc_keep = 1;
+    tuning->spgemm_esc_keep = 2;
     tuning->spgemm_esc_packed = 1;
     if (fast_replay_product(name, a, b, t, algo, exact, bins, true)) {
         tuning->spgemm_one_phase = 0;

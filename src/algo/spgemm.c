@@ -558,12 +558,13 @@ gpgpu_status spgemm_stage_esc_write(spgemm_product *p, const spgemm_chunk *ch)
 }
 
 /* One chunk of long rows: expand, sort, flag runs, scan, then count or write; a symbolic
- * chunk with `keep` stays open in p->kept for the numeric phase. */
+ * chunk with `keep` stays open in p->kept for the numeric phase, its values expanded with
+ * its keys where `values` (so the numeric phase repeats no search). */
 static gpgpu_status esc_chunk(spgemm_product *p, const uint32_t *pairs, size_t rows,
-                              bool numeric, bool keep)
+                              bool numeric, bool keep, bool values)
 {
     spgemm_chunk ch;
-    gpgpu_status s = spgemm_chunk_open(p, pairs, rows, numeric, &ch);
+    gpgpu_status s = spgemm_chunk_open(p, pairs, rows, numeric || values, &ch);
     if (s == GPGPU_SUCCESS)
         s = spgemm_stage_esc_expand(p, &ch);
     if (s == GPGPU_SUCCESS)
@@ -581,20 +582,23 @@ static gpgpu_status esc_chunk(spgemm_product *p, const uint32_t *pairs, size_t r
 }
 
 /* The numeric phase on the kept chunk: its keys are sorted and its runs flagged and numbered
- * already, so the values are all it needs before ESC_WRITE. *done stays false where the
- * values do not fit beside what the product holds (the chunk is then dropped, and the long
- * rows go round again). */
+ * already, so it needs only its values (unless the symbolic phase expanded them too) before
+ * ESC_WRITE. *done stays false where the values do not fit beside what the product holds
+ * (the chunk is then dropped, and the long rows go round again). */
 static gpgpu_status kept_numeric(spgemm_product *p, bool *done)
 {
     spgemm_chunk *ch = p->kept;
     *done = false;
-    if (p->mem.held + ch->products * gpgpu_type_size(p->type) > p->mem.budget) {
-        drop_kept(p);
-        return GPGPU_SUCCESS;
+    gpgpu_status s = GPGPU_SUCCESS;
+    if (!ch->numeric) {
+        if (p->mem.held + ch->products * gpgpu_type_size(p->type) > p->mem.budget) {
+            drop_kept(p);
+            return GPGPU_SUCCESS;
+        }
+        s = spgemm_chunk_values(p, ch);
+        if (s == GPGPU_SUCCESS)
+            s = spgemm_stage_esc_values(p, ch);
     }
-    gpgpu_status s = spgemm_chunk_values(p, ch);
-    if (s == GPGPU_SUCCESS)
-        s = spgemm_stage_esc_values(p, ch);
     if (s == GPGPU_SUCCESS)
         s = spgemm_stage_esc_write(p, ch);
     drop_kept(p);
@@ -620,12 +624,21 @@ static gpgpu_status long_rows(spgemm_product *p, bool numeric)
     size_t by_binding = ctx->info.max_storage_range_bytes / 8;
     size_t cap_products = ALGO_MAX_COUNT / 4 < by_binding ? ALGO_MAX_COUNT / 4 : by_binding;
     uint32_t chunks = 0;
+    /* All of them in one symbolic chunk, values too where they fit beside the keys
+     * (spgemm_esc_keep=2): the numeric phase then only writes C. */
+    bool values = false;
+    if (!numeric && algo_tuning_get()->spgemm_esc_keep >= 2) {
+        size_t all = 0;
+        for (size_t r = 0; r < n; r++)
+            all += p->long_rows[2 * r + 1];
+        values = all <= cap_products && esc_chunk_bytes(p, all, n, true) <= room;
+    }
     for (size_t first = 0; first < n;) {
         size_t products = 0, last = first;
         while (last < n) {
             size_t next = products + p->long_rows[2 * last + 1];
             if (next > cap_products ||
-                esc_chunk_bytes(p, next, last + 1 - first, numeric) > room)
+                esc_chunk_bytes(p, next, last + 1 - first, numeric || values) > room)
                 break;
             products = next;
             last++;
@@ -645,7 +658,7 @@ static gpgpu_status long_rows(spgemm_product *p, bool numeric)
         /* All of them in one symbolic chunk: kept for the numeric phase, which then skips
          * the expansion's keys, the sort, the flags and their scan. */
         bool keep = !numeric && first == 0 && last == n && algo_tuning_get()->spgemm_esc_keep;
-        TRY(esc_chunk(p, p->long_rows + 2 * first, last - first, numeric, keep));
+        TRY(esc_chunk(p, p->long_rows + 2 * first, last - first, numeric, keep, values));
         chunks++;
         if (p->desc->progress && p->stats.products > PROGRESS_PRODUCTS) {
             char line[200];

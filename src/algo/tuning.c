@@ -44,7 +44,7 @@ static algo_tuning tuning = {
     .spgemm_rows_tile = 1,
     .spgemm_rank = SPGEMM_RANK_MERGE,
     .spgemm_one_phase = 1, /* where it fits: spgemm_one_phase_fits */
-    .spgemm_esc_keep = 1,
+    .spgemm_esc_keep = 2,
     .spgemm_esc_packed = 1,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;

@@ -40,7 +40,8 @@ typedef struct algo_tuning {
     unsigned spgemm_esc_packed;  /* SpGEMM long rows: 1 the chunk row packed above the column
                                   * in each key where both fit 32 bits (spgemm.h), 0 never */
     unsigned spgemm_esc_keep;    /* SpGEMM long rows: 1 the symbolic phase's one chunk kept (its
-                                  * sort reused) for the numeric, 0 sorted again */
+                                  * sort reused) for the numeric, 2 (the default) with its values
+                                  * expanded with the keys where they fit, 0 sorted again */
     unsigned spgemm_one_phase;   /* SpGEMM short rows: 1 counted and summed in one pass where
                                   * the temporary fits (spgemm.c, the default), 0 two passes */
 } algo_tuning;
