@@ -919,6 +919,7 @@ void esc_count(uint s)
 }
 
 // C's ints are bound at 0 (in place of A's), its values at 7.
+#define WRITE_BATCH 8u
 void esc_write(uint t)
 {
     if (t >= COUNT)
@@ -929,7 +930,20 @@ void esc_write(uint t)
         return;
     uint dst = aux[RPTR_OFF + ux[s]] + ux[FLAG_OFF + t] - ux[FLAG_OFF + start];
     T sum = wv[ux[PAY_OFF + t]];
-    for (uint u = t + 1u; u < end && ux[KEY_OFF + u] == key; u++)
+    uint u = t + 1u;
+    // WRITE_BATCH products at a time while the run goes on (keys are sorted, so the batch's
+    // last key tells): their loads in flight together, added in order as one at a time
+    // would. A heavy column's run in a long row is up to thousands of products, and its
+    // warp waits for this loop.
+    for (; u + (WRITE_BATCH - 1u) < end && ux[KEY_OFF + u + (WRITE_BATCH - 1u)] == key;
+         u += WRITE_BATCH) {
+        T v[WRITE_BATCH];
+        UNROLL for (uint i = 0u; i < WRITE_BATCH; i++)
+            v[i] = wv[ux[PAY_OFF + u + i]];
+        UNROLL for (uint i = 0u; i < WRITE_BATCH; i++)
+            sum += v[i];
+    }
+    for (; u < end && ux[KEY_OFF + u] == key; u++)
         sum += wv[ux[PAY_OFF + u]];
     ia[C_IDX + dst] = KEY_COLUMN(key);
     cv[dst] = sum;
