@@ -10,7 +10,7 @@
 //  17 ROWS          the rows of one bin, TILE / CAP rows per work-group, each row's products
 //                   sorted by column in shared memory: counted (symbolic) or summed into C
 //  18 ESC_EXPAND    a chunk of long rows expanded into (column, value) in global memory
-//  19 ESC_FLAGS     after the segmented sort: 1 where a run of one column starts
+//  19 ESC_FLAGS     after the sort (rows, then columns): 1 where a run of one column starts
 //  20 ESC_COUNT     per long row: its entries of C (symbolic)
 //  21 ESC_WRITE     per run: C's column and the run's sum (numeric)
 //  22 ZERO_FLAGS, 23 ZERO_PTRS, 24 ZERO_COMPACT: C without its exact zeros

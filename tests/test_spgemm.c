@@ -1209,8 +1209,8 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
 }
 
 /* fast_replay_product with one phase wherever it fits (GPGPU_TUNE's spgemm_one_phase=1), the
- * long rows' chunk kept with its values (spgemm_esc_keep=2) and their keys packed, and where
- * any applied, again in two phases with the long rows sorted again in the numeric phase
+ * long rows' chunk kept (f32: with its values from the symbolic phase, spgemm_esc_keep=2;
+ * f64: its keys alone, spgemm_esc_keep=1) and their keys packed, and where any applied, again in two phases with the long rows sorted again in the numeric phase
  * (spgemm_esc_keep=0), their keys columns alone under a segmented sort
  * (spgemm_esc_packed=0). */
 static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
@@ -1220,7 +1220,7 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
     unsigned saved = tuning->spgemm_one_phase, saved_keep = tuning->spgemm_esc_keep;
     unsigned saved_packed = tuning->spgemm_esc_packed;
     tuning->spgemm_one_phase = 1;
-    tuning->spgemm_esc_keep = 2;
+    tuning->spgemm_esc_keep = t == GPGPU_TYPE_F32 ? 2 : 1; /* values early, or late */
     tuning->spgemm_esc_packed = 1;
     if (fast_replay_product(name, a, b, t, algo, exact, bins, true)) {
         tuning->spgemm_one_phase = 0;
@@ -1733,12 +1733,42 @@ static void budgets(void)
     gpgpu_csr_free(&b);
 }
 
+/* Whether a chunk packs its keys: the chunk row's bits and the column's must fit 32 together
+ * (spgemm_chunk_packs), and spgemm_bits_below counts them. No GPU. */
+static void packing_rule(void)
+{
+    static const struct {
+        size_t bound;
+        unsigned bits;
+    } bits[] = {{0, 0}, {1, 0}, {2, 1}, {3, 2}, {4, 2}, {5, 3}, {65536, 16}, {65537, 17},
+                {(size_t)1 << 31, 31}, {((size_t)1 << 31) + 1, 32}, {(size_t)1 << 32, 32},
+                {((size_t)1 << 32) + 1, 33}, {SIZE_MAX, 64}};
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+        EXPECT(spgemm_bits_below(bits[i].bound) == bits[i].bits,
+               "spgemm_bits_below(%zu) = %u, want %u", bits[i].bound,
+               spgemm_bits_below(bits[i].bound), bits[i].bits);
+    static const struct {
+        size_t rows;
+        uint32_t cols;
+        bool packs;
+    } shapes[] = {{1, 1, true},          {65536, 65536, true},       {65537, 65536, false},
+                  {65536, 65537, false}, {1, 0x80000000u, true},     {1, 0x80000001u, false},
+                  {2, 0x80000000u, true},  {9901, 32768, true},      {1u << 20, 4096, true},
+                  {(1u << 20) + 1, 4096, false}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        EXPECT(spgemm_chunk_packs(shapes[i].rows, shapes[i].cols) == shapes[i].packs,
+               "spgemm_chunk_packs(%zu rows, %u columns) should be %s", shapes[i].rows,
+               shapes[i].cols, shapes[i].packs ? "true" : "false");
+}
+
 /* Long rows (most of 48 of ~2500 products over a wide B, as budgets() has them): one chunk
  * holds them and the symbolic phase keeps it for the numeric: kept with its sort reused;
  * with a budget a byte short of what that took (the kept chunk dropped, or the symbolic
  * phase split, and the long rows sorted again in chunks); and with the radix sort's
  * reduce-then-scan passes (GPGPU_TUNE=radix_onesweep=0), which sort only the column bytes
- * too. Each against Gustavson's C. */
+ * too; and kept with its keys alone, the values expanded in the numeric phase
+ * (spgemm_esc_keep=1), in one chunk and at no more memory than with them. Each against
+ * Gustavson's C. */
 static void long_rows_paths(void)
 {
     gpgpu_type t = types[type_count - 1];
@@ -1758,10 +1788,18 @@ static void long_rows_paths(void)
                full.peak_bytes, st.peak_bytes, st.chunks);
 
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    unsigned saved = tuning->radix_onesweep;
+    unsigned saved = tuning->radix_onesweep, saved_keep = tuning->spgemm_esc_keep;
     tuning->radix_onesweep = 0;
     check_spgemm("long rows, reduce-then-scan sort", ma, mb, &r, &(gpgpu_spgemm_desc){0}, NULL);
     tuning->radix_onesweep = saved;
+    tuning->spgemm_esc_keep = 1; /* the keys kept, the values expanded in the numeric phase */
+    gpgpu_spgemm_stats keys_only = {0};
+    if (check_spgemm("long rows kept, values late", ma, mb, &r, &(gpgpu_spgemm_desc){0},
+                     &keys_only))
+        EXPECT(keys_only.chunks == 1 && keys_only.peak_bytes <= full.peak_bytes,
+               "long rows kept, values late: %u chunks, peak %zu (values early: %zu)",
+               keys_only.chunks, keys_only.peak_bytes, full.peak_bytes);
+    tuning->spgemm_esc_keep = saved_keep;
     gpgpu_matrix_destroy(ma);
     gpgpu_matrix_destroy(mb);
     free_reference(&r);
@@ -1980,6 +2018,7 @@ int main(void)
     integer_zeros();
     generated_products();
     budgets();
+    packing_rule();
     long_rows_paths();
     one_phase_budgets();
     shared_files();

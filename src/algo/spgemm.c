@@ -72,7 +72,7 @@ static unsigned key_passes_below(uint32_t bound)
 unsigned spgemm_bits_below(size_t bound)
 {
     unsigned bits = 0;
-    while (bound > 1 && ((bound - 1) >> bits) != 0)
+    while (bits < 64 && bound > 1 && ((bound - 1) >> bits) != 0)
         bits++;
     return bits;
 }
@@ -790,6 +790,12 @@ static gpgpu_status run_fast(spgemm_product *p)
           "gpgpu_spgemm: C has %llu entries, more than the 2^31 - 1 the shaders index",
           (unsigned long long)nnz);
     size_t c_bytes = ((size_t)a->rows + 1 + nnz) * 4 + nnz * gpgpu_type_size(p->type);
+    if (p->kept && p->kept->numeric && p->mem.held + c_bytes > p->mem.budget) {
+        /* the kept chunk's values first: the numeric phase expands them again, which costs
+         * less than the one phase's temporary or the kept sort */
+        mem_destroy(&p->mem, &p->kept->vals);
+        p->kept->numeric = false;
+    }
     if (one_phase && p->mem.held + c_bytes > p->mem.budget) {
         spgemm_one_phase_close(p); /* C and the temporary do not fit together: sum again */
         one_phase = false;
