@@ -1210,9 +1210,9 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
 
 /* fast_replay_product with one phase wherever it fits (GPGPU_TUNE's spgemm_one_phase=1), the
  * long rows' chunk kept (f32: with its values from the symbolic phase, spgemm_esc_keep=2;
- * f64: its keys alone, spgemm_esc_keep=1) and their keys packed, and where any applied, again in two phases with the long rows sorted again in the numeric phase
- * (spgemm_esc_keep=0), their keys columns alone under a segmented sort
- * (spgemm_esc_packed=0). */
+ * f64: its keys alone, spgemm_esc_keep=1) and their keys packed, and where any applied, again
+ * in two phases with the long rows sorted again in the numeric phase (spgemm_esc_keep=0),
+ * their keys columns alone under a segmented sort (spgemm_esc_packed=0). */
 static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
                         gpgpu_algo algo, bool exact, unsigned bins)
 {

@@ -59,22 +59,25 @@ enum {
 
 /* ------------------------------------------------------------- shared helpers */
 
-/* The radix passes that sort u32 keys below `bound` (column indices): the bytes that can
- * differ, at least one (sort_keys.key_passes). A matrix of 2^15 columns takes two of four. */
-static unsigned key_passes_below(uint32_t bound)
-{
-    unsigned bytes = 1;
-    while (bytes < 4 && bound > 1 && (bound - 1) >> (8 * bytes))
-        bytes++;
-    return bytes;
-}
-
 unsigned spgemm_bits_below(size_t bound)
 {
     unsigned bits = 0;
     while (bits < 64 && bound > 1 && ((bound - 1) >> bits) != 0)
         bits++;
     return bits;
+}
+
+/* The radix passes that sort u32 keys of `bits` bits: the bytes that can differ, at least one
+ * (sort_keys.key_passes). */
+static unsigned key_passes_for(unsigned bits)
+{
+    return bits > 8 ? (bits + 7) / 8 : 1;
+}
+
+/* Those of keys below `bound` (column indices): a matrix of 2^15 columns takes two of four. */
+static unsigned key_passes_below(uint32_t bound)
+{
+    return key_passes_for(spgemm_bits_below(bound));
 }
 
 bool spgemm_chunk_packs(size_t rows, uint32_t cols)
@@ -521,11 +524,10 @@ gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
                      .flags = SORT_SEGMENTED, .segs = ch->ux, .segs_off = ch->seg_off,
                      .nseg = ch->rows, .key_passes = key_passes_below(p->b.m->cols)};
     if (ch->packed) { /* the row is in the key: the bytes up to its top bit, no segments */
-        unsigned bits = ch->col_bits + spgemm_bits_below(ch->rows);
         dst.flags = 0;
         dst.segs = NULL;
         dst.nseg = 0;
-        dst.key_passes = bits > 8 ? (bits + 7) / 8 : 1;
+        dst.key_passes = key_passes_for(ch->col_bits + spgemm_bits_below(ch->rows));
     }
     sort_keys src = dst, other = dst;
     src.flags |= SORT_PAYLOAD_IS_INDEX;

@@ -55,17 +55,19 @@ void kept_release(gpgpu_context *ctx, kept_list *k, size_t keep)
     memmove(k->entries, k->entries + gone, k->count * sizeof *k->entries);
 }
 
-/* The most bytes that may stay kept now: the limit and, with memory_limit, the room beside
- * the context's live buffers. */
+/* The bytes memory_limit leaves beside the context's live buffers (SIZE_MAX: no limit). */
+static size_t limit_room(const gpgpu_context *ctx)
+{
+    if (!ctx->memory_limit)
+        return SIZE_MAX;
+    return ctx->memory_limit > ctx->memory_used ? ctx->memory_limit - ctx->memory_used : 0;
+}
+
+/* The most bytes that may stay kept now: the limit and the room beside the live buffers. */
 static size_t kept_room(const gpgpu_context *ctx, const kept_list *k)
 {
-    size_t room = k->limit;
-    if (ctx->memory_limit) {
-        size_t free_bytes =
-            ctx->memory_limit > ctx->memory_used ? ctx->memory_limit - ctx->memory_used : 0;
-        room = free_bytes < room ? free_bytes : room;
-    }
-    return room;
+    size_t free_bytes = limit_room(ctx);
+    return free_bytes < k->limit ? free_bytes : k->limit;
 }
 
 bool kept_add(gpgpu_context *ctx, kept_list *k, void *impl, size_t bytes)
@@ -86,8 +88,7 @@ void kept_make_room(gpgpu_context *ctx, kept_list *k, size_t bytes)
 {
     if (!ctx->memory_limit || !k->bytes)
         return;
-    size_t free_bytes =
-        ctx->memory_limit > ctx->memory_used ? ctx->memory_limit - ctx->memory_used : 0;
+    size_t free_bytes = limit_room(ctx);
     kept_release(ctx, k, free_bytes > bytes ? free_bytes - bytes : 0);
 }
 

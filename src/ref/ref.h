@@ -333,8 +333,8 @@ void ref_spgemm_esc_flags(ref_spgemm_chunk *ch);
 /* ESC_COUNT (after the flags' exclusive scan): rptr[ids[s]] = runs of segment s, header
  * nnz += them. */
 void ref_spgemm_esc_count(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch);
-/* ESC_WRITE: each run's column (a packed key's low col_bits), and vals[pay[u]] over it added left to right in type, to
- * C at rptr[row] + its run index within the row. */
+/* ESC_WRITE: each run's column (a packed key's low col_bits), and vals[pay[u]] over it added
+ * left to right in type, to C at rptr[row] + its run index within the row. */
 void ref_spgemm_esc_write(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch);
 /* A symbolic chunk kept for the numeric phase (spgemm_chunk_values): vals allocated, filled
  * with 0xA5 bytes. false when out of memory. */

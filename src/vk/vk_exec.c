@@ -266,7 +266,8 @@ static void vk_buffer_destroy(gpgpu_buffer *buf)
     if (!b)
         return;
     /* Work recorded for the caller may still use it: keep it until destroy. */
-    if (b->memory && (st->caller_cmd || b->caller_used)) {
+    bool caller = st->caller_cmd || b->caller_used;
+    if (b->memory && caller) {
         if (ctx_reserve(buf->ctx, (void **)&st->retired, &st->retired_capacity,
                         st->retired_count + 1, sizeof *st->retired) == GPGPU_SUCCESS) {
             st->retired[st->retired_count++] = *b;
@@ -276,7 +277,7 @@ static void vk_buffer_destroy(gpgpu_buffer *buf)
         vkDeviceWaitIdle(st->device); /* no room to keep it: make sure it is unused */
     }
     double since = vk_profile_clock(st);
-    bool caller = st->caller_cmd || b->caller_used; /* here only if it could not be retired */
+    /* a caller's buffer is here only if it could not be retired: never kept for reuse */
     if (b->memory && !caller && kept_add(buf->ctx, &st->kept, b, (size_t)b->bytes)) {
         vk_profile_host(st, "free (kept)", buf->size, since);
         return;
