@@ -565,8 +565,15 @@ void stage_chained()
     tile_prefixes(x, row_prefix, total);
     T prefix = T_ZERO;
     if (tiles > 1u) {
-        if (lid == 0u)
+        // The fence sends the tile's sum out before this group's own
+        // look-back: without it successors found it missing longer, on the
+        // H100 2^28 u32 took 829 us on Vulkan, 1022 on GL, and 773 / 913 with
+        // it; a second fence after the inclusive prefix cost more than it
+        // saved (779 / 967; docs/PERFORMANCE.md).
+        if (lid == 0u) {
             publish(t, total, t == 0u ? ST_INC : ST_SUM);
+            memoryBarrierBuffer();
+        }
         if (t > 0u)
             prefix = look_back(t);
     }

@@ -24,9 +24,9 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
     const algo_tuning *t = algo_tuning_get();
     size_t size = gpgpu_type_size(type);
     /* The tile's shape by backend: on the H100 Vulkan's tiles of 256 x 32
-     * (in subgroup rows) took 2^24 / 2^28 u32 in 65.7 / 827 us (512 x 16:
-     * 68.3 / 897); NVIDIA's GL runs longer rows slower and keeps 512 x 8 (81 /
-     * 1021 us; 256 x 16 112 / 1358, 256 x 24 82 / 1049). docs/PERFORMANCE.md. */
+     * (in subgroup rows) took 2^24 / 2^28 u32 in 64 / 772 us (512 x 16:
+     * 69 / 852); NVIDIA's GL runs longer rows slower and keeps 512 x 8 (74 /
+     * 913 us; 1024 x 8 the same, 256 x 32 1345 at 2^28). docs/PERFORMANCE.md. */
     uint32_t items = algo_knob(ctx, t->scan_chained_items, SCAN_CHAINED_ITEMS_GL,
                                SCAN_CHAINED_ITEMS);
     uint32_t wg = algo_knob(ctx, t->scan_chained_wg, SCAN_CHAINED_WG_GL, SCAN_CHAINED_WG);
