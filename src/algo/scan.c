@@ -24,8 +24,8 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
     const algo_tuning *t = algo_tuning_get();
     size_t size = gpgpu_type_size(type);
     /* The tile's shape by backend: on the H100 Vulkan's tiles of 256 x 32
-     * (in subgroup rows) took 2^24 / 2^28 u32 in 64 / 772 us (512 x 16:
-     * 69 / 852); NVIDIA's GL runs longer rows slower and keeps 512 x 8 (74 /
+     * (in subgroup rows) took 2^24 / 2^28 u32 in 64 / 772 us (512 x 16 and
+     * 128 x 32 slower); NVIDIA's GL runs longer rows slower and keeps 512 x 8 (74 /
      * 913 us; 1024 x 8 the same, 256 x 32 1345 at 2^28). docs/PERFORMANCE.md. */
     uint32_t items = algo_knob(ctx, t->scan_chained_items, SCAN_CHAINED_ITEMS_GL,
                                SCAN_CHAINED_ITEMS);
