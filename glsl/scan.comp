@@ -445,7 +445,7 @@ T look_back(uint t)
 // s-th run of width * ITEMS elements, and in row r lane l holds the RUN
 // elements from r * RUN * width + RUN * l, so every load and store
 // instruction covers one contiguous stretch (width x 16 bytes): on the H100
-// 2^28 u32 so took 866 us in 256 x 32 tiles (827 now), where ITEMS consecutive
+// 2^28 u32 so took 866 us in 256 x 32 tiles (773 now), where ITEMS consecutive
 // elements per invocation (each 16-byte instruction using half of every
 // sector it touches) took 1185 at best (docs/PERFORMANCE.md). Without
 // subgroups an invocation holds ITEMS consecutive elements.
