@@ -608,6 +608,21 @@ static gpgpu_status kept_numeric(spgemm_product *p, bool *done)
     return s;
 }
 
+/* The long rows' products in all (from the host copy of their pairs) and, where `largest`,
+ * the most that one of them has. */
+static uint64_t long_row_products(const spgemm_product *p, uint64_t *largest)
+{
+    uint64_t all = 0, most = 0;
+    for (size_t i = 0; i < p->header[SPGEMM_H_COUNT + SPGEMM_LONG_BIN]; i++) {
+        uint64_t n = p->long_rows[2 * i + 1];
+        all += n;
+        most = n > most ? n : most;
+    }
+    if (largest)
+        *largest = most;
+    return all;
+}
+
 /* The long rows in chunks under the budget (what aux, and C in the numeric phase, leave). */
 static gpgpu_status long_rows(spgemm_product *p, bool numeric)
 {
@@ -630,10 +645,8 @@ static gpgpu_status long_rows(spgemm_product *p, bool numeric)
      * (spgemm_esc_keep=2): the numeric phase then only writes C. */
     bool values = false;
     if (!numeric && algo_tuning_get()->spgemm_esc_keep >= 2) {
-        size_t all = 0;
-        for (size_t r = 0; r < n; r++)
-            all += p->long_rows[2 * r + 1];
-        values = all <= cap_products && esc_chunk_bytes(p, all, n, true) <= room;
+        uint64_t all = long_row_products(p, NULL);
+        values = all <= cap_products && esc_chunk_bytes(p, (size_t)all, n, true) <= room;
     }
     for (size_t first = 0; first < n;) {
         size_t products = 0, last = first;
@@ -740,12 +753,8 @@ static gpgpu_status drop_zeros(spgemm_product *p)
 bool spgemm_one_phase_fits(const spgemm_product *p)
 {
     gpgpu_context *ctx = p->ctx;
-    uint64_t products = header64(p, SPGEMM_H_PRODUCTS), long_products = 0, largest = 0;
-    for (size_t i = 0; i < p->header[SPGEMM_H_COUNT + SPGEMM_LONG_BIN]; i++) {
-        uint64_t n = p->long_rows[2 * i + 1];
-        long_products += n;
-        largest = n > largest ? n : largest;
-    }
+    uint64_t products = header64(p, SPGEMM_H_PRODUCTS), largest;
+    uint64_t long_products = long_row_products(p, &largest);
     if (!algo_tuning_get()->spgemm_one_phase || products == long_products ||
         long_products > products - long_products || products > UINT32_MAX)
         return false;
