@@ -581,17 +581,29 @@ void digit_starts()
 {
     uint lid = gl_LocalInvocationID.x;
 #ifdef SUBGROUPS
-    // One digit per invocation: a subgroup scan and the sums of the
-    // subgroups before, two barriers instead of a dozen.
-    if (WG_SIZE == DIGITS) {
-        uint t = s_mem[S_TOT + lid];
-        uint x = subgroupExclusiveAdd(t);
-        if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u)
-            s_mem[S_DIG + gl_SubgroupID] = x + t;
+    // One digit per invocation of the first DIGITS (whole subgroups): a
+    // subgroup scan and the sums of the subgroups before, two barriers
+    // instead of a dozen. In SMALL's wider groups too: on an H100 a sort of
+    // 2^12 keys 7% faster on GL, 6% on Vulkan; GL's one-sweep tile (768
+    // invocations) keeps the dozen, with which its f32 keys ran 7% faster
+    // (docs/PERFORMANCE.md). S_DIG holds 32 subgroup sums: a wide group of
+    // 4-lane subgroups (lavapipe on 128-bit vectors; no plan makes one
+    // today, knobs could) takes the path below.
+    if ((WG_SIZE == DIGITS || (ONLY_STAGE == 12u && WG_SIZE > DIGITS)) &&
+        gl_SubgroupSize * S_DIG_WORDS >= DIGITS) {
+        uint t = 0u, x = 0u;
+        if (lid < DIGITS) {
+            t = s_mem[S_TOT + lid];
+            x = subgroupExclusiveAdd(t);
+            if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u)
+                s_mem[S_DIG + gl_SubgroupID] = x + t;
+        }
         SYNC();
-        for (uint s = 0u; s < gl_SubgroupID; s++)
-            x += s_mem[S_DIG + s];
-        s_mem[S_START + lid] = x;
+        if (lid < DIGITS) {
+            for (uint s = 0u; s < gl_SubgroupID; s++)
+                x += s_mem[S_DIG + s];
+            s_mem[S_START + lid] = x;
+        }
         SYNC();
         return;
     }
