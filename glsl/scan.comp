@@ -67,6 +67,7 @@ layout(std430, binding = 3) coherent volatile buffer State { uvec4 state[]; };
 #define FORCED (FALLBACK == 1u || FALLBACK == 2u) /* the look-back reads nothing */
 
 #define TILE (WG_SIZE * ITEMS)
+#define RELOAD (ONLY_STAGE == STAGE_CHAINED && SHAPE0 != 0u)
 // CHAINED: an invocation's elements in ROWS runs of RUN consecutive ones
 // (16 bytes where ITEMS allows).
 #define RUN (ITEMS % VW == 0u ? VW : ITEMS)
@@ -579,6 +580,11 @@ void stage_chained()
     }
     if (lid == 0u && tiles > 1u && t > 0u)
         publish(t, prefix + total, ST_INC);
+    // RELOAD (SHAPE0): the tile read again, from L2 where its first load left it,
+    // so that no register holds it across the look-back's loop; its place read
+    // again from shared memory, so that the compiler cannot keep the first load.
+    if (RELOAD)
+        load_chained(s_ticket * TILE, count, vec, x);
     // In place, the inclusive prefix is published before the tile's input is
     // overwritten: a successor summing this tile from its input reads the
     // state again afterwards and takes the published value.

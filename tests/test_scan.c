@@ -127,16 +127,20 @@ static const char *const fallback_names[] = {"", " fallback=all", " fallback=win
                                              " sums only"};
 
 /* CLEAR, then CHAINED from element 3 of the source into element 5 of the
- * destination (or in place at 3), with the fallback forced as asked. The
- * state is poisoned around its words; for integers it must equal the twin's
- * publication (floats: their association order is the run's). */
-static void chained_once(gpgpu_type t, size_t n, bool ex, bool in_place, scan_fallback fb)
+ * destination (or in place at 3), with the fallback forced as asked, and the
+ * tile loaded again after its look-back or not (`reload`, whatever the plan
+ * chose). The state is poisoned around its words; for integers it must equal
+ * the twin's publication (floats: their association order is the run's). */
+static void chained_once(gpgpu_type t, size_t n, bool ex, bool in_place, scan_fallback fb,
+                         bool reload)
 {
     scan_chained_plan p = scan_chained_plan_for(ctx, t, n);
+    p.reload = reload;
     const char *tn = gpgpu_type_name(t);
     char what[200];
-    snprintf(what, sizeof what, "%s CHAINED %s%s%s n=%zu tiles=%u", tn, kind(ex),
-             in_place ? " in place" : "", fallback_names[fb], n, p.tiles);
+    snprintf(what, sizeof what, "%s CHAINED %s%s%s%s n=%zu tiles=%u", tn, kind(ex),
+             in_place ? " in place" : "", fallback_names[fb], reload ? " reloaded" : "", n,
+             p.tiles);
     slab src = slab_make(ctx, t, 3, n, 2, NULL), dst = src;
     size_t dst_off = in_place ? 3 : 5;
     if (!in_place)
@@ -184,22 +188,25 @@ static void chained_once(gpgpu_type t, size_t n, bool ex, bool in_place, scan_fa
     slab_free(&src);
 }
 
-/* Every fallback, both kinds; summing every predecessor from its input costs
+/* Every fallback, both kinds, the tile held across the look-back and
+ * reloaded after it; summing every predecessor from its input costs
  * tiles^2 / 2 tile reads, so the forced ones run up to FORCED_TILES tiles.
  * Walks back to tile 0 (sums only, window after window) read tiles^2 / 2
  * states: up to SUMS_TILES tiles. */
 enum { FORCED_TILES = 40, SUMS_TILES = 2048 };
 static void stage_chained(gpgpu_type t, size_t n)
 {
-    uint32_t tiles = scan_chained_plan_for(ctx, t, n).tiles;
+    scan_chained_plan p = scan_chained_plan_for(ctx, t, n);
     for (int ex = 0; ex < 2; ex++) {
-        chained_once(t, n, ex, false, SCAN_FALLBACK_NONE);
-        if (tiles <= FORCED_TILES) {
-            chained_once(t, n, ex, false, SCAN_FALLBACK_ALL);
-            chained_once(t, n, ex, true, SCAN_FALLBACK_WINDOW);
+        for (int reload = 0; reload < 2; reload++) {
+            chained_once(t, n, ex, false, SCAN_FALLBACK_NONE, reload);
+            if (p.tiles <= FORCED_TILES) {
+                chained_once(t, n, ex, false, SCAN_FALLBACK_ALL, reload);
+                chained_once(t, n, ex, true, SCAN_FALLBACK_WINDOW, reload);
+            }
         }
-        if (tiles > 1 && tiles <= SUMS_TILES)
-            chained_once(t, n, ex, ex, SCAN_FALLBACK_SUMS);
+        if (p.tiles > 1 && p.tiles <= SUMS_TILES)
+            chained_once(t, n, ex, ex, SCAN_FALLBACK_SUMS, p.reload);
     }
 }
 

@@ -25,11 +25,16 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
     size_t size = gpgpu_type_size(type);
     /* The tile's shape by backend: on the H100 Vulkan's tiles of 256 x 32
      * (in subgroup rows) took 2^24 / 2^28 u32 in 64 / 772 us (512 x 16 and
-     * 128 x 32 slower); NVIDIA's GL runs longer rows slower and keeps 512 x 8 (74 /
-     * 913 us; 1024 x 8 the same, 256 x 32 1345 at 2^28). docs/PERFORMANCE.md. */
-    uint32_t items = algo_knob(ctx, t->scan_chained_items, SCAN_CHAINED_ITEMS_GL,
+     * 128 x 32 slower). NVIDIA's GL ran that tile held in registers across the
+     * look-back in 99 / 1357 us, and reloaded after it (below) in 70 / 817;
+     * up to 2^22 its 512 x 8 tiles held across stay faster (2^22 25.3 against
+     * 26.1 us; 2^14, one 512 x 16 tile, 14.0 against 28.6). docs/PERFORMANCE.md. */
+    bool gl_large = n > SCAN_CHAINED_GL_SMALL_MAX;
+    uint32_t items = algo_knob(ctx, t->scan_chained_items,
+                               gl_large ? SCAN_CHAINED_ITEMS : SCAN_CHAINED_ITEMS_GL,
                                SCAN_CHAINED_ITEMS);
-    uint32_t wg = algo_knob(ctx, t->scan_chained_wg, SCAN_CHAINED_WG_GL, SCAN_CHAINED_WG);
+    uint32_t wg = algo_knob(ctx, t->scan_chained_wg,
+                            gl_large ? SCAN_CHAINED_WG : SCAN_CHAINED_WG_GL, SCAN_CHAINED_WG);
     if (size == 8 && items > 1)
         items /= 2;
     if (wg > SCAN_CHAINED_WG_MAX)
@@ -54,8 +59,17 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
     size_t tile = (size_t)wg * items;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     /* A ticket in the first 16 bytes, then each tile's 16 bytes (32 for f64). */
+    /* The tile loaded a second time after the look-back, from L2 where the first
+     * load left it: the first load's registers then end at the tile's sum, and
+     * the look-back's loop (barriers, polls, a predecessor's recount) runs
+     * without a whole tile held across it. NVIDIA's GL needs that for its large
+     * tiles (above); Vulkan's compiler keeps the tile across the loop well, and
+     * the second load only costs it (2^28 u32 933 against 772 us). */
+    unsigned reload_mode = t->scan_chained_reload;
+    bool reload = reload_mode == 2 ||
+                  (reload_mode == 1 && gl_large && strcmp(ctx->info.backend, "gl") == 0);
     return (scan_chained_plan){.wg = wg, .items = items, .tiles = (uint32_t)tiles,
-                               .state_words = 4 + tiles * (size == 8 ? 8 : 4)};
+                               .reload = reload, .state_words = 4 + tiles * (size == 8 ? 8 : 4)};
 }
 
 scan_plan scan_plan_for(size_t n)
@@ -167,6 +181,7 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
 {
     exec_dispatch d = chained_stage(type, STAGE_CHAINED, p);
     d.variant.only_stage = STAGE_CHAINED; /* no shared tile: more groups per multiprocessor */
+    d.variant.shape[0] = p.reload;
     algo_bind_io(&d, src, src_off, dst, dst_off, n);
     size_t size = gpgpu_type_size(type);
     d.params[P_IN_PLACE] = algo_overlap(src, src_off * size, n * size, dst, dst_off * size, n * size);

@@ -10,10 +10,11 @@ enum {
     SCAN_ITEMS = 8,        /* default; algo_tuning_get() has the value in use */
     SCAN_MAX_GROUPS = 1024, /* default, likewise */
     SCAN_CHAINED_WG = 256,   /* single pass: invocations per tile; at most SCAN_CHAINED_WG_MAX */
-    SCAN_CHAINED_WG_GL = 512, /* the same under GL (scan_chained_plan_for says why) */
+    SCAN_CHAINED_WG_GL = 512, /* the same under GL up to SCAN_CHAINED_GL_SMALL_MAX (scan_chained_plan_for) */
     SCAN_CHAINED_WG_MAX = 512, /* 1024-wide f64 tiles lost the device on the H100 */
     SCAN_CHAINED_ITEMS = 32, /* single pass, 4-byte types (f64: half, the same bytes per tile) */
     SCAN_CHAINED_ITEMS_GL = 8, /* the same under GL */
+    SCAN_CHAINED_GL_SMALL_MAX = 1 << 22, /* GL: 512 x 8 tiles up to this n, then 256 x 32 reloaded */
     SCAN_CHAINED_SHORT_MAX = 1 << 20, /* single pass: half the items from 2 tiles up to this n */
     SCAN_POLLS = 32,         /* single pass: reads of a silent predecessor before summing it */
     SCAN_SINGLE_PASS_F64_MAX = 1 << 21 /* f64: the fast scan's single pass up to this many elements */
@@ -26,6 +27,7 @@ enum {
  * tile, 8 for f64), zeroed by CLEAR when there is more than one tile. */
 typedef struct scan_chained_plan {
     uint32_t wg, items, tiles; /* tiles of wg * items elements */
+    bool reload; /* the tile is loaded again after its look-back (scan_chained_plan_for says why) */
     size_t state_words;
 } scan_chained_plan;
 

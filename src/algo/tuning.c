@@ -26,6 +26,7 @@ static algo_tuning tuning = {
     .scan_chained_items = 0, /* by backend: scan_chained_plan_for */
     .scan_chained_wg = 0,    /* likewise */
     .scan_polls = SCAN_POLLS,
+    .scan_chained_reload = 1, /* GL's large tiles: scan_chained_plan_for */
     .radix_items = RADIX_ITEMS,
     .radix_max_groups = RADIX_MAX_GROUPS,
     .radix_onesweep = 1,
@@ -95,6 +96,7 @@ static void read_env(void)
         {"scan_chained_items", &tuning.scan_chained_items, KNOB_POW2},
         {"scan_chained_wg", &tuning.scan_chained_wg, KNOB_POW2},
         {"scan_polls", &tuning.scan_polls, KNOB_POW2},
+        {"scan_chained_reload", &tuning.scan_chained_reload, KNOB_MODE},
         {"radix_items", &tuning.radix_items, KNOB_POW2},
         {"radix_groups", &tuning.radix_max_groups, KNOB_POW2},
         {"radix_onesweep", &tuning.radix_onesweep, KNOB_MODE},

@@ -17,6 +17,8 @@ typedef struct algo_tuning {
     unsigned scan_chained_items; /* single pass: elements per invocation of 4-byte types (f64: half) */
     unsigned scan_chained_wg;   /* single pass: work-group size */
     unsigned scan_polls;        /* single pass: reads of a silent predecessor before summing it */
+    unsigned scan_chained_reload; /* single pass, the tile loaded again after its look-back:
+                                   * 0 never, 1 the library's choice, 2 always */
     unsigned radix_items;       /* keys per invocation of a radix tile (large sorts of 4-byte keys; else half) */
     unsigned radix_max_groups;  /* work-groups (histogram columns) of a radix pass, at most */
     unsigned radix_onesweep;    /* key passes one-sweep: 0 never, 1 (2 likewise) below 2^30 keys */
