@@ -29,7 +29,7 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * look-back in 99 / 1357 us, and reloaded after it (below) in 70 / 817;
      * up to 2^22 its 512 x 8 tiles held across stay faster (2^22 25.3 against
      * 26.1 us; 2^14, one 512 x 16 tile, 14.0 against 28.6). docs/PERFORMANCE.md. */
-    bool gl_large = n > SCAN_CHAINED_GL_SMALL_MAX;
+    bool gl_large = strcmp(ctx->info.backend, "gl") == 0 && n > SCAN_CHAINED_GL_SMALL_MAX;
     uint32_t items = algo_knob(ctx, t->scan_chained_items,
                                gl_large ? SCAN_CHAINED_ITEMS : SCAN_CHAINED_ITEMS_GL,
                                SCAN_CHAINED_ITEMS);
@@ -56,9 +56,6 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * 6.1 us Vulkan, against 15.2 and 10.6 us for two). docs/PERFORMANCE.md. */
     if (items > 1 && n > (size_t)wg * items && n <= SCAN_CHAINED_SHORT_MAX)
         items /= 2;
-    size_t tile = (size_t)wg * items;
-    size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
-    /* A ticket in the first 16 bytes, then each tile's 16 bytes (32 for f64). */
     /* The tile loaded a second time after the look-back, from L2 where the first
      * load left it: the first load's registers then end at the tile's sum, and
      * the look-back's loop (barriers, polls, a predecessor's recount) runs
@@ -66,8 +63,10 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * tiles (above); Vulkan's compiler keeps the tile across the loop well, and
      * the second load only costs it (2^28 u32 933 against 772 us). */
     unsigned reload_mode = t->scan_chained_reload;
-    bool reload = reload_mode == 2 ||
-                  (reload_mode == 1 && gl_large && strcmp(ctx->info.backend, "gl") == 0);
+    bool reload = reload_mode == 2 || (reload_mode == 1 && gl_large);
+    size_t tile = (size_t)wg * items;
+    size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
+    /* A ticket in the first 16 bytes, then each tile's 16 bytes (32 for f64). */
     return (scan_chained_plan){.wg = wg, .items = items, .tiles = (uint32_t)tiles,
                                .reload = reload, .state_words = 4 + tiles * (size == 8 ? 8 : 4)};
 }
