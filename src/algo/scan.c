@@ -28,7 +28,7 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * 128 x 32 slower). NVIDIA's GL ran that tile held in registers across the
      * look-back in 99 / 1357 us, and reloaded after it (below) in 70 / 817;
      * up to 2^22 its 512 x 8 tiles held across stay faster (2^22 25.3 against
-     * 26.1 us; 2^14, one 512 x 16 tile, 14.0 against 28.6). docs/PERFORMANCE.md. */
+     * 26.1 us; 2^14, four 256 x 16 tiles, 14.0 against 28.6). docs/PERFORMANCE.md. */
     bool gl_large = strcmp(ctx->info.backend, "gl") == 0 && n > SCAN_CHAINED_GL_SMALL_MAX;
     uint32_t items = algo_knob(ctx, t->scan_chained_items,
                                gl_large ? SCAN_CHAINED_ITEMS : SCAN_CHAINED_ITEMS_GL,
