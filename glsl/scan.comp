@@ -78,9 +78,13 @@ layout(std430, binding = 3) coherent volatile buffer State { uvec4 state[]; };
 // CHAINED keeps its tile in registers and runs in a program of its own
 // (ONLY_STAGE): there it declares no tile, so that the shared memory does
 // not bound how many groups share a multiprocessor (on the H100 19 KB per
-// group allowed 2, 2 KB allow 5: the single pass 1.5x faster).
+// group allowed 2, 2 KB allow 5: the single pass 1.5x faster). CLEAR, on
+// CHAINED's shape, has a program without the tile too: a 256 x 32 tile of
+// the family's stages would take 33.8 KB (35.9 with the rest), more than
+// llvmpipe's 32 KB.
+#define STAGE_CLEAR 5u
 #define STAGE_CHAINED 6u
-shared T s_tile[ONLY_STAGE == STAGE_CHAINED ? 1u : PAD(TILE)];
+shared T s_tile[ONLY_STAGE == STAGE_CHAINED || ONLY_STAGE == STAGE_CLEAR ? 1u : PAD(TILE)];
 shared T s_scan[WG_SIZE];
 shared T s_total;
 
@@ -633,7 +637,7 @@ void main()
                 dst[DST_OFF + iid] = src[SRC_OFF + iid];
         }
         return;
-    case 5u:
+    case STAGE_CLEAR:
         if (iid < N)
             state[iid >> 2][iid & 3u] = 0u;
         return;

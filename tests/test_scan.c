@@ -430,6 +430,13 @@ int main(void)
             stage_classic(t, n);
             call_all(t, n, s % 2 ? 3 : 0, s % 3, NULL, n <= CLASSIC_LIMIT);
         }
+        /* Past SCAN_CHAINED_GL_SMALL_MAX GL's plan changes shape (256 x 32
+         * tiles, reloaded): its CLEAR and CHAINED, and every algorithm. */
+        size_t large = SCAN_CHAINED_GL_SMALL_MAX + 5;
+        if (large <= test_max_n() && test_runs_large(large, ti)) {
+            stage_chained(t, large);
+            call_all(t, large, 1, 2, NULL, false);
+        }
         edge_cases(t);
     }
     gpgpu_context_destroy(ctx);

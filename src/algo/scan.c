@@ -167,6 +167,7 @@ gpgpu_status scan_stage_clear(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer 
                               scan_chained_plan p)
 {
     exec_dispatch d = chained_stage(type, STAGE_CLEAR, p);
+    d.variant.only_stage = STAGE_CLEAR; /* no shared tile (glsl/scan.comp says why) */
     d.bind[3] = state;
     d.params[P_N] = (uint32_t)p.state_words;
     d.groups = algo_groups(p.state_words, p.wg);

@@ -77,8 +77,9 @@ gpgpu_status scan_stage_copy(gpgpu_context *ctx, gpgpu_type type, bool exclusive
 gpgpu_status scan_stage_step(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf, size_t off,
                              size_t n, unsigned k);
 
-/* CLEAR: words [0, p.state_words) of state = 0, run by CHAINED's own
- * program (the same type and plan), so that no other program is built. */
+/* CLEAR: words [0, p.state_words) of state = 0, on CHAINED's type and plan,
+ * in a program of its own that declares no shared tile (so that it fits
+ * every device CHAINED's own program fits). */
 gpgpu_status scan_stage_clear(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *state,
                               scan_chained_plan p);
 /* CHAINED: dst = prefix sums of src in one pass on plan p (state cleared
