@@ -29,7 +29,7 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * look-back in 99 / 1357 us, and reloaded after it (below) in 70 / 817;
      * up to 2^22 its 512 x 8 tiles held across stay faster (2^22 25.3 against
      * 26.1 us; 2^14, four 256 x 16 tiles, 14.0 against 28.6). docs/PERFORMANCE.md. */
-    bool gl_large = strcmp(ctx->info.backend, "gl") == 0 && n > SCAN_CHAINED_GL_SMALL_MAX;
+    bool gl_large = algo_on_gl(ctx) && n > SCAN_CHAINED_GL_SMALL_MAX;
     uint32_t items = algo_knob(ctx, t->scan_chained_items,
                                gl_large ? SCAN_CHAINED_ITEMS : SCAN_CHAINED_ITEMS_GL,
                                SCAN_CHAINED_ITEMS);
@@ -62,8 +62,7 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * without a whole tile held across it. NVIDIA's GL needs that for its large
      * tiles (above); Vulkan's compiler keeps the tile across the loop well, and
      * the second load only costs it (2^28 u32 933 against 772 us). */
-    unsigned reload_mode = t->scan_chained_reload;
-    bool reload = reload_mode == 2 || (reload_mode == 1 && gl_large);
+    bool reload = t->scan_chained_reload == 2 || (t->scan_chained_reload == 1 && gl_large);
     size_t tile = (size_t)wg * items;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     /* A ticket in the first 16 bytes, then each tile's 16 bytes (32 for f64). */
