@@ -54,6 +54,7 @@ layout(std430, binding = 7) buffer CV { T cv[]; };     // C's values (fast stage
 #define LIST_OFF params[11] /* ROWS: this bin's first row in the list; ESC: the chunk's rows */
 #define APOS_OFF params[12]
 #define NUMERIC  params[13] /* ROWS: SYMBOLIC, NUMERIC or ONE_PHASE; ESC_EXPAND: values */
+#define COMPACT_SHIFT params[13] /* ROWS_COMPACT: log2 of the invocations a row takes */
 #define RPTR_OFF params[14] /* per-row counts, then C's row pointers (exclusive scan) */
 // ROWS and ROWS_RANK: counts only; C's entries at its row pointers (after the counts'
 // scan); or both at once, the entries at the row's first product in a temporary
@@ -500,30 +501,29 @@ uint run_lower_bound(uint row_first, uint u, uint m, uint n, uint key)
 #undef ROW_KEY
     return at;
 }
-// s_part[lid] = the leaders among the row's slots up to lid (an inclusive scan of the flags
-// within each row of ROW_W slots); s_first_b is free by then and holds subgroup totals.
-void scan_row_leaders(uint lid, uint lane, uint row_first, bool leads)
+// s_part[lid] = the sum of v over the row's slots up to lid (an inclusive scan within each
+// row of ROW_W slots); s_first_b is free by then and holds subgroup totals.
+void scan_row(uint lid, uint lane, uint row_first, uint v)
 {
-    uint flag = leads ? 1u : 0u;
 #ifdef SUBGROUPS
     // Subgroups of consecutive invocations (as sort.comp's scan): three barriers, not 2 log CAP.
-    uint sg = gl_SubgroupID, width = gl_SubgroupSize, incl = subgroupInclusiveAdd(flag);
+    uint sg = gl_SubgroupID, width = gl_SubgroupSize, incl = subgroupInclusiveAdd(v);
     s_part[lid] = incl;
     if (gl_SubgroupInvocationID == width - 1u)
         s_first_b[sg] = incl;
     barrier();
     // the totals of the subgroups from the row's first one, less what came before the row in
     // that one (rows start anywhere: a row is ROW_W slots)
-    uint v = incl;
+    uint sum = incl;
     for (uint k = row_first / width; k < sg; k++)
-        v += s_first_b[k];
+        sum += s_first_b[k];
     if (row_first % width != 0u)
-        v -= s_part[row_first - 1u];
+        sum -= s_part[row_first - 1u];
     barrier();
-    s_part[lid] = v;
+    s_part[lid] = sum;
     barrier();
 #else
-    s_part[lid] = flag;
+    s_part[lid] = v;
     barrier();
     for (uint d = 1u; d < ROW_W; d <<= 1u) {
         uint add = lane >= d ? s_part[lid - d] : 0u;
@@ -532,6 +532,11 @@ void scan_row_leaders(uint lid, uint lane, uint row_first, bool leads)
         barrier();
     }
 #endif
+}
+// s_part[lid] = the leaders among the row's slots up to lid.
+void scan_row_leaders(uint lid, uint lane, uint row_first, bool leads)
+{
+    scan_row(lid, lane, row_first, leads ? 1u : 0u);
 }
 
 // After scan_row_leaders: how many of the row's slots [0, x) lead.
@@ -747,6 +752,71 @@ void rows_rank_search(uint lid, uint s, uint lane, uint row_first, uint rows_per
     cv[c] = sum;
 }
 
+// The window program (SHAPE0 = 3): the merge program, except in a group whose rows each
+// span fewer columns than ROW_W (max - min, banded rows say) and come from at most 32
+// nonzeros of A: there a row's slots double as its columns min, min + 1, ... Each product
+// sets its run's bit in its column's mask (s_mask, an atomic OR: the order does not
+// matter), and the masks give everything the merge sorted for: a column leads where its
+// mask is not empty, its products are the mask's runs in order (the product of run t comes
+// after those of the runs below t), and one scan of (products << 16 | leads) over the
+// columns places both the values (each at its column's start plus its rank in the mask) and
+// the leaders in C. So a row costs a few barriers and no binary search; the sums are added
+// in product order as the other programs add them, and C is bit for bit theirs.
+// s_win_lo / s_win_hi: each row's least and greatest column; s_no_window: a row of the group
+// has more than 32 nonzeros of A or walks its rows of B. The masks live in s_part until its
+// scan: no more shared memory than the merge's, so as many groups to a multiprocessor.
+#define s_mask s_part
+shared uint s_win_lo[TILE / 32u + 1u], s_win_hi[TILE / 32u + 1u];
+shared uint s_no_window;
+#define WINDOW (SHAPE0 == 3u)
+// Whether every row of the group fits its slots (after the products' barrier).
+bool group_fits_window(uint width, uint rows_per_group)
+{
+    if (s_no_window != 0u)
+        return false;
+    for (uint x = 0u; x < rows_per_group; x++)
+        if (s_win_lo[x] != PAD && s_win_hi[x] - s_win_lo[x] >= width)
+            return false;
+    return true;
+}
+void rows_rank_window(uint lid, uint s, uint lane, uint row_first, uint rows_per_group,
+                      bool live, uint r, uint n, bool numeric, uint t, uint base)
+{
+    uint lo_col = s_win_lo[s];
+    bool product = live && lane < n;
+    uint w = s_key[lid] - lo_col; // the product's column in the row's window
+    T val = numeric ? s_val[lid] : T_ZERO;
+    if (product)
+        atomicOr(s_mask[row_first + w], 1u << t);
+    barrier();
+    uint mask = s_mask[lid]; // slot `lane` as the row's column lo_col + lane
+    uint own = product ? s_mask[row_first + w] : 0u; // the product's column's
+    bool leads = live && mask != 0u;
+    if (NUMERIC != NUMERIC_C)
+        count_leaders(lid, s, lane, rows_per_group, live, r, leads); // holds a barrier
+    else
+        barrier(); // every mask read before the scan writes over them
+    if (!numeric)
+        return;
+    uint count = uint(bitCount(mask));
+    scan_row(lid, lane, row_first, count << 16 | (leads ? 1u : 0u));
+    if (product) { // every value was read before the scan's barriers
+        uint at = (s_part[row_first + w] >> 16) - uint(bitCount(own)) +
+                  uint(bitCount(own & ((1u << t) - 1u)));
+        s_val[row_first + at] = val;
+    }
+    barrier();
+    if (!leads)
+        return;
+    uint first = (s_part[lid] >> 16) - count;
+    T sum = T_ZERO;
+    for (uint v = 0u; v < count; v++)
+        sum += s_val[row_first + first + v];
+    uint c = rank_entries_at(r, base) + (s_part[lid] & 0xffffu) - 1u;
+    ux[C_IDX + c] = lo_col + lane;
+    cv[c] = sum;
+}
+
 void rows_rank_stage(uint lid)
 {
     // Rows of ROW_W slots (the bin's longest row, at least 32) packed from slot 0; the slots
@@ -766,6 +836,15 @@ void rows_rank_stage(uint lid)
         s_row_start[s] = 0u; // the row's leaders (symbolic)
     if (lid == 0u)
         s_levels = 0u;
+    if (WINDOW) {
+        s_mask[lid] = 0u;
+        if (lid <= rows_per_group) {
+            s_win_lo[lid] = PAD;
+            s_win_hi[lid] = 0u;
+        }
+        if (lid == 0u)
+            s_no_window = 0u;
+    }
     barrier();
     // A row of at most ROW_W nonzeros of A (all but the rarest) puts each one's first slot and
     // first entry of B in shared memory, and then every slot finds its own by binary search
@@ -776,21 +855,30 @@ void rows_rank_stage(uint lid)
         s_first_slot[lid] = APOS(lo + lane) - base;
         s_first_b[lid] = RB(CA(lo + lane));
     }
-    if (SHAPE0 == 2u && spread && lane == 0u && hi - lo > 1u)
+    if (SHAPE0 >= 2u && spread && lane == 0u && hi - lo > 1u)
         atomicMax(s_levels, uint(findMSB(hi - lo - 1u)) + 1u);
+    if (WINDOW && live && lane == 0u && (!spread || hi - lo > 32u))
+        s_no_window = 1u;
     barrier();
     uint t = 0u; // the slot's run
     if (spread) {
         if (lane < n) {
-            uint len = hi - lo;
-            for (uint step = CAP >> 1u; step > 0u; step >>= 1u)
+            uint len = hi - lo; // >= 1: the row has products
+            for (uint step = 1u << uint(findMSB(len)); step > 0u; step >>= 1u)
                 if (t + step < len && s_first_slot[row_first + t + step] <= lane)
                     t += step;
             // equal first slots (nonzeros of A whose B row is empty) end at the last of them
             uint q = s_first_b[row_first + t] + (lane - s_first_slot[row_first + t]);
-            s_key[lid] = CB(q);
+            uint col = CB(q);
+            s_key[lid] = col;
             if (numeric)
                 s_val[lid] = va[A_VAL + lo + t] * vb[B_VAL + q];
+            // a run (a row of B) is sorted: its first product has its least column, its
+            // last its greatest (the row's products in one word took 6% more time)
+            if (WINDOW && lane == s_first_slot[row_first + t])
+                atomicMin(s_win_lo[s], col);
+            if (WINDOW && (t + 1u < len ? s_first_slot[row_first + t + 1u] : n) == lane + 1u)
+                atomicMax(s_win_hi[s], col);
         }
     } else if (live) {
         for (uint k = lo + lane; k < hi; k += width) {
@@ -804,6 +892,11 @@ void rows_rank_stage(uint lid)
         }
     }
     barrier();
+    if (WINDOW && group_fits_window(width, rows_per_group)) {
+        rows_rank_window(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, t,
+                         base);
+        return;
+    }
     if (SHAPE0 == 0u)
         rows_rank_compare(lid, s, lane, row_first, rows_per_group, live, r, n, numeric, base);
     else if (SHAPE0 == 1u)
@@ -814,24 +907,26 @@ void rows_rank_stage(uint lid)
                         t, hi - lo, base);
 }
 
-// One phase: entry e of C, of a row that went through ROWS or ROWS_RANK (a long row's
-// entries are ESC_WRITE's), from the temporary (ints at 6, values at 7) into C (ints at 2,
-// where B's were, columns from C_IDX; values at 3). rptr holds C's row pointers by now;
-// COUNT = nnz(C). The row by binary search: the last with rptr[r] <= e (empty rows before
-// it share its pointer).
-void rows_compact(uint e)
+// One phase: the entries of C of the short rows (those ROWS and ROWS_RANK summed; a long
+// row's are ESC_WRITE's), from the temporary (ints at 6, values at 7) into C (ints at 2,
+// where B's were, columns from C_IDX; values at 3). rptr holds C's row pointers by now.
+// COUNT = the list's short rows, each taken by 1 << COMPACT_SHIFT consecutive invocations
+// that stride its entries: from the row's first product in the temporary to its row
+// pointer. A row found from its record this way costs three loads; an entry that found its
+// row by binary search on rptr cost a chain of ~log2(rows) of them, and laplace3d_7:128's
+// compaction took 1.2 ms on the H100 where its copy alone is a third of that
+// (docs/PERFORMANCE.md, session 40).
+void rows_compact(uint i)
 {
-    if (e >= COUNT)
+    uint at = i >> COMPACT_SHIFT, lane = i & ((1u << COMPACT_SHIFT) - 1u);
+    if (at >= COUNT)
         return;
-    uint r;
-#define RPTR(X) aux[RPTR_OFF + (X)]
-    LAST_AT_MOST(r, 0u, ROWS, RPTR, e);
-#undef RPTR
-    if (row_products(r) > CAP)
-        return;
-    uint t = APOS(RA(r)) + (e - aux[RPTR_OFF + r]);
-    ib[C_IDX + e] = ux[t];
-    vb[e] = cv[t];
+    uint r = LIST_ROW(at), from = APOS(LIST_WORD(at, 1u));
+    uint to = aux[RPTR_OFF + r], n = aux[RPTR_OFF + r + 1u] - to;
+    for (uint j = lane; j < n; j += 1u << COMPACT_SHIFT) {
+        ib[C_IDX + to + j] = ux[from + j];
+        vb[to + j] = cv[from + j];
+    }
 }
 
 // ------------------------------------------------------------------ fast: expand, sort, compress

@@ -815,14 +815,14 @@ static void fast_restore(fast_replay *r, void *const copies[FAST_ARRAYS])
 }
 
 /* spgemm_stage_rows on every bin with rows, as run_fast's shared_rows calls it; ROWS_RANK's
- * bins once with each of its programs (compare, search, merge), each from the same state
+ * bins once with each of its programs (compare, search, merge, window), each from the same state
  * against the one twin, so that an entry one program leaves unwritten shows as poison.
  * Symbolic and one phase: the bin's rows' counts (zeros from ROW_BINS) poisoned first, so a
  * row left uncounted shows. */
 static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
 {
     static const char *const mode_names[] = {"symbolic", "numeric", "one-phase"};
-    static const char *const rank_names[] = {"compare", "search", "merge"};
+    static const char *const rank_names[] = {"compare", "search", "merge", "window"};
     ref_spgemm_fast_state *s = &r->s;
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
     unsigned saved = tuning->spgemm_rank;
@@ -840,7 +840,7 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
                        1);
         void *before[FAST_ARRAYS];
         fast_snapshot(r, before);
-        for (unsigned program = 0; program < (rank ? 3u : 1u); program++) {
+        for (unsigned program = 0; program < (rank ? 4u : 1u); program++) {
             tuning->spgemm_rank = program;
             fast_restore(r, before);
             if (!fast_begin(r))

@@ -52,7 +52,7 @@ enum {
     P_ROWS = 1, P_NNZ_A, P_A_PTR, P_A_IDX, P_A_VAL, P_B_PTR, P_B_IDX, P_B_VAL,
     P_COUNT = 9, P_CAP, P_LIST_OFF, P_APOS_OFF, P_NUMERIC, P_RPTR_OFF, P_C_IDX,
     P_CHUNK_ROWS = 10, P_KEY_OFF = 11, P_PAY_OFF = 3, P_FLAG_OFF = 4,
-    P_ZFLAG_OFF = 12, P_NEW_IDX = 14, P_T_PAY_OFF = 10, P_ROW_SHIFT = 2
+    P_ZFLAG_OFF = 12, P_NEW_IDX = 14, P_T_PAY_OFF = 10, P_ROW_SHIFT = 2, P_COMPACT_SHIFT = 13
 };
 /* Products of a product past which each chunk prints a progress line. */
 #define PROGRESS_PRODUCTS ((uint64_t)1 << 26)
@@ -390,17 +390,28 @@ void spgemm_one_phase_close(spgemm_product *p)
 
 gpgpu_status spgemm_stage_rows_compact(spgemm_product *p)
 {
-    size_t nnz = p->c->nnz;
-    if (nnz == 0)
+    size_t nnz = p->c->nnz, rows = 0;
+    for (unsigned b = 0; b < SPGEMM_LONG_BIN; b++)
+        rows += p->header[SPGEMM_H_COUNT + b];
+    if (nnz == 0 || rows == 0)
         return GPGPU_SUCCESS;
+    /* A row to 2^shift invocations, about its mean entries (the long rows' entries counted
+     * in too: an overestimate, which costs only idle lanes), 4 to 32, and fewer where the
+     * invocations would pass 2^31. */
+    unsigned shift = 2;
+    while (shift < 5 && ((size_t)1 << shift) * rows < nnz)
+        shift++;
+    while (shift > 0 && (rows << shift) > ((size_t)1 << 31))
+        shift--;
     exec_dispatch d = product_dispatch(p, STAGE_ROWS_COMPACT, 1);
     d.bind[2] = p->c->owned_ints; /* C where B was: COMPACT reads neither B nor A's values */
     d.bind[3] = p->c->owned_values;
     d.bind[6] = p->t_ints;
     d.bind[7] = p->t_vals;
-    d.params[P_COUNT] = (uint32_t)nnz;
+    d.params[P_COUNT] = (uint32_t)rows;
+    d.params[P_COMPACT_SHIFT] = shift;
     d.params[P_C_IDX] = p->c->rows + 1;
-    d.groups = algo_groups(nnz, SPGEMM_WG);
+    d.groups = algo_groups(rows << shift, SPGEMM_WG);
     return algo_stage(p->ctx, &d);
 }
 

@@ -133,11 +133,14 @@ enum {
 
 /* How ROWS_RANK ranks a row's products, a program each (glsl/spgemm.comp's SHAPE0; the
  * tuning knob spgemm_rank): compare every product with all of the row's; search each of
- * the row's other runs for its column; or merge the runs pairwise into column order
- * (the default: fastest on every product measured, docs/PERFORMANCE.md). All three give
- * C bit for bit alike. */
+ * the row's other runs for its column; merge the runs pairwise into column order (faster
+ * than the other two on every product measured, docs/PERFORMANCE.md); or merge, except in
+ * a work-group whose rows each span fewer columns than their slots (banded rows): there a
+ * column mask per slot places every product without sorting. All four give C bit for bit
+ * alike. */
 typedef enum spgemm_rank_program {
-    SPGEMM_RANK_COMPARE = 0, SPGEMM_RANK_SEARCH = 1, SPGEMM_RANK_MERGE = 2
+    SPGEMM_RANK_COMPARE = 0, SPGEMM_RANK_SEARCH = 1, SPGEMM_RANK_MERGE = 2,
+    SPGEMM_RANK_WINDOW = 3
 } spgemm_rank_program;
 
 /* The GPU memory a product holds, counted against its budget as buffers come and go. */
@@ -211,8 +214,9 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
 bool spgemm_one_phase_fits(const spgemm_product *p);
 gpgpu_status spgemm_one_phase_open(spgemm_product *p);
 void spgemm_one_phase_close(spgemm_product *p);
-/* ROWS_COMPACT (after rptr's scan and C made): each entry of C in a row of 0 < products
- * <= shared_max, copied from the temporary at apos[row_ptr[r]] + (e - rptr[r]). */
+/* ROWS_COMPACT (after rptr's scan and C made): the entries of C of each row of the list's
+ * short bins (0 < products <= shared_max), copied from the temporary at apos[row_ptr[r]]
+ * to rptr[r], a row to a few consecutive invocations. */
 gpgpu_status spgemm_stage_rows_compact(spgemm_product *p);
 
 /* A chunk of long rows on the global path: ux (u32) holds the rows' ids at 0, their

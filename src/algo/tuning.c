@@ -43,7 +43,7 @@ static algo_tuning tuning = {
     .spmv_merge_slack = SPMV_MERGE_SLACK,
     .axpby_items = AXPBY_ITEMS,
     .spgemm_rows_tile = 1,
-    .spgemm_rank = SPGEMM_RANK_MERGE,
+    .spgemm_rank = SPGEMM_RANK_WINDOW,
     .spgemm_one_phase = 1, /* where it fits: spgemm_one_phase_fits */
     .spgemm_esc_keep = 2,
     .spgemm_esc_packed = 1,
@@ -51,8 +51,8 @@ static algo_tuning tuning = {
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
 /* Powers of two keep the shaders' index arithmetic and shared arrays simple;
- * modes take 0, 1 or 2; counts (the one-sweep tile's shape) any of 1..64. */
-enum knob_kind { KNOB_POW2, KNOB_MODE, KNOB_COUNT, KNOB_GROUPS };
+ * modes take 0, 1 or 2 (programs 0 to 3); counts (the one-sweep tile's shape) any of 1..64. */
+enum knob_kind { KNOB_POW2, KNOB_MODE, KNOB_PROGRAM, KNOB_COUNT, KNOB_GROUPS };
 static void set(unsigned *field, const char *value, enum knob_kind kind)
 {
     if (kind == KNOB_COUNT) {
@@ -63,11 +63,12 @@ static void set(unsigned *field, const char *value, enum knob_kind kind)
             fprintf(stderr, "libgpgpu: GPGPU_TUNE: %s is not in 1..64, ignored\n", value);
         return;
     }
-    if (kind == KNOB_MODE) {
-        if (value[0] >= '0' && value[0] <= '2' && value[1] == '\0')
+    if (kind == KNOB_MODE || kind == KNOB_PROGRAM) {
+        char last = kind == KNOB_MODE ? '2' : '3';
+        if (value[0] >= '0' && value[0] <= last && value[1] == '\0')
             *field = (unsigned)(value[0] - '0');
         else
-            fprintf(stderr, "libgpgpu: GPGPU_TUNE: %s is not 0, 1 or 2, ignored\n", value);
+            fprintf(stderr, "libgpgpu: GPGPU_TUNE: %s is not in 0..%c, ignored\n", value, last);
         return;
     }
     unsigned long v = strtoul(value, NULL, 10), most = kind == KNOB_GROUPS ? 1ul << 24 : 65536;
@@ -114,7 +115,7 @@ static void read_env(void)
         {"spmv_merge_slack", &tuning.spmv_merge_slack, KNOB_POW2},
         {"axpby_items", &tuning.axpby_items, KNOB_POW2},
         {"spgemm_rows_tile", &tuning.spgemm_rows_tile, KNOB_MODE},
-        {"spgemm_rank", &tuning.spgemm_rank, KNOB_MODE},
+        {"spgemm_rank", &tuning.spgemm_rank, KNOB_PROGRAM},
         {"spgemm_one_phase", &tuning.spgemm_one_phase, KNOB_MODE},
         {"spgemm_esc_keep", &tuning.spgemm_esc_keep, KNOB_MODE},
         {"spgemm_esc_packed", &tuning.spgemm_esc_packed, KNOB_MODE},
