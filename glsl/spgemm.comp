@@ -234,7 +234,6 @@ void classic_row_ptrs(uint i)
 #define H_COUNT 0u
 #define H_FILL 8u
 #define H_PRODUCTS 16u     /* two words: low, high */
-#define H_NNZ 18u          /* two words */
 #define H_LONGEST 20u      /* per bin: its longest row's products */
 #define APOS(I) aux[APOS_OFF + (I)]
 
@@ -447,8 +446,6 @@ void rows_stage(uint lid)
     if (NUMERIC != NUMERIC_C) { // the counts
         if (first == row_first)
             aux[RPTR_OFF + r] = s_row_start[s + 1u] - s_row_start[s];
-        if (lid == 0u)
-            add64(H_NNZ, s_row_start[rows_per_group]); // padding rows have no runs
     }
     if (!numeric)
         return;
@@ -586,12 +583,6 @@ void count_leaders(uint lid, uint s, uint lane, uint rows_per_group, bool live, 
     barrier();
     if (live && lane == 0u)
         aux[RPTR_OFF + r] = s_row_start[s];
-    if (lid == 0u) {
-        uint total = 0u;
-        for (uint x = 0u; x < rows_per_group; x++)
-            total += s_row_start[x];
-        add64(H_NNZ, total);
-    }
 }
 
 // The program without search: every product compares with all of the row's, after the load.
@@ -1009,7 +1000,6 @@ void esc_count(uint s)
     if (s < CHUNK_ROWS) {
         uint n = ux[FLAG_OFF + SEG(s + 1u)] - ux[FLAG_OFF + SEG(s)];
         aux[RPTR_OFF + ux[s]] = n;
-        add64(H_NNZ, n);
     }
 }
 

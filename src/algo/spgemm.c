@@ -775,6 +775,34 @@ bool spgemm_one_phase_fits(const spgemm_product *p)
            p->mem.held + t_bytes + chunk <= p->mem.budget;
 }
 
+/* nnz(C), with rptr (each row's count of entries) scanned into C's row pointers. nnz(C) <=
+ * products, so below 2^32 products the 32-bit scan's last word is exact; past them the
+ * counts are read back and added on the host first. (Each row's count used to go into a
+ * header total as well, by a 64-bit atomic add per work-group on one address: 2-4% of the
+ * short-row products' time on the H100, docs/PERFORMANCE.md, session 40.) */
+static gpgpu_status count_entries(spgemm_product *p, uint64_t *nnz)
+{
+    gpgpu_context *ctx = p->ctx;
+    size_t rows = p->a.m->rows;
+    if (p->stats.products >> 32) {
+        uint32_t *counts = malloc(rows * 4 + 4);
+        CHECK(counts, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
+        gpgpu_status st = read_words(ctx, p->aux, p->rptr_off, counts, rows);
+        uint64_t sum = 0;
+        for (size_t r = 0; st == GPGPU_SUCCESS && r < rows; r++)
+            sum += counts[r];
+        free(counts);
+        TRY(st);
+        *nnz = sum;
+        return spgemm_scan_words(ctx, p->aux, p->rptr_off, rows + 1);
+    }
+    TRY(spgemm_scan_words(ctx, p->aux, p->rptr_off, rows + 1));
+    uint32_t last;
+    TRY(read_words(ctx, p->aux, p->rptr_off + rows, &last, 1));
+    *nnz = last;
+    return GPGPU_SUCCESS;
+}
+
 /* Counts and bins; then the short rows counted (or counted and summed into the one
  * phase's temporary) and the long rows counted; C; the short rows summed into C (or moved
  * there from the temporary) and the long rows summed. */
@@ -805,9 +833,8 @@ static gpgpu_status run_fast(spgemm_product *p)
         TRY(spgemm_one_phase_open(p));
     TRY(shared_rows(p, one_phase ? SPGEMM_ONE_PHASE : SPGEMM_SYMBOLIC));
     TRY(long_rows(p, false));
-    TRY(spgemm_scan_words(ctx, p->aux, p->rptr_off, (size_t)a->rows + 1));
-    TRY(read_words(ctx, p->aux, SPGEMM_H_NNZ, p->header + SPGEMM_H_NNZ, 2));
-    uint64_t nnz = header64(p, SPGEMM_H_NNZ);
+    uint64_t nnz = 0;
+    TRY(count_entries(p, &nnz));
     CHECK(nnz <= GPGPU_SPARSE_MAX_INDEX, ctx, GPGPU_ERROR_TOO_LARGE,
           "gpgpu_spgemm: C has %llu entries, more than the 2^31 - 1 the shaders index",
           (unsigned long long)nnz);

@@ -126,7 +126,7 @@ enum {
     SPGEMM_SHARED_MAX = SPGEMM_WG * SPGEMM_ROW_ITEMS, /* the longest row ROWS takes */
     SPGEMM_RANK_MAX = 128, /* bins of CAP up to this go through ROWS_RANK instead */
     SPGEMM_RECORD = 4,     /* words of a row's record in the list (below) */
-    SPGEMM_H_COUNT = 0, SPGEMM_H_FILL = 8, SPGEMM_H_PRODUCTS = 16, SPGEMM_H_NNZ = 18,
+    SPGEMM_H_COUNT = 0, SPGEMM_H_FILL = 8, SPGEMM_H_PRODUCTS = 16, /* 18, 19 unused */
     SPGEMM_H_LONGEST = 20, /* per bin: its longest row's products */
     SPGEMM_HEADER = 32
 };
@@ -197,7 +197,7 @@ gpgpu_status spgemm_stage_row_bins(spgemm_product *p);
 gpgpu_status spgemm_stage_bin_fill(spgemm_product *p);
 /* What ROWS and ROWS_RANK write for each row r of their bin (glsl/spgemm.comp's NUMERIC). */
 typedef enum spgemm_rows_mode {
-    SPGEMM_SYMBOLIC,  /* rptr[r] = distinct columns of row r of A*B, header nnz += it */
+    SPGEMM_SYMBOLIC,  /* rptr[r] = distinct columns of row r of A*B */
     SPGEMM_NUMERIC,   /* C's columns (ascending) and values of row r at rptr[r] (C's row
                        * pointer, after rptr's scan) */
     SPGEMM_ONE_PHASE  /* both at once: the counts as SYMBOLIC, the entries at
@@ -260,7 +260,7 @@ gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch);
 /* ESC_FLAGS: flag[t] = 1 where t starts its segment or its key differs from t - 1, else 0;
  * flag[products] = 0 (the driver then scans the flags exclusively). */
 gpgpu_status spgemm_stage_esc_flags(spgemm_product *p, const spgemm_chunk *ch);
-/* ESC_COUNT: rptr[rows[s]] = runs in segment s; header nnz += it. */
+/* ESC_COUNT: rptr[rows[s]] = runs in segment s. */
 gpgpu_status spgemm_stage_esc_count(spgemm_product *p, const spgemm_chunk *ch);
 /* ESC_WRITE: each run's column (a packed key's low col_bits) and the sum of its values
  * (vals[pay[u]] in sorted order) to C at rptr[row] + (its run index within the row). */

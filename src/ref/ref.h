@@ -228,7 +228,7 @@ enum {
     REF_SPGEMM_RANK_MAX = 128,    /* bins of CAP up to this go through ROWS_RANK */
     REF_SPGEMM_RECORD = 4,        /* words of a row's record in the list */
     REF_SPGEMM_H_COUNT = 0, REF_SPGEMM_H_FILL = 8, REF_SPGEMM_H_PRODUCTS = 16,
-    REF_SPGEMM_H_NNZ = 18, REF_SPGEMM_H_LONGEST = 20, REF_SPGEMM_HEADER = 32
+    /* 18, 19 unused */ REF_SPGEMM_H_LONGEST = 20, REF_SPGEMM_HEADER = 32
 };
 
 /* One product. aux holds `words` u32: the header (zeroed by open), then
@@ -266,7 +266,7 @@ void ref_spgemm_fast_free(ref_spgemm_fast_state *s);
 unsigned ref_spgemm_bin_of(uint32_t p, uint32_t shared_max);
 /* A row's products from the scanned apos (modulo 2^32). */
 uint32_t ref_spgemm_row_products(const ref_spgemm_fast_state *s, uint32_t r);
-/* The header's 64-bit total at word `at` (H_PRODUCTS, H_NNZ). */
+/* The header's 64-bit total at word `at` (H_PRODUCTS). */
 uint64_t ref_spgemm_header64(const uint32_t *aux, unsigned at);
 
 /* NNZ_PRODUCTS: apos[k] = |row col_A[k] of B|, apos[nnz(A)] = 0. */
@@ -286,8 +286,8 @@ void ref_spgemm_bin_fill(ref_spgemm_fast_state *s);
  * accumulator starts at 0, so a lone -0 product gives +0). Past it (ROWS, stage 17) the
  * products fill CAP slots padded with 0xffffffff keys, the shader's bitonic network is
  * replayed on them (so equal columns end in the GPU's order) and each run is added left
- * to right from its first product. SYMBOLIC: rptr[r] = the row's distinct columns,
- * header nnz += them; NUMERIC: C's columns ascending and their sums at rptr[r] (the
+ * to right from its first product. SYMBOLIC: rptr[r] = the row's distinct columns;
+ * NUMERIC: C's columns ascending and their sums at rptr[r] (the
  * scanned row pointer), into c_ints / c_vals; ONE_PHASE: both, the columns and sums at
  * apos[row_ptr[r]] of t_ints / t_vals. */
 void ref_spgemm_rows(ref_spgemm_fast_state *s, unsigned bin, uint32_t count, size_t start,

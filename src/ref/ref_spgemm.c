@@ -803,7 +803,6 @@ void ref_spgemm_rows(ref_spgemm_fast_state *s, unsigned bin, uint32_t count, siz
                                 : network_row(s, r, key, val, cap, mode);
         if (mode != REF_SPGEMM_NUMERIC) {
             rptr[r] = entries;
-            header_add64(s->aux, REF_SPGEMM_H_NNZ, entries);
         }
     }
     free(key);
@@ -813,7 +812,7 @@ void ref_spgemm_rows(ref_spgemm_fast_state *s, unsigned bin, uint32_t count, siz
 bool ref_spgemm_fast_make_c(ref_spgemm_fast_state *s)
 {
     uint32_t rows = s->a->rows;
-    s->nnz_c = (size_t)ref_spgemm_header64(s->aux, REF_SPGEMM_H_NNZ);
+    s->nnz_c = s->aux[s->rptr_off + rows]; /* rptr scanned: its last word (products < 2^32) */
     free(s->c_ints);
     free(s->c_vals);
     s->c_ints = poisoned(rows + 1 + s->nnz_c, sizeof *s->c_ints);
@@ -974,7 +973,6 @@ void ref_spgemm_esc_count(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch)
     for (size_t r = 0; r < ch->rows; r++) {
         uint32_t n = flag[seg[r + 1]] - flag[seg[r]];
         s->aux[s->rptr_off + ch->ux[r]] = n;
-        header_add64(s->aux, REF_SPGEMM_H_NNZ, n);
     }
 }
 
