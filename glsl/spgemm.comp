@@ -235,6 +235,12 @@ void classic_row_ptrs(uint i)
 #define H_FILL 8u
 #define H_PRODUCTS 16u     /* two words: low, high */
 #define H_LONGEST 20u      /* per bin: its longest row's products */
+#define H_B_LEFT 18u       /* B's rows: the most row - first column, + 2^31 */
+#define H_B_RIGHT 19u      /* the most last column - row, + 2^31 */
+#define H_WINDOW 28u       /* per bin of ROWS_RANK (0..2): its rows that fit the window */
+#define BIAS 0x80000000u
+#define RANK_BINS 3u       /* the bins of CAP <= 128: ROWS_RANK's */
+#define B_ROWS params[9]   /* NNZ_PRODUCTS */
 #define APOS(I) aux[APOS_OFF + (I)]
 
 void add64(uint at, uint v)
@@ -244,6 +250,9 @@ void add64(uint at, uint v)
         atomicAdd(aux[at + 1u], 1u);
 }
 
+// Also, over B's rows, how far a row's columns reach on either side of the row's index
+// (ROW_BINS bounds a row of C's span of columns with them): a maximum per subgroup, then one
+// atomic (the old value unread, so nothing waits on it).
 void nnz_products(uint k)
 {
     if (k < NNZ_A) {
@@ -252,6 +261,37 @@ void nnz_products(uint k)
     } else if (k == NNZ_A) {
         APOS(k) = 0u;
     }
+    uint left = 0u, right = 0u; // 0: none (the bias makes -2^31 the least)
+    if (k < B_ROWS) {
+        uint lo = RB(k), hi = RB(k + 1u);
+        if (lo < hi) {
+            left = k - CB(lo) + BIAS;
+            right = CB(hi - 1u) - k + BIAS;
+        }
+    }
+#ifdef SUBGROUPS
+    left = subgroupMax(left);
+    right = subgroupMax(right);
+    if (!subgroupElect())
+        return;
+#endif
+    if (left != 0u)
+        atomicMax(aux[H_B_LEFT], left);
+    if (right != 0u)
+        atomicMax(aux[H_B_RIGHT], right);
+}
+
+// Whether row r of C (nonzeros [lo, hi) of A, p products) must span fewer columns than p, so
+// that ROWS_RANK's window program fits it whatever its bin's width: its columns lie within
+// [first column of A's row - the most B reaches left, its last + the most B reaches right].
+// The window also takes at most 32 nonzeros of A (a bit each).
+bool fits_window(uint lo, uint hi, uint p)
+{
+    if (hi - lo > 32u)
+        return false;
+    uint reach = (aux[H_B_LEFT] - BIAS) + (aux[H_B_RIGHT] - BIAS); // >= 0: one row's span
+    uint span_a = CA(hi - 1u) - CA(lo);
+    return reach < p && span_a < p && span_a + reach < p;
 }
 
 // A row's products (the expansion's offsets are modulo 2^32; a row's own count is below it).
@@ -282,6 +322,8 @@ void row_bins(uint r)
         return;
     uint b = bin_of(p, CAP);
     atomicAdd(aux[H_COUNT + b], 1u);
+    if (b < RANK_BINS && fits_window(RA(r), RA(r + 1u), p))
+        atomicAdd(aux[H_WINDOW + b], 1u);
     atomicMax(aux[H_LONGEST + b], p);
     add64(H_PRODUCTS, p);
 }

@@ -1401,6 +1401,9 @@ static void fast_stage_tests(void)
         {"H_FILL", REF_SPGEMM_H_FILL, SPGEMM_H_FILL},
         {"H_PRODUCTS", REF_SPGEMM_H_PRODUCTS, SPGEMM_H_PRODUCTS},
         {"H_LONGEST", REF_SPGEMM_H_LONGEST, SPGEMM_H_LONGEST},
+        {"H_B_LEFT", REF_SPGEMM_H_B_LEFT, SPGEMM_H_B_LEFT},
+        {"H_B_RIGHT", REF_SPGEMM_H_B_RIGHT, SPGEMM_H_B_RIGHT},
+        {"H_WINDOW", REF_SPGEMM_H_WINDOW, SPGEMM_H_WINDOW},
         {"HEADER", REF_SPGEMM_HEADER, SPGEMM_HEADER},
     };
     for (size_t k = 0; k < sizeof consts / sizeof *consts; k++)

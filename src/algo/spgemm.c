@@ -299,7 +299,9 @@ static uint64_t header64(const spgemm_product *p, unsigned at)
 gpgpu_status spgemm_stage_nnz_products(spgemm_product *p)
 {
     exec_dispatch d = product_dispatch(p, STAGE_NNZ_PRODUCTS, 1);
-    d.groups = algo_groups(p->a.m->nnz + 1, SPGEMM_WG);
+    size_t b_rows = p->b.m->rows, n = p->a.m->nnz + 1 > b_rows ? p->a.m->nnz + 1 : b_rows;
+    d.params[P_COUNT] = (uint32_t)b_rows;
+    d.groups = algo_groups(n, SPGEMM_WG);
     return algo_stage(p->ctx, &d);
 }
 
@@ -347,7 +349,11 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
     d.params[P_CAP] = cap | width << 16;
     d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start * SPGEMM_RECORD);
     /* ROWS_RANK's way to rank a row's products, a program each (SHAPE0) */
-    d.variant.shape[0] = rank ? algo_tuning_get()->spgemm_rank : 0;
+    unsigned program = algo_tuning_get()->spgemm_rank;
+    if (program == SPGEMM_RANK_AUTO)
+        program = rank && p->header[SPGEMM_H_WINDOW + bin] == count ? SPGEMM_RANK_WINDOW
+                                                                     : SPGEMM_RANK_MERGE;
+    d.variant.shape[0] = rank ? program : 0;
     d.params[P_NUMERIC] = mode;
     if (mode == SPGEMM_NUMERIC) {
         d.bind[6] = p->c->owned_ints;

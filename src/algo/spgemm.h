@@ -126,8 +126,11 @@ enum {
     SPGEMM_SHARED_MAX = SPGEMM_WG * SPGEMM_ROW_ITEMS, /* the longest row ROWS takes */
     SPGEMM_RANK_MAX = 128, /* bins of CAP up to this go through ROWS_RANK instead */
     SPGEMM_RECORD = 4,     /* words of a row's record in the list (below) */
-    SPGEMM_H_COUNT = 0, SPGEMM_H_FILL = 8, SPGEMM_H_PRODUCTS = 16, /* 18, 19 unused */
+    SPGEMM_H_COUNT = 0, SPGEMM_H_FILL = 8, SPGEMM_H_PRODUCTS = 16,
+    SPGEMM_H_B_LEFT = 18,  /* B's rows: the most (row - first column) + 2^31 */
+    SPGEMM_H_B_RIGHT = 19, /* the most (last column - row) + 2^31 */
     SPGEMM_H_LONGEST = 20, /* per bin: its longest row's products */
+    SPGEMM_H_WINDOW = 28,  /* per ROWS_RANK bin (0..2): rows whose span of columns fits */
     SPGEMM_HEADER = 32
 };
 
@@ -140,7 +143,11 @@ enum {
  * alike. */
 typedef enum spgemm_rank_program {
     SPGEMM_RANK_COMPARE = 0, SPGEMM_RANK_SEARCH = 1, SPGEMM_RANK_MERGE = 2,
-    SPGEMM_RANK_WINDOW = 3
+    SPGEMM_RANK_WINDOW = 3,
+    /* the default: window on a bin whose every row ROW_BINS found to fit it (a bound from
+     * A's row and how far B's rows reach), merge on the others. Window's check and fallback
+     * cost its groups 5-6% where no row fits (laplace3d_7, docs/PERFORMANCE.md). */
+    SPGEMM_RANK_AUTO = 4
 } spgemm_rank_program;
 
 /* The GPU memory a product holds, counted against its budget as buffers come and go. */
@@ -184,11 +191,14 @@ gpgpu_status spgemm_product_open(gpgpu_context *ctx, const gpgpu_spgemm_desc *de
 void spgemm_product_close(spgemm_product *p);
 
 /* NNZ_PRODUCTS: apos[k] = |row col_A[k] of B| for k < nnz(A), apos[nnz(A)] = 0 (the driver
- * then scans apos exclusively). */
+ * then scans apos exclusively); header B_LEFT / B_RIGHT = the most (k - first column) and
+ * (last column - k) over B's nonempty rows k, + 2^31. */
 gpgpu_status spgemm_stage_nnz_products(spgemm_product *p);
 /* ROW_BINS: for each row i with p_i = apos[row_ptr[i+1]] - apos[row_ptr[i]] products:
  * rptr[i] = 0; if p_i > 0, header count[bin(p_i)] += 1, longest[bin(p_i)] = max(it, p_i)
- * and products (64-bit) += p_i; rptr[rows] = 0. bin(p) = LONG_BIN past shared_max, else
+ * and products (64-bit) += p_i, and for a ROWS_RANK bin window[bin] += 1 where the row has
+ * at most 32 nonzeros of A and (last - first column of A's row) + B_LEFT + B_RIGHT (less
+ * the biases) < p_i; rptr[rows] = 0. bin(p) = LONG_BIN past shared_max, else
  * the smallest b with p <= 32 << b. */
 gpgpu_status spgemm_stage_row_bins(spgemm_product *p);
 /* BIN_FILL (after ROW_BINS): each row with products gets a slot in its bin's part of the

@@ -43,7 +43,7 @@ static algo_tuning tuning = {
     .spmv_merge_slack = SPMV_MERGE_SLACK,
     .axpby_items = AXPBY_ITEMS,
     .spgemm_rows_tile = 1,
-    .spgemm_rank = SPGEMM_RANK_WINDOW,
+    .spgemm_rank = SPGEMM_RANK_AUTO,
     .spgemm_one_phase = 1, /* where it fits: spgemm_one_phase_fits */
     .spgemm_esc_keep = 2,
     .spgemm_esc_packed = 1,
@@ -51,7 +51,7 @@ static algo_tuning tuning = {
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
 /* Powers of two keep the shaders' index arithmetic and shared arrays simple;
- * modes take 0, 1 or 2 (programs 0 to 3); counts (the one-sweep tile's shape) any of 1..64. */
+ * modes take 0, 1 or 2 (programs 0 to 4); counts (the one-sweep tile's shape) any of 1..64. */
 enum knob_kind { KNOB_POW2, KNOB_MODE, KNOB_PROGRAM, KNOB_COUNT, KNOB_GROUPS };
 static void set(unsigned *field, const char *value, enum knob_kind kind)
 {
@@ -64,7 +64,7 @@ static void set(unsigned *field, const char *value, enum knob_kind kind)
         return;
     }
     if (kind == KNOB_MODE || kind == KNOB_PROGRAM) {
-        char last = kind == KNOB_MODE ? '2' : '3';
+        char last = kind == KNOB_MODE ? '2' : '4';
         if (value[0] >= '0' && value[0] <= last && value[1] == '\0')
             *field = (unsigned)(value[0] - '0');
         else

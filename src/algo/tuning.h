@@ -38,7 +38,7 @@ typedef struct algo_tuning {
     unsigned spmv_merge_slack;  /* merge path: cuts move back to a row start by tile/this */
     unsigned axpby_items;       /* vector updates: elements per invocation */
     unsigned spgemm_rows_tile;  /* SpGEMM ROWS: 1 tiles by row length (spgemm.c), 0 always 2048 slots */
-    unsigned spgemm_rank;        /* SpGEMM ROWS_RANK: 0 compare, 1 search, 2 merge, 3 window (spgemm.h) */
+    unsigned spgemm_rank;        /* SpGEMM ROWS_RANK: 0 compare, 1 search, 2 merge, 3 window, 4 auto (spgemm.h) */
     unsigned spgemm_esc_packed;  /* SpGEMM long rows: 1 the chunk row packed above the column
                                   * in each key where both fit 32 bits (spgemm.h), 0 never */
     unsigned spgemm_esc_keep;    /* SpGEMM long rows: 1 the symbolic phase's one chunk kept (its

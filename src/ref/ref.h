@@ -228,7 +228,8 @@ enum {
     REF_SPGEMM_RANK_MAX = 128,    /* bins of CAP up to this go through ROWS_RANK */
     REF_SPGEMM_RECORD = 4,        /* words of a row's record in the list */
     REF_SPGEMM_H_COUNT = 0, REF_SPGEMM_H_FILL = 8, REF_SPGEMM_H_PRODUCTS = 16,
-    /* 18, 19 unused */ REF_SPGEMM_H_LONGEST = 20, REF_SPGEMM_HEADER = 32
+    REF_SPGEMM_H_B_LEFT = 18, REF_SPGEMM_H_B_RIGHT = 19, REF_SPGEMM_H_LONGEST = 20,
+    REF_SPGEMM_H_WINDOW = 28, REF_SPGEMM_HEADER = 32
 };
 
 /* One product. aux holds `words` u32: the header (zeroed by open), then

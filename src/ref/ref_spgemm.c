@@ -620,6 +620,30 @@ void ref_spgemm_nnz_products(ref_spgemm_fast_state *s)
         apos[k] = b->row_ptr[j + 1] - b->row_ptr[j];
     }
     apos[a->nnz] = 0;
+    for (uint32_t k = 0; k < b->rows; k++) { /* biased by 2^31; 0 where B has no entries */
+        uint32_t lo = b->row_ptr[k], hi = b->row_ptr[k + 1];
+        if (lo == hi)
+            continue;
+        uint32_t left = k - b->col_idx[lo] + 0x80000000u;
+        uint32_t right = b->col_idx[hi - 1] - k + 0x80000000u;
+        uint32_t *h = s->aux;
+        h[REF_SPGEMM_H_B_LEFT] = left > h[REF_SPGEMM_H_B_LEFT] ? left : h[REF_SPGEMM_H_B_LEFT];
+        h[REF_SPGEMM_H_B_RIGHT] =
+            right > h[REF_SPGEMM_H_B_RIGHT] ? right : h[REF_SPGEMM_H_B_RIGHT];
+    }
+}
+
+/* ROW_BINS' window test (glsl/spgemm.comp's fits_window). */
+static bool fits_window(const ref_spgemm_fast_state *s, uint32_t r, uint32_t p)
+{
+    const gpgpu_csr *a = s->a;
+    uint32_t lo = a->row_ptr[r], hi = a->row_ptr[r + 1];
+    if (hi - lo > 32)
+        return false;
+    uint32_t reach = (s->aux[REF_SPGEMM_H_B_LEFT] - 0x80000000u) +
+                     (s->aux[REF_SPGEMM_H_B_RIGHT] - 0x80000000u);
+    uint32_t span_a = a->col_idx[hi - 1] - a->col_idx[lo];
+    return reach < p && span_a < p && span_a + reach < p;
 }
 
 void ref_spgemm_scan_words(uint32_t *w, size_t n)
@@ -642,6 +666,8 @@ void ref_spgemm_row_bins(ref_spgemm_fast_state *s)
             continue;
         unsigned b = ref_spgemm_bin_of(p, s->shared_max);
         s->aux[REF_SPGEMM_H_COUNT + b]++;
+        if ((REF_SPGEMM_MIN_CAP << b) <= REF_SPGEMM_RANK_MAX && fits_window(s, r, p))
+            s->aux[REF_SPGEMM_H_WINDOW + b]++;
         uint32_t *longest = &s->aux[REF_SPGEMM_H_LONGEST + b];
         *longest = p > *longest ? p : *longest;
         header_add64(s->aux, REF_SPGEMM_H_PRODUCTS, p);
