@@ -316,13 +316,13 @@ void row_bins(uint r)
             aux[RPTR_OFF + r] = 0u; // the exclusive scan's last word: nnz(C)
         return;
     }
-    uint p = row_products(r);
+    uint lo = RA(r), hi = RA(r + 1u), p = APOS(hi) - APOS(lo); // row_products(r)
     aux[RPTR_OFF + r] = 0u; // a row without products has no entries; the others are counted
     if (p == 0u)
         return;
     uint b = bin_of(p, CAP);
     atomicAdd(aux[H_COUNT + b], 1u);
-    if (b < RANK_BINS && fits_window(RA(r), RA(r + 1u), p))
+    if (b < RANK_BINS && fits_window(lo, hi, p))
         atomicAdd(aux[H_WINDOW + b], 1u);
     atomicMax(aux[H_LONGEST + b], p);
     add64(H_PRODUCTS, p);
