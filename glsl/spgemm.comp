@@ -243,42 +243,94 @@ void classic_row_ptrs(uint i)
 #define B_ROWS params[9]   /* NNZ_PRODUCTS */
 #define APOS(I) aux[APOS_OFF + (I)]
 
-void add64(uint at, uint v)
+// Adds high * 2^32 + low to the 64-bit total at aux[at] (low word first).
+void add64(uint at, uint low, uint high)
 {
-    uint old = atomicAdd(aux[at], v);
-    if (old + v < old)
-        atomicAdd(aux[at + 1u], 1u);
+    uint old = atomicAdd(aux[at], low);
+    high += old + low < old ? 1u : 0u;
+    if (high != 0u)
+        atomicAdd(aux[at + 1u], high);
+}
+
+// NNZ_PRODUCTS, ROW_BINS and BIN_FILL each take ITEMS indices per invocation, WG_SIZE apart,
+// and gather a work-group's counts, maxima and fill slots in s_head, a copy of the header,
+// before one atomic per word and group on the header itself. Atomics on one word of global
+// memory are done one after another: one per row, or even one per subgroup (65536 of them
+// for 2M rows, several words each), took most of these stages' time (docs/PERFORMANCE.md,
+// session 42). With subgroups, a subgroup's rows are gathered first, a bin at a time: the
+// loop runs once per distinct bin among them, once or twice on most matrices.
+#define HEADER 32u
+#define NO_BIN BINS
+shared uint s_head[HEADER];
+
+// This invocation's index number `it` of the stage's.
+uint head_index(uint it)
+{
+    return (group_index() * ITEMS + it) * WG_SIZE + gl_LocalInvocationID.x;
+}
+
+void head_clear()
+{
+    if (gl_LocalInvocationID.x < HEADER)
+        s_head[gl_LocalInvocationID.x] = 0u;
+    barrier();
+}
+
+// The group's words into the header: maxima by atomicMax, counts by atomicAdd, the total
+// of products (gathered as the sums of its 16-bit halves, which stay below 2^32) as a
+// 64-bit add; words the group left at 0 take no atomic.
+void head_flush()
+{
+    barrier();
+    uint w = gl_LocalInvocationID.x;
+    if (w >= HEADER || w == H_PRODUCTS + 1u)
+        return;
+    uint v = s_head[w];
+    if (w == H_PRODUCTS) {
+        uint high = s_head[w + 1u], sum = v + (high << 16u);
+        if ((v | high) != 0u)
+            add64(H_PRODUCTS, sum, (high >> 16u) + (sum < v ? 1u : 0u));
+    } else if (v != 0u) {
+        if (w == H_B_LEFT || w == H_B_RIGHT || (w >= H_LONGEST && w < H_LONGEST + BINS))
+            atomicMax(aux[w], v);
+        else
+            atomicAdd(aux[w], v);
+    }
 }
 
 // Also, over B's rows, how far a row's columns reach on either side of the row's index
-// (ROW_BINS bounds a row of C's span of columns with them): a maximum per subgroup, then one
-// atomic (the old value unread, so nothing waits on it).
-void nnz_products(uint k)
+// (ROW_BINS bounds a row of C's span of columns with them).
+void nnz_products()
 {
-    if (k < NNZ_A) {
-        uint j = CA(k);
-        APOS(k) = RB(j + 1u) - RB(j);
-    } else if (k == NNZ_A) {
-        APOS(k) = 0u;
-    }
-    uint left = 0u, right = 0u; // 0: none (the bias makes -2^31 the least)
-    if (k < B_ROWS) {
-        uint lo = RB(k), hi = RB(k + 1u);
-        if (lo < hi) {
-            left = k - CB(lo) + BIAS;
-            right = CB(hi - 1u) - k + BIAS;
+    head_clear();
+    for (uint it = 0u; it < ITEMS; it++) {
+        uint k = head_index(it);
+        if (k < NNZ_A) {
+            uint j = CA(k);
+            APOS(k) = RB(j + 1u) - RB(j);
+        } else if (k == NNZ_A) {
+            APOS(k) = 0u;
         }
-    }
+        uint left = 0u, right = 0u; // 0: none (the bias makes -2^31 the least)
+        if (k < B_ROWS) {
+            uint lo = RB(k), hi = RB(k + 1u);
+            if (lo < hi) {
+                left = k - CB(lo) + BIAS;
+                right = CB(hi - 1u) - k + BIAS;
+            }
+        }
 #ifdef SUBGROUPS
-    left = subgroupMax(left);
-    right = subgroupMax(right);
-    if (!subgroupElect())
-        return;
+        left = subgroupMax(left);
+        right = subgroupMax(right);
+        if (!subgroupElect())
+            continue;
 #endif
-    if (left != 0u)
-        atomicMax(aux[H_B_LEFT], left);
-    if (right != 0u)
-        atomicMax(aux[H_B_RIGHT], right);
+        if (left != 0u)
+            atomicMax(s_head[H_B_LEFT], left);
+        if (right != 0u)
+            atomicMax(s_head[H_B_RIGHT], right);
+    }
+    head_flush();
 }
 
 // Whether row r of C (nonzeros [lo, hi) of A, p products) must span fewer columns than p, so
@@ -309,51 +361,126 @@ uint bin_of(uint p, uint shared_max)
     return b;
 }
 
-void row_bins(uint r)
+void row_bins()
 {
-    if (r >= ROWS) {
-        if (r == ROWS)
-            aux[RPTR_OFF + r] = 0u; // the exclusive scan's last word: nnz(C)
-        return;
+    head_clear();
+    for (uint it = 0u; it < ITEMS; it++) {
+        uint r = head_index(it), b = NO_BIN, p = 0u;
+        bool fits = false;
+        if (r < ROWS) {
+            uint lo = RA(r), hi = RA(r + 1u);
+            p = APOS(hi) - APOS(lo); // row_products(r)
+            if (p != 0u) {
+                b = bin_of(p, CAP);
+                fits = b < RANK_BINS && fits_window(lo, hi, p);
+            }
+        }
+        // A row without products has no entries, the others are counted; word ROWS is the
+        // exclusive scan's last: nnz(C).
+        if (r <= ROWS)
+            aux[RPTR_OFF + r] = 0u;
+#ifdef SUBGROUPS
+        uint low = subgroupAdd(p & 0xffffu), high = subgroupAdd(p >> 16u);
+        bool todo = b != NO_BIN;
+        while (subgroupAny(todo)) {
+            uint first = subgroupMin(todo ? b : NO_BIN);
+            bool mine = todo && b == first;
+            uint rows = subgroupBallotBitCount(subgroupBallot(mine));
+            uint fitting = subgroupBallotBitCount(subgroupBallot(mine && fits));
+            uint longest = subgroupMax(mine ? p : 0u);
+            if (subgroupElect()) {
+                atomicAdd(s_head[H_COUNT + first], rows);
+                if (fitting != 0u) // only in bins below RANK_BINS
+                    atomicAdd(s_head[H_WINDOW + first], fitting);
+                atomicMax(s_head[H_LONGEST + first], longest);
+            }
+            todo = todo && !mine;
+        }
+        if (subgroupElect()) {
+            atomicAdd(s_head[H_PRODUCTS], low);
+            atomicAdd(s_head[H_PRODUCTS + 1u], high);
+        }
+#else
+        if (b == NO_BIN)
+            continue;
+        atomicAdd(s_head[H_COUNT + b], 1u);
+        if (fits)
+            atomicAdd(s_head[H_WINDOW + b], 1u);
+        atomicMax(s_head[H_LONGEST + b], p);
+        atomicAdd(s_head[H_PRODUCTS], p & 0xffffu);
+        atomicAdd(s_head[H_PRODUCTS + 1u], p >> 16u);
+#endif
     }
-    uint lo = RA(r), hi = RA(r + 1u), p = APOS(hi) - APOS(lo); // row_products(r)
-    aux[RPTR_OFF + r] = 0u; // a row without products has no entries; the others are counted
-    if (p == 0u)
-        return;
-    uint b = bin_of(p, CAP);
-    atomicAdd(aux[H_COUNT + b], 1u);
-    if (b < RANK_BINS && fits_window(lo, hi, p))
-        atomicAdd(aux[H_WINDOW + b], 1u);
-    atomicMax(aux[H_LONGEST + b], p);
-    add64(H_PRODUCTS, p);
+    head_flush();
 }
 
 // The list: bin 0's rows, then bin 1's, ..., each a record of RECORD words (the row, its
 // first nonzero of A, its nonzeros of A, its products: what RA and APOS would give a row's
 // stage two dependent loads later); the long rows also as (row, products) pairs at
-// LIST_OFF + RECORD * ROWS.
+// LIST_OFF + RECORD * ROWS. A bin's rows are listed group by group, in no set order.
 #define RECORD 4u
 #define LIST_WORD(AT, W) aux[LIST_OFF + RECORD * (AT) + (W)]
 #define LIST_ROW(AT) LIST_WORD(AT, 0u)
 #define PAIR_WORD(SLOT, W) aux[LIST_OFF + RECORD * ROWS + 2u * (SLOT) + (W)]
-void bin_fill(uint r)
+void bin_fill()
 {
-    if (r >= ROWS)
-        return;
-    uint lo = RA(r), hi = RA(r + 1u), p = APOS(hi) - APOS(lo);
-    if (p == 0u)
-        return;
-    uint b = bin_of(p, CAP), start = 0u;
-    for (uint c = 0u; c < b; c++)
-        start += aux[H_COUNT + c];
-    uint slot = atomicAdd(aux[H_FILL + b], 1u), at = start + slot;
-    LIST_WORD(at, 0u) = r;
-    LIST_WORD(at, 1u) = lo;
-    LIST_WORD(at, 2u) = hi - lo;
-    LIST_WORD(at, 3u) = p;
-    if (b == LONG_BIN) {
-        PAIR_WORD(slot, 0u) = r;
-        PAIR_WORD(slot, 1u) = p;
+    head_clear();
+    uint b[ITEMS], slot[ITEMS], lo[ITEMS], hi[ITEMS], p[ITEMS];
+    for (uint it = 0u; it < ITEMS; it++) {
+        uint r = head_index(it);
+        b[it] = NO_BIN;
+        slot[it] = lo[it] = hi[it] = p[it] = 0u;
+        if (r < ROWS) {
+            lo[it] = RA(r);
+            hi[it] = RA(r + 1u);
+            p[it] = APOS(hi[it]) - APOS(lo[it]);
+            if (p[it] != 0u)
+                b[it] = bin_of(p[it], CAP);
+        }
+        // The row's slot among the group's rows of its bin.
+#ifdef SUBGROUPS
+        bool todo = b[it] != NO_BIN;
+        while (subgroupAny(todo)) {
+            uint first = subgroupMin(todo ? b[it] : NO_BIN);
+            bool mine = todo && b[it] == first;
+            uvec4 ballot = subgroupBallot(mine);
+            uint rows = subgroupBallotBitCount(ballot), base = 0u;
+            if (subgroupElect())
+                base = atomicAdd(s_head[H_FILL + first], rows);
+            base = subgroupBroadcastFirst(base);
+            if (mine)
+                slot[it] = base + subgroupBallotExclusiveBitCount(ballot);
+            todo = todo && !mine;
+        }
+#else
+        if (b[it] != NO_BIN)
+            slot[it] = atomicAdd(s_head[H_FILL + b[it]], 1u);
+#endif
+    }
+    barrier();
+    // The group's first slot in each bin, from one atomic; each bin's first record.
+    uint lid = gl_LocalInvocationID.x;
+    if (lid < BINS) {
+        uint start = 0u;
+        for (uint c = 0u; c < lid; c++)
+            start += aux[H_COUNT + c];
+        s_head[H_COUNT + lid] = start;
+        if (s_head[H_FILL + lid] != 0u)
+            s_head[H_FILL + lid] = atomicAdd(aux[H_FILL + lid], s_head[H_FILL + lid]);
+    }
+    barrier();
+    for (uint it = 0u; it < ITEMS; it++) {
+        if (b[it] == NO_BIN)
+            continue;
+        uint in_bin = s_head[H_FILL + b[it]] + slot[it], at = s_head[H_COUNT + b[it]] + in_bin;
+        LIST_WORD(at, 0u) = head_index(it);
+        LIST_WORD(at, 1u) = lo[it];
+        LIST_WORD(at, 2u) = hi[it] - lo[it];
+        LIST_WORD(at, 3u) = p[it];
+        if (b[it] == LONG_BIN) {
+            PAIR_WORD(in_bin, 0u) = head_index(it);
+            PAIR_WORD(in_bin, 1u) = p[it];
+        }
     }
 }
 
@@ -1155,9 +1282,9 @@ void main()
     case 11u: classic_sums(i); break;
     case 12u: classic_values(i); break;
     case 13u: classic_row_ptrs(i); break;
-    case 14u: nnz_products(i); break;
-    case 15u: row_bins(i); break;
-    case 16u: bin_fill(i); break;
+    case 14u: nnz_products(); break;
+    case 15u: row_bins(); break;
+    case 16u: bin_fill(); break;
     case 17u: rows_stage(gl_LocalInvocationID.x); break;
     case 18u: esc_expand(i); break;
     case 19u: esc_flags(i); break;

@@ -296,27 +296,32 @@ static uint64_t header64(const spgemm_product *p, unsigned at)
     return p->header[at] | (uint64_t)p->header[at + 1] << 32;
 }
 
+/* NNZ_PRODUCTS, ROW_BINS and BIN_FILL: SPGEMM_HEAD_ITEMS indices per invocation, each stage a
+ * program of its own (none of ROWS's shared tiles), a work-group's counts gathered before
+ * they reach the header (glsl/spgemm.comp says why). */
+static gpgpu_status head_stage(spgemm_product *p, unsigned stage, size_t n, uint32_t count)
+{
+    exec_dispatch d = product_dispatch(p, stage, SPGEMM_HEAD_ITEMS);
+    d.variant.only_stage = stage;
+    d.params[P_COUNT] = count;
+    d.groups = algo_groups((n + SPGEMM_HEAD_ITEMS - 1) / SPGEMM_HEAD_ITEMS, SPGEMM_WG);
+    return algo_stage(p->ctx, &d);
+}
+
 gpgpu_status spgemm_stage_nnz_products(spgemm_product *p)
 {
-    exec_dispatch d = product_dispatch(p, STAGE_NNZ_PRODUCTS, 1);
     size_t b_rows = p->b.m->rows, n = p->a.m->nnz + 1 > b_rows ? p->a.m->nnz + 1 : b_rows;
-    d.params[P_COUNT] = (uint32_t)b_rows;
-    d.groups = algo_groups(n, SPGEMM_WG);
-    return algo_stage(p->ctx, &d);
+    return head_stage(p, STAGE_NNZ_PRODUCTS, n, (uint32_t)b_rows);
 }
 
 gpgpu_status spgemm_stage_row_bins(spgemm_product *p)
 {
-    exec_dispatch d = product_dispatch(p, STAGE_ROW_BINS, 1);
-    d.groups = algo_groups((size_t)p->a.m->rows + 1, SPGEMM_WG);
-    return algo_stage(p->ctx, &d);
+    return head_stage(p, STAGE_ROW_BINS, (size_t)p->a.m->rows + 1, 0);
 }
 
 gpgpu_status spgemm_stage_bin_fill(spgemm_product *p)
 {
-    exec_dispatch d = product_dispatch(p, STAGE_BIN_FILL, 1);
-    d.groups = algo_groups(p->a.m->rows, SPGEMM_WG);
-    return algo_stage(p->ctx, &d);
+    return head_stage(p, STAGE_BIN_FILL, p->a.m->rows, 0);
 }
 
 /* ROWS's tile for rows of cap slots: two rows per group (at least 512 slots, so that every

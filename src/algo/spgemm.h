@@ -93,7 +93,11 @@ gpgpu_status spgemm_run_classic(gpgpu_context *ctx, const gpgpu_matrix *a, const
 
 /* --------------------------------------------------- helpers shared by both */
 
-enum { SPGEMM_WG = 256, SPGEMM_ROW_ITEMS = 8 /* the ROWS stage's largest tile: 2048 slots */ };
+enum {
+    SPGEMM_WG = 256,
+    SPGEMM_ROW_ITEMS = 8, /* the ROWS stage's largest tile: 2048 slots */
+    SPGEMM_HEAD_ITEMS = 4 /* NNZ_PRODUCTS, ROW_BINS, BIN_FILL: indices per invocation */
+};
 
 /* A matrix's arrays as the stages bind them: its row pointers and columns in one u32
  * buffer (as Kiciak keeps r and c), its values in another. A wrapped matrix whose two
