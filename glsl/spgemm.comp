@@ -1076,14 +1076,33 @@ void rows_rank_stage(uint lid)
 // row by binary search on rptr cost a chain of ~log2(rows) of them, and laplace3d_7:128's
 // compaction took 1.2 ms on the H100 where its copy alone is a third of that
 // (docs/PERFORMANCE.md, session 40).
+// 2^COMPACT_SHIFT invocations a row, each moving every 2^COMPACT_SHIFT-th entry, COMPACT_BATCH
+// at a time: their loads in flight together. The stage is bound by latency more than by
+// bandwidth: a row's record, then its first product and pointers, then its entries, three
+// dependent loads before anything moves, so each invocation moves several entries
+// (src/algo/spgemm.c chooses the shift).
+#define COMPACT_BATCH 4u
 void rows_compact(uint i)
 {
     uint at = i >> COMPACT_SHIFT, lane = i & ((1u << COMPACT_SHIFT) - 1u);
     if (at >= COUNT)
         return;
     uint r = LIST_ROW(at), from = APOS(LIST_WORD(at, 1u));
-    uint to = aux[RPTR_OFF + r], n = aux[RPTR_OFF + r + 1u] - to;
-    for (uint j = lane; j < n; j += 1u << COMPACT_SHIFT) {
+    uint to = aux[RPTR_OFF + r], n = aux[RPTR_OFF + r + 1u] - to, step = 1u << COMPACT_SHIFT;
+    uint j = lane;
+    for (; j + (COMPACT_BATCH - 1u) * step < n; j += COMPACT_BATCH * step) {
+        uint col[COMPACT_BATCH];
+        T val[COMPACT_BATCH];
+        UNROLL for (uint k = 0u; k < COMPACT_BATCH; k++) {
+            col[k] = ux[from + j + k * step];
+            val[k] = cv[from + j + k * step];
+        }
+        UNROLL for (uint k = 0u; k < COMPACT_BATCH; k++) {
+            ib[C_IDX + to + j + k * step] = col[k];
+            vb[to + j + k * step] = val[k];
+        }
+    }
+    for (; j < n; j += step) {
         ib[C_IDX + to + j] = ux[from + j];
         vb[to + j] = cv[from + j];
     }

@@ -406,11 +406,12 @@ gpgpu_status spgemm_stage_rows_compact(spgemm_product *p)
         rows += p->header[SPGEMM_H_COUNT + b];
     if (nnz == 0 || rows == 0)
         return GPGPU_SUCCESS;
-    /* A row to 2^shift invocations, about its mean entries (the long rows' entries counted
-     * in too: an overestimate, which costs only idle lanes), 4 to 32, and fewer where the
-     * invocations would pass 2^31. */
-    unsigned shift = 2;
-    while (shift < 5 && ((size_t)1 << shift) * rows < nnz)
+    /* A row to 2^shift invocations (1 to 32), each moving about spgemm_compact_entries of
+     * the mean row's entries (the long rows' entries counted in too: an overestimate, which
+     * costs only idle lanes), and fewer where the invocations would pass 2^31. */
+    size_t per = algo_tuning_get()->spgemm_compact_entries;
+    unsigned shift = 0;
+    while (shift < 5 && (per << shift) * rows < nnz)
         shift++;
     while (shift > 0 && (rows << shift) > ((size_t)1 << 31))
         shift--;

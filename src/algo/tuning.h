@@ -46,6 +46,8 @@ typedef struct algo_tuning {
                                   * expanded with the keys where they fit, 0 sorted again */
     unsigned spgemm_one_phase;   /* SpGEMM short rows: 1 counted and summed in one pass where
                                   * the temporary fits (spgemm.c, the default), 0 two passes */
+    unsigned spgemm_compact_entries; /* SpGEMM one phase: a mean row's entries each invocation
+                                      * of ROWS_COMPACT moves (its invocations per row) */
 } algo_tuning;
 
 const algo_tuning *algo_tuning_get(void);
