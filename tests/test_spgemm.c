@@ -1141,11 +1141,27 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
         fast_guard(&r, FAST_C_VALS);
     }
     if (one_phase) {
-        if (fast_begin(&r)) {
-            st = spgemm_stage_rows_compact(&r.p);
-            ref_spgemm_rows_compact(s);
-            fast_end(&r, st, "ROWS_COMPACT (%zu entries)", s->nnz_c);
+        /* Each invocation's share of a mean row (spgemm_compact_entries): 1 (the most
+         * invocations a row, 32), the default, and 8 (few, each through its batches of 4
+         * loads), each from the same state, C poisoned again. */
+        algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
+        unsigned saved = tuning->spgemm_compact_entries;
+        void *before[FAST_ARRAYS];
+        fast_snapshot(&r, before);
+        static const unsigned per[] = {1, 2, 8};
+        for (size_t k = 0; k < sizeof per / sizeof per[0]; k++) {
+            tuning->spgemm_compact_entries = per[k];
+            fast_restore(&r, before);
+            if (fast_begin(&r)) {
+                st = spgemm_stage_rows_compact(&r.p);
+                ref_spgemm_rows_compact(s);
+                fast_end(&r, st, "ROWS_COMPACT (%zu entries, %u a mean row's share)", s->nnz_c,
+                         per[k]);
+            }
         }
+        tuning->spgemm_compact_entries = saved;
+        for (int k = 0; k < FAST_ARRAYS; k++)
+            free(before[k]);
         fast_unguard(&r, FAST_T_INTS);
         fast_unguard(&r, FAST_T_VALS);
         spgemm_one_phase_close(&r.p);
