@@ -1191,35 +1191,129 @@ void esc_count(uint s)
     }
 }
 
-// C's ints are bound at 0 (in place of A's), its values at 7.
+// C's ints are bound at 0 (in place of A's), its values at 7. NUMERIC 3: the sort carried
+// the (f32) values as its payload, in order beside their keys; else the payload is each
+// key's expansion index, and its value is gathered from wv through it.
+// An invocation takes ITEMS consecutive products (src/algo/spgemm.c: SPGEMM_WRITE_ITEMS
+// where the values were carried, else 1) and writes every run that starts among them, each
+// summed left to right; the last may go on past them. With one product an invocation, each
+// walked a chain of dependent loads (its key, its row's segment and C offset, its run's
+// flag, then its value) for 2.7 ms of rmat:15:16's 14.6 on the H200 (147M products), 2.4
+// with the values carried; 8 products an invocation walk it once, their loads in flight
+// together: 2.0 ms. Gathered f64 values went the other way (3.2 -> 5.1 ms), so they keep
+// one product an invocation (docs/PERFORMANCE.md, session 43).
 #define WRITE_BATCH 8u
-void esc_write(uint t)
+
+// The values of sorted products u .. u + ITEMS - 1 (each index clamped to the chunk's last
+// product). The branch on NUMERIC is uniform, outside the loads.
+void window_values(uint u, out T v[ITEMS])
 {
-    if (t >= COUNT)
-        return;
-    uint key = ux[KEY_OFF + t];
-    uint s = PACKED ? key >> ROW_SHIFT : chunk_row(t), start = SEG(s), end = SEG(s + 1u);
-    if (t != start && ux[KEY_OFF + t - 1u] == key)
-        return;
-    uint dst = aux[RPTR_OFF + ux[s]] + ux[FLAG_OFF + t] - ux[FLAG_OFF + start];
-    T sum = wv[ux[PAY_OFF + t]];
-    uint u = t + 1u;
-    // WRITE_BATCH products at a time while the run goes on (keys are sorted, so the batch's
-    // last key tells): their loads in flight together, added in order as one at a time
-    // would. A heavy column's run in a long row is up to thousands of products, and its
-    // warp waits for this loop.
-    for (; u + (WRITE_BATCH - 1u) < end && ux[KEY_OFF + u + (WRITE_BATCH - 1u)] == key;
-         u += WRITE_BATCH) {
-        T v[WRITE_BATCH];
-        UNROLL for (uint i = 0u; i < WRITE_BATCH; i++)
-            v[i] = wv[ux[PAY_OFF + u + i]];
-        UNROLL for (uint i = 0u; i < WRITE_BATCH; i++)
-            sum += v[i];
+    if (NUMERIC == 3u) {
+        UNROLL for (uint k = 0u; k < ITEMS; k++)
+            v[k] = T(uintBitsToFloat(ux[PAY_OFF + min(u + k, COUNT - 1u)]));
+    } else {
+        UNROLL for (uint k = 0u; k < ITEMS; k++)
+            v[k] = wv[ux[PAY_OFF + min(u + k, COUNT - 1u)]];
     }
-    for (; u < end && ux[KEY_OFF + u] == key; u++)
-        sum += wv[ux[PAY_OFF + u]];
+}
+
+// The sum of sorted products u .. u + WRITE_BATCH - 1 added to `sum` left to right, their
+// loads in flight together.
+T batch_sum(uint u, T sum)
+{
+    T v[WRITE_BATCH];
+    if (NUMERIC == 3u) {
+        UNROLL for (uint k = 0u; k < WRITE_BATCH; k++)
+            v[k] = T(uintBitsToFloat(ux[PAY_OFF + u + k]));
+    } else {
+        UNROLL for (uint k = 0u; k < WRITE_BATCH; k++)
+            v[k] = wv[ux[PAY_OFF + u + k]];
+    }
+    UNROLL for (uint k = 0u; k < WRITE_BATCH; k++)
+        sum += v[k];
+    return sum;
+}
+
+// C's offset of chunk row s's first run: its row pointer less the runs before the row.
+uint esc_row_base(uint s)
+{
+    return aux[RPTR_OFF + ux[s]] - ux[FLAG_OFF + SEG(s)];
+}
+
+void esc_put(uint dst, uint key, T sum)
+{
     ia[C_IDX + dst] = KEY_COLUMN(key);
     cv[dst] = sum;
+}
+
+void esc_write(uint i)
+{
+    uint first = i * ITEMS;
+    if (first >= COUNT)
+        return;
+    uint n = min(ITEMS, COUNT - first);
+    uint key[ITEMS];
+    UNROLL for (uint k = 0u; k < ITEMS; k++)
+        key[k] = ux[KEY_OFF + min(first + k, COUNT - 1u)];
+    uint before = first > 0u ? ux[KEY_OFF + first - 1u] : 0u;
+    // Unpacked keys: the chunk row of each product, and where the row after it starts.
+    uint s = 0u, start = 0u, next = COUNT;
+    if (!PACKED) {
+        s = chunk_row(first);
+        start = SEG(s);
+        next = SEG(s + 1u);
+    }
+    // The first product here that starts a run: a key unlike the one before (a packed key
+    // differs wherever its row starts), or, unpacked, the first row's start or the next's.
+    uint lead = first == 0u || key[0] != before || (!PACKED && first == start) ? 0u : ITEMS;
+    UNROLL for (uint k = 1u; k < ITEMS; k++)
+        if (lead == ITEMS && k < n && key[k] != key[k - 1u])
+            lead = k;
+    if (!PACKED && next - first < lead)
+        lead = next - first;
+    if (lead >= n)
+        return; // every product here belongs to a run that started before
+    T val[ITEMS];
+    window_values(first, val);
+    uint runs = ux[FLAG_OFF + first]; // the runs that start before `first` in the chunk
+    uint base_row = ~0u, base = 0u, run_key = 0u, dst = 0u;
+    T sum = T_ZERO;
+    UNROLL for (uint k = 0u; k < ITEMS; k++) {
+        if (k >= lead && k < n) {
+            uint t = first + k;
+            while (!PACKED && t >= next) { // past the row (empty rows between too)
+                s++;
+                start = next;
+                next = SEG(s + 1u);
+            }
+            if (k == lead || key[k] != key[k - 1u] || (!PACKED && t == start)) {
+                if (k > lead)
+                    esc_put(dst, run_key, sum);
+                uint row = PACKED ? key[k] >> ROW_SHIFT : s;
+                if (row != base_row) {
+                    base_row = row;
+                    base = esc_row_base(row);
+                }
+                run_key = key[k];
+                dst = base + runs;
+                runs++;
+                sum = val[k];
+            } else {
+                sum += val[k];
+            }
+        }
+    }
+    // The last run may go on: WRITE_BATCH products at a time while it does (keys are sorted
+    // within a row, so the batch's last key tells; unpacked, `next` ends the row), added in
+    // order as one at a time would. A heavy column's run in a long row is up to thousands
+    // of products.
+    uint end = PACKED ? COUNT : next, u = first + n;
+    for (; u + (WRITE_BATCH - 1u) < end && ux[KEY_OFF + u + (WRITE_BATCH - 1u)] == run_key;
+         u += WRITE_BATCH)
+        sum = batch_sum(u, sum);
+    for (; u < end && ux[KEY_OFF + u] == run_key; u++)
+        sum += NUMERIC == 3u ? T(uintBitsToFloat(ux[PAY_OFF + u])) : wv[ux[PAY_OFF + u]];
+    esc_put(dst, run_key, sum);
 }
 
 // ------------------------------------------------------------------ C without exact zeros

@@ -864,6 +864,13 @@ static bool esc_may_pack(void)
     return algo_tuning_get()->spgemm_esc_packed != 0;
 }
 
+/* Whether the library may carry a chunk's f32 values through its sort (spgemm_esc_carry):
+ * the twin decides from the chunk's type and phase itself. */
+static bool esc_may_carry(void)
+{
+    return algo_tuning_get()->spgemm_esc_carry != 0;
+}
+
 /* A chunk's expansion, sort, run flags and their scan, each against its twin, as the
  * symbolic and numeric phases run them (fast_chunk, fast_long_kept). */
 static void fast_chunk_runs(fast_replay *r, const char *phase, size_t rows)
@@ -904,7 +911,7 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
         return;
     ref_spgemm_fast_state *s = &r->s;
     ref_spgemm_chunk *c = &r->rch;
-    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, numeric, esc_may_pack(), c),
+    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, numeric, esc_may_pack(), esc_may_carry(), c),
                "fast twin chunk");
     char what[300];
     snprintf(what, sizeof what, "%s %s fast %s chunk of %zu rows (%zu products)", r->name,
@@ -917,6 +924,7 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
                    g->key_off == c->key_off && g->pay_off == c->pay_off &&
                    g->flag_off == c->flag_off && g->ux->size == c->words * 4 &&
                    g->packed == c->packed && g->col_bits == c->col_bits &&
+                   g->carried == c->carried &&
                    (!numeric || g->vals->size == c->products * gpgpu_type_size(r->t)),
                "%s: the chunk's layout differs from the twin's", what);
         uint32_t *head = xmalloc((2 * rows + 1) * 4);
@@ -967,13 +975,16 @@ static void fast_long_kept(fast_replay *r)
         return;
     bool early = algo_tuning_get()->spgemm_esc_keep >= 2;
     const uint32_t *pairs = s->aux + s->pairs_off;
-    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, early, esc_may_pack(), c),
+    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, early, esc_may_pack(), esc_may_carry(), c),
                "fast twin chunk");
     char what[300];
     snprintf(what, sizeof what, "%s %s fast kept chunk of %zu rows (%zu products)", r->name,
              gpgpu_type_name(r->t), rows, c->products);
     gpgpu_status st = spgemm_chunk_open(&r->p, pairs, rows, early, &r->ch);
     EXPECT(st == GPGPU_SUCCESS, "%s: spgemm_chunk_open: %s", what, gpgpu_last_error(ctx));
+    EXPECT(st != GPGPU_SUCCESS || r->ch.carried == c->carried,
+           "%s: the chunk carries its values %s, the twin's %s", what,
+           r->ch.carried ? "yes" : "no", c->carried ? "yes" : "no");
     r->failed = st != GPGPU_SUCCESS;
     if (!r->failed)
         fast_guard(r, FAST_UX);
@@ -1225,28 +1236,32 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
 }
 
 /* fast_replay_product with one phase wherever it fits (GPGPU_TUNE's spgemm_one_phase=1), the
- * long rows' chunk kept (f32: with its values from the symbolic phase, spgemm_esc_keep=2;
- * f64: its keys alone, spgemm_esc_keep=1) and their keys packed, and where any applied, again
- * in two phases with the long rows sorted again in the numeric phase (spgemm_esc_keep=0),
- * their keys columns alone under a segmented sort (spgemm_esc_packed=0). */
+ * long rows' chunk kept (f32: with its values from the symbolic phase, spgemm_esc_keep=2,
+ * carried through the sort; f64: its keys alone, spgemm_esc_keep=1) and their keys packed,
+ * and where any applied, again in two phases with the long rows sorted again in the numeric
+ * phase (spgemm_esc_keep=0), their keys columns alone under a segmented sort
+ * (spgemm_esc_packed=0) whose payload is each key's index (spgemm_esc_carry=0). */
 static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
                         gpgpu_algo algo, bool exact, unsigned bins)
 {
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
     unsigned saved = tuning->spgemm_one_phase, saved_keep = tuning->spgemm_esc_keep;
-    unsigned saved_packed = tuning->spgemm_esc_packed;
+    unsigned saved_packed = tuning->spgemm_esc_packed, saved_carry = tuning->spgemm_esc_carry;
     tuning->spgemm_one_phase = 1;
     tuning->spgemm_esc_keep = t == GPGPU_TYPE_F32 ? 2 : 1; /* values early, or late */
     tuning->spgemm_esc_packed = 1;
+    tuning->spgemm_esc_carry = 1;
     if (fast_replay_product(name, a, b, t, algo, exact, bins, true)) {
         tuning->spgemm_one_phase = 0;
         tuning->spgemm_esc_keep = 0;
         tuning->spgemm_esc_packed = 0;
+        tuning->spgemm_esc_carry = 0;
         fast_replay_product(name, a, b, t, algo, exact, bins, false);
     }
     tuning->spgemm_one_phase = saved;
     tuning->spgemm_esc_keep = saved_keep;
     tuning->spgemm_esc_packed = saved_packed;
+    tuning->spgemm_esc_carry = saved_carry;
 }
 
 /* A value exact in f32: +-{1, 2, 3} times 2^{-1, 0, 1}. Products are then multiples of 1/4

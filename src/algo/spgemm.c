@@ -87,6 +87,11 @@ bool spgemm_chunk_packs(size_t rows, uint32_t cols)
            spgemm_bits_below(rows) + col_bits <= 32;
 }
 
+bool spgemm_chunk_carries(gpgpu_type type, bool numeric)
+{
+    return numeric && type == GPGPU_TYPE_F32 && algo_tuning_get()->spgemm_esc_carry;
+}
+
 gpgpu_status spgemm_operand_open(gpgpu_context *ctx, const gpgpu_matrix *m, spgemm_operand *op)
 {
     *op = (spgemm_operand){.m = m, .vals = m->val.buf};
@@ -449,7 +454,8 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
     *ch = (spgemm_chunk){.rows = rows, .products = products, .numeric = numeric,
                          .seg_off = rows, .key_off = 2 * rows + 1,
                          .col_bits = spgemm_bits_below(p->b.m->cols),
-                         .packed = spgemm_chunk_packs(rows, p->b.m->cols)};
+                         .packed = spgemm_chunk_packs(rows, p->b.m->cols),
+                         .carried = spgemm_chunk_carries(p->type, numeric)};
     ch->pay_off = ch->key_off + products;
     ch->flag_off = ch->pay_off + products;
     ch->hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, products);
@@ -515,6 +521,8 @@ gpgpu_status spgemm_chunk_keep(spgemm_product *p, spgemm_chunk *ch)
 {
     mem_destroy(&p->mem, &ch->alt);
     mem_destroy(&p->mem, &ch->hist);
+    if (ch->carried) /* its values are in the sort's payload now */
+        mem_destroy(&p->mem, &ch->vals);
     p->kept = malloc(sizeof *p->kept);
     if (!p->kept) {
         spgemm_chunk_close(p, ch);
@@ -553,7 +561,12 @@ gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
         dst.key_passes = key_passes_for(ch->col_bits + spgemm_bits_below(ch->rows));
     }
     sort_keys src = dst, other = dst;
-    src.flags |= SORT_PAYLOAD_IS_INDEX;
+    if (ch->carried) { /* the values themselves ride along, in their bits */
+        src.pay = ch->vals;
+        src.pay_off = 0;
+    } else {
+        src.flags |= SORT_PAYLOAD_IS_INDEX;
+    }
     other.keys = ch->alt;
     other.keys_off = 0;
     other.pay = ch->alt;
@@ -575,10 +588,17 @@ gpgpu_status spgemm_stage_esc_count(spgemm_product *p, const spgemm_chunk *ch)
 
 gpgpu_status spgemm_stage_esc_write(spgemm_product *p, const spgemm_chunk *ch)
 {
-    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_WRITE, ch->products);
+    /* Carried values: several products an invocation; gathered ones: one (glsl/spgemm.comp
+     * says why). A program of its own either way: register arrays of ITEMS. */
+    unsigned items = ch->carried ? SPGEMM_WRITE_ITEMS : 1;
+    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_WRITE, (ch->products + items - 1) / items);
+    d.variant.items = items;
+    d.variant.only_stage = STAGE_ESC_WRITE;
     d.bind[0] = p->c->owned_ints; /* C where A was: WRITE reads neither A nor B */
     d.bind[7] = p->c->owned_values;
     d.params[P_C_IDX] = p->c->rows + 1;
+    if (ch->carried)
+        d.params[P_NUMERIC] = 3; /* the payload holds the values, not their indices */
     return algo_stage(p->ctx, &d);
 }
 
@@ -851,9 +871,11 @@ static gpgpu_status run_fast(spgemm_product *p)
           "gpgpu_spgemm: C has %llu entries, more than the 2^31 - 1 the shaders index",
           (unsigned long long)nnz);
     size_t c_bytes = ((size_t)a->rows + 1 + nnz) * 4 + nnz * gpgpu_type_size(p->type);
-    if (p->kept && p->kept->numeric && p->mem.held + c_bytes > p->mem.budget) {
+    if (p->kept && p->kept->numeric && !p->kept->carried &&
+        p->mem.held + c_bytes > p->mem.budget) {
         /* the kept chunk's values first: the numeric phase expands them again, which costs
-         * less than the one phase's temporary or the kept sort */
+         * less than the one phase's temporary or the kept sort (carried values hold no
+         * memory of their own: they are the sort's payload) */
         mem_destroy(&p->mem, &p->kept->vals);
         p->kept->numeric = false;
     }

@@ -96,7 +96,8 @@ gpgpu_status spgemm_run_classic(gpgpu_context *ctx, const gpgpu_matrix *a, const
 enum {
     SPGEMM_WG = 256,
     SPGEMM_ROW_ITEMS = 8, /* the ROWS stage's largest tile: 2048 slots */
-    SPGEMM_HEAD_ITEMS = 4 /* NNZ_PRODUCTS, ROW_BINS, BIN_FILL: indices per invocation */
+    SPGEMM_HEAD_ITEMS = 4, /* NNZ_PRODUCTS, ROW_BINS, BIN_FILL: indices per invocation */
+    SPGEMM_WRITE_ITEMS = 8 /* ESC_WRITE: consecutive products per invocation (carried values) */
 };
 
 /* A matrix's arrays as the stages bind them: its row pointers and columns in one u32
@@ -250,6 +251,7 @@ typedef struct spgemm_chunk {
     size_t hist_words;
     unsigned col_bits; /* the bits of a column below B's column count */
     bool numeric, packed;
+    bool carried; /* the sort's payload is the f32 values' bits (spgemm_chunk_carries) */
 } spgemm_chunk;
 
 /* The bits that hold every value below `bound` (0 for bound <= 1). */
@@ -257,6 +259,10 @@ unsigned spgemm_bits_below(size_t bound);
 /* Whether a chunk of `rows` rows packs its keys against B's `cols` columns
  * (GPGPU_TUNE's spgemm_esc_packed=0: never). */
 bool spgemm_chunk_packs(size_t rows, uint32_t cols);
+/* Whether a chunk's sort carries its values as the payload: f32 values expanded before the
+ * sort (numeric, or the symbolic phase's early values), unless GPGPU_TUNE's
+ * spgemm_esc_carry=0. Else the payload is each key's expansion index. */
+bool spgemm_chunk_carries(gpgpu_type type, bool numeric);
 
 /* Allocates a chunk for `rows` (row, products) pairs and uploads their ids and segments. */
 gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t rows,
@@ -268,8 +274,8 @@ void spgemm_chunk_close(spgemm_product *p, spgemm_chunk *ch);
  * (numeric). */
 gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch);
 /* The radix sort of the keys (columns ascending in each segment, ties in expansion order):
- * packed, one sort over the keys' bits; else segmented. Payload = each key's expansion
- * index. */
+ * packed, one sort over the keys' bits; else segmented. Payload = each key's value's bits
+ * (ch->carried), else its expansion index. */
 gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch);
 /* ESC_FLAGS: flag[t] = 1 where t starts its segment or its key differs from t - 1, else 0;
  * flag[products] = 0 (the driver then scans the flags exclusively). */
@@ -277,10 +283,11 @@ gpgpu_status spgemm_stage_esc_flags(spgemm_product *p, const spgemm_chunk *ch);
 /* ESC_COUNT: rptr[rows[s]] = runs in segment s. */
 gpgpu_status spgemm_stage_esc_count(spgemm_product *p, const spgemm_chunk *ch);
 /* ESC_WRITE: each run's column (a packed key's low col_bits) and the sum of its values
- * (vals[pay[u]] in sorted order) to C at rptr[row] + (its run index within the row). */
+ * (pay[u]'s bits where ch->carried, else vals[pay[u]]) added left to right, to C at
+ * rptr[row] + (its run index within the row). */
 gpgpu_status spgemm_stage_esc_write(spgemm_product *p, const spgemm_chunk *ch);
 /* A symbolic chunk kept for the numeric phase (after ESC_COUNT): the sort's alt and hist
- * freed, the chunk moved into p->kept. */
+ * freed (and vals, where the sort carried them), the chunk moved into p->kept. */
 gpgpu_status spgemm_chunk_keep(spgemm_product *p, spgemm_chunk *ch);
 /* The kept chunk made numeric: vals allocated (products of the type). */
 gpgpu_status spgemm_chunk_values(spgemm_product *p, spgemm_chunk *ch);

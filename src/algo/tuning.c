@@ -47,6 +47,7 @@ static algo_tuning tuning = {
     .spgemm_one_phase = 1, /* where it fits: spgemm_one_phase_fits */
     .spgemm_esc_keep = 2,
     .spgemm_esc_packed = 1,
+    .spgemm_esc_carry = 1,
     .spgemm_compact_entries = 2,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
@@ -120,6 +121,7 @@ static void read_env(void)
         {"spgemm_one_phase", &tuning.spgemm_one_phase, KNOB_MODE},
         {"spgemm_esc_keep", &tuning.spgemm_esc_keep, KNOB_MODE},
         {"spgemm_esc_packed", &tuning.spgemm_esc_packed, KNOB_MODE},
+        {"spgemm_esc_carry", &tuning.spgemm_esc_carry, KNOB_MODE},
         {"spgemm_compact_entries", &tuning.spgemm_compact_entries, KNOB_POW2},
     };
     const char *env = getenv("GPGPU_TUNE");

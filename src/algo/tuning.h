@@ -44,6 +44,9 @@ typedef struct algo_tuning {
     unsigned spgemm_esc_keep;    /* SpGEMM long rows: 1 the symbolic phase's one chunk kept (its
                                   * sort reused) for the numeric, 2 (the default) with its values
                                   * expanded with the keys where they fit, 0 sorted again */
+    unsigned spgemm_esc_carry;   /* SpGEMM long rows: 1 f32 values carried through the sort as its
+                                  * payload (ESC_WRITE reads them in order), 0 the payload is each
+                                  * key's expansion index (ESC_WRITE gathers through it) */
     unsigned spgemm_one_phase;   /* SpGEMM short rows: 1 counted and summed in one pass where
                                   * the temporary fits (spgemm.c, the default), 0 two passes */
     unsigned spgemm_compact_entries; /* SpGEMM one phase: a mean row's entries each invocation

@@ -315,27 +315,29 @@ typedef struct ref_spgemm_chunk {
     void *vals; /* NULL when not numeric */
     unsigned col_bits; /* bits of a column below B's column count */
     bool numeric, packed;
+    bool carried; /* the sort's payload is the f32 values' bits, not their indices */
 } ref_spgemm_chunk;
 
 /* From `rows` (row, products) pairs. Packed keys (chunk row << col_bits | column) where
- * `may_pack` and the chunk's row index and B's columns fit 32 bits together. false when out
- * of memory. */
+ * `may_pack` and the chunk's row index and B's columns fit 32 bits together; values carried
+ * through the sort where `may_carry`, numeric and f32. false when out of memory. */
 bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs, size_t rows,
-                           bool numeric, bool may_pack, ref_spgemm_chunk *ch);
+                           bool numeric, bool may_pack, bool may_carry, ref_spgemm_chunk *ch);
 void ref_spgemm_chunk_free(ref_spgemm_chunk *ch);
 /* ESC_EXPAND: key[t] = the column of product t - seg[s] of row ids[s] (ROWS' order; packed:
  * s << col_bits | column), vals[t] = a_ik * b_kj in type (numeric). */
 void ref_spgemm_esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch);
-/* spgemm_esc_sort: keys stably sorted within each segment, payload = each key's
- * expansion index. */
+/* spgemm_esc_sort: keys stably sorted within each segment, payload = each key's value's
+ * bits (carried), else its expansion index. */
 void ref_spgemm_esc_sort(ref_spgemm_chunk *ch);
 /* ESC_FLAGS: flag[t] = t starts its segment or key[t] != key[t - 1]; flag[products] = 0. */
 void ref_spgemm_esc_flags(ref_spgemm_chunk *ch);
 /* ESC_COUNT (after the flags' exclusive scan): rptr[ids[s]] = runs of segment s, header
  * nnz += them. */
 void ref_spgemm_esc_count(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch);
-/* ESC_WRITE: each run's column (a packed key's low col_bits), and vals[pay[u]] over it added
- * left to right in type, to C at rptr[row] + its run index within the row. */
+/* ESC_WRITE: each run's column (a packed key's low col_bits), and its values (pay[u]'s bits
+ * where carried, else vals[pay[u]]) added left to right in type, to C at rptr[row] + its run
+ * index within the row. */
 void ref_spgemm_esc_write(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch);
 /* A symbolic chunk kept for the numeric phase (spgemm_chunk_values): vals allocated, filled
  * with 0xA5 bytes. false when out of memory. */

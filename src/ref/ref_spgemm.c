@@ -895,7 +895,7 @@ static unsigned bits_below(size_t bound)
 }
 
 bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs, size_t rows,
-                           bool numeric, bool may_pack, ref_spgemm_chunk *ch)
+                           bool numeric, bool may_pack, bool may_carry, ref_spgemm_chunk *ch)
 {
     size_t products = 0;
     for (size_t r = 0; r < rows; r++)
@@ -904,7 +904,8 @@ bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs
     *ch = (ref_spgemm_chunk){.rows = rows, .products = products, .numeric = numeric,
                              .seg_off = rows, .key_off = 2 * rows + 1, .col_bits = col_bits,
                              .packed = may_pack && col_bits < 32 &&
-                                       col_bits + bits_below(rows) <= 32};
+                                       col_bits + bits_below(rows) <= 32,
+                             .carried = may_carry && numeric && s->type == GPGPU_TYPE_F32};
     ch->pay_off = ch->key_off + products;
     ch->flag_off = ch->pay_off + products;
     ch->words = ch->flag_off + products + 1;
@@ -977,8 +978,11 @@ void ref_spgemm_esc_values(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch)
 void ref_spgemm_esc_sort(ref_spgemm_chunk *ch)
 {
     uint32_t *pay = ch->ux + ch->pay_off;
-    for (size_t t = 0; t < ch->products; t++)
-        pay[t] = (uint32_t)t;
+    if (ch->carried) /* f32 values: their bits are the payload */
+        memcpy(pay, ch->vals, ch->products * 4);
+    else
+        for (size_t t = 0; t < ch->products; t++)
+            pay[t] = (uint32_t)t;
     ref_sort(GPGPU_TYPE_U32, false, ch->ux + ch->key_off, pay, ch->products,
              ch->ux + ch->seg_off, ch->rows);
 }
@@ -1002,18 +1006,28 @@ void ref_spgemm_esc_count(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch)
     }
 }
 
+/* The value of sorted product u: its payload's bits (carried), else vals[payload]. */
+static double run_value(const ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch, uint32_t u)
+{
+    const uint32_t *pay = ch->ux + ch->pay_off;
+    if (!ch->carried)
+        return fast_get(s->type, ch->vals, pay[u]);
+    float v;
+    memcpy(&v, &pay[u], sizeof v);
+    return v;
+}
+
 void ref_spgemm_esc_write(ref_spgemm_fast_state *s, const ref_spgemm_chunk *ch)
 {
     const uint32_t *seg = ch->ux + ch->seg_off, *key = ch->ux + ch->key_off;
-    const uint32_t *pay = ch->ux + ch->pay_off;
     uint32_t rows = s->a->rows;
     for (size_t r = 0; r < ch->rows; r++) {
         size_t dst = s->aux[s->rptr_off + ch->ux[r]];
         for (uint32_t t = seg[r]; t < seg[r + 1]; dst++) {
-            double sum = fast_get(s->type, ch->vals, pay[t]);
+            double sum = run_value(s, ch, t);
             uint32_t u = t + 1;
             for (; u < seg[r + 1] && key[u] == key[t]; u++)
-                sum = fast_add(s->type, sum, fast_get(s->type, ch->vals, pay[u]));
+                sum = fast_add(s->type, sum, run_value(s, ch, u));
             s->c_ints[rows + 1 + dst] =
                 ch->packed ? key[t] & (uint32_t)(((uint64_t)1 << ch->col_bits) - 1) : key[t];
             fast_set(s->type, s->c_vals, dst, sum);
