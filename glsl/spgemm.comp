@@ -1286,7 +1286,8 @@ void esc_write(uint i)
                 start = next;
                 next = SEG(s + 1u);
             }
-            if (k == lead || key[k] != key[k - 1u] || (!PACKED && t == start)) {
+            // (max: an index the compiler sees in bounds where ITEMS is 1; k == lead there)
+            if (k == lead || key[k] != key[max(k, 1u) - 1u] || (!PACKED && t == start)) {
                 if (k > lead)
                     esc_put(dst, run_key, sum);
                 uint row = PACKED ? key[k] >> ROW_SHIFT : s;
