@@ -1134,7 +1134,9 @@ uint chunk_row(uint t)
 
 // NUMERIC: 0 the keys, 1 keys and values, 2 the values alone (a chunk kept from the
 // symbolic phase, whose keys are sorted by now: ESC_WRITE reads each value through the
-// sort's payload, the product's expansion index).
+// sort's payload, the product's expansion index), 3 keys and the (f32) values' bits where
+// the sort takes its payload (at KEY_OFF + COUNT: PAY_OFF's word is A's here), which then
+// carries them.
 // The group's first and last products are found first, by a search over the whole chunk and
 // row; the others search only between them: a group's consecutive products of long rows lie
 // in one or two rows and, there, among a few nonzeros of A, where the whole searches take
@@ -1166,7 +1168,9 @@ void esc_expand(uint t)
                     s == s1 ? s_span[3] + 1u : RA(r + 1u), k, q);
     if (NUMERIC != 2u)
         ux[KEY_OFF + t] = PACKED ? s << ROW_SHIFT | CB(q) : CB(q);
-    if (NUMERIC != 0u)
+    if (NUMERIC == 3u)
+        ux[KEY_OFF + COUNT + t] = floatBitsToUint(float(va[A_VAL + k] * vb[B_VAL + q]));
+    else if (NUMERIC != 0u)
         wv[t] = va[A_VAL + k] * vb[B_VAL + q];
 }
 

@@ -883,7 +883,8 @@ static void fast_chunk_runs(fast_replay *r, const char *phase, size_t rows)
         ref_spgemm_esc_expand(s, c);
         fast_end(r, st, "%s ESC_EXPAND (%zu rows, %zu products)", phase, rows, c->products);
     }
-    poison_u32(c->ux, c->pay_off, c->products); /* the keys are sorted in place */
+    if (!c->carried) /* the keys are sorted in place; carried values are the payload */
+        poison_u32(c->ux, c->pay_off, c->products);
     if (fast_begin(r)) {
         st = spgemm_esc_sort(&r->p, &r->ch);
         ref_spgemm_esc_sort(c);
@@ -925,7 +926,9 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
                    g->flag_off == c->flag_off && g->ux->size == c->words * 4 &&
                    g->packed == c->packed && g->col_bits == c->col_bits &&
                    g->carried == c->carried &&
-                   (!numeric || g->vals->size == c->products * gpgpu_type_size(r->t)),
+                   (c->carried ? !g->vals
+                               : !numeric || (g->vals && g->vals->size ==
+                                                             c->products * gpgpu_type_size(r->t))),
                "%s: the chunk's layout differs from the twin's", what);
         uint32_t *head = xmalloc((2 * rows + 1) * 4);
         EXPECT_STATUS(ctx, gpgpu_buffer_download(g->ux, 0, head, (2 * rows + 1) * 4),
@@ -935,7 +938,7 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
         check_elems(label, GPGPU_TYPE_U32, head, c->ux, 2 * rows + 1, NULL);
         free(head);
         fast_guard(r, FAST_UX);
-        if (numeric)
+        if (numeric && !c->carried)
             fast_guard(r, FAST_VALS);
     } else {
         r->failed = true;
@@ -963,9 +966,10 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
  * the numeric phase (after fast_long's symbolic chunks replayed the counts): the chunk of all
  * of them opened symbolic, expanded, sorted, flagged and scanned as the symbolic phase left
  * it, then its values alone (the keys stay sorted) and ESC_WRITE. With spgemm_esc_keep=2
- * the symbolic expansion makes the values too, as run_fast does where they fit; ESC_EXPAND
- * of the values alone is then replayed over them (poisoned first), as run_fast runs it where
- * they did not, and ESC_WRITE follows. */
+ * the symbolic expansion makes the values too, as run_fast does where they fit: f32 values
+ * carried through the sort in its payload (spgemm_esc_carry), and ESC_WRITE follows; values
+ * not carried get ESC_EXPAND of the values alone replayed over them (poisoned first), as
+ * run_fast runs it where they did not fit, before ESC_WRITE. */
 static void fast_long_kept(fast_replay *r)
 {
     ref_spgemm_fast_state *s = &r->s;
@@ -988,10 +992,10 @@ static void fast_long_kept(fast_replay *r)
     r->failed = st != GPGPU_SUCCESS;
     if (!r->failed)
         fast_guard(r, FAST_UX);
-    if (!r->failed && early)
+    if (!r->failed && early && !c->carried)
         fast_guard(r, FAST_VALS);
     fast_chunk_runs(r, "kept", rows);
-    if (early && !r->failed) /* the values alone, again, must fill them */
+    if (early && !c->carried && !r->failed) /* the values alone, again, must fill them */
         memset(c->vals, 0xA5, c->products * gpgpu_type_size(r->t));
     if (!r->failed && !early) {
         st = spgemm_chunk_values(&r->p, &r->ch);
@@ -1002,7 +1006,7 @@ static void fast_long_kept(fast_replay *r)
         if (!r->failed)
             fast_guard(r, FAST_VALS);
     }
-    if (fast_begin(r)) {
+    if (!c->carried && fast_begin(r)) { /* carried values went through the sort already */
         st = spgemm_stage_esc_values(&r->p, &r->ch);
         ref_spgemm_esc_values(s, c);
         fast_end(r, st, "kept ESC_EXPAND values (%zu rows)", rows);

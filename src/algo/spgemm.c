@@ -438,7 +438,9 @@ gpgpu_status spgemm_stage_rows_compact(spgemm_product *p)
 static size_t esc_chunk_bytes(const spgemm_product *p, size_t products, size_t rows,
                               bool numeric)
 {
-    size_t per = 5 * 4 + (numeric ? gpgpu_type_size(p->type) : 0);
+    /* carried values live in the payload's words: no array of their own */
+    bool vals = numeric && !spgemm_chunk_carries(p->type, numeric);
+    size_t per = 5 * 4 + (vals ? gpgpu_type_size(p->type) : 0);
     return products * per + (radix_hist_count(p->ctx, GPGPU_TYPE_U32, products) +
                              radix_part_count(p->ctx, GPGPU_TYPE_U32, products) + 2 * rows +
                              2) * 4 + 64;
@@ -463,7 +465,7 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
     TRY(mem_create(ctx, &p->mem, (ch->flag_off + products + 1) * 4, &ch->ux));
     TRY(mem_create(ctx, &p->mem, 2 * products * 4, &ch->alt));
     TRY(mem_create(ctx, &p->mem, (ch->hist_words + part_words) * 4, &ch->hist));
-    if (numeric)
+    if (numeric && !ch->carried)
         TRY(mem_create(ctx, &p->mem, products * gpgpu_type_size(p->type), &ch->vals));
     uint32_t *host = malloc((2 * rows + 1) * 4);
     CHECK(host, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
@@ -507,6 +509,8 @@ static exec_dispatch chunk_dispatch(spgemm_product *p, const spgemm_chunk *ch, u
 gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch)
 {
     exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_EXPAND, ch->products);
+    if (ch->carried)
+        d.params[P_NUMERIC] = 3; /* the values' bits into the payload's words */
     return algo_stage(p->ctx, &d);
 }
 
@@ -521,8 +525,6 @@ gpgpu_status spgemm_chunk_keep(spgemm_product *p, spgemm_chunk *ch)
 {
     mem_destroy(&p->mem, &ch->alt);
     mem_destroy(&p->mem, &ch->hist);
-    if (ch->carried) /* its values are in the sort's payload now */
-        mem_destroy(&p->mem, &ch->vals);
     p->kept = malloc(sizeof *p->kept);
     if (!p->kept) {
         spgemm_chunk_close(p, ch);
@@ -561,12 +563,8 @@ gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
         dst.key_passes = key_passes_for(ch->col_bits + spgemm_bits_below(ch->rows));
     }
     sort_keys src = dst, other = dst;
-    if (ch->carried) { /* the values themselves ride along, in their bits */
-        src.pay = ch->vals;
-        src.pay_off = 0;
-    } else {
+    if (!ch->carried) /* else the values ride along, in their bits, from where dst has them */
         src.flags |= SORT_PAYLOAD_IS_INDEX;
-    }
     other.keys = ch->alt;
     other.keys_off = 0;
     other.pay = ch->alt;

@@ -251,7 +251,8 @@ typedef struct spgemm_chunk {
     size_t hist_words;
     unsigned col_bits; /* the bits of a column below B's column count */
     bool numeric, packed;
-    bool carried; /* the sort's payload is the f32 values' bits (spgemm_chunk_carries) */
+    bool carried; /* the f32 values' bits are the sort's payload, in ux at pay_off, and vals
+                   * is NULL (spgemm_chunk_carries) */
 } spgemm_chunk;
 
 /* The bits that hold every value below `bound` (0 for bound <= 1). */
@@ -261,21 +262,23 @@ unsigned spgemm_bits_below(size_t bound);
 bool spgemm_chunk_packs(size_t rows, uint32_t cols);
 /* Whether a chunk's sort carries its values as the payload: f32 values expanded before the
  * sort (numeric, or the symbolic phase's early values), unless GPGPU_TUNE's
- * spgemm_esc_carry=0. Else the payload is each key's expansion index. */
+ * spgemm_esc_carry=0. ESC_EXPAND then writes them where the payload goes, and the chunk has
+ * no vals. Else the payload is each key's expansion index. */
 bool spgemm_chunk_carries(gpgpu_type type, bool numeric);
 
-/* Allocates a chunk for `rows` (row, products) pairs and uploads their ids and segments. */
+/* Allocates a chunk for `rows` (row, products) pairs (vals where numeric and not carried)
+ * and uploads their ids and segments. */
 gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t rows,
                                bool numeric, spgemm_chunk *ch);
 void spgemm_chunk_close(spgemm_product *p, spgemm_chunk *ch);
 /* ESC_EXPAND: for t < products, with s the chunk row whose segment holds t and o = t - seg[s]:
  * product o of row rows[s] (as ROWS orders them: A's nonzeros in order, each B row in
  * order): key[t] = its column (packed: s << col_bits | its column), vals[t] = a_ik * b_kj
- * (numeric). */
+ * (numeric; carried: pay[t] = its f32 bits). */
 gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch);
 /* The radix sort of the keys (columns ascending in each segment, ties in expansion order):
  * packed, one sort over the keys' bits; else segmented. Payload = each key's value's bits
- * (ch->carried), else its expansion index. */
+ * (ch->carried: ESC_EXPAND put them there), else its expansion index. */
 gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch);
 /* ESC_FLAGS: flag[t] = 1 where t starts its segment or its key differs from t - 1, else 0;
  * flag[products] = 0 (the driver then scans the flags exclusively). */
@@ -287,12 +290,12 @@ gpgpu_status spgemm_stage_esc_count(spgemm_product *p, const spgemm_chunk *ch);
  * rptr[row] + (its run index within the row). */
 gpgpu_status spgemm_stage_esc_write(spgemm_product *p, const spgemm_chunk *ch);
 /* A symbolic chunk kept for the numeric phase (after ESC_COUNT): the sort's alt and hist
- * freed (and vals, where the sort carried them), the chunk moved into p->kept. */
+ * freed, the chunk moved into p->kept. */
 gpgpu_status spgemm_chunk_keep(spgemm_product *p, spgemm_chunk *ch);
 /* The kept chunk made numeric: vals allocated (products of the type). */
 gpgpu_status spgemm_chunk_values(spgemm_product *p, spgemm_chunk *ch);
-/* ESC_EXPAND for a kept chunk (its keys sorted): vals[t] = a_ik * b_kj for t < products, as
- * spgemm_stage_esc_expand, the keys left as they are. */
+/* ESC_EXPAND for a kept chunk (its keys sorted, its values not carried): vals[t] = a_ik *
+ * b_kj for t < products, as spgemm_stage_esc_expand, the keys left as they are. */
 gpgpu_status spgemm_stage_esc_values(spgemm_product *p, const spgemm_chunk *ch);
 
 /* An exclusive u32 scan of n words in place. */

@@ -306,16 +306,17 @@ void ref_spgemm_rows_compact(ref_spgemm_fast_state *s);
 
 /* A chunk of long rows, as spgemm_chunk_open lays out its ux words: the rows' ids at 0,
  * their segment starts (rows + 1) at seg_off = rows, keys at key_off = 2 rows + 1,
- * payload at pay_off, flags (products + 1) at flag_off; vals (numeric) the expanded
- * values. open fills ids and segments and the rest with 0xA5 bytes. */
+ * payload at pay_off, flags (products + 1) at flag_off; vals (numeric, not carried) the
+ * expanded values. open fills ids and segments and the rest with 0xA5 bytes. */
 typedef struct ref_spgemm_chunk {
     size_t rows, products, words;
     size_t seg_off, key_off, pay_off, flag_off;
     uint32_t *ux;
-    void *vals; /* NULL when not numeric */
+    void *vals; /* NULL when not numeric, or carried */
     unsigned col_bits; /* bits of a column below B's column count */
     bool numeric, packed;
-    bool carried; /* the sort's payload is the f32 values' bits, not their indices */
+    bool carried; /* the sort's payload is the f32 values' bits (ESC_EXPAND puts them there),
+                   * not their indices */
 } ref_spgemm_chunk;
 
 /* From `rows` (row, products) pairs. Packed keys (chunk row << col_bits | column) where
@@ -325,10 +326,11 @@ bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs
                            bool numeric, bool may_pack, bool may_carry, ref_spgemm_chunk *ch);
 void ref_spgemm_chunk_free(ref_spgemm_chunk *ch);
 /* ESC_EXPAND: key[t] = the column of product t - seg[s] of row ids[s] (ROWS' order; packed:
- * s << col_bits | column), vals[t] = a_ik * b_kj in type (numeric). */
+ * s << col_bits | column), vals[t] = a_ik * b_kj in type (numeric; carried: pay[t] = its
+ * f32 bits). */
 void ref_spgemm_esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch);
 /* spgemm_esc_sort: keys stably sorted within each segment, payload = each key's value's
- * bits (carried), else its expansion index. */
+ * bits (carried: moved with the keys), else its expansion index. */
 void ref_spgemm_esc_sort(ref_spgemm_chunk *ch);
 /* ESC_FLAGS: flag[t] = t starts its segment or key[t] != key[t - 1]; flag[products] = 0. */
 void ref_spgemm_esc_flags(ref_spgemm_chunk *ch);

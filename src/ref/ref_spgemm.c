@@ -910,8 +910,9 @@ bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs
     ch->flag_off = ch->pay_off + products;
     ch->words = ch->flag_off + products + 1;
     ch->ux = poisoned(ch->words, sizeof *ch->ux);
-    ch->vals = numeric ? poisoned(products, fast_size(s->type)) : NULL;
-    if (!ch->ux || (numeric && !ch->vals)) {
+    bool vals = numeric && !ch->carried; /* carried values live in the payload's words */
+    ch->vals = vals ? poisoned(products, fast_size(s->type)) : NULL;
+    if (!ch->ux || (vals && !ch->vals)) {
         ref_spgemm_chunk_free(ch);
         return false;
     }
@@ -958,8 +959,14 @@ static void esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch, boo
         uint32_t n = row_expansion(s, ch->ux[r], keys, val, room);
         for (uint32_t o = 0; ch->packed && !values_only && o < n; o++)
             keys[o] |= (uint32_t)r << ch->col_bits;
-        for (uint32_t o = 0; ch->numeric && o < n; o++)
-            fast_set(s->type, ch->vals, seg[r] + o, val[o]);
+        for (uint32_t o = 0; ch->numeric && o < n; o++) {
+            if (ch->carried) {
+                float v = (float)val[o];
+                memcpy(ch->ux + ch->pay_off + seg[r] + o, &v, sizeof v);
+            } else {
+                fast_set(s->type, ch->vals, seg[r] + o, val[o]);
+            }
+        }
     }
     free(key);
     free(val);
@@ -978,11 +985,8 @@ void ref_spgemm_esc_values(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch)
 void ref_spgemm_esc_sort(ref_spgemm_chunk *ch)
 {
     uint32_t *pay = ch->ux + ch->pay_off;
-    if (ch->carried) /* f32 values: their bits are the payload */
-        memcpy(pay, ch->vals, ch->products * 4);
-    else
-        for (size_t t = 0; t < ch->products; t++)
-            pay[t] = (uint32_t)t;
+    for (size_t t = 0; t < ch->products && !ch->carried; t++) /* carried: the values' bits */
+        pay[t] = (uint32_t)t;
     ref_sort(GPGPU_TYPE_U32, false, ch->ux + ch->key_off, pay, ch->products,
              ch->ux + ch->seg_off, ch->rows);
 }
