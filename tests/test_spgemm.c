@@ -1798,6 +1798,51 @@ static void packing_rule(void)
                shapes[i].cols, shapes[i].packs ? "true" : "false");
 }
 
+/* The bytes of a CSR matrix's largest array as a binding holds it (ints: row pointers and
+ * columns together, as the library keeps them; values). */
+static size_t csr_largest_array(uint32_t rows, size_t nnz, gpgpu_type t)
+{
+    size_t ints = ((size_t)rows + 1 + nnz) * 4, vals = nnz * gpgpu_type_size(t);
+    return ints > vals ? ints : vals;
+}
+
+/* A device whose storage bindings are small (as llvmpipe's 128 MiB are for large products):
+ * the long rows' one chunk (its ux, 12 bytes a product) would pass one binding, while A, B
+ * and C fit, so the long rows go in several chunks, each array within the binding, and C
+ * comes out right. The context's limit is lowered for the call and put back. */
+static void long_rows_bindings(const gpgpu_matrix *ma, const gpgpu_matrix *mb,
+                               const reference *r, const gpgpu_spgemm_stats *full)
+{
+    size_t saved = ctx->info.max_storage_range_bytes;
+    size_t range = csr_largest_array(r->ar.rows, r->ar.nnz, r->t);
+    size_t b = csr_largest_array(r->br.rows, r->br.nnz, r->t);
+    size_t c = csr_largest_array(r->c.rows, r->c.nnz, r->t);
+    range = range > b ? range : b;
+    range = range > c ? range : c;
+    size_t long_products = 0; /* the products of the rows past the shared-memory path */
+    for (uint32_t i = 0; i < r->ar.rows; i++) {
+        size_t n = 0;
+        for (uint32_t e = r->ar.row_ptr[i]; e < r->ar.row_ptr[i + 1]; e++) {
+            uint32_t k = r->ar.col_idx[e];
+            n += r->br.row_ptr[k + 1] - r->br.row_ptr[k];
+        }
+        long_products += n > SHARED_MAX_PRODUCTS ? n : 0;
+    }
+    size_t one_chunk = (2 * (size_t)full->long_rows + 2 + 3 * long_products) * 4;
+    range = range > one_chunk * 2 / 3 ? range : one_chunk * 2 / 3;
+    EXPECT(range < one_chunk && full->long_rows == r->long_rows,
+           "long rows, bindings: the one chunk (%zu bytes) fits a binding of %zu: no test",
+           one_chunk, range);
+    ctx->info.max_storage_range_bytes = range;
+    gpgpu_spgemm_stats st = {0};
+    char what[120];
+    snprintf(what, sizeof what, "long rows, storage bindings of %zu bytes", range);
+    if (check_spgemm(what, ma, mb, r, &(gpgpu_spgemm_desc){0}, &st))
+        EXPECT(st.chunks >= 2, "%s: %u chunks (one chunk's ux: %zu bytes)", what, st.chunks,
+               one_chunk);
+    ctx->info.max_storage_range_bytes = saved;
+}
+
 /* Long rows (most of 48 of ~2500 products over a wide B, as budgets() has them): one chunk
  * holds them and the symbolic phase keeps it for the numeric: kept with its sort reused;
  * with a budget a byte short of what that took (the kept chunk dropped, or the symbolic
@@ -1837,6 +1882,7 @@ static void long_rows_paths(void)
                "long rows kept, values late: %u chunks, peak %zu (values early: %zu)",
                keys_only.chunks, keys_only.peak_bytes, full.peak_bytes);
     tuning->spgemm_esc_keep = saved_keep;
+    long_rows_bindings(ma, mb, &r, &full);
     gpgpu_matrix_destroy(ma);
     gpgpu_matrix_destroy(mb);
     free_reference(&r);

@@ -664,6 +664,25 @@ static uint64_t long_row_products(const spgemm_product *p, uint64_t *largest)
     return all;
 }
 
+/* Whether a chunk of `products` products in `rows` rows has each of its arrays within one
+ * storage binding (ux's ids, segments, keys, payload and flags; alt; vals; the sort's
+ * counts) and its words within the shaders' 32-bit indices. Taking products per binding as
+ * if each were one 8-byte array let a chunk's ux (12 bytes a product) past the binding on a
+ * device whose bindings are small (llvmpipe's 128 MiB: rmat:15:16 failed there). */
+static bool chunk_fits_bindings(const spgemm_product *p, uint64_t products, size_t rows,
+                                bool numeric)
+{
+    size_t range = p->ctx->info.max_storage_range_bytes;
+    if (products > ALGO_MAX_COUNT / 4)
+        return false;
+    size_t n = (size_t)products, ux_words = 2 * rows + 2 + 3 * n;
+    bool vals = numeric && !spgemm_chunk_carries(p->type, numeric);
+    size_t counts = radix_hist_count(p->ctx, GPGPU_TYPE_U32, n) +
+                    radix_part_count(p->ctx, GPGPU_TYPE_U32, n);
+    return ux_words <= range / 4 && 2 * n <= range / 4 && counts <= range / 4 &&
+           (!vals || n <= range / gpgpu_type_size(p->type));
+}
+
 /* The long rows in chunks under the budget (what aux, and C in the numeric phase, leave). */
 static gpgpu_status long_rows(spgemm_product *p, bool numeric)
 {
@@ -678,22 +697,20 @@ static gpgpu_status long_rows(spgemm_product *p, bool numeric)
             return GPGPU_SUCCESS;
     }
     size_t room = p->mem.budget > p->mem.held ? p->mem.budget - p->mem.held : 0;
-    /* A chunk's words (and f64 values) must fit one binding and 32-bit indices. */
-    size_t by_binding = ctx->info.max_storage_range_bytes / 8;
-    size_t cap_products = ALGO_MAX_COUNT / 4 < by_binding ? ALGO_MAX_COUNT / 4 : by_binding;
     uint32_t chunks = 0;
     /* All of them in one symbolic chunk, values too where they fit beside the keys
      * (spgemm_esc_keep=2): the numeric phase then only writes C. */
     bool values = false;
     if (!numeric && algo_tuning_get()->spgemm_esc_keep >= 2) {
         uint64_t all = long_row_products(p, NULL);
-        values = all <= cap_products && esc_chunk_bytes(p, (size_t)all, n, true) <= room;
+        values = chunk_fits_bindings(p, all, n, true) &&
+                 esc_chunk_bytes(p, (size_t)all, n, true) <= room;
     }
     for (size_t first = 0; first < n;) {
         size_t products = 0, last = first;
         while (last < n) {
             size_t next = products + p->long_rows[2 * last + 1];
-            if (next > cap_products ||
+            if (!chunk_fits_bindings(p, next, last + 1 - first, numeric || values) ||
                 esc_chunk_bytes(p, next, last + 1 - first, numeric || values) > room)
                 break;
             products = next;
@@ -701,10 +718,11 @@ static gpgpu_status long_rows(spgemm_product *p, bool numeric)
         }
         if (last == first) {
             size_t one = p->long_rows[2 * first + 1];
-            CHECK(one <= cap_products, ctx, GPGPU_ERROR_TOO_LARGE,
+            CHECK(chunk_fits_bindings(p, one, 1, numeric || values), ctx,
+                  GPGPU_ERROR_TOO_LARGE,
                   "gpgpu_spgemm: row %u has %zu products, more than one pass of the global "
-                  "path takes (%zu)",
-                  p->long_rows[2 * first], one, cap_products);
+                  "path takes within a storage binding of %zu bytes",
+                  p->long_rows[2 * first], one, ctx->info.max_storage_range_bytes);
             return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY,
                             "gpgpu_spgemm: the product needs %zu bytes of GPU memory (row %u "
                             "alone has %zu products), more than its budget of %zu bytes",
