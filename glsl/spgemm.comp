@@ -1351,9 +1351,11 @@ void zero_compact(uint e)
 
 // ------------------------------------------------------------------ transpose
 // A at bindings 0/1; A^T's ints at 2 (row pointers at 0, columns at C_IDX), values at 3;
-// each entry's row in aux; the entries sorted by column in ux (keys at KEY_OFF, their
-// entry index at T_PAY_OFF). COUNT = A's columns.
-#define T_PAY_OFF params[10]
+// the entries sorted by column: keys in ux (at KEY_OFF), each key's entry index in aux.
+// ROW_OF writes each entry's row into a buffer of its own bound at 4 (aux); TRANSPOSE reads
+// it at 0, in place of A's ints (it reads no row pointers), so no array holds more than one
+// word a nonzero (keys and entry indices in one array of two were more than one binding
+// holds for a large A on a small-binding device). COUNT = A's columns.
 
 void row_of(uint e)
 {
@@ -1367,8 +1369,8 @@ void row_of(uint e)
 void transpose(uint t)
 {
     if (t < NNZ_A) {
-        uint e = ux[T_PAY_OFF + t];
-        ib[C_IDX + t] = aux[e];
+        uint e = aux[t];
+        ib[C_IDX + t] = ia[e];
         vb[t] = va[A_VAL + e];
     }
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/sort.h"
 #include "algo/spgemm.h"
 #include "algo/tuning.h"
 #include "gpgpu/io.h"
@@ -1890,6 +1891,35 @@ static void long_rows_paths(void)
     gpgpu_csr_free(&b);
 }
 
+/* The GPU transpose with storage bindings that hold one word per nonzero (and the row
+ * pointers) but not two: every work array of the transpose is one word per nonzero, so
+ * it must still give A^T bit for bit, where an array of (key, entry) pairs would not fit. */
+static void transpose_bindings(void)
+{
+    gpgpu_type t = GPGPU_TYPE_F32;
+    gpgpu_csr any = random_csr(300, 280, 60, 0, true), a = as_type(&any, t);
+    gpgpu_matrix *ma = upload(&a, t);
+    size_t saved = ctx->info.max_storage_range_bytes;
+    size_t rows = a.rows > a.cols ? a.rows : a.cols;
+    size_t range = ((size_t)rows + 1 + a.nnz) * 4; /* A's or A^T's ints, the larger */
+    /* The sort's status words (the one-sweep radix's, a binding of their own) follow
+     * the sort's tiles, not the transpose: where a device's small tiles make them the
+     * larger array, the binding must hold them too. */
+    size_t status = radix_hist_count(ctx, GPGPU_TYPE_U32, a.nnz) * 4;
+    range = range > status ? range : status;
+    EXPECT(2 * a.nnz * 4 > range, "transpose, bindings: %zu nonzeros in %zu bytes", a.nnz,
+           range);
+    ctx->info.max_storage_range_bytes = range;
+    char name[80];
+    snprintf(name, sizeof name, "bindings of %zu bytes", range);
+    gpgpu_matrix *mt = ma ? checked_transpose(name, ma, &a, t) : NULL;
+    ctx->info.max_storage_range_bytes = saved;
+    gpgpu_matrix_destroy(mt);
+    gpgpu_matrix_destroy(ma);
+    gpgpu_csr_free(&a);
+    gpgpu_csr_free(&any);
+}
+
 /* Short rows only (~36 products each), so the product takes one phase where its temporary
  * fits: with the budget it took less one byte, the temporary fits but C no longer fits
  * beside it, and the rows are summed again into C (two phases); with just what two phases
@@ -2103,6 +2133,7 @@ int main(void)
     budgets();
     packing_rule();
     long_rows_paths();
+    transpose_bindings();
     one_phase_budgets();
     shared_files();
     gpgpu_context_destroy(ctx);

@@ -94,7 +94,10 @@ static inline unsigned algo_knob(const gpgpu_context *ctx, unsigned knob, unsign
 
 /* EXECSTAGE: one dispatch of a stage, then the storage barrier. A work-group larger
  * than the device allows (Vulkan guarantees only 128 invocations) is a clear error,
- * not a failed dispatch. */
+ * not a failed dispatch; so is a bound buffer (each is bound whole) larger than one
+ * storage binding holds: past it a GL shader reads zeros or garbage and a Vulkan
+ * descriptor is invalid. Callers' buffers are checked where they come in
+ * (algo_check_range); this catches a work array an algorithm sized past the device. */
 static inline gpgpu_status algo_stage(gpgpu_context *ctx, const exec_dispatch *d)
 {
     CHECK(d->variant.wg_size <= ctx->info.max_workgroup_invocations, ctx,
@@ -102,6 +105,15 @@ static inline gpgpu_status algo_stage(gpgpu_context *ctx, const exec_dispatch *d
           "%s stage %u: work-groups of %u invocations, the device allows %u per work-group",
           d->variant.family, d->params[0], d->variant.wg_size,
           ctx->info.max_workgroup_invocations);
+    for (int i = 0; i < EXEC_MAX_BINDINGS; i++) {
+        const gpgpu_buffer *b = d->bind[i];
+        size_t bytes = b ? b->size + ctx->exec->binding_shift(b) : 0;
+        CHECK(bytes <= ctx->info.max_storage_range_bytes, ctx, GPGPU_ERROR_TOO_LARGE,
+              "%s stage %u: binding %d holds %zu bytes, more than one storage binding of %s "
+              "holds (%zu)",
+              d->variant.family, d->params[0], i, bytes, ctx->info.renderer,
+              ctx->info.max_storage_range_bytes);
+    }
     return ctx->exec->dispatch(ctx, d);
 }
 

@@ -52,7 +52,7 @@ enum {
     P_ROWS = 1, P_NNZ_A, P_A_PTR, P_A_IDX, P_A_VAL, P_B_PTR, P_B_IDX, P_B_VAL,
     P_COUNT = 9, P_CAP, P_LIST_OFF, P_APOS_OFF, P_NUMERIC, P_RPTR_OFF, P_C_IDX,
     P_CHUNK_ROWS = 10, P_KEY_OFF = 11, P_PAY_OFF = 3, P_FLAG_OFF = 4,
-    P_ZFLAG_OFF = 12, P_NEW_IDX = 14, P_T_PAY_OFF = 10, P_ROW_SHIFT = 2, P_COMPACT_SHIFT = 13
+    P_ZFLAG_OFF = 12, P_NEW_IDX = 14, P_ROW_SHIFT = 2, P_COMPACT_SHIFT = 13
 };
 /* Products of a product past which each chunk prints a progress line. */
 #define PROGRESS_PRODUCTS ((uint64_t)1 << 26)
@@ -1025,8 +1025,10 @@ gpgpu_status gpgpu_spgemm(gpgpu_context *ctx, const gpgpu_spgemm_desc *desc,
     return ctx_end(ctx, spgemm_fast(ctx, desc, a, b, c, stats));
 }
 
-/* A^T: each entry's row, the entries sorted by column (stable: rows stay ascending), then
- * A^T's columns, values and row pointers. */
+/* A^T: the entries sorted by column (stable: rows stay ascending), each entry's row, then
+ * A^T's columns, values and row pointers. Every work array is one word a nonzero (so each
+ * fits a binding wherever A's values do): the sorted keys and their entry indices, the
+ * sort's other two, and the rows, in the sort's other keys once it is done. */
 static gpgpu_status transpose(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_matrix **out)
 {
     size_t n = a->nnz;
@@ -1035,49 +1037,58 @@ static gpgpu_status transpose(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_m
         return GPGPU_SUCCESS;
     spgemm_operand oa;
     TRY(spgemm_operand_open(ctx, a, &oa));
-    gpgpu_buffer *rows = NULL, *sorted = NULL, *alt = NULL, *hist = NULL;
+    gpgpu_buffer *keys = NULL, *entries = NULL, *alt_keys = NULL, *alt_entries = NULL;
+    gpgpu_buffer *hist = NULL, *part = NULL; /* apart, so each is a binding of its own */
     size_t hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, n),
            part_words = radix_part_count(ctx, GPGPU_TYPE_U32, n);
-    gpgpu_status s = buffer_create_internal(ctx, n * 4, &rows);
+    gpgpu_status s = buffer_create_internal(ctx, n * 4, &keys);
     if (s == GPGPU_SUCCESS)
-        s = buffer_create_internal(ctx, 2 * n * 4, &sorted);
+        s = buffer_create_internal(ctx, n * 4, &entries);
     if (s == GPGPU_SUCCESS)
-        s = buffer_create_internal(ctx, 2 * n * 4, &alt);
-    if (s == GPGPU_SUCCESS && hist_words + part_words > 0) /* none: one work-group sorts */
-        s = buffer_create_internal(ctx, (hist_words + part_words) * 4, &hist);
-    exec_dispatch d = spgemm_dispatch(a->type, STAGE_ROW_OF, SPGEMM_WG, 1, &oa, NULL);
-    d.bind[2] = (*out)->owned_ints;
-    d.bind[3] = (*out)->owned_values;
-    d.bind[4] = rows;
-    d.bind[6] = sorted;
-    d.params[P_COUNT] = a->cols;
-    d.params[P_KEY_OFF] = 0;
-    d.params[P_T_PAY_OFF] = (uint32_t)n;
-    d.params[P_C_IDX] = a->cols + 1;
-    d.groups = algo_groups(n, SPGEMM_WG);
+        s = buffer_create_internal(ctx, n * 4, &alt_keys);
     if (s == GPGPU_SUCCESS)
-        s = algo_stage(ctx, &d);
-    sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = sorted, .keys_off = 0, .pay = sorted,
-                     .pay_off = n, .n = n, .key_passes = key_passes_below(a->cols)};
+        s = buffer_create_internal(ctx, n * 4, &alt_entries);
+    if (s == GPGPU_SUCCESS && hist_words > 0) /* none: one work-group sorts */
+        s = buffer_create_internal(ctx, hist_words * 4, &hist);
+    if (s == GPGPU_SUCCESS && part_words > 0)
+        s = buffer_create_internal(ctx, part_words * 4, &part);
+    sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = keys, .keys_off = 0, .pay = entries,
+                     .pay_off = 0, .n = n, .key_passes = key_passes_below(a->cols)};
     sort_keys src = dst, other = dst;
     src.keys = a->idx.buf;
     src.keys_off = a->idx.off;
     src.flags = SORT_PAYLOAD_IS_INDEX;
-    other.keys = alt;
-    other.pay = alt;
+    other.keys = alt_keys;
+    other.pay = alt_entries;
     if (s == GPGPU_SUCCESS)
-        s = radix_sort(ctx, &src, &dst, &other, hist, 0, hist, hist_words);
+        s = radix_sort(ctx, &src, &dst, &other, hist, 0, part, 0);
+    gpgpu_buffer *rows = alt_keys; /* free once the sort is done */
+    exec_dispatch d = spgemm_dispatch(a->type, STAGE_ROW_OF, SPGEMM_WG, 1, &oa, NULL);
+    d.bind[4] = rows;
+    d.groups = algo_groups(n, SPGEMM_WG);
+    if (s == GPGPU_SUCCESS)
+        s = algo_stage(ctx, &d);
     d.params[0] = STAGE_TRANSPOSE;
+    d.bind[0] = rows;
+    d.bind[2] = (*out)->owned_ints;
+    d.bind[3] = (*out)->owned_values;
+    d.bind[4] = entries;
+    d.params[P_C_IDX] = a->cols + 1;
     if (s == GPGPU_SUCCESS)
         s = algo_stage(ctx, &d);
     d.params[0] = STAGE_COL_PTRS;
+    d.bind[6] = keys;
+    d.params[P_COUNT] = a->cols;
+    d.params[P_KEY_OFF] = 0;
     d.groups = algo_groups((size_t)a->cols + 1, SPGEMM_WG);
     if (s == GPGPU_SUCCESS)
         s = algo_stage(ctx, &d);
-    buffer_destroy_internal(rows);
-    buffer_destroy_internal(sorted);
-    buffer_destroy_internal(alt);
+    buffer_destroy_internal(keys);
+    buffer_destroy_internal(entries);
+    buffer_destroy_internal(alt_keys);
+    buffer_destroy_internal(alt_entries);
     buffer_destroy_internal(hist);
+    buffer_destroy_internal(part);
     spgemm_operand_close(&oa);
     if (s == GPGPU_SUCCESS)
         s = fill_stats(ctx, *out);
