@@ -56,6 +56,7 @@ layout(std430, binding = 5) readonly buffer Segs { uint segs[]; };
 #define GROUPS          params[12] /* radix stages */
 #define COUNT           params[11] /* STEPS: how many steps */
 #define OS_POLLS        params[13] /* ONESWEEP: reads of a missing status before recounting */
+#define IOTA_BASE       params[14] /* F_IOTA: the first element's index */
 
 // FLAGS: SORT_* of src/algo/sort.h, and whether a payload is bound.
 #define F_DESCENDING 1u
@@ -401,7 +402,7 @@ void cnt_clear()
         s_mem[S_CNT + w] = 0u;
 }
 
-uint payload_of(uint i) { return flag(F_IOTA) ? i : pay_a[PAY_OFF_A + i]; }
+uint payload_of(uint i) { return flag(F_IOTA) ? IOTA_BASE + i : pay_a[PAY_OFF_A + i]; }
 
 uint digit_in(KEY k, uint payload, uint pass)
 {

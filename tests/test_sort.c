@@ -278,9 +278,9 @@ static staged staged_make(gpgpu_type t, size_t n, flagset f, int data)
         free(segs);
     }
     s.gpu = (sort_keys){t, s.keys.buf, 3, s.has_pay ? s.pay.buf : NULL, 5, n, f.flags,
-                        s.has_segs ? s.segs.buf : NULL, 2, nseg, 0};
+                        s.has_segs ? s.segs.buf : NULL, 2, nseg, 0, 0};
     s.host = (ref_sort_keys){t, slab_at(&s.keys, 3), s.has_pay ? slab_at(&s.pay, 5) : NULL, n,
-                             f.flags, s.has_segs ? slab_at(&s.segs, 2) : NULL, nseg};
+                             f.flags, s.has_segs ? slab_at(&s.segs, 2) : NULL, nseg, 0};
     return s;
 }
 
@@ -411,7 +411,9 @@ static const flagset radix_sets[] = {
 };
 
 /* The source of a radix stage test for flag set f (pay 2 and 3: the payload
- * is the input index; 2 has no payload buffer), with `extra` SORT_* flags. */
+ * is the input index; 2 has no payload buffer; 3 numbers the elements from
+ * past n, as a caller sorting a range of a larger array does), with `extra`
+ * SORT_* flags. */
 static staged radix_source(gpgpu_type t, size_t n, flagset f, unsigned extra, int data)
 {
     flagset fs = f;
@@ -424,6 +426,8 @@ static staged radix_source(gpgpu_type t, size_t n, flagset f, unsigned extra, in
         s.gpu.pay = NULL;
         s.host.pay = NULL;
     }
+    if (f.pay == 3)
+        s.gpu.index_base = s.host.index_base = (uint32_t)n + 77u;
     return s;
 }
 
@@ -440,9 +444,9 @@ static scatter_dest scatter_dest_make(gpgpu_type t, size_t n, flagset f)
     scatter_dest d = {.keys = slab_make(ctx, t, 1 + n + 3, 0, 0, NULL),
                       .pay = slab_make(ctx, GPGPU_TYPE_U32, 4 + n + 2, 0, 0, NULL)};
     bool pay = f.pay != 0;
-    d.gpu = (sort_keys){t, d.keys.buf, 1, pay ? d.pay.buf : NULL, 4, n, 0, NULL, 0, 0, 0};
+    d.gpu = (sort_keys){t, d.keys.buf, 1, pay ? d.pay.buf : NULL, 4, n, 0, NULL, 0, 0, 0, 0};
     d.host = (ref_sort_keys){t, slab_at(&d.keys, 1), pay ? slab_at(&d.pay, 4) : NULL, n, 0,
-                             NULL, 0};
+                             NULL, 0, 0};
     return d;
 }
 

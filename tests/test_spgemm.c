@@ -604,10 +604,10 @@ static void check_a_at(const char *name, const gpgpu_csr *a)
 /* The arrays the fast stages write, as the twin (src/ref/ref.h) holds them: the product's
  * aux words, C's ints and values, a chunk's words and expanded values, the one phase's
  * temporary. */
-enum { FAST_AUX, FAST_C_INTS, FAST_C_VALS, FAST_UX, FAST_VALS, FAST_T_INTS, FAST_T_VALS,
-       FAST_ARRAYS };
+enum { FAST_AUX, FAST_C_INTS, FAST_C_VALS, FAST_UX, FAST_VALS, FAST_ALT, FAST_T_INTS,
+       FAST_T_VALS, FAST_ARRAYS };
 static const char *const fast_names[FAST_ARRAYS] = {"aux",        "c_ints", "c_vals",
-                                                    "chunk ux",   "chunk vals",
+                                                    "chunk ux",   "chunk vals", "chunk alt",
                                                     "one-phase ints", "one-phase vals"};
 
 /* A fast product replayed stage by stage on the GPU alongside its twin. Each GPU array is
@@ -637,6 +637,7 @@ static void *fast_array(fast_replay *r, int k, size_t *len, gpgpu_type *et)
     case FAST_C_VALS: *len = s->nnz_c, *et = r->t; return s->c_vals;
     case FAST_UX: *len = r->rch.words; return r->rch.ux;
     case FAST_VALS: *len = r->rch.products, *et = r->t; return r->rch.vals;
+    case FAST_ALT: *len = r->rch.flag_off; return r->rch.alt; /* until the sort */
     case FAST_T_INTS: *len = s->t_len; return s->t_ints;
     default: *len = s->t_len, *et = r->t; return s->t_vals;
     }
@@ -651,6 +652,7 @@ static gpgpu_buffer **fast_slot(fast_replay *r, int k)
     case FAST_C_VALS: return &r->p.c->owned_values;
     case FAST_UX: return &r->ch.ux;
     case FAST_VALS: return &r->ch.vals;
+    case FAST_ALT: return &r->ch.alt;
     case FAST_T_INTS: return &r->p.t_ints;
     default: return &r->p.t_vals;
     }
@@ -872,6 +874,13 @@ static bool esc_may_carry(void)
     return algo_tuning_get()->spgemm_esc_carry != 0;
 }
 
+/* The least mean products of the parts a chunk's sort may be split into (spgemm_esc_split):
+ * the twin decides from the chunk's shape itself. */
+static size_t esc_split(void)
+{
+    return algo_tuning_get()->spgemm_esc_split;
+}
+
 /* A chunk's expansion, sort, run flags and their scan, each against its twin, as the
  * symbolic and numeric phases run them (fast_chunk, fast_long_kept). */
 static void fast_chunk_runs(fast_replay *r, const char *phase, size_t rows)
@@ -913,7 +922,8 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
         return;
     ref_spgemm_fast_state *s = &r->s;
     ref_spgemm_chunk *c = &r->rch;
-    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, numeric, esc_may_pack(), esc_may_carry(), c),
+    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, numeric, esc_may_pack(), esc_may_carry(),
+                                     esc_split(), c),
                "fast twin chunk");
     char what[300];
     snprintf(what, sizeof what, "%s %s fast %s chunk of %zu rows (%zu products)", r->name,
@@ -926,7 +936,8 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
                    g->key_off == c->key_off && g->pay_off == c->pay_off &&
                    g->flag_off == c->flag_off && g->ux->size == c->words * 4 &&
                    g->packed == c->packed && g->col_bits == c->col_bits &&
-                   g->carried == c->carried &&
+                   g->carried == c->carried && g->key_passes == c->key_passes &&
+                   g->expand_in_alt == (c->alt != NULL) &&
                    (c->carried ? !g->vals
                                : !numeric || (g->vals && g->vals->size ==
                                                              c->products * gpgpu_type_size(r->t))),
@@ -941,6 +952,8 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
         fast_guard(r, FAST_UX);
         if (numeric && !c->carried)
             fast_guard(r, FAST_VALS);
+        if (c->alt)
+            fast_guard(r, FAST_ALT);
     } else {
         r->failed = true;
     }
@@ -957,6 +970,7 @@ static void fast_chunk(fast_replay *r, const uint32_t *pairs, size_t rows, bool 
             ref_spgemm_esc_count(s, c);
         fast_end(r, st, "%s (%zu rows)", numeric ? "ESC_WRITE" : "ESC_COUNT", rows);
     }
+    fast_unguard(r, FAST_ALT);
     fast_unguard(r, FAST_VALS);
     fast_unguard(r, FAST_UX);
     spgemm_chunk_close(&r->p, &r->ch);
@@ -980,7 +994,8 @@ static void fast_long_kept(fast_replay *r)
         return;
     bool early = algo_tuning_get()->spgemm_esc_keep >= 2;
     const uint32_t *pairs = s->aux + s->pairs_off;
-    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, early, esc_may_pack(), esc_may_carry(), c),
+    ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, early, esc_may_pack(), esc_may_carry(),
+                                     esc_split(), c),
                "fast twin chunk");
     char what[300];
     snprintf(what, sizeof what, "%s %s fast kept chunk of %zu rows (%zu products)", r->name,
@@ -990,9 +1005,14 @@ static void fast_long_kept(fast_replay *r)
     EXPECT(st != GPGPU_SUCCESS || r->ch.carried == c->carried,
            "%s: the chunk carries its values %s, the twin's %s", what,
            r->ch.carried ? "yes" : "no", c->carried ? "yes" : "no");
+    EXPECT(st != GPGPU_SUCCESS || r->ch.expand_in_alt == (c->alt != NULL),
+           "%s: the chunk expands into alt %s, the twin %s", what,
+           r->ch.expand_in_alt ? "yes" : "no", c->alt ? "yes" : "no");
     r->failed = st != GPGPU_SUCCESS;
     if (!r->failed)
         fast_guard(r, FAST_UX);
+    if (!r->failed && c->alt)
+        fast_guard(r, FAST_ALT);
     if (!r->failed && early && !c->carried)
         fast_guard(r, FAST_VALS);
     fast_chunk_runs(r, "kept", rows);
@@ -1017,6 +1037,7 @@ static void fast_long_kept(fast_replay *r)
         ref_spgemm_esc_write(s, c);
         fast_end(r, st, "kept ESC_WRITE (%zu rows)", rows);
     }
+    fast_unguard(r, FAST_ALT);
     fast_unguard(r, FAST_VALS);
     fast_unguard(r, FAST_UX);
     spgemm_chunk_close(&r->p, &r->ch);
@@ -1243,7 +1264,8 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
 /* fast_replay_product with one phase wherever it fits (GPGPU_TUNE's spgemm_one_phase=1), the
  * long rows' chunk kept (f32: with its values from the symbolic phase, spgemm_esc_keep=2,
  * carried through the sort; f64: its keys alone, spgemm_esc_keep=1) and their keys packed,
- * and where any applied, again in two phases with the long rows sorted again in the numeric
+ * sorted in parts one pass shorter wherever the rows allow (spgemm_esc_split=1), and where
+ * any applied, again in two phases with the long rows sorted again in the numeric
  * phase (spgemm_esc_keep=0), their keys columns alone under a segmented sort
  * (spgemm_esc_packed=0) whose payload is each key's index (spgemm_esc_carry=0). */
 static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
@@ -1252,7 +1274,9 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
     unsigned saved = tuning->spgemm_one_phase, saved_keep = tuning->spgemm_esc_keep;
     unsigned saved_packed = tuning->spgemm_esc_packed, saved_carry = tuning->spgemm_esc_carry;
+    unsigned saved_split = tuning->spgemm_esc_split;
     tuning->spgemm_one_phase = 1;
+    tuning->spgemm_esc_split = 1;
     tuning->spgemm_esc_keep = t == GPGPU_TYPE_F32 ? 2 : 1; /* values early, or late */
     tuning->spgemm_esc_packed = 1;
     tuning->spgemm_esc_carry = 1;
@@ -1267,6 +1291,7 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
     tuning->spgemm_esc_keep = saved_keep;
     tuning->spgemm_esc_packed = saved_packed;
     tuning->spgemm_esc_carry = saved_carry;
+    tuning->spgemm_esc_split = saved_split;
 }
 
 /* A value exact in f32: +-{1, 2, 3} times 2^{-1, 0, 1}. Products are then multiples of 1/4
@@ -1891,6 +1916,37 @@ static void long_rows_paths(void)
     gpgpu_csr_free(&b);
 }
 
+/* Long rows sorted in parts one radix pass shorter (spgemm_esc_split=1: whatever the parts'
+ * size): 48 rows over 2^15 columns pack into 21 bits, 3 passes, or 2 over 24 parts of 2 rows.
+ * In each type, with the values expanded before the sort (f32 carried through it, f64
+ * gathered through each part's indices, which start at the part) and after it (every type
+ * gathered). Each against Gustavson's C. */
+static void long_rows_parts(void)
+{
+    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
+    unsigned saved = tuning->spgemm_esc_split, saved_keep = tuning->spgemm_esc_keep;
+    gpgpu_csr a = random_csr(48, 3000, 50, 5, false), b = random_csr(3000, 20000, 50, 0, false);
+    tuning->spgemm_esc_split = 1;
+    for (size_t ti = 0; ti < type_count; ti++) {
+        reference r = make_reference(&a, &b, types[ti]);
+        gpgpu_matrix *ma = upload(&r.ar, types[ti]), *mb = upload(&r.br, types[ti]);
+        for (unsigned keep = 1; keep <= 2; keep++) {
+            tuning->spgemm_esc_keep = keep;
+            char what[120];
+            snprintf(what, sizeof what, "long rows sorted in parts, values %s the sort",
+                     keep == 2 ? "before" : "after");
+            check_spgemm(what, ma, mb, &r, &(gpgpu_spgemm_desc){0}, NULL);
+        }
+        gpgpu_matrix_destroy(ma);
+        gpgpu_matrix_destroy(mb);
+        free_reference(&r);
+    }
+    tuning->spgemm_esc_split = saved;
+    tuning->spgemm_esc_keep = saved_keep;
+    gpgpu_csr_free(&a);
+    gpgpu_csr_free(&b);
+}
+
 /* The GPU transpose with storage bindings that hold one word per nonzero (and the row
  * pointers) but not two: every work array of the transpose is one word per nonzero, so
  * it must still give A^T bit for bit, where an array of (key, entry) pairs would not fit. */
@@ -2133,6 +2189,7 @@ int main(void)
     budgets();
     packing_rule();
     long_rows_paths();
+    long_rows_parts();
     transpose_bindings();
     one_phase_budgets();
     shared_files();

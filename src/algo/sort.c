@@ -43,6 +43,7 @@ exec_dispatch sort_dispatch(const sort_keys *a, unsigned stage, unsigned wg, uns
     d.params[SORT_P_N] = (uint32_t)a->n;
     d.params[SORT_P_KEY_OFF_A] = algo_index(a->keys, a->keys_off, a->type);
     d.params[SORT_P_FLAGS] = a->flags;
+    d.params[SORT_P_INDEX_BASE] = a->index_base;
     if (a->pay) {
         d.bind[2] = a->pay;
         d.params[SORT_P_PAY_OFF_A] = algo_index(a->pay, a->pay_off, GPGPU_TYPE_U32);

@@ -73,6 +73,9 @@ typedef struct sort_keys {
      * columns below the column count): a pass over a byte that never differs keeps the order
      * it finds, so skipping it gives the same sort. The one-group sort (SMALL) runs them all. */
     unsigned key_passes;
+    /* With SORT_PAYLOAD_IS_INDEX: the index the first element reads as its payload (a caller
+     * sorting a range of a larger array in parts: SpGEMM's long rows, spgemm_esc_sort). */
+    uint32_t index_base;
 } sort_keys;
 
 /* The stages of glsl/sort.comp, and the parameters they read. None is 0,
@@ -105,7 +108,8 @@ enum {
     SORT_P_H,    /* the block of a network step; PASS in the radix stages */
     SORT_P_REVERSE, /* TILES_PER_GROUP in the radix stages */
     SORT_P_GROUPS,
-    SORT_P_POLLS /* ONESWEEP */
+    SORT_P_POLLS, /* ONESWEEP */
+    SORT_P_INDEX_BASE /* SORT_PAYLOAD_IS_INDEX: the index of the first element */
 };
 enum { SORT_P_PASS = SORT_P_H, SORT_P_TILES_PER_GROUP = SORT_P_REVERSE, SORT_P_COUNT = SORT_P_REVERSE };
 /* FLAGS bit the driver adds when a payload is bound. */

@@ -434,7 +434,8 @@ gpgpu_status spgemm_stage_rows_compact(spgemm_product *p)
 
 /* Bytes of a global-path chunk of `rows` rows and `products` products: per product the
  * key, payload and flag, the radix sort's other keys and payload, and in the numeric phase
- * the value; then the sort's counters, the rows' ids and segments. */
+ * the value; then the sort's counters, the rows' ids and segments (twice: alt holds them
+ * too). */
 static size_t esc_chunk_bytes(const spgemm_product *p, size_t products, size_t rows,
                               bool numeric)
 {
@@ -442,8 +443,52 @@ static size_t esc_chunk_bytes(const spgemm_product *p, size_t products, size_t r
     bool vals = numeric && !spgemm_chunk_carries(p->type, numeric);
     size_t per = 5 * 4 + (vals ? gpgpu_type_size(p->type) : 0);
     return products * per + (radix_hist_count(p->ctx, GPGPU_TYPE_U32, products) +
-                             radix_part_count(p->ctx, GPGPU_TYPE_U32, products) + 2 * rows +
-                             2) * 4 + 64;
+                             radix_part_count(p->ctx, GPGPU_TYPE_U32, products) + 4 * rows +
+                             3) * 4 + 64;
+}
+
+/* How a chunk's keys are sorted. A packed key is the chunk row above the column, and the
+ * products lie in row order, so the rows [q 2^s, (q + 1) 2^s) hold a range of products whose
+ * keys agree above bit s + col_bits: each such part sorted alone over its low bytes is the
+ * same stable sort. Where 2^s rows (s = 8 (passes - 1) - col_bits) make few enough parts,
+ * each of at least spgemm_esc_split products on average (a sort's fixed cost against the
+ * pass it saves), the chunk is sorted in parts one radix pass shorter: rmat:15:16's 15-bit
+ * columns and 14-bit rows take 3 passes over 512-row parts instead of 4 over the whole. */
+static void plan_sort_parts(const spgemm_product *p, const uint32_t *pairs, spgemm_chunk *ch)
+{
+    ch->parts = 1;
+    ch->part_at[0] = 0;
+    ch->part_at[1] = ch->products;
+    ch->key_passes = key_passes_below(p->b.m->cols);
+    if (!ch->packed)
+        return;
+    ch->key_passes = key_passes_for(ch->col_bits + spgemm_bits_below(ch->rows));
+    unsigned fewer = ch->key_passes - 1;
+    if (fewer == 0 || 8 * fewer < ch->col_bits)
+        return;
+    size_t part_rows = (size_t)1 << (8 * fewer - ch->col_bits);
+    size_t parts = (ch->rows + part_rows - 1) / part_rows;
+    if (parts > SPGEMM_SORT_PARTS || ch->products / parts < algo_tuning_get()->spgemm_esc_split)
+        return;
+    size_t at = 0;
+    for (size_t s = 0; s < ch->rows; s++) {
+        if (s % part_rows == 0)
+            ch->part_at[s / part_rows] = at;
+        at += pairs[2 * s + 1];
+    }
+    ch->part_at[parts] = at;
+    ch->parts = (unsigned)parts;
+    ch->key_passes = fewer;
+}
+
+/* The buffer ESC_EXPAND writes the keys (and carried values) into: where the sort takes an
+ * odd number of passes, alt, so that the sort's first pass reads alt and its last lands in ux
+ * (in place it would first copy them to alt: rmat:15:16's 147M keys and values, a pass's
+ * worth of traffic, on the H200 as much as the pass saved). Never with an even number: the
+ * first pass would then write alt where it reads. */
+static gpgpu_buffer *expand_buffer(const spgemm_chunk *ch)
+{
+    return ch->expand_in_alt ? ch->alt : ch->ux;
 }
 
 gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t rows,
@@ -460,10 +505,16 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
                          .carried = spgemm_chunk_carries(p->type, numeric)};
     ch->pay_off = ch->key_off + products;
     ch->flag_off = ch->pay_off + products;
+    plan_sort_parts(p, pairs, ch);
+    /* the passes over the segment index too, where the keys are not packed */
+    unsigned passes = ch->packed ? ch->key_passes
+                                 : radix_passes(GPGPU_TYPE_U32, rows) -
+                                       radix_key_passes(GPGPU_TYPE_U32) + ch->key_passes;
+    ch->expand_in_alt = passes % 2 == 1;
     ch->hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, products);
     size_t part_words = radix_part_count(ctx, GPGPU_TYPE_U32, products);
     TRY(mem_create(ctx, &p->mem, (ch->flag_off + products + 1) * 4, &ch->ux));
-    TRY(mem_create(ctx, &p->mem, 2 * products * 4, &ch->alt));
+    TRY(mem_create(ctx, &p->mem, ch->flag_off * 4, &ch->alt)); /* ux's words up to the flags */
     TRY(mem_create(ctx, &p->mem, (ch->hist_words + part_words) * 4, &ch->hist));
     if (numeric && !ch->carried)
         TRY(mem_create(ctx, &p->mem, products * gpgpu_type_size(p->type), &ch->vals));
@@ -475,6 +526,8 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
         host[ch->seg_off + s + 1] = host[ch->seg_off + s] + pairs[2 * s + 1];
     }
     gpgpu_status st = ctx->exec->buffer_write(ch->ux, 0, host, (2 * rows + 1) * 4);
+    if (st == GPGPU_SUCCESS && ch->expand_in_alt)
+        st = ctx->exec->buffer_write(ch->alt, 0, host, (2 * rows + 1) * 4);
     free(host);
     return st;
 }
@@ -509,6 +562,7 @@ static exec_dispatch chunk_dispatch(spgemm_product *p, const spgemm_chunk *ch, u
 gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch)
 {
     exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_EXPAND, ch->products);
+    d.bind[6] = expand_buffer(ch); /* its ids and segments as ux's */
     if (ch->carried)
         d.params[P_NUMERIC] = 3; /* the values' bits into the payload's words */
     return algo_stage(p->ctx, &d);
@@ -552,24 +606,28 @@ static void drop_kept(spgemm_product *p)
 
 gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
 {
-    sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = ch->ux, .keys_off = ch->key_off,
-                     .pay = ch->ux, .pay_off = ch->pay_off, .n = ch->products,
-                     .flags = SORT_SEGMENTED, .segs = ch->ux, .segs_off = ch->seg_off,
-                     .nseg = ch->rows, .key_passes = key_passes_below(p->b.m->cols)};
-    if (ch->packed) { /* the row is in the key: the bytes up to its top bit, no segments */
-        dst.flags = 0;
-        dst.segs = NULL;
-        dst.nseg = 0;
-        dst.key_passes = key_passes_for(ch->col_bits + spgemm_bits_below(ch->rows));
+    for (unsigned q = 0; q < ch->parts; q++) {
+        size_t at = ch->part_at[q], n = ch->part_at[q + 1] - at;
+        sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = ch->ux, .keys_off = ch->key_off + at,
+                         .pay = ch->ux, .pay_off = ch->pay_off + at, .n = n,
+                         .flags = SORT_SEGMENTED, .segs = ch->ux, .segs_off = ch->seg_off,
+                         .nseg = ch->rows, .key_passes = ch->key_passes};
+        if (ch->packed) { /* the row is in the key: the bytes up to its top bit, no segments */
+            dst.flags = 0;
+            dst.segs = NULL;
+            dst.nseg = 0;
+        }
+        sort_keys src = dst, other = dst;
+        other.keys = other.pay = ch->alt; /* at ux's offsets */
+        src.keys = src.pay = expand_buffer(ch);
+        if (!ch->carried) { /* else the values ride along, in their bits, from where ESC_EXPAND put them */
+            src.flags |= SORT_PAYLOAD_IS_INDEX;
+            src.index_base = (uint32_t)at;
+        }
+        if (n > 0)
+            TRY(radix_sort(p->ctx, &src, &dst, &other, ch->hist, 0, ch->hist, ch->hist_words));
     }
-    sort_keys src = dst, other = dst;
-    if (!ch->carried) /* else the values ride along, in their bits, from where dst has them */
-        src.flags |= SORT_PAYLOAD_IS_INDEX;
-    other.keys = ch->alt;
-    other.keys_off = 0;
-    other.pay = ch->alt;
-    other.pay_off = ch->products;
-    return radix_sort(p->ctx, &src, &dst, &other, ch->hist, 0, ch->hist, ch->hist_words);
+    return GPGPU_SUCCESS;
 }
 
 gpgpu_status spgemm_stage_esc_flags(spgemm_product *p, const spgemm_chunk *ch)
@@ -679,7 +737,7 @@ static bool chunk_fits_bindings(const spgemm_product *p, uint64_t products, size
     bool vals = numeric && !spgemm_chunk_carries(p->type, numeric);
     size_t counts = radix_hist_count(p->ctx, GPGPU_TYPE_U32, n) +
                     radix_part_count(p->ctx, GPGPU_TYPE_U32, n);
-    return ux_words <= range / 4 && 2 * n <= range / 4 && counts <= range / 4 &&
+    return ux_words <= range / 4 && ux_words - n - 1 <= range / 4 && counts <= range / 4 &&
            (!vals || n <= range / gpgpu_type_size(p->type));
 }
 

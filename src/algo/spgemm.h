@@ -97,7 +97,9 @@ enum {
     SPGEMM_WG = 256,
     SPGEMM_ROW_ITEMS = 8, /* the ROWS stage's largest tile: 2048 slots */
     SPGEMM_HEAD_ITEMS = 4, /* NNZ_PRODUCTS, ROW_BINS, BIN_FILL: indices per invocation */
-    SPGEMM_WRITE_ITEMS = 8 /* ESC_WRITE: consecutive products per invocation (carried values) */
+    SPGEMM_WRITE_ITEMS = 8, /* ESC_WRITE: consecutive products per invocation (carried values) */
+    SPGEMM_SPLIT_PRODUCTS = 1 << 22, /* default of the knob spgemm_esc_split */
+    SPGEMM_SORT_PARTS = 256 /* the most parts a chunk's sort is split into */
 };
 
 /* A matrix's arrays as the stages bind them: its row pointers and columns in one u32
@@ -253,6 +255,12 @@ typedef struct spgemm_chunk {
     bool numeric, packed;
     bool carried; /* the f32 values' bits are the sort's payload, in ux at pay_off, and vals
                    * is NULL (spgemm_chunk_carries) */
+    /* The sort (spgemm_esc_sort): key_passes radix passes over each of `parts` ranges of
+     * products, part q being [part_at[q], part_at[q + 1]). */
+    unsigned key_passes, parts;
+    size_t part_at[SPGEMM_SORT_PARTS + 1];
+    bool expand_in_alt; /* ESC_EXPAND writes into alt (laid out as ux up to the flags), the
+                         * sort reads it there: an odd key_passes then ends in ux uncopied */
 } spgemm_chunk;
 
 /* The bits that hold every value below `bound` (0 for bound <= 1). */
@@ -277,8 +285,9 @@ void spgemm_chunk_close(spgemm_product *p, spgemm_chunk *ch);
  * (numeric; carried: pay[t] = its f32 bits). */
 gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch);
 /* The radix sort of the keys (columns ascending in each segment, ties in expansion order):
- * packed, one sort over the keys' bits; else segmented. Payload = each key's value's bits
- * (ch->carried: ESC_EXPAND put them there), else its expansion index. */
+ * packed, one sort over the keys' bits, or one per part of the chunk where that saves a pass;
+ * else segmented. Payload = each key's value's bits (ch->carried: ESC_EXPAND put them
+ * there), else its expansion index. */
 gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch);
 /* ESC_FLAGS: flag[t] = 1 where t starts its segment or its key differs from t - 1, else 0;
  * flag[products] = 0 (the driver then scans the flags exclusively). */

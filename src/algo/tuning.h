@@ -47,6 +47,9 @@ typedef struct algo_tuning {
     unsigned spgemm_esc_carry;   /* SpGEMM long rows: 1 f32 values carried through the sort as its
                                   * payload (ESC_WRITE reads them in order), 0 the payload is each
                                   * key's expansion index (ESC_WRITE gathers through it) */
+    unsigned spgemm_esc_split;   /* SpGEMM long rows: the least mean products a sort of a packed
+                                  * chunk's parts must keep for the chunk to be sorted in parts
+                                  * one radix pass shorter (spgemm_esc_sort; power of two) */
     unsigned spgemm_one_phase;   /* SpGEMM short rows: 1 counted and summed in one pass where
                                   * the temporary fits (spgemm.c, the default), 0 two passes */
     unsigned spgemm_compact_entries; /* SpGEMM one phase: a mean row's entries each invocation

@@ -84,6 +84,7 @@ typedef struct ref_sort_keys {
     unsigned flags;
     const uint32_t *segs;
     size_t nseg;
+    uint32_t index_base; /* SORT_PAYLOAD_IS_INDEX: the index of element 0 (sort_keys') */
 } ref_sort_keys;
 
 /* The bitonic stages, bit-exact twins of the GPU's (same compare-exchanges). */
@@ -229,7 +230,8 @@ enum {
     REF_SPGEMM_RECORD = 4,        /* words of a row's record in the list */
     REF_SPGEMM_H_COUNT = 0, REF_SPGEMM_H_FILL = 8, REF_SPGEMM_H_PRODUCTS = 16,
     REF_SPGEMM_H_B_LEFT = 18, REF_SPGEMM_H_B_RIGHT = 19, REF_SPGEMM_H_LONGEST = 20,
-    REF_SPGEMM_H_WINDOW = 28, REF_SPGEMM_HEADER = 32
+    REF_SPGEMM_H_WINDOW = 28, REF_SPGEMM_HEADER = 32,
+    REF_SPGEMM_SORT_PARTS = 256 /* the most parts a chunk's sort is split into */
 };
 
 /* One product. aux holds `words` u32: the header (zeroed by open), then
@@ -307,7 +309,9 @@ void ref_spgemm_rows_compact(ref_spgemm_fast_state *s);
 /* A chunk of long rows, as spgemm_chunk_open lays out its ux words: the rows' ids at 0,
  * their segment starts (rows + 1) at seg_off = rows, keys at key_off = 2 rows + 1,
  * payload at pay_off, flags (products + 1) at flag_off; vals (numeric, not carried) the
- * expanded values. open fills ids and segments and the rest with 0xA5 bytes. */
+ * expanded values; alt (where the sort takes an odd number of radix passes) the words of ux
+ * up to flag_off, which ESC_EXPAND fills and the sort reads. open fills ids and segments
+ * (in both) and the rest with 0xA5 bytes. */
 typedef struct ref_spgemm_chunk {
     size_t rows, products, words;
     size_t seg_off, key_off, pay_off, flag_off;
@@ -317,20 +321,27 @@ typedef struct ref_spgemm_chunk {
     bool numeric, packed;
     bool carried; /* the sort's payload is the f32 values' bits (ESC_EXPAND puts them there),
                    * not their indices */
+    unsigned key_passes; /* the radix passes over the keys' low bytes (spgemm_esc_sort) */
+    uint32_t *alt; /* NULL where ESC_EXPAND writes into ux; the sort frees it */
 } ref_spgemm_chunk;
 
 /* From `rows` (row, products) pairs. Packed keys (chunk row << col_bits | column) where
  * `may_pack` and the chunk's row index and B's columns fit 32 bits together; values carried
- * through the sort where `may_carry`, numeric and f32. false when out of memory. */
+ * through the sort where `may_carry`, numeric and f32. A packed chunk is sorted one pass
+ * short in parts of 2^(8 (passes - 1) - col_bits) rows where at most REF_SPGEMM_SORT_PARTS
+ * such parts hold at least `split` products on average (0: never). false when out of
+ * memory. */
 bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs, size_t rows,
-                           bool numeric, bool may_pack, bool may_carry, ref_spgemm_chunk *ch);
+                           bool numeric, bool may_pack, bool may_carry, size_t split,
+                           ref_spgemm_chunk *ch);
 void ref_spgemm_chunk_free(ref_spgemm_chunk *ch);
 /* ESC_EXPAND: key[t] = the column of product t - seg[s] of row ids[s] (ROWS' order; packed:
  * s << col_bits | column), vals[t] = a_ik * b_kj in type (numeric; carried: pay[t] = its
  * f32 bits). */
 void ref_spgemm_esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch);
-/* spgemm_esc_sort: keys stably sorted within each segment, payload = each key's value's
- * bits (carried: moved with the keys), else its expansion index. */
+/* spgemm_esc_sort: keys stably sorted within each segment into ux (from alt where there is
+ * one, which it then frees), payload = each key's value's bits (carried: moved with the
+ * keys), else its expansion index. */
 void ref_spgemm_esc_sort(ref_spgemm_chunk *ch);
 /* ESC_FLAGS: flag[t] = t starts its segment or key[t] != key[t - 1]; flag[products] = 0. */
 void ref_spgemm_esc_flags(ref_spgemm_chunk *ch);

@@ -85,7 +85,7 @@ static uint64_t key_at(const ref_sort_keys *a, size_t i)
 /* The payload element i carries: its index with SORT_PAYLOAD_IS_INDEX. */
 static uint32_t pay_at(const ref_sort_keys *a, size_t i)
 {
-    return (a->flags & SORT_PAYLOAD_IS_INDEX) ? (uint32_t)i : a->pay[i];
+    return (a->flags & SORT_PAYLOAD_IS_INDEX) ? a->index_base + (uint32_t)i : a->pay[i];
 }
 
 /* Element i of a is greater than element j: (segment of the payload if

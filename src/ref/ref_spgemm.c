@@ -894,8 +894,37 @@ static unsigned bits_below(size_t bound)
     return bits;
 }
 
+/* The radix passes over keys of `bits` bits: the bytes that can differ, at least one. */
+static unsigned passes_over(unsigned bits)
+{
+    return bits > 8 ? (bits + 7) / 8 : 1;
+}
+
+/* A chunk's sort: its key passes (one fewer where it goes in parts), and whether all of its
+ * passes, with those over the segment index where the keys are not packed, are odd. */
+static bool sort_plan(ref_spgemm_chunk *ch, size_t split)
+{
+    ch->key_passes = passes_over(ch->col_bits);
+    unsigned seg_passes = 0;
+    if (ch->packed) {
+        ch->key_passes = passes_over(ch->col_bits + bits_below(ch->rows));
+        unsigned fewer = ch->key_passes - 1;
+        size_t part_rows = fewer > 0 && 8 * fewer >= ch->col_bits
+                               ? (size_t)1 << (8 * fewer - ch->col_bits)
+                               : 0;
+        size_t parts = part_rows ? (ch->rows + part_rows - 1) / part_rows : 0;
+        if (parts && parts <= REF_SPGEMM_SORT_PARTS && split && ch->products / parts >= split)
+            ch->key_passes = fewer;
+    } else {
+        for (size_t top = ch->rows > 1 ? ch->rows - 1 : 0; top > 0; top >>= 8)
+            seg_passes++;
+    }
+    return (ch->key_passes + seg_passes) % 2 == 1;
+}
+
 bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs, size_t rows,
-                           bool numeric, bool may_pack, bool may_carry, ref_spgemm_chunk *ch)
+                           bool numeric, bool may_pack, bool may_carry, size_t split,
+                           ref_spgemm_chunk *ch)
 {
     size_t products = 0;
     for (size_t r = 0; r < rows; r++)
@@ -912,7 +941,9 @@ bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs
     ch->ux = poisoned(ch->words, sizeof *ch->ux);
     bool vals = numeric && !ch->carried; /* carried values live in the payload's words */
     ch->vals = vals ? poisoned(products, fast_size(s->type)) : NULL;
-    if (!ch->ux || (vals && !ch->vals)) {
+    bool alt = sort_plan(ch, split);
+    ch->alt = alt ? poisoned(ch->flag_off, sizeof *ch->alt) : NULL;
+    if (!ch->ux || (vals && !ch->vals) || (alt && !ch->alt)) {
         ref_spgemm_chunk_free(ch);
         return false;
     }
@@ -921,6 +952,8 @@ bool ref_spgemm_chunk_open(const ref_spgemm_fast_state *s, const uint32_t *pairs
         ch->ux[r] = pairs[2 * r];
         ch->ux[ch->seg_off + r + 1] = ch->ux[ch->seg_off + r] + pairs[2 * r + 1];
     }
+    if (alt)
+        memcpy(ch->alt, ch->ux, (2 * rows + 1) * sizeof *ch->alt);
     return true;
 }
 
@@ -928,6 +961,7 @@ void ref_spgemm_chunk_free(ref_spgemm_chunk *ch)
 {
     free(ch->ux);
     free(ch->vals);
+    free(ch->alt);
     *ch = (ref_spgemm_chunk){0};
 }
 
@@ -942,6 +976,7 @@ bool ref_spgemm_chunk_values(const ref_spgemm_fast_state *s, ref_spgemm_chunk *c
 static void esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch, bool values_only)
 {
     const uint32_t *seg = ch->ux + ch->seg_off;
+    uint32_t *into = ch->alt && !values_only ? ch->alt : ch->ux; /* keys and carried values */
     uint32_t longest = 0;
     for (size_t r = 0; r < ch->rows; r++)
         longest = seg[r + 1] - seg[r] > longest ? seg[r + 1] - seg[r] : longest;
@@ -955,14 +990,14 @@ static void esc_expand(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch, boo
     }
     for (size_t r = 0; r < ch->rows; r++) {
         uint32_t room = seg[r + 1] - seg[r]; /* the pair's count of products */
-        uint32_t *keys = values_only ? key : ch->ux + ch->key_off + seg[r];
+        uint32_t *keys = values_only ? key : into + ch->key_off + seg[r];
         uint32_t n = row_expansion(s, ch->ux[r], keys, val, room);
         for (uint32_t o = 0; ch->packed && !values_only && o < n; o++)
             keys[o] |= (uint32_t)r << ch->col_bits;
         for (uint32_t o = 0; ch->numeric && o < n; o++) {
             if (ch->carried) {
                 float v = (float)val[o];
-                memcpy(ch->ux + ch->pay_off + seg[r] + o, &v, sizeof v);
+                memcpy(into + ch->pay_off + seg[r] + o, &v, sizeof v);
             } else {
                 fast_set(s->type, ch->vals, seg[r] + o, val[o]);
             }
@@ -984,6 +1019,12 @@ void ref_spgemm_esc_values(const ref_spgemm_fast_state *s, ref_spgemm_chunk *ch)
 
 void ref_spgemm_esc_sort(ref_spgemm_chunk *ch)
 {
+    if (ch->alt) { /* the sort reads what ESC_EXPAND left there; alt is its scratch after */
+        memcpy(ch->ux + ch->key_off, ch->alt + ch->key_off,
+               2 * ch->products * sizeof *ch->ux);
+        free(ch->alt);
+        ch->alt = NULL;
+    }
     uint32_t *pay = ch->ux + ch->pay_off;
     for (size_t t = 0; t < ch->products && !ch->carried; t++) /* carried: the values' bits */
         pay[t] = (uint32_t)t;
