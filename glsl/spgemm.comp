@@ -20,6 +20,7 @@
 //  28 ROWS_RANK     ROWS for short rows: WG_SIZE / ROW_W rows per work-group, each product
 //                   ranked among its row's others: counted or summed into C
 //  29 ROWS_COMPACT  one phase: each shared row's entries from the temporary into C
+//  30 ESC_NZ        per chunk row: its nonzeros of A (then scanned: ESC_EXPAND's walk)
 //
 // Bindings: matrices' index arrays (row pointers and columns) are u32, values T.
 layout(std430, binding = 0) buffer IA { uint ia[]; };  // A's ints (classic 8, 13: C's)
@@ -30,6 +31,7 @@ layout(std430, binding = 4) buffer Aux { uint aux[]; };// work words
 layout(std430, binding = 5) buffer WV { T wv[]; };     // work values (products)
 layout(std430, binding = 6) buffer UX { uint ux[]; };  // second work words (pairs, keys)
 layout(std430, binding = 7) buffer CV { T cv[]; };     // C's values (fast stages)
+layout(std430, binding = 7) buffer NZ { uint nz[]; };  // ESC_NZ, ESC_EXPAND: rows' nonzeros
 
 #define ROWS   params[1]
 #define NNZ_A  params[2]
@@ -1174,6 +1176,49 @@ void esc_expand(uint t)
         wv[t] = va[A_VAL + k] * vb[B_VAL + q];
 }
 
+// ESC_NZ: nz[s] = chunk row s's nonzeros of A, nz[CHUNK_ROWS] = 0 (then an exclusive scan:
+// each row's first nonzero counted from the chunk's first).
+void esc_nz(uint s)
+{
+    if (s < CHUNK_ROWS)
+        nz[s] = RA(ux[s] + 1u) - RA(ux[s]);
+    else if (s == CHUNK_ROWS)
+        nz[s] = 0u;
+}
+
+// ESC_EXPAND's walk (SHAPE0 = 1, after ESC_NZ): the same keys and values, found the other
+// way round. A team of WALK_TEAM invocations takes nonzero z of the chunk (z counted over
+// its rows' nonzeros: row s holds [nz[s], nz[s + 1])), finds its row by one search, and
+// copies the nonzero's row of B to where the expansion puts its products (the row's
+// segment, past its earlier nonzeros' products), consecutive lanes consecutive entries:
+// no search a product, and coalesced loads and stores. The teams go round the nonzeros.
+#define WALK_TEAM 32u
+#define NZ_AT(X) nz[(X)]
+void esc_expand_walk(uint i)
+{
+    uint lane = i % WALK_TEAM, teams = gl_NumWorkGroups.x * gl_NumWorkGroups.y * WG_SIZE / WALK_TEAM;
+    uint total = nz[CHUNK_ROWS];
+    for (uint z = i / WALK_TEAM; z < total; z += teams) {
+        uint s;
+        LAST_AT_MOST(s, 0u, CHUNK_ROWS, NZ_AT, z); // nz[0] = 0 <= z
+        uint first = RA(ux[s]), k = first + (z - nz[s]);
+        uint j = CA(k), lo = RB(j), hi = RB(j + 1u);
+        uint at = SEG(s) + (APOS(k) - APOS(first)) - lo; // product t of entry q: at + q
+        T a = NUMERIC != 0u ? va[A_VAL + k] : T_ZERO;
+        uint high = PACKED ? s << ROW_SHIFT : 0u;
+        for (uint q = lo + lane; q < hi; q += WALK_TEAM) {
+            uint t = at + q;
+            if (NUMERIC != 2u)
+                ux[KEY_OFF + t] = high | CB(q);
+            if (NUMERIC == 3u)
+                ux[KEY_OFF + COUNT + t] = floatBitsToUint(float(a * vb[B_VAL + q]));
+            else if (NUMERIC != 0u)
+                wv[t] = a * vb[B_VAL + q];
+        }
+    }
+}
+#undef NZ_AT
+
 // After the sort (keys ascending within each row's segment, ties in expansion order). A
 // packed key differs from the one before wherever a segment starts.
 void esc_flags(uint t)
@@ -1406,7 +1451,7 @@ void main()
     case 15u: row_bins(); break;
     case 16u: bin_fill(); break;
     case 17u: rows_stage(gl_LocalInvocationID.x); break;
-    case 18u: esc_expand(i); break;
+    case 18u: if (SHAPE0 == 1u) esc_expand_walk(i); else esc_expand(i); break;
     case 19u: esc_flags(i); break;
     case 20u: esc_count(i); break;
     case 21u: esc_write(i); break;
@@ -1418,6 +1463,7 @@ void main()
     case 27u: col_ptrs(i); break;
     case 28u: rows_rank_stage(gl_LocalInvocationID.x); break;
     case 29u: rows_compact(i); break;
+    case 30u: esc_nz(i); break;
     default: break;
     }
 }

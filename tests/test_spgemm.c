@@ -1267,16 +1267,19 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
  * sorted in parts one pass shorter wherever the rows allow (spgemm_esc_split=1), and where
  * any applied, again in two phases with the long rows sorted again in the numeric
  * phase (spgemm_esc_keep=0), their keys columns alone under a segmented sort
- * (spgemm_esc_packed=0) whose payload is each key's index (spgemm_esc_carry=0). */
+ * (spgemm_esc_packed=0) whose payload is each key's index (spgemm_esc_carry=0), and each
+ * product expanded by its own search (spgemm_esc_walk=0) where the first replay's
+ * ESC_EXPAND walks the nonzeros of A. */
 static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
                         gpgpu_algo algo, bool exact, unsigned bins)
 {
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
     unsigned saved = tuning->spgemm_one_phase, saved_keep = tuning->spgemm_esc_keep;
     unsigned saved_packed = tuning->spgemm_esc_packed, saved_carry = tuning->spgemm_esc_carry;
-    unsigned saved_split = tuning->spgemm_esc_split;
+    unsigned saved_split = tuning->spgemm_esc_split, saved_walk = tuning->spgemm_esc_walk;
     tuning->spgemm_one_phase = 1;
     tuning->spgemm_esc_split = 1;
+    tuning->spgemm_esc_walk = 2;
     tuning->spgemm_esc_keep = t == GPGPU_TYPE_F32 ? 2 : 1; /* values early, or late */
     tuning->spgemm_esc_packed = 1;
     tuning->spgemm_esc_carry = 1;
@@ -1285,6 +1288,7 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
         tuning->spgemm_esc_keep = 0;
         tuning->spgemm_esc_packed = 0;
         tuning->spgemm_esc_carry = 0;
+        tuning->spgemm_esc_walk = 0;
         fast_replay_product(name, a, b, t, algo, exact, bins, false);
     }
     tuning->spgemm_one_phase = saved;
@@ -1292,6 +1296,7 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
     tuning->spgemm_esc_packed = saved_packed;
     tuning->spgemm_esc_carry = saved_carry;
     tuning->spgemm_esc_split = saved_split;
+    tuning->spgemm_esc_walk = saved_walk;
 }
 
 /* A value exact in f32: +-{1, 2, 3} times 2^{-1, 0, 1}. Products are then multiples of 1/4

@@ -45,7 +45,8 @@ enum {
     STAGE_TRANSPOSE,
     STAGE_COL_PTRS,
     STAGE_ROWS_RANK,
-    STAGE_ROWS_COMPACT
+    STAGE_ROWS_COMPACT,
+    STAGE_ESC_NZ
 };
 /* Parameters (glsl/spgemm.comp names them). */
 enum {
@@ -443,8 +444,8 @@ static size_t esc_chunk_bytes(const spgemm_product *p, size_t products, size_t r
     bool vals = numeric && !spgemm_chunk_carries(p->type, numeric);
     size_t per = 5 * 4 + (vals ? gpgpu_type_size(p->type) : 0);
     return products * per + (radix_hist_count(p->ctx, GPGPU_TYPE_U32, products) +
-                             radix_part_count(p->ctx, GPGPU_TYPE_U32, products) + 4 * rows +
-                             3) * 4 + 64;
+                             radix_part_count(p->ctx, GPGPU_TYPE_U32, products) + 5 * rows +
+                             4) * 4 + 64;
 }
 
 /* How a chunk's keys are sorted. A packed key is the chunk row above the column, and the
@@ -491,6 +492,19 @@ static gpgpu_buffer *expand_buffer(const spgemm_chunk *ch)
     return ch->expand_in_alt ? ch->alt : ch->ux;
 }
 
+/* Whether ESC_EXPAND walks the nonzeros of A (spgemm_esc_walk: 2 always, 0 never, 1 where
+ * the product's nonzeros of A take SPGEMM_WALK_MIN products each on average, enough to keep
+ * a team's lanes busy). On the H200 the walk took rmat:15:16's expansion (286 products a
+ * nonzero) from 1.98 to 0.77 ms, and doubled power_law:262144:8's whole product (about 5 a
+ * nonzero: a team's search and loads for a few entries of B; docs/PERFORMANCE.md). */
+static bool chunk_walks(const spgemm_product *p)
+{
+    unsigned mode = algo_tuning_get()->spgemm_esc_walk;
+    uint64_t nnz = p->a.m->nnz;
+    return mode == 2 || (mode == 1 && nnz > 0 &&
+                         header64(p, SPGEMM_H_PRODUCTS) >= (uint64_t)SPGEMM_WALK_MIN * nnz);
+}
+
 gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t rows,
                                bool numeric, spgemm_chunk *ch)
 {
@@ -518,6 +532,8 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
     TRY(mem_create(ctx, &p->mem, (ch->hist_words + part_words) * 4, &ch->hist));
     if (numeric && !ch->carried)
         TRY(mem_create(ctx, &p->mem, products * gpgpu_type_size(p->type), &ch->vals));
+    if (chunk_walks(p))
+        TRY(mem_create(ctx, &p->mem, (rows + 1) * 4, &ch->nz));
     uint32_t *host = malloc((2 * rows + 1) * 4);
     CHECK(host, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
     host[ch->seg_off] = 0;
@@ -534,6 +550,7 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
 
 void spgemm_chunk_close(spgemm_product *p, spgemm_chunk *ch)
 {
+    mem_destroy(&p->mem, &ch->nz);
     mem_destroy(&p->mem, &ch->ux);
     mem_destroy(&p->mem, &ch->alt);
     mem_destroy(&p->mem, &ch->hist);
@@ -551,7 +568,8 @@ static exec_dispatch chunk_dispatch(spgemm_product *p, const spgemm_chunk *ch, u
     d.params[P_KEY_OFF] = (uint32_t)ch->key_off;
     d.params[P_NUMERIC] = ch->numeric;
     d.params[P_ROW_SHIFT] = ch->packed ? ch->col_bits : 32;
-    if (stage != STAGE_ESC_EXPAND) { /* the stages after it read neither A nor B */
+    if (stage != STAGE_ESC_EXPAND && stage != STAGE_ESC_NZ) { /* the stages after it read
+                                                                * neither A nor B */
         d.params[P_PAY_OFF] = (uint32_t)ch->pay_off;
         d.params[P_FLAG_OFF] = (uint32_t)ch->flag_off;
     }
@@ -559,20 +577,43 @@ static exec_dispatch chunk_dispatch(spgemm_product *p, const spgemm_chunk *ch, u
     return d;
 }
 
-gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch)
+/* ESC_EXPAND with the chunk's words in `words` and NUMERIC `mode`: by products (each finds
+ * its nonzero of A and entry of B by binary search), or where the chunk has its nonzeros'
+ * starts (ch->nz), by nonzeros of A: a team of 32 invocations per nonzero copies its row of
+ * B, coalesced, with one search a team instead of two a product. The teams go round the
+ * nonzeros (however many there are; the host does not know), SPGEMM_WALK_GROUPS groups at
+ * most. */
+static gpgpu_status esc_expand(spgemm_product *p, const spgemm_chunk *ch, gpgpu_buffer *words,
+                               uint32_t mode)
 {
     exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_EXPAND, ch->products);
-    d.bind[6] = expand_buffer(ch); /* its ids and segments as ux's */
-    if (ch->carried)
-        d.params[P_NUMERIC] = 3; /* the values' bits into the payload's words */
+    d.bind[6] = words;
+    d.params[P_NUMERIC] = mode;
+    if (ch->nz) {
+        d.variant.only_stage = STAGE_ESC_EXPAND;
+        d.variant.shape[0] = 1; /* the walk */
+        d.bind[7] = ch->nz;
+        d.groups = d.groups < SPGEMM_WALK_GROUPS ? d.groups : SPGEMM_WALK_GROUPS;
+    }
     return algo_stage(p->ctx, &d);
+}
+
+gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch)
+{
+    if (ch->nz) { /* each chunk row's nonzeros of A, scanned into their starts */
+        exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_NZ, ch->rows + 1);
+        d.bind[6] = expand_buffer(ch);
+        d.bind[7] = ch->nz;
+        TRY(algo_stage(p->ctx, &d));
+        TRY(spgemm_scan_words(p->ctx, ch->nz, 0, ch->rows + 1));
+    }
+    /* carried: the values' bits into the payload's words (3), else with the keys (1) or not */
+    return esc_expand(p, ch, expand_buffer(ch), ch->carried ? 3 : ch->numeric);
 }
 
 gpgpu_status spgemm_stage_esc_values(spgemm_product *p, const spgemm_chunk *ch)
 {
-    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_EXPAND, ch->products);
-    d.params[P_NUMERIC] = 2; /* the values alone: the keys are sorted */
-    return algo_stage(p->ctx, &d);
+    return esc_expand(p, ch, ch->ux, 2); /* the values alone: the keys are sorted */
 }
 
 gpgpu_status spgemm_chunk_keep(spgemm_product *p, spgemm_chunk *ch)

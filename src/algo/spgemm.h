@@ -99,7 +99,9 @@ enum {
     SPGEMM_HEAD_ITEMS = 4, /* NNZ_PRODUCTS, ROW_BINS, BIN_FILL: indices per invocation */
     SPGEMM_WRITE_ITEMS = 8, /* ESC_WRITE: consecutive products per invocation (carried values) */
     SPGEMM_SPLIT_PRODUCTS = 1 << 22, /* default of the knob spgemm_esc_split */
-    SPGEMM_SORT_PARTS = 256 /* the most parts a chunk's sort is split into */
+    SPGEMM_SORT_PARTS = 256, /* the most parts a chunk's sort is split into */
+    SPGEMM_WALK_GROUPS = 4096, /* ESC_EXPAND's walk over nonzeros: its most work-groups */
+    SPGEMM_WALK_MIN = 32 /* the walk where A's nonzeros take this many products on average */
 };
 
 /* A matrix's arrays as the stages bind them: its row pointers and columns in one u32
@@ -250,6 +252,9 @@ typedef struct spgemm_chunk {
     size_t rows, products;
     size_t seg_off, key_off, pay_off, flag_off;
     gpgpu_buffer *ux, *vals, *alt, *hist;
+    gpgpu_buffer *nz; /* rows + 1 words: each row's first nonzero of A counted from the chunk's
+                       * first (ESC_NZ and a scan), for ESC_EXPAND's walk; NULL where it
+                       * searches (spgemm_esc_walk=0) */
     size_t hist_words;
     unsigned col_bits; /* the bits of a column below B's column count */
     bool numeric, packed;
@@ -282,7 +287,9 @@ void spgemm_chunk_close(spgemm_product *p, spgemm_chunk *ch);
 /* ESC_EXPAND: for t < products, with s the chunk row whose segment holds t and o = t - seg[s]:
  * product o of row rows[s] (as ROWS orders them: A's nonzeros in order, each B row in
  * order): key[t] = its column (packed: s << col_bits | its column), vals[t] = a_ik * b_kj
- * (numeric; carried: pay[t] = its f32 bits). */
+ * (numeric; carried: pay[t] = its f32 bits). Where the chunk walks (ch->nz), ESC_NZ and a scan
+ * first put each chunk row's first nonzero of A (from 0) in nz, and the expansion goes by
+ * nonzeros of A instead of by products: the same words. */
 gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch);
 /* The radix sort of the keys (columns ascending in each segment, ties in expansion order):
  * packed, one sort over the keys' bits, or one per part of the chunk where that saves a pass;

@@ -49,6 +49,7 @@ static algo_tuning tuning = {
     .spgemm_esc_packed = 1,
     .spgemm_esc_carry = 1,
     .spgemm_esc_split = SPGEMM_SPLIT_PRODUCTS,
+    .spgemm_esc_walk = 1,
     .spgemm_compact_entries = 2,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
@@ -124,6 +125,7 @@ static void read_env(void)
         {"spgemm_esc_packed", &tuning.spgemm_esc_packed, KNOB_MODE},
         {"spgemm_esc_carry", &tuning.spgemm_esc_carry, KNOB_MODE},
         {"spgemm_esc_split", &tuning.spgemm_esc_split, KNOB_GROUPS},
+        {"spgemm_esc_walk", &tuning.spgemm_esc_walk, KNOB_MODE},
         {"spgemm_compact_entries", &tuning.spgemm_compact_entries, KNOB_POW2},
     };
     const char *env = getenv("GPGPU_TUNE");

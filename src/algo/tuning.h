@@ -50,6 +50,10 @@ typedef struct algo_tuning {
     unsigned spgemm_esc_split;   /* SpGEMM long rows: the least mean products a sort of a packed
                                   * chunk's parts must keep for the chunk to be sorted in parts
                                   * one radix pass shorter (spgemm_esc_sort; power of two) */
+    unsigned spgemm_esc_walk;    /* SpGEMM ESC_EXPAND: 2 a team of 32 invocations per nonzero of A
+                                  * copies its row of B, 0 each product searches for its own, 1
+                                  * (the default) the walk where A's nonzeros take at least
+                                  * SPGEMM_WALK_MIN products on average */
     unsigned spgemm_one_phase;   /* SpGEMM short rows: 1 counted and summed in one pass where
                                   * the temporary fits (spgemm.c, the default), 0 two passes */
     unsigned spgemm_compact_entries; /* SpGEMM one phase: a mean row's entries each invocation
