@@ -1196,7 +1196,8 @@ void esc_nz(uint s)
 #define NZ_AT(X) nz[(X)]
 void esc_expand_walk(uint i)
 {
-    uint lane = i % WALK_TEAM, teams = gl_NumWorkGroups.x * gl_NumWorkGroups.y * WG_SIZE / WALK_TEAM;
+    uint lane = i % WALK_TEAM;
+    uint teams = gl_NumWorkGroups.x * gl_NumWorkGroups.y * WG_SIZE / WALK_TEAM;
     uint total = nz[CHUNK_ROWS];
     for (uint z = i / WALK_TEAM; z < total; z += teams) {
         uint s;

@@ -661,7 +661,7 @@ gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
         sort_keys src = dst, other = dst;
         other.keys = other.pay = ch->alt; /* at ux's offsets */
         src.keys = src.pay = expand_buffer(ch);
-        if (!ch->carried) { /* else the values ride along, in their bits, from where ESC_EXPAND put them */
+        if (!ch->carried) { /* else the values ride along, in their bits, from ESC_EXPAND */
             src.flags |= SORT_PAYLOAD_IS_INDEX;
             src.index_base = (uint32_t)at;
         }
