@@ -212,9 +212,7 @@ gpgpu_status ctx_scratch(gpgpu_context *ctx, unsigned slot, size_t bytes, gpgpu_
           "of %s holds (%zu); use the fast algorithm or less data",
           bytes, ctx->info.renderer, ctx->info.max_storage_range_bytes);
     gpgpu_buffer **held = &ctx->scratch[slot];
-    /* A held buffer past one binding (only where a test lowered the limit) would be
-     * bound whole and refused by algo_stage: made again at the size asked for. */
-    if (!*held || (*held)->size < bytes || (*held)->size > ctx->info.max_storage_range_bytes) {
+    if (!*held || (*held)->size < bytes) {
         buffer_destroy_internal(*held);
         *held = NULL;
         TRY(buffer_create_internal(ctx, bytes < 4096 ? 4096 : bytes, held));
