@@ -339,19 +339,33 @@ static gpgpu_status copy_to(gpgpu_context *ctx, const sort_keys *src, const sort
     return GPGPU_SUCCESS;
 }
 
+/* The key passes a sort runs: sort_keys.key_passes, or every byte of the type. */
+static unsigned sort_key_passes(const sort_keys *keys)
+{
+    unsigned all = radix_key_passes(keys->type);
+    return keys->key_passes && keys->key_passes < all ? keys->key_passes : all;
+}
+
+unsigned radix_sort_passes(const sort_keys *keys)
+{
+    size_t nseg = keys->flags & SORT_SEGMENTED ? keys->nseg : 1;
+    unsigned all = radix_passes(keys->type, nseg);
+    return all - (radix_key_passes(keys->type) - sort_key_passes(keys));
+}
+
 gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
                         const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
                         gpgpu_buffer *part, size_t part_off)
 {
-    unsigned passes = radix_passes(src->type, src->flags & SORT_SEGMENTED ? src->nseg : 1);
-    if (radix_small(ctx, src->type, src->n))
-        return radix_stage_small(ctx, src, dst, passes, radix_small_plan(ctx, src->type, src->n));
+    if (radix_small(ctx, src->type, src->n)) { /* one group runs every pass */
+        size_t nseg = src->flags & SORT_SEGMENTED ? src->nseg : 1;
+        return radix_stage_small(ctx, src, dst, radix_passes(src->type, nseg),
+                                 radix_small_plan(ctx, src->type, src->n));
+    }
     /* The key passes run (src->key_passes), then the segment passes: shader pass `key + i`
      * for run i past the key passes. */
-    unsigned all_keys = radix_key_passes(src->type), keys = all_keys;
-    if (src->key_passes && src->key_passes < all_keys)
-        keys = src->key_passes;
-    passes -= all_keys - keys;
+    unsigned all_keys = radix_key_passes(src->type), keys = sort_key_passes(src);
+    unsigned passes = radix_sort_passes(src);
     radix_plan plan = radix_plan_for(ctx, src->type, src->n);
     size_t hist_count = (size_t)RADIX_DIGITS * plan.groups;
     sort_keys from = *src;

@@ -167,6 +167,10 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n);
  * (ceil(bits(nseg - 1) / 8), none for one segment). */
 unsigned radix_key_passes(gpgpu_type type);
 unsigned radix_passes(gpgpu_type type, size_t nseg);
+/* The passes radix_sort runs for keys (past one work-group): the key passes it asks for
+ * (sort_keys.key_passes), then the segment passes. Their parity says where the first pass
+ * must read for the last to land in dst without a copy first. */
+unsigned radix_sort_passes(const sort_keys *keys);
 
 /* The digit of an element in pass p: byte p of the ordered key for
  * p < key passes, else byte (p - key passes) of its segment index. */

@@ -482,6 +482,23 @@ static void plan_sort_parts(const spgemm_product *p, const uint32_t *pairs, spge
     ch->key_passes = fewer;
 }
 
+/* The sorted keys of products [at, at + n) of a chunk where the sort leaves them, in ux:
+ * packed, the row is in the key (the bytes up to its top bit, no segments); else the
+ * chunk's rows are segments. */
+static sort_keys chunk_sort_keys(const spgemm_chunk *ch, size_t at, size_t n)
+{
+    sort_keys k = {.type = GPGPU_TYPE_U32, .keys = ch->ux, .keys_off = ch->key_off + at,
+                   .pay = ch->ux, .pay_off = ch->pay_off + at, .n = n,
+                   .key_passes = ch->key_passes};
+    if (!ch->packed) {
+        k.flags = SORT_SEGMENTED;
+        k.segs = ch->ux;
+        k.segs_off = ch->seg_off;
+        k.nseg = ch->rows;
+    }
+    return k;
+}
+
 /* The buffer ESC_EXPAND writes the keys (and carried values) into: where the sort takes an
  * odd number of passes, alt, so that the sort's first pass reads alt and its last lands in ux
  * (in place it would first copy them to alt: rmat:15:16's 147M keys and values, a pass's
@@ -520,11 +537,8 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
     ch->pay_off = ch->key_off + products;
     ch->flag_off = ch->pay_off + products;
     plan_sort_parts(p, pairs, ch);
-    /* the passes over the segment index too, where the keys are not packed */
-    unsigned passes = ch->packed ? ch->key_passes
-                                 : radix_passes(GPGPU_TYPE_U32, rows) -
-                                       radix_key_passes(GPGPU_TYPE_U32) + ch->key_passes;
-    ch->expand_in_alt = passes % 2 == 1;
+    sort_keys whole = chunk_sort_keys(ch, 0, products);
+    ch->expand_in_alt = radix_sort_passes(&whole) % 2 == 1;
     ch->hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, products);
     size_t part_words = radix_part_count(ctx, GPGPU_TYPE_U32, products);
     TRY(mem_create(ctx, &p->mem, (ch->flag_off + products + 1) * 4, &ch->ux));
@@ -649,16 +663,7 @@ gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
 {
     for (unsigned q = 0; q < ch->parts; q++) {
         size_t at = ch->part_at[q], n = ch->part_at[q + 1] - at;
-        sort_keys dst = {.type = GPGPU_TYPE_U32, .keys = ch->ux, .keys_off = ch->key_off + at,
-                         .pay = ch->ux, .pay_off = ch->pay_off + at, .n = n,
-                         .flags = SORT_SEGMENTED, .segs = ch->ux, .segs_off = ch->seg_off,
-                         .nseg = ch->rows, .key_passes = ch->key_passes};
-        if (ch->packed) { /* the row is in the key: the bytes up to its top bit, no segments */
-            dst.flags = 0;
-            dst.segs = NULL;
-            dst.nseg = 0;
-        }
-        sort_keys src = dst, other = dst;
+        sort_keys dst = chunk_sort_keys(ch, at, n), src = dst, other = dst;
         other.keys = other.pay = ch->alt; /* at ux's offsets */
         src.keys = src.pay = expand_buffer(ch);
         if (!ch->carried) { /* else the values ride along, in their bits, from ESC_EXPAND */
@@ -778,7 +783,7 @@ static bool chunk_fits_bindings(const spgemm_product *p, uint64_t products, size
     bool vals = numeric && !spgemm_chunk_carries(p->type, numeric);
     size_t counts = radix_hist_count(p->ctx, GPGPU_TYPE_U32, n) +
                     radix_part_count(p->ctx, GPGPU_TYPE_U32, n);
-    return ux_words <= range / 4 && ux_words - n - 1 <= range / 4 && counts <= range / 4 &&
+    return ux_words <= range / 4 && counts <= range / 4 && /* alt: ux's words up to the flags */
            (!vals || n <= range / gpgpu_type_size(p->type));
 }
 
