@@ -57,6 +57,7 @@ layout(std430, binding = 5) readonly buffer Segs { uint segs[]; };
 #define COUNT           params[11] /* STEPS: how many steps */
 #define OS_POLLS        params[13] /* ONESWEEP: reads of a missing status before recounting */
 #define IOTA_BASE       params[14] /* F_IOTA: the first element's index */
+#define NRANGES         params[15] /* one-sweep stages: ranges sorted alone (0: one, all N) */
 
 // FLAGS: SORT_* of src/algo/sort.h, and whether a payload is bound.
 #define F_DESCENDING 1u
@@ -799,16 +800,43 @@ void status_store(uint at, uint v) { atomicExchange(aux[at], v); }
 #define OS_COUNT     0x3fffffffu
 
 #define OS_TILES     GROUPS
+#define OS_RANGES    max(NRANGES, 1u)
 #define OS_STARTS    AUX_OFF
-#define OS_TICKETS   (AUX_OFF + KEY_PASSES * DIGITS)
+#define OS_TICKETS   (AUX_OFF + OS_RANGES * KEY_PASSES * DIGITS)
 #define OS_TICKET_WORDS 8u /* RADIX_OS_TICKETS in src/algo/sort.h */
 uint os_status(uint region) { return OS_TICKETS + OS_TICKET_WORDS + region * OS_TILES * DIGITS; }
+// Pass PASS's start of digit d in range r.
+uint os_start(uint r, uint d) { return OS_STARTS + (r * KEY_PASSES + PASS) * DIGITS + d; }
+
+// Ranges (NRANGES > 0, sort_keys.ranges): [first, end) of the N elements, each sorted alone,
+// as if each were a sort of its own, in one dispatch a pass for all of them. A range's
+// tiles are its own (the last one short), numbered on from the range before; the host's
+// table after the status regions holds each range's first tile and first element, and
+// after the last range the tile count and N. Without ranges there is one, tile 0 to the
+// last, elements 0 to N.
+uint range_word(uint r, uint w) { return aux[os_status(2u) + 2u * r + w]; }
+uint range_tile(uint r) { return NRANGES == 0u ? (r == 0u ? 0u : OS_TILES) : range_word(r, 0u); }
+uint range_first(uint r) { return NRANGES == 0u ? (r == 0u ? 0u : N) : range_word(r, 1u); }
+// The range of element i: the last one starting at or before it (an empty
+// range starts where the next does).
+uint range_of(uint i)
+{
+    uint lo = 0u, hi = OS_RANGES;
+    while (hi - lo > 1u) {
+        uint mid = (lo + hi) / 2u;
+        if (range_first(mid) <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 // OS_CLEAR: the digit counts and the tile tickets start at zero.
 void stage_os_clear()
 {
     uint i = invocation_index();
-    if (i < KEY_PASSES * DIGITS + OS_TICKET_WORDS)
+    if (i < OS_RANGES * KEY_PASSES * DIGITS + OS_TICKET_WORDS)
         aux[AUX_OFF + i] = 0u;
 }
 
@@ -817,6 +845,36 @@ void stage_os_clear()
 // pass clears the next one's again, tile by tile; clearing both here lets
 // any pass run alone after this stage, as the tests run them). A program of
 // its own (radix.c), ITEMS loads in flight per invocation: it streams the keys.
+// Each group counts one block of whole tiles of the N elements, range by
+// range, and adds each range's counts to that range's.
+void os_count(uint from, uint to)
+{
+    uint lid = gl_LocalInvocationID.x;
+    for (uint base = from; base < to; base += TILE) {
+        KEY k[ITEMS];
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            uint i = base + it * WG_SIZE + lid;
+            k[it] = i < to ? keys_a[KEY_OFF_A + i] : KEY(0u);
+        }
+        UNROLL for (uint it = 0u; it < ITEMS; it++) {
+            if (base + it * WG_SIZE + lid >= to)
+                continue;
+            ORD o = key_order(k[it]);
+            for (uint p = 0u; p < KEY_PASSES; p++)
+                atomicAdd(s_mem[p * DIGITS + ord_byte(o, p)], 1u);
+        }
+    }
+}
+void os_flush(uint r)
+{
+    SYNC();
+    for (uint w = gl_LocalInvocationID.x; w < KEY_PASSES * DIGITS; w += WG_SIZE) {
+        if (s_mem[w] != 0u)
+            atomicAdd(aux[OS_STARTS + r * KEY_PASSES * DIGITS + w], s_mem[w]);
+        s_mem[w] = 0u;
+    }
+    SYNC();
+}
 void stage_os_hist()
 {
     uint lid = gl_LocalInvocationID.x;
@@ -826,37 +884,29 @@ void stage_os_hist()
     SYNC();
     for (uint i = invocation_index(); i < 2u * OS_TILES * DIGITS; i += stride)
         aux[os_status(0u) + i] = 0u;
-    for (uint base = group_index() * TILE; base < N; base += groups * TILE) {
-        KEY k[ITEMS];
-        UNROLL for (uint it = 0u; it < ITEMS; it++) {
-            uint i = base + it * WG_SIZE + lid;
-            k[it] = i < N ? keys_a[KEY_OFF_A + i] : KEY(0u);
-        }
-        UNROLL for (uint it = 0u; it < ITEMS; it++) {
-            if (base + it * WG_SIZE + lid >= N)
-                continue;
-            ORD o = key_order(k[it]);
-            for (uint p = 0u; p < KEY_PASSES; p++)
-                atomicAdd(s_mem[p * DIGITS + ord_byte(o, p)], 1u);
-        }
+    uint block = (N + groups * TILE - 1u) / (groups * TILE) * TILE;
+    uint from = min(N, group_index() * block), to = min(N, from + block);
+    for (uint r = range_of(from); from < to; r++) {
+        uint stop = min(to, range_first(r + 1u));
+        os_count(from, stop);
+        os_flush(r);
+        from = stop;
     }
-    SYNC();
-    for (uint w = lid; w < KEY_PASSES * DIGITS; w += WG_SIZE)
-        if (s_mem[w] != 0u)
-            atomicAdd(aux[OS_STARTS + w], s_mem[w]);
 }
 
-// OS_SCAN (one work-group): each pass's counts become its digits' starts.
+// OS_SCAN (a work-group per range): each pass's counts become its digits'
+// starts, from the range's first element.
 void stage_os_scan()
 {
-    uint lid = gl_LocalInvocationID.x;
+    uint lid = gl_LocalInvocationID.x, r = group_index(), first = range_first(r);
     for (uint p = 0u; p < KEY_PASSES; p++) {
+        uint at = OS_STARTS + (r * KEY_PASSES + p) * DIGITS;
         for (uint d = lid; d < DIGITS; d += WG_SIZE)
-            s_mem[S_TOT + d] = aux[OS_STARTS + p * DIGITS + d];
+            s_mem[S_TOT + d] = aux[at + d];
         SYNC();
         digit_starts();
         for (uint d = lid; d < DIGITS; d += WG_SIZE)
-            aux[OS_STARTS + p * DIGITS + d] = s_mem[S_START + d];
+            aux[at + d] = first + s_mem[S_START + d];
         SYNC();
     }
 }
@@ -879,30 +929,32 @@ void stage_os_scan()
 #define S_ONESWEEP_OUT S_TOT
 #define S_LB_STUCK S_DIG
 #define S_TICKET   S_DIG /* until digit_starts uses the region */
+#define S_RANGE    (S_DIG + 1u) /* likewise */
 
 // The statuses of LB_WINDOW tiles are read at once: with tiles of 256 x 16
 // keys 4 measured 2% faster than 8 and 16 6% slower (docs/PERFORMANCE.md).
 #define LB_WINDOW 4u
 
+// The look-back of a tile of the range whose first tile is `lo` stops there.
 // The statuses of tiles left - 1, left - 2, ... (LB_WINDOW of them) for digit
-// d; before tile 0 an inclusive zero.
-void read_window(uint region, uint d, uint left, out uint st[LB_WINDOW])
+// d; before tile lo an inclusive zero.
+void read_window(uint region, uint d, uint lo, uint left, out uint st[LB_WINDOW])
 {
     UNROLL for (uint j = 0u; j < LB_WINDOW; j++)
-        st[j] = j < left ? status_load(region + (left - 1u - j) * DIGITS + d) : OS_FLAG_INCL;
+        st[j] = j < left - lo ? status_load(region + (left - 1u - j) * DIGITS + d) : OS_FLAG_INCL;
 }
 
 // Adds the count of a published status of tile left - 1 and steps past it
-// (to 0 when it is inclusive).
-void take_status(uint st, inout uint left, inout uint sum)
+// (to lo when it is inclusive).
+void take_status(uint st, uint lo, inout uint left, inout uint sum)
 {
     sum += st & OS_COUNT;
-    left = (st & OS_FLAG_INCL) != 0u ? 0u : left - 1u;
+    left = (st & OS_FLAG_INCL) != 0u ? lo : left - 1u;
 }
 
 // Adds the counts of a window read at `left`, nearest first, up to the first
 // inclusive one or the first missing one; whether one was missing.
-bool take_window(uint st[LB_WINDOW], inout uint left, inout uint sum)
+bool take_window(uint st[LB_WINDOW], uint lo, inout uint left, inout uint sum)
 {
     bool open = true, missing = false;
     UNROLL for (uint j = 0u; j < LB_WINDOW; j++) {
@@ -913,25 +965,25 @@ bool take_window(uint st[LB_WINDOW], inout uint left, inout uint sum)
             open = false;
             continue;
         }
-        take_status(st[j], left, sum);
-        open = left > 0u;
+        take_status(st[j], lo, left, sum);
+        open = left > lo;
     }
     return missing;
 }
 
 // Walks back from tile `left` - 1 for digit d until an inclusive count, the
-// first tile, or a tile with no status yet.
-void lookback_walk(uint region, uint d)
+// range's first tile, or a tile with no status yet.
+void lookback_walk(uint region, uint d, uint lo)
 {
     uint left = s_mem[S_LB_LEFT + d], sum = s_mem[S_LB_SUM + d];
-    while (left > 0u) {
+    while (left > lo) {
         if (flag(F_RECOUNT)) {
             atomicMax(s_mem[S_LB_STUCK], left);
             break;
         }
         uint st[LB_WINDOW];
-        read_window(region, d, left, st);
-        if (!take_window(st, left, sum))
+        read_window(region, d, lo, left, st);
+        if (!take_window(st, lo, left, sum))
             continue;
         // A tile that started just before this one is usually about to
         // publish: poll a bounded number of times, then count it ourselves.
@@ -942,7 +994,7 @@ void lookback_walk(uint region, uint d)
             atomicMax(s_mem[S_LB_STUCK], left);
             break;
         }
-        take_status(st1, left, sum);
+        take_status(st1, lo, left, sum);
     }
     s_mem[S_LB_LEFT + d] = left;
     s_mem[S_LB_SUM + d] = sum;
@@ -956,6 +1008,7 @@ void lookback_walk(uint region, uint d)
 // next, then the keys are written through shared memory a part of OS_SLOTS
 // slots at a time; payloads are read only once the keys are written, so
 // they take no registers until then.
+#define RANGED (SHAPE2 != 0u) /* ONESWEEP: NRANGES > 0 (radix.c) */
 #define NO_RANK 0xffffu
 #define RANK_OF(IT) ((rank[(IT) / 2u] >> ((IT) % 2u * 16u)) & 0xffffu)
 void stage_onesweep()
@@ -965,9 +1018,26 @@ void stage_onesweep()
     uint cur = os_status(PASS & 1u), next = os_status((PASS + 1u) & 1u);
     if (lid == 0u)
         s_mem[S_TICKET] = atomicAdd(aux[OS_TICKETS + PASS], 1u);
+    if (lid == 1u)
+        s_mem[S_RANGE] = 0u;
     SYNC();
     uint t = s_mem[S_TICKET];
-    uint tile = t * TILE, end = min(N, tile + TILE);
+    // The tile's range: its first tile lo and its elements [begin, stop). The
+    // ranges after the first that start at or before t, counted at once (a
+    // search would be a chain of loads before the keys'). A program of its own
+    // (RANGED, SHAPE2): in the one without, they are the constants they fold to.
+    uint range = 0u, lo = 0u, begin = 0u, stop = N;
+    if (RANGED) {
+        for (uint r = lid + 1u; r < NRANGES; r += WG_SIZE)
+            if (range_tile(r) <= t)
+                atomicAdd(s_mem[S_RANGE], 1u);
+        SYNC();
+        range = s_mem[S_RANGE];
+        lo = range_tile(range);
+        begin = range_first(range);
+        stop = range_first(range + 1u);
+    }
+    uint tile = begin + (t - lo) * TILE, end = min(stop, tile + TILE);
     uint chunk = tile + sg * sgs * ITEMS;
     bool one_digit = WG_SIZE >= DIGITS && lid < DIGITS; // invocation lid owns digit lid
     KEY k[ITEMS];
@@ -975,7 +1045,7 @@ void stage_onesweep()
         uint i = chunk + it * sgs + lane;
         k[it] = i < end ? keys_a[KEY_OFF_A + i] : KEY(0u);
     }
-    uint digit_start = one_digit ? aux[OS_STARTS + PASS * DIGITS + lid] : 0u;
+    uint digit_start = one_digit ? aux[os_start(range, lid)] : 0u;
     cnt_clear();
     SYNC();
     UNROLL for (uint it = 0u; it < ITEMS; it++)
@@ -985,13 +1055,13 @@ void stage_onesweep()
     tile_totals(); // S_CNT: each subgroup's offset among the tile's equal digits
     // Publish this tile's counts; clear its status for the next pass.
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
-        status_store(cur + t * DIGITS + d, (t == 0u ? OS_FLAG_INCL : OS_FLAG_AGG) | s_mem[S_TOT + d]);
+        status_store(cur + t * DIGITS + d, (t == lo ? OS_FLAG_INCL : OS_FLAG_AGG) | s_mem[S_TOT + d]);
         aux[next + t * DIGITS + d] = 0u;
     }
     uint window[LB_WINDOW];
     bool early = one_digit && !flag(F_RECOUNT);
     if (early)
-        read_window(cur, lid, t, window);
+        read_window(cur, lid, lo, t, window);
     SYNC();
     digit_starts();
     // Ranks: the subgroup's counter of each digit starts at its offset. They
@@ -1009,7 +1079,7 @@ void stage_onesweep()
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
         uint left = t, sum = 0u;
         if (early) // then d == lid
-            take_window(window, left, sum);
+            take_window(window, lo, left, sum);
         s_mem[S_LB_LEFT + d] = left;
         s_mem[S_LB_SUM + d] = sum;
     }
@@ -1018,7 +1088,7 @@ void stage_onesweep()
             s_mem[S_LB_STUCK] = 0u;
         SYNC();
         for (uint d = lid; d < DIGITS; d += WG_SIZE)
-            lookback_walk(cur, d);
+            lookback_walk(cur, d, lo);
         SYNC();
         uint stuck = s_mem[S_LB_STUCK];
         if (stuck == 0u)
@@ -1027,7 +1097,7 @@ void stage_onesweep()
         for (uint d = lid; d < DIGITS; d += WG_SIZE)
             s_mem[S_RECOUNT + d] = 0u;
         SYNC();
-        uint from = (stuck - 1u) * TILE, to = min(N, from + TILE);
+        uint from = begin + (stuck - 1u - lo) * TILE, to = min(stop, from + TILE);
         for (uint i = from + lid; i < to; i += WG_SIZE)
             atomicAdd(s_mem[S_RECOUNT + ord_byte(key_order(keys_a[KEY_OFF_A + i]), PASS)], 1u);
         SYNC();
@@ -1041,9 +1111,9 @@ void stage_onesweep()
     // where this tile's run of each digit goes (minus its start in the tile).
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
         uint before = s_mem[S_LB_SUM + d], total = s_mem[S_TOT + d];
-        if (t != 0u)
+        if (t != lo)
             status_store(cur + t * DIGITS + d, OS_FLAG_INCL | (before + total));
-        uint start = one_digit ? digit_start : aux[OS_STARTS + PASS * DIGITS + d];
+        uint start = one_digit ? digit_start : aux[os_start(range, d)];
         s_mem[S_ONESWEEP_OUT + d] = start + before - s_mem[S_START + d];
     }
     uint count = end - tile;

@@ -14,6 +14,8 @@
  * reads the keys once per pass instead of twice. The segment passes of a
  * segmented sort stay reduce-then-scan. */
 
+#include <stdlib.h>
+
 #include "algo/copy.h"
 #include "algo/scan.h"
 #include "algo/sort.h"
@@ -120,11 +122,22 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
     return p;
 }
 
-/* Tiles of a one-sweep pass: each work-group ranks one. */
+/* Tiles of a one-sweep pass: each work-group ranks one; each range has its own, the last
+ * one short. */
 static size_t onesweep_tiles(radix_plan plan, size_t n)
 {
     size_t tile = (size_t)plan.os_wg * plan.os_items;
     return n == 0 ? 1 : (n + tile - 1) / tile;
+}
+
+size_t radix_onesweep_tiles(radix_plan plan, const sort_keys *src)
+{
+    if (src->ranges == 0)
+        return onesweep_tiles(plan, src->n);
+    size_t tile = (size_t)plan.os_wg * plan.os_items, tiles = 0;
+    for (size_t r = 0; r < src->ranges; r++)
+        tiles += (src->range_at[r + 1] - src->range_at[r] + tile - 1) / tile;
+    return tiles == 0 ? 1 : tiles;
 }
 
 bool radix_onesweep(size_t n)
@@ -137,12 +150,12 @@ bool radix_onesweep(size_t n)
     return mode != 0 && n > 0 && n < RADIX_ONESWEEP_MAX;
 }
 
-/* The one-sweep's aux words: the digit starts of every pass, a ticket per
- * pass, and two regions of a status word per (tile, digit). */
-static size_t onesweep_aux_count(gpgpu_type type, size_t tiles)
+/* The one-sweep's aux words: the digit starts of every pass (of every range), a ticket per
+ * pass, two regions of a status word per (tile, digit), and the ranges' table. */
+static size_t onesweep_aux_count(gpgpu_type type, size_t tiles, size_t ranges)
 {
-    return (size_t)radix_key_passes(type) * RADIX_DIGITS + RADIX_OS_TICKETS +
-           2 * tiles * RADIX_DIGITS;
+    size_t starts = (ranges > 1 ? ranges : 1) * radix_key_passes(type) * RADIX_DIGITS;
+    return starts + RADIX_OS_TICKETS + 2 * tiles * RADIX_DIGITS + (ranges ? 2 * (ranges + 1) : 0);
 }
 
 unsigned radix_key_passes(gpgpu_type type)
@@ -258,21 +271,53 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
     return algo_stage(ctx, &d);
 }
 
+/* The ranges' table after the status regions (sort.h): each range's first tile and first
+ * element, then the tiles and n. */
+static gpgpu_status write_ranges(gpgpu_context *ctx, const sort_keys *src, radix_plan plan,
+                                 size_t tiles, gpgpu_buffer *hist, size_t hist_off)
+{
+    size_t at = hist_off + onesweep_aux_count(src->type, tiles, src->ranges) -
+                2 * (src->ranges + 1);
+    size_t tile = (size_t)plan.os_wg * plan.os_items, first_tile = 0;
+    uint32_t *table = malloc(2 * (src->ranges + 1) * sizeof *table);
+    CHECK(table, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "radix sort: out of host memory");
+    for (size_t r = 0; r <= src->ranges; r++) {
+        table[2 * r] = (uint32_t)(r < src->ranges ? first_tile : tiles);
+        table[2 * r + 1] = (uint32_t)src->range_at[r];
+        if (r < src->ranges)
+            first_tile += (src->range_at[r + 1] - src->range_at[r] + tile - 1) / tile;
+    }
+    gpgpu_status s = ctx->exec->buffer_write(hist, at * 4, table, 2 * (src->ranges + 1) * 4);
+    free(table);
+    return s;
+}
+
+/* A one-sweep stage's dispatch: the tiles (GROUPS) and the ranges. */
+static exec_dispatch onesweep_dispatch(const sort_keys *src, unsigned stage, unsigned pass,
+                                       radix_plan plan, size_t tiles, gpgpu_buffer *hist,
+                                       size_t hist_off)
+{
+    exec_dispatch d = pass_dispatch(src, stage, pass, plan, hist, hist_off);
+    d.params[SORT_P_GROUPS] = (uint32_t)tiles;
+    d.params[SORT_P_RANGES] = (uint32_t)src->ranges;
+    return d;
+}
+
 gpgpu_status radix_stage_os_counts(gpgpu_context *ctx, const sort_keys *src, radix_plan plan,
                                    gpgpu_buffer *hist, size_t hist_off)
 {
-    uint32_t tiles = (uint32_t)onesweep_tiles(plan, src->n);
-    exec_dispatch d = pass_dispatch(src, SORT_STAGE_OS_CLEAR, 0, plan, hist, hist_off);
-    d.params[SORT_P_GROUPS] = tiles;
-    d.groups = algo_groups(radix_key_passes(src->type) * RADIX_DIGITS + RADIX_OS_TICKETS, plan.wg);
+    size_t tiles = radix_onesweep_tiles(plan, src), ranges = src->ranges ? src->ranges : 1;
+    if (src->ranges)
+        TRY(write_ranges(ctx, src, plan, tiles, hist, hist_off));
+    exec_dispatch d = onesweep_dispatch(src, SORT_STAGE_OS_CLEAR, 0, plan, tiles, hist, hist_off);
+    d.groups = algo_groups(ranges * radix_key_passes(src->type) * RADIX_DIGITS + RADIX_OS_TICKETS,
+                           plan.wg);
     TRY(algo_stage(ctx, &d));
-    d = pass_dispatch(src, SORT_STAGE_OS_HIST, 0, plan, hist, hist_off);
-    d.params[SORT_P_GROUPS] = tiles;
-    d.groups = tiles < RADIX_OS_HIST_GROUPS ? tiles : RADIX_OS_HIST_GROUPS;
+    d = onesweep_dispatch(src, SORT_STAGE_OS_HIST, 0, plan, tiles, hist, hist_off);
+    d.groups = tiles < RADIX_OS_HIST_GROUPS ? (uint32_t)tiles : RADIX_OS_HIST_GROUPS;
     TRY(algo_stage(ctx, &d));
-    d = pass_dispatch(src, SORT_STAGE_OS_SCAN, 0, plan, hist, hist_off);
-    d.params[SORT_P_GROUPS] = tiles;
-    d.groups = 1;
+    d = onesweep_dispatch(src, SORT_STAGE_OS_SCAN, 0, plan, tiles, hist, hist_off);
+    d.groups = (uint32_t)ranges;
     return algo_stage(ctx, &d);
 }
 
@@ -283,15 +328,16 @@ gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, cons
     radix_plan os = plan;
     os.wg = plan.os_wg;
     os.items = plan.os_items;
-    exec_dispatch d = pass_dispatch(src, SORT_STAGE_ONESWEEP, pass, os, hist, hist_off);
+    size_t tiles = radix_onesweep_tiles(plan, src);
+    exec_dispatch d = onesweep_dispatch(src, SORT_STAGE_ONESWEEP, pass, os, tiles, hist, hist_off);
     d.variant.shape[0] = plan.os_subgroups;     /* the rank counters' room (MAX_SG) */
+    d.variant.shape[2] = src->ranges > 0;       /* RANGED: a program of its own */
     /* Ballots of one word where a subgroup has at most 32 lanes (BALLOT32). */
     d.variant.shape[1] = algo_tuning_get()->radix_ballot32 && ctx->info.has_subgroups &&
                          ctx->info.subgroup_size > 0 && ctx->info.subgroup_size <= 32;
     bind_destination(&d, dst);
-    d.params[SORT_P_GROUPS] = (uint32_t)onesweep_tiles(plan, src->n);
     d.params[SORT_P_POLLS] = algo_tuning_get()->radix_polls;
-    d.groups = d.params[SORT_P_GROUPS];
+    d.groups = (uint32_t)tiles;
     return algo_stage(ctx, &d);
 }
 
@@ -307,6 +353,14 @@ static gpgpu_status scan_hist(gpgpu_context *ctx, gpgpu_buffer *hist, size_t his
                             sp);
 }
 
+/* Whether a sort in ranges takes them all at once: one-sweep key passes over each range's
+ * tiles (else a sort a range). */
+static bool ranges_at_once(gpgpu_context *ctx, const sort_keys *keys)
+{
+    return keys->ranges > 0 && !(keys->flags & SORT_SEGMENTED) && radix_onesweep(keys->n) &&
+           !radix_small(ctx, keys->type, keys->n);
+}
+
 size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     if (radix_small(ctx, type, n))
@@ -314,7 +368,7 @@ size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n)
     radix_plan plan = radix_plan_for(ctx, type, n);
     size_t count = (size_t)RADIX_DIGITS * plan.groups;
     if (radix_onesweep(n)) {
-        size_t os = onesweep_aux_count(type, onesweep_tiles(plan, n));
+        size_t os = onesweep_aux_count(type, onesweep_tiles(plan, n), 0);
         count = os > count ? os : count;
     }
     return count;
@@ -325,6 +379,46 @@ size_t radix_part_count(gpgpu_context *ctx, gpgpu_type type, size_t n)
     if (radix_small(ctx, type, n))
         return 0;
     return scan_plan_for((size_t)RADIX_DIGITS * radix_plan_for(ctx, type, n).groups).groups;
+}
+
+/* A sort a range needs the most any of its ranges does (a shorter sort may take more
+ * tiles: radix_plan_for halves them below RADIX_LARGE). */
+static size_t most_over_ranges(gpgpu_context *ctx, const sort_keys *keys,
+                               size_t (*count)(gpgpu_context *, gpgpu_type, size_t))
+{
+    size_t most = 0;
+    for (size_t r = 0; r < keys->ranges; r++) {
+        size_t c = count(ctx, keys->type, keys->range_at[r + 1] - keys->range_at[r]);
+        most = c > most ? c : most;
+    }
+    return most;
+}
+
+size_t radix_ranges_extra(gpgpu_type type, size_t ranges)
+{
+    /* each range's starts past the first's, its short tile's statuses, its table words */
+    return ranges == 0 ? 0
+                       : (ranges - 1) * radix_key_passes(type) * RADIX_DIGITS +
+                             2 * ranges * RADIX_DIGITS + 2 * (ranges + 1);
+}
+
+size_t radix_hist_count_for(gpgpu_context *ctx, const sort_keys *keys)
+{
+    if (keys->ranges == 0)
+        return radix_hist_count(ctx, keys->type, keys->n);
+    if (!ranges_at_once(ctx, keys))
+        return most_over_ranges(ctx, keys, radix_hist_count);
+    radix_plan plan = radix_plan_for(ctx, keys->type, keys->n);
+    size_t count = (size_t)RADIX_DIGITS * plan.groups;
+    size_t os = onesweep_aux_count(keys->type, radix_onesweep_tiles(plan, keys), keys->ranges);
+    return os > count ? os : count;
+}
+
+size_t radix_part_count_for(gpgpu_context *ctx, const sort_keys *keys)
+{
+    if (keys->ranges == 0 || ranges_at_once(ctx, keys))
+        return radix_part_count(ctx, keys->type, keys->n);
+    return most_over_ranges(ctx, keys, radix_part_count);
 }
 
 /* Copies src's keys (and payload) to alt, for an in-place sort whose first
@@ -353,10 +447,33 @@ unsigned radix_sort_passes(const sort_keys *keys)
     return all - (radix_key_passes(keys->type) - sort_key_passes(keys));
 }
 
+/* Range r of keys: a sort_keys of its own (without ranges). */
+static sort_keys range_of(const sort_keys *keys, size_t r)
+{
+    sort_keys k = *keys;
+    size_t at = keys->range_at[r];
+    k.keys_off += at;
+    if (k.pay)
+        k.pay_off += at;
+    k.index_base += (uint32_t)at;
+    k.n = keys->range_at[r + 1] - at;
+    k.ranges = 0;
+    k.range_at = NULL;
+    return k;
+}
+
 gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
                         const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
                         gpgpu_buffer *part, size_t part_off)
 {
+    if (src->ranges > 0 && !ranges_at_once(ctx, src)) { /* a sort a range */
+        for (size_t r = 0; r < src->ranges; r++) {
+            sort_keys s = range_of(src, r), d = range_of(dst, r), a = range_of(alt, r);
+            if (s.n > 0)
+                TRY(radix_sort(ctx, &s, &d, &a, hist, hist_off, part, part_off));
+        }
+        return GPGPU_SUCCESS;
+    }
     if (radix_small(ctx, src->type, src->n)) { /* one group runs every pass */
         size_t nseg = src->flags & SORT_SEGMENTED ? src->nseg : 1;
         return radix_stage_small(ctx, src, dst, radix_passes(src->type, nseg),

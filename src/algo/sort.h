@@ -76,6 +76,14 @@ typedef struct sort_keys {
     /* With SORT_PAYLOAD_IS_INDEX: the index the first element reads as its payload (a caller
      * sorting a range of a larger array in parts: SpGEMM's long rows, spgemm_esc_sort). */
     uint32_t index_base;
+    /* The radix sort's ranges (0: none): elements [range_at[r], range_at[r + 1]) for r <
+     * ranges (range_at[0] = 0, range_at[ranges] = n, nondecreasing) each sorted alone,
+     * every element staying in its range. One-sweep passes take every range at once, each
+     * in tiles of its own (radix_stage_os_counts); elsewhere each range is a sort of its
+     * own. Not with SORT_SEGMENTED. SpGEMM's long rows sort in ranges of rows a pass
+     * shorter (spgemm_esc_sort). */
+    size_t ranges;
+    const size_t *range_at;
 } sort_keys;
 
 /* The stages of glsl/sort.comp, and the parameters they read. None is 0,
@@ -109,7 +117,8 @@ enum {
     SORT_P_REVERSE, /* TILES_PER_GROUP in the radix stages */
     SORT_P_GROUPS,
     SORT_P_POLLS, /* ONESWEEP */
-    SORT_P_INDEX_BASE /* SORT_PAYLOAD_IS_INDEX: the index of the first element */
+    SORT_P_INDEX_BASE, /* SORT_PAYLOAD_IS_INDEX: the index of the first element */
+    SORT_P_RANGES /* one-sweep stages: sort_keys.ranges */
 };
 enum { SORT_P_PASS = SORT_P_H, SORT_P_TILES_PER_GROUP = SORT_P_REVERSE, SORT_P_COUNT = SORT_P_REVERSE };
 /* FLAGS bit the driver adds when a payload is bound. */
@@ -190,12 +199,17 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
  * radix_onesweep and n < RADIX_ONESWEEP_MAX. */
 bool radix_onesweep(size_t n);
 /* The one-sweep's words at hist_off: the digit starts of each key pass
- * (256 per pass), RADIX_OS_TICKETS tickets (tiles drawn in each pass), then two status
- * regions of `tiles` x 256 words (tile-major): bit 31 INCLUSIVE, bit 30
- * AGGREGATE, bits 0-29 the count. */
-/* OS_CLEAR, OS_HIST, OS_SCAN: hist[hist_off + p * 256 + d] = where the
- * elements of digit d start in the output of key pass p (the exclusive scan
- * of all counts of that pass); the tickets and both status regions zeroed. */
+ * (256 per pass; with ranges, of each range's passes in turn), RADIX_OS_TICKETS tickets
+ * (tiles drawn in each pass), then two status regions of `tiles` x 256 words
+ * (tile-major): bit 31 INCLUSIVE, bit 30 AGGREGATE, bits 0-29 the count; with ranges,
+ * then each range's first tile and first element, and the tiles and n after the last. A
+ * range's tiles are its own (radix_onesweep_tiles), the first tile of each range is
+ * INCLUSIVE and none looks back past it. */
+/* OS_CLEAR, OS_HIST, OS_SCAN: hist[hist_off + (r * key passes + p) * 256 + d] = where
+ * the elements of digit d of range r (the whole array without ranges) start in the
+ * output of key pass p (the range's first element plus the exclusive scan of the
+ * range's counts of that pass); the tickets and both status regions zeroed; the ranges'
+ * table written first. */
 gpgpu_status radix_stage_os_counts(gpgpu_context *ctx, const sort_keys *src, radix_plan plan,
                                    gpgpu_buffer *hist, size_t hist_off);
 /* ONESWEEP (after radix_stage_os_counts, status region pass % 2 zeroed
@@ -231,6 +245,14 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
                         const sort_keys *alt, gpgpu_buffer *hist, size_t hist_off,
                         gpgpu_buffer *part, size_t part_off);
 size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n);
+/* The same for a sort of keys (in their ranges, if any: sort_keys.ranges). */
+size_t radix_hist_count_for(gpgpu_context *ctx, const sort_keys *keys);
+size_t radix_part_count_for(gpgpu_context *ctx, const sort_keys *keys);
+/* At most how many words more than radix_hist_count (and radix_part_count) a sort in
+ * `ranges` ranges takes, whatever their lengths, where it runs them at once. */
+size_t radix_ranges_extra(gpgpu_type type, size_t ranges);
+/* The tiles of a one-sweep pass over src (each range's own). */
+size_t radix_onesweep_tiles(radix_plan plan, const sort_keys *src);
 size_t radix_part_count(gpgpu_context *ctx, gpgpu_type type, size_t n);
 
 /* ------------------------------------------------- helpers (sort.comp) */

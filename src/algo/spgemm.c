@@ -433,6 +433,18 @@ gpgpu_status spgemm_stage_rows_compact(spgemm_product *p)
     return algo_stage(p->ctx, &d);
 }
 
+/* The radix sort's counters for a chunk of `products` products, in as many parts as
+ * plan_sort_parts may make of them. */
+static size_t chunk_sort_words(const spgemm_product *p, size_t products)
+{
+    size_t split = algo_tuning_get()->spgemm_esc_split, parts = SPGEMM_SORT_PARTS;
+    if (split > 0 && products / split < parts)
+        parts = products / split;
+    return radix_hist_count(p->ctx, GPGPU_TYPE_U32, products) +
+           radix_part_count(p->ctx, GPGPU_TYPE_U32, products) +
+           radix_ranges_extra(GPGPU_TYPE_U32, parts);
+}
+
 /* Bytes of a global-path chunk of `rows` rows and `products` products: per product the
  * key, payload and flag, the radix sort's other keys and payload, and in the numeric phase
  * the value; then the sort's counters, the rows' ids and segments (twice: alt holds them
@@ -443,9 +455,7 @@ static size_t esc_chunk_bytes(const spgemm_product *p, size_t products, size_t r
     /* carried values live in the payload's words: no array of their own */
     bool vals = numeric && !spgemm_chunk_carries(p->type, numeric);
     size_t per = 5 * 4 + (vals ? gpgpu_type_size(p->type) : 0);
-    return products * per + (radix_hist_count(p->ctx, GPGPU_TYPE_U32, products) +
-                             radix_part_count(p->ctx, GPGPU_TYPE_U32, products) + 5 * rows +
-                             4) * 4 + 64;
+    return products * per + (chunk_sort_words(p, products) + 5 * rows + 4) * 4 + 64;
 }
 
 /* How a chunk's keys are sorted. A packed key is the chunk row above the column, and the
@@ -482,14 +492,18 @@ static void plan_sort_parts(const spgemm_product *p, const uint32_t *pairs, spge
     ch->key_passes = fewer;
 }
 
-/* The sorted keys of products [at, at + n) of a chunk where the sort leaves them, in ux:
- * packed, the row is in the key (the bytes up to its top bit, no segments); else the
- * chunk's rows are segments. */
-static sort_keys chunk_sort_keys(const spgemm_chunk *ch, size_t at, size_t n)
+/* The sorted keys of a chunk's products where the sort leaves them, in ux: packed, the row
+ * is in the key (the bytes up to its top bit, no segments), sorted in the chunk's parts as
+ * ranges; else the chunk's rows are segments. */
+static sort_keys chunk_sort_keys(const spgemm_chunk *ch)
 {
-    sort_keys k = {.type = GPGPU_TYPE_U32, .keys = ch->ux, .keys_off = ch->key_off + at,
-                   .pay = ch->ux, .pay_off = ch->pay_off + at, .n = n,
+    sort_keys k = {.type = GPGPU_TYPE_U32, .keys = ch->ux, .keys_off = ch->key_off,
+                   .pay = ch->ux, .pay_off = ch->pay_off, .n = ch->products,
                    .key_passes = ch->key_passes};
+    if (ch->parts > 1) {
+        k.ranges = ch->parts;
+        k.range_at = ch->part_at;
+    }
     if (!ch->packed) {
         k.flags = SORT_SEGMENTED;
         k.segs = ch->ux;
@@ -537,10 +551,10 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
     ch->pay_off = ch->key_off + products;
     ch->flag_off = ch->pay_off + products;
     plan_sort_parts(p, pairs, ch);
-    sort_keys whole = chunk_sort_keys(ch, 0, products);
-    ch->expand_in_alt = radix_sort_passes(&whole) % 2 == 1;
-    ch->hist_words = radix_hist_count(ctx, GPGPU_TYPE_U32, products);
-    size_t part_words = radix_part_count(ctx, GPGPU_TYPE_U32, products);
+    sort_keys keys = chunk_sort_keys(ch);
+    ch->expand_in_alt = radix_sort_passes(&keys) % 2 == 1;
+    ch->hist_words = radix_hist_count_for(ctx, &keys);
+    size_t part_words = radix_part_count_for(ctx, &keys);
     TRY(mem_create(ctx, &p->mem, (ch->flag_off + products + 1) * 4, &ch->ux));
     TRY(mem_create(ctx, &p->mem, ch->flag_off * 4, &ch->alt)); /* ux's words up to the flags */
     TRY(mem_create(ctx, &p->mem, (ch->hist_words + part_words) * 4, &ch->hist));
@@ -661,19 +675,14 @@ static void drop_kept(spgemm_product *p)
 
 gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
 {
-    for (unsigned q = 0; q < ch->parts; q++) {
-        size_t at = ch->part_at[q], n = ch->part_at[q + 1] - at;
-        sort_keys dst = chunk_sort_keys(ch, at, n), src = dst, other = dst;
-        other.keys = other.pay = ch->alt; /* at ux's offsets */
-        src.keys = src.pay = expand_buffer(ch);
-        if (!ch->carried) { /* else the values ride along, in their bits, from ESC_EXPAND */
-            src.flags |= SORT_PAYLOAD_IS_INDEX;
-            src.index_base = (uint32_t)at;
-        }
-        if (n > 0)
-            TRY(radix_sort(p->ctx, &src, &dst, &other, ch->hist, 0, ch->hist, ch->hist_words));
-    }
-    return GPGPU_SUCCESS;
+    sort_keys dst = chunk_sort_keys(ch), src = dst, other = dst;
+    other.keys = other.pay = ch->alt; /* at ux's offsets */
+    src.keys = src.pay = expand_buffer(ch);
+    if (!ch->carried) /* else the values ride along, in their bits, from ESC_EXPAND */
+        src.flags |= SORT_PAYLOAD_IS_INDEX;
+    if (ch->products == 0)
+        return GPGPU_SUCCESS;
+    return radix_sort(p->ctx, &src, &dst, &other, ch->hist, 0, ch->hist, ch->hist_words);
 }
 
 gpgpu_status spgemm_stage_esc_flags(spgemm_product *p, const spgemm_chunk *ch)
@@ -781,8 +790,7 @@ static bool chunk_fits_bindings(const spgemm_product *p, uint64_t products, size
         return false;
     size_t n = (size_t)products, ux_words = 2 * rows + 2 + 3 * n;
     bool vals = numeric && !spgemm_chunk_carries(p->type, numeric);
-    size_t counts = radix_hist_count(p->ctx, GPGPU_TYPE_U32, n) +
-                    radix_part_count(p->ctx, GPGPU_TYPE_U32, n);
+    size_t counts = chunk_sort_words(p, n);
     return ux_words <= range / 4 && counts <= range / 4 && /* alt: ux's words up to the flags */
            (!vals || n <= range / gpgpu_type_size(p->type));
 }
