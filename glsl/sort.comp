@@ -1001,14 +1001,16 @@ void lookback_walk(uint region, uint d, uint lo)
 }
 
 // ONESWEEP: pass PASS on the tile t whose ticket this group draws. Its
-// digit counts come first (a shared-memory atomic per key, in any order) and
-// are published at once, so that later tiles rarely find them missing; the
-// first window of the look-back is read then too, and arrives while the
-// keys are ranked (in registers: slots, not yet staged). The look-back comes
+// digit counts come first (by ranking each subgroup's keys, or by a count of
+// their own before the ranking) and are published at once, so that later
+// tiles rarely find them missing; the first window of the look-back is read
+// then too, and arrives while the ranks are completed (in registers: slots,
+// not yet staged). The look-back comes
 // next, then the keys are written through shared memory a part of OS_SLOTS
 // slots at a time; payloads are read only once the keys are written, so
 // they take no registers until then.
 #define RANGED (SHAPE2 != 0u) /* ONESWEEP: NRANGES > 0 (radix.c) */
+#define RANK_FIRST (SHAPE3 != 0u) /* ONESWEEP: radix_plan.os_rank_first */
 #define NO_RANK 0xffffu
 #define RANK_OF(IT) ((rank[(IT) / 2u] >> ((IT) % 2u * 16u)) & 0xffffu)
 void stage_onesweep()
@@ -1048,9 +1050,22 @@ void stage_onesweep()
     uint digit_start = one_digit ? aux[os_start(range, lid)] : 0u;
     cnt_clear();
     SYNC();
-    UNROLL for (uint it = 0u; it < ITEMS; it++)
-        if (chunk + it * sgs + lane < end)
-            cnt_add(sg, ord_byte(key_order(k[it]), PASS), 1u);
+    // RANK_FIRST: ranks within each subgroup's chunk first, its counters from
+    // zero, which then hold the subgroup's count of each digit; else a count
+    // of their own first (a shared-memory atomic per key, in any order).
+    uint rank[(ITEMS + 1u) / 2u]; // the slot in the tile (16 bits), or NO_RANK
+    UNROLL for (uint w = 0u; w < (ITEMS + 1u) / 2u; w++)
+        rank[w] = 0u;
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        bool valid = chunk + it * sgs + lane < end;
+        uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
+        if (RANK_FIRST) { // every lane calls it
+            uint r = rank_in_subgroup(d, valid);
+            rank[it / 2u] |= (valid ? r : NO_RANK) << (it % 2u * 16u);
+        } else if (valid) {
+            cnt_add(sg, d, 1u);
+        }
+    }
     SYNC();
     tile_totals(); // S_CNT: each subgroup's offset among the tile's equal digits
     // Publish this tile's counts; clear its status for the next pass.
@@ -1064,17 +1079,21 @@ void stage_onesweep()
         read_window(cur, lid, lo, t, window);
     SYNC();
     digit_starts();
-    // Ranks: the subgroup's counter of each digit starts at its offset. They
-    // touch only S_CNT and S_START, not the look-back's state; the
-    // first window's loads are in flight meanwhile.
-    uint rank[(ITEMS + 1u) / 2u]; // the slot in the tile (16 bits), or NO_RANK
-    UNROLL for (uint w = 0u; w < (ITEMS + 1u) / 2u; w++)
-        rank[w] = 0u;
+    // Each slot: the rank among the subgroup's elements of its digit, plus
+    // the subgroup's offset among the tile's (RANK_FIRST: read; else where the
+    // counter starts), plus where the digit starts in the tile. They touch
+    // only S_CNT and S_START, not the look-back's state; the first window's
+    // loads are in flight meanwhile.
     UNROLL for (uint it = 0u; it < ITEMS; it++) {
         bool valid = chunk + it * sgs + lane < end;
         uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
-        uint r = rank_in_subgroup(d, valid) + s_mem[S_START + d];
-        rank[it / 2u] |= (valid ? r : NO_RANK) << (it % 2u * 16u);
+        if (RANK_FIRST) {
+            if (valid)
+                rank[it / 2u] += (cnt_get(sg, d) + s_mem[S_START + d]) << (it % 2u * 16u);
+        } else {
+            uint r = rank_in_subgroup(d, valid) + s_mem[S_START + d];
+            rank[it / 2u] |= (valid ? r : NO_RANK) << (it % 2u * 16u);
+        }
     }
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
         uint left = t, sum = 0u;

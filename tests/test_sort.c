@@ -1346,6 +1346,11 @@ int main(void)
                        D_RANDOM, plan, false, false);
         stage_onesweep(test_types[ti], 30011, radix_sets[(ti + 1) % 5], D_DUPS, plan, true,
                        ti % 2);
+        /* The other order of ranking and counting than the backend's (radix_os_rank_first). */
+        radix_plan other = radix_plan_for(ctx, test_types[ti], 6151);
+        other.os_rank_first = !other.os_rank_first;
+        stage_onesweep(test_types[ti], 6151, radix_sets[ti % 5], D_RANDOM, other, ti % 2 == 0,
+                       ti % 2 == 1);
         /* Another work-group width than the default (GPGPU_TUNE=radix_os_subgroups,
          * wider than Vulkan's, narrower than GL's): 12 subgroups' rank
          * counters, a tile of three or more parts. */
@@ -1355,6 +1360,8 @@ int main(void)
             plan.os_subgroups = 12;
             unsigned fit = RADIX_OS_TILE_MAX / plan.os_wg;
             plan.os_items = fit < 16 ? fit : 16;
+            /* and the other order of ranking and counting than the backend's */
+            plan.os_rank_first = !plan.os_rank_first;
             stage_onesweep(test_types[ti], 100003, radix_sets[(ti + 2) % 5], D_RANDOM, plan,
                            false, false);
             stage_onesweep(test_types[ti], 30011, radix_sets[(ti + 3) % 5], D_DUPS, plan, true,

@@ -167,6 +167,7 @@ typedef struct radix_plan {
     uint32_t wg, items;
     uint32_t os_wg, os_items; /* a one-sweep tile (ONESWEEP: one tile a group) */
     uint32_t os_subgroups;    /* the subgroups of os_wg the rank counters have room for (SHAPE0) */
+    uint32_t os_rank_first;   /* ONESWEEP ranks before it counts the tile's digits (SHAPE3) */
     uint32_t small_subgroups; /* SMALL's plan: likewise for wg (SHAPE0; 0: the shader's 16) */
 } radix_plan;
 
