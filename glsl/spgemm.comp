@@ -64,6 +64,10 @@ layout(std430, binding = 7) buffer NZ { uint nz[]; };  // ESC_NZ, ESC_EXPAND: ro
 #define SYMBOLIC 0u
 #define NUMERIC_C 1u
 #define ONE_PHASE 2u
+// ROWS_RANK only: the one phase over every row of A in row order, ROW_W slots a row, so
+// that a group's rows are consecutive: their entries go to the temporary from the group's
+// first product, one after another (ROWS_COMPACT then moves a group's entries as one run).
+#define ONE_PHASE_ORDERED 3u
 
 uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 
@@ -733,7 +737,19 @@ bool compare_leads(uint row_first, uint lane, uint n, uint key, bool numeric, in
 // stage holds already; in the two phases C's row pointer, loaded by the leaders after the
 // ranking (loaded with the record, it sat in a register through the ranking's barriers and
 // laplace3d_7:128 took 6198 us on the H100 where 6084: docs/PERFORMANCE.md, session 35).
-uint rank_entries_at(uint r, uint base) { return NUMERIC == ONE_PHASE ? base : aux[RPTR_OFF + r]; }
+// In the ordered one phase, after count_leaders: the group's first product, plus the entries
+// of the group's rows before row slot s.
+shared uint s_group_from;
+uint rank_entries_at(uint r, uint s, uint base)
+{
+    if (NUMERIC == ONE_PHASE_ORDERED) {
+        uint at = s_group_from;
+        for (uint x = 0u; x < s; x++)
+            at += s_row_start[x];
+        return at;
+    }
+    return NUMERIC == ONE_PHASE ? base : aux[RPTR_OFF + r];
+}
 
 // After scan_row_leaders, in a row that compares: the leaders of columns below key.
 uint compared_place(uint row_first, uint n, uint key)
@@ -774,7 +790,7 @@ void rows_rank_compare(uint lid, uint s, uint lane, uint row_first, uint rows_pe
     uint pos = 0u;
     for (uint q = 0u; q < n; q++)
         pos += s_key[row_first + q] < key && s_part[row_first + q] != 0u ? 1u : 0u;
-    uint c = rank_entries_at(r, base) + pos;
+    uint c = rank_entries_at(r, s, base) + pos;
     ux[C_IDX + c] = key;
     cv[c] = sum;
 }
@@ -859,7 +875,7 @@ void rows_rank_merge(uint lid, uint s, uint lane, uint row_first, uint rows_per_
     } else {
         pos = compared_place(row_first, n, key);
     }
-    uint c = rank_entries_at(r, base) + pos;
+    uint c = rank_entries_at(r, s, base) + pos;
     ux[C_IDX + c] = key;
     cv[c] = sum;
 }
@@ -909,7 +925,7 @@ void rows_rank_search(uint lid, uint s, uint lane, uint row_first, uint rows_per
     } else {
         pos = compared_place(row_first, n, key);
     }
-    uint c = rank_entries_at(r, base) + pos;
+    uint c = rank_entries_at(r, s, base) + pos;
     ux[C_IDX + c] = key;
     cv[c] = sum;
 }
@@ -974,7 +990,7 @@ void rows_rank_window(uint lid, uint s, uint lane, uint row_first, uint rows_per
     T sum = T_ZERO;
     for (uint v = 0u; v < count; v++)
         sum += s_val[row_first + first + v];
-    uint c = rank_entries_at(r, base) + (s_part[lid] & 0xffffu) - 1u;
+    uint c = rank_entries_at(r, s, base) + (s_part[lid] & 0xffffu) - 1u;
     ux[C_IDX + c] = lo_col + lane;
     cv[c] = sum;
 }
@@ -990,9 +1006,12 @@ void rows_rank_stage(uint lid)
     uint s = lid / width, lane = lid - s * width, at = g * rows_per_group + s;
     uint row_first = s * width;
     bool live = s < rows_per_group && at < COUNT;
-    // the row's record: its row, nonzeros of A [lo, hi) and products
-    uint r = live ? LIST_ROW(at) : 0u, lo = live ? LIST_WORD(at, 1u) : 0u;
-    uint hi = live ? lo + LIST_WORD(at, 2u) : 0u, n = live ? LIST_WORD(at, 3u) : 0u;
+    // the row's record: its row, nonzeros of A [lo, hi) and products (ordered: row `at`)
+    bool ordered = NUMERIC == ONE_PHASE_ORDERED;
+    uint r = live ? (ordered ? at : LIST_ROW(at)) : 0u;
+    uint lo = live ? (ordered ? RA(at) : LIST_WORD(at, 1u)) : 0u;
+    uint hi = live ? (ordered ? RA(at + 1u) : lo + LIST_WORD(at, 2u)) : 0u;
+    uint n = live ? (ordered ? APOS(hi) - APOS(lo) : LIST_WORD(at, 3u)) : 0u;
     s_key[lid] = PAD;
     if (lane == 0u)
         s_row_start[s] = 0u; // the row's leaders (symbolic)
@@ -1012,6 +1031,8 @@ void rows_rank_stage(uint lid)
     // first entry of B in shared memory, and then every slot finds its own by binary search
     // there: all loads at once. A longer one has its nonzeros walk their rows of B.
     uint base = live ? APOS(lo) : 0u;
+    if (ordered && lid == 0u)
+        s_group_from = base; // row slot 0 is live in every group that runs
     bool spread = hi - lo <= width;
     if (spread && lane < hi - lo) {
         s_first_slot[lid] = APOS(lo + lane) - base;
@@ -1074,7 +1095,8 @@ void rows_rank_stage(uint lid)
 // where B's were, columns from C_IDX; values at 3). rptr holds C's row pointers by now.
 // COUNT = the list's short rows, each taken by 1 << COMPACT_SHIFT consecutive invocations
 // that stride its entries: from the row's first product in the temporary to its row
-// pointer. A row found from its record this way costs three loads; an entry that found its
+// pointer. After the ordered one phase (COMPACT_ROWS), COUNT = ROWS_RANK's groups, each a
+// run of consecutive rows whose entries lie one after another from its first product. A row found from its record this way costs three loads; an entry that found its
 // row by binary search on rptr cost a chain of ~log2(rows) of them, and laplace3d_7:128's
 // compaction took 1.2 ms on the H100 where its copy alone is a third of that
 // (docs/PERFORMANCE.md, session 40).
@@ -1084,13 +1106,17 @@ void rows_rank_stage(uint lid)
 // dependent loads before anything moves, so each invocation moves several entries
 // (src/algo/spgemm.c chooses the shift).
 #define COMPACT_BATCH 4u
+#define COMPACT_ROWS params[10] /* the ordered one phase: rows a group of ROWS_RANK took */
 void rows_compact(uint i)
 {
     uint at = i >> COMPACT_SHIFT, lane = i & ((1u << COMPACT_SHIFT) - 1u);
     if (at >= COUNT)
         return;
-    uint r = LIST_ROW(at), from = APOS(LIST_WORD(at, 1u));
-    uint to = aux[RPTR_OFF + r], n = aux[RPTR_OFF + r + 1u] - to, step = 1u << COMPACT_SHIFT;
+    // a row of the list; or (ordered) the rows of ROWS_RANK's group `at`, one run
+    uint first = COMPACT_ROWS != 0u ? at * COMPACT_ROWS : LIST_ROW(at);
+    uint last = COMPACT_ROWS != 0u ? min(first + COMPACT_ROWS, ROWS) : first + 1u;
+    uint from = APOS(COMPACT_ROWS != 0u ? RA(first) : LIST_WORD(at, 1u));
+    uint to = aux[RPTR_OFF + first], n = aux[RPTR_OFF + last] - to, step = 1u << COMPACT_SHIFT;
     uint j = lane;
     for (; j + (COMPACT_BATCH - 1u) * step < n; j += COMPACT_BATCH * step) {
         uint col[COMPACT_BATCH];

@@ -860,6 +860,36 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
     tuning->spgemm_rank = saved;
 }
 
+/* The ordered one phase (spgemm_stage_rows_ordered, rows `width` slots wide), once with each
+ * of ROWS_RANK's programs from the same state against the one twin, every row's count
+ * poisoned first. */
+static bool replayed_ordered; /* whether fast_replay_product's last replay took it */
+static void fast_rows_ordered(fast_replay *r, uint32_t width)
+{
+    static const char *const rank_names[] = {"compare", "search", "merge", "window"};
+    ref_spgemm_fast_state *s = &r->s;
+    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
+    unsigned saved = tuning->spgemm_rank;
+    if (r->failed)
+        return;
+    poison_u32(s->aux, s->rptr_off, s->a->rows);
+    void *before[FAST_ARRAYS];
+    fast_snapshot(r, before);
+    for (unsigned program = 0; program < 4; program++) {
+        tuning->spgemm_rank = program;
+        fast_restore(r, before);
+        if (!fast_begin(r))
+            break;
+        gpgpu_status st = spgemm_stage_rows_ordered(&r->p, width);
+        ref_spgemm_rows_ordered(s, SPGEMM_WG / width);
+        fast_end(r, st, "ROWS_RANK %s ordered one phase: %u rows, %u slots a row",
+                 rank_names[program], s->a->rows, width);
+    }
+    for (int k = 0; k < FAST_ARRAYS; k++)
+        free(before[k]);
+    tuning->spgemm_rank = saved;
+}
+
 /* Whether the library may pack a chunk's keys (GPGPU_TUNE's spgemm_esc_packed): the twin
  * decides from the chunk's shape itself. */
 static bool esc_may_pack(void)
@@ -1070,7 +1100,8 @@ _Static_assert((int)SPGEMM_SYMBOLIC == REF_SPGEMM_SYMBOLIC &&
 /* The fast product of a and b (values rounded to t) with desc's algorithm, every stage on
  * the GPU against its twin in run_fast's order: NNZ_PRODUCTS, apos's scan, ROW_BINS,
  * BIN_FILL, the short rows counted (ROWS_RANK or ROWS per bin; in one phase also summed
- * into the temporary) and the long-row chunks counted, rptr's scan, C made, the short rows
+ * into the temporary; or the ordered one phase, every row at once, where
+ * spgemm_ordered_width takes it) and the long-row chunks counted, rptr's scan, C made, the short rows
  * summed into C (one phase: ROWS_COMPACT) and the long-row chunks summed. Then the twin's C
  * against Gustavson's (bit for bit when `exact`: the values make every sum exact; else
  * within its bound) and the whole product through gpgpu_spgemm against the twin, bit for
@@ -1157,8 +1188,14 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
         }
     }
 
-    /* counts (one phase: and entries), then C's row pointers */
-    fast_rows(&r, one_phase ? SPGEMM_ONE_PHASE : SPGEMM_SYMBOLIC);
+    /* counts (one phase: and entries; ordered, every row in row order), then C's row
+     * pointers */
+    uint32_t ordered = one_phase && !r.failed ? spgemm_ordered_width(&r.p) : 0;
+    replayed_ordered = ordered != 0;
+    if (ordered)
+        fast_rows_ordered(&r, ordered);
+    else
+        fast_rows(&r, one_phase ? SPGEMM_ONE_PHASE : SPGEMM_SYMBOLIC);
     fast_long(&r, false);
     if (fast_begin(&r)) {
         st = spgemm_scan_words(ctx, r.p.aux, r.p.rptr_off, (size_t)rows + 1);
@@ -1190,7 +1227,7 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
             tuning->spgemm_compact_entries = per[k];
             fast_restore(&r, before);
             if (fast_begin(&r)) {
-                st = spgemm_stage_rows_compact(&r.p);
+                st = spgemm_stage_rows_compact(&r.p, ordered);
                 ref_spgemm_rows_compact(s);
                 fast_end(&r, st, "ROWS_COMPACT (%zu entries, %u a mean row's share)", s->nnz_c,
                          per[k]);
@@ -1269,7 +1306,8 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
  * phase (spgemm_esc_keep=0), their keys columns alone under a segmented sort
  * (spgemm_esc_packed=0) whose payload is each key's index (spgemm_esc_carry=0), and each
  * product expanded by its own search (spgemm_esc_walk=0) where the first replay's
- * ESC_EXPAND walks the nonzeros of A. */
+ * ESC_EXPAND walks the nonzeros of A. The first replay takes the ordered one phase wherever
+ * it can (spgemm_rows_ordered=2), and where it did, one more goes bin by bin. */
 static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
                         gpgpu_algo algo, bool exact, unsigned bins)
 {
@@ -1277,13 +1315,21 @@ static void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b
     unsigned saved = tuning->spgemm_one_phase, saved_keep = tuning->spgemm_esc_keep;
     unsigned saved_packed = tuning->spgemm_esc_packed, saved_carry = tuning->spgemm_esc_carry;
     unsigned saved_split = tuning->spgemm_esc_split, saved_walk = tuning->spgemm_esc_walk;
+    unsigned saved_ordered = tuning->spgemm_rows_ordered;
     tuning->spgemm_one_phase = 1;
     tuning->spgemm_esc_split = 1;
     tuning->spgemm_esc_walk = 2;
     tuning->spgemm_esc_keep = t == GPGPU_TYPE_F32 ? 2 : 1; /* values early, or late */
     tuning->spgemm_esc_packed = 1;
     tuning->spgemm_esc_carry = 1;
-    if (fast_replay_product(name, a, b, t, algo, exact, bins, true)) {
+    tuning->spgemm_rows_ordered = 2; /* every row in row order wherever it can */
+    bool again = fast_replay_product(name, a, b, t, algo, exact, bins, true);
+    if (replayed_ordered) { /* and the one phase bin by bin */
+        tuning->spgemm_rows_ordered = 0;
+        fast_replay_product(name, a, b, t, algo, exact, bins, true);
+    }
+    tuning->spgemm_rows_ordered = saved_ordered;
+    if (again) {
         tuning->spgemm_one_phase = 0;
         tuning->spgemm_esc_keep = 0;
         tuning->spgemm_esc_packed = 0;

@@ -53,7 +53,8 @@ enum {
     P_ROWS = 1, P_NNZ_A, P_A_PTR, P_A_IDX, P_A_VAL, P_B_PTR, P_B_IDX, P_B_VAL,
     P_COUNT = 9, P_CAP, P_LIST_OFF, P_APOS_OFF, P_NUMERIC, P_RPTR_OFF, P_C_IDX,
     P_CHUNK_ROWS = 10, P_KEY_OFF = 11, P_PAY_OFF = 3, P_FLAG_OFF = 4,
-    P_ZFLAG_OFF = 12, P_NEW_IDX = 14, P_ROW_SHIFT = 2, P_COMPACT_SHIFT = 13
+    P_ZFLAG_OFF = 12, P_NEW_IDX = 14, P_ROW_SHIFT = 2, P_COMPACT_SHIFT = 13,
+    P_COMPACT_ROWS = 10
 };
 /* Products of a product past which each chunk prints a progress line. */
 #define PROGRESS_PRODUCTS ((uint64_t)1 << 26)
@@ -343,6 +344,8 @@ static uint32_t rows_tile(uint32_t cap)
     return tile;
 }
 
+static void bind_rows_output(spgemm_product *p, exec_dispatch *d, spgemm_rows_mode mode);
+
 gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, size_t start,
                                spgemm_rows_mode mode)
 {
@@ -366,17 +369,68 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
                                                                      : SPGEMM_RANK_MERGE;
     d.variant.shape[0] = rank ? program : 0;
     d.params[P_NUMERIC] = mode;
-    if (mode == SPGEMM_NUMERIC) {
-        d.bind[6] = p->c->owned_ints;
-        d.bind[7] = p->c->owned_values;
-        d.params[P_C_IDX] = p->c->rows + 1;
-    } else if (mode == SPGEMM_ONE_PHASE) {
-        d.bind[6] = p->t_ints;
-        d.bind[7] = p->t_vals;
-        d.params[P_C_IDX] = 0;
-    }
+    bind_rows_output(p, &d, mode);
     d.groups = algo_groups(count, rank ? SPGEMM_WG / width : tile / cap);
     return algo_stage(p->ctx, &d);
+}
+
+uint32_t spgemm_ordered_width(const spgemm_product *p)
+{
+    unsigned mode = algo_tuning_get()->spgemm_rows_ordered;
+    uint64_t rows = p->a.m->rows, products = header64(p, SPGEMM_H_PRODUCTS), listed = 0;
+    uint32_t width = SPGEMM_MIN_CAP;
+    for (unsigned b = 0; b < SPGEMM_BINS; b++) {
+        uint32_t count = p->header[SPGEMM_H_COUNT + b];
+        if (count && (SPGEMM_MIN_CAP << b) > SPGEMM_RANK_MAX)
+            return 0; /* a row for ROWS or the long rows' path */
+        if (count && p->header[SPGEMM_H_LONGEST + b] > width)
+            width = p->header[SPGEMM_H_LONGEST + b];
+        listed += count;
+    }
+    if (mode == 0 || !p->t_ints || listed == 0 || rows / (SPGEMM_WG / width) >= UINT32_MAX)
+        return 0;
+    /* empty rows take their slots too: where most rows are far shorter than the longest,
+     * the bins' narrower rows are worth their per-row compaction */
+    return mode == 2 || 2 * products >= rows * width ? width : 0;
+}
+
+gpgpu_status spgemm_stage_rows_ordered(spgemm_product *p, uint32_t width)
+{
+    uint32_t rows = p->a.m->rows;
+    exec_dispatch d = product_dispatch(p, STAGE_ROWS_RANK, 1);
+    d.variant.only_stage = d.params[0];
+    d.params[P_COUNT] = rows;
+    d.params[P_CAP] = SPGEMM_RANK_MAX | width << 16;
+    /* the window program where every row fits its window (the rows without products too,
+     * which are in no bin: they have no columns to span) */
+    unsigned program = algo_tuning_get()->spgemm_rank;
+    uint32_t listed = 0, fit = 0;
+    for (unsigned b = 0; (SPGEMM_MIN_CAP << b) <= SPGEMM_RANK_MAX; b++) {
+        listed += p->header[SPGEMM_H_COUNT + b];
+        fit += p->header[SPGEMM_H_WINDOW + b];
+    }
+    if (program == SPGEMM_RANK_AUTO)
+        program = fit == listed ? SPGEMM_RANK_WINDOW : SPGEMM_RANK_MERGE;
+    d.variant.shape[0] = program;
+    d.params[P_NUMERIC] = SPGEMM_ONE_PHASE_ORDERED;
+    bind_rows_output(p, &d, SPGEMM_ONE_PHASE_ORDERED);
+    d.groups = algo_groups(rows, SPGEMM_WG / width);
+    return algo_stage(p->ctx, &d);
+}
+
+/* Where ROWS and ROWS_RANK write entries: C (numeric), the one phase's temporary, or
+ * nowhere (symbolic: counts only). */
+static void bind_rows_output(spgemm_product *p, exec_dispatch *d, spgemm_rows_mode mode)
+{
+    if (mode == SPGEMM_NUMERIC) {
+        d->bind[6] = p->c->owned_ints;
+        d->bind[7] = p->c->owned_values;
+        d->params[P_C_IDX] = p->c->rows + 1;
+    } else if (mode != SPGEMM_SYMBOLIC) {
+        d->bind[6] = p->t_ints;
+        d->bind[7] = p->t_vals;
+        d->params[P_C_IDX] = 0;
+    }
 }
 
 /* The ROWS stage on every shared-memory bin. */
@@ -405,11 +459,14 @@ void spgemm_one_phase_close(spgemm_product *p)
     mem_destroy(&p->mem, &p->t_vals);
 }
 
-gpgpu_status spgemm_stage_rows_compact(spgemm_product *p)
+gpgpu_status spgemm_stage_rows_compact(spgemm_product *p, uint32_t width)
 {
-    size_t nnz = p->c->nnz, rows = 0;
+    size_t nnz = p->c->nnz, rows = 0; /* the runs: rows of the list, or groups of rows */
     for (unsigned b = 0; b < SPGEMM_LONG_BIN; b++)
         rows += p->header[SPGEMM_H_COUNT + b];
+    uint32_t group_rows = width ? SPGEMM_WG / width : 0;
+    if (width)
+        rows = (p->a.m->rows + group_rows - 1) / group_rows;
     if (nnz == 0 || rows == 0)
         return GPGPU_SUCCESS;
     /* A row to 2^shift invocations (1 to 32), each moving about spgemm_compact_entries of
@@ -428,6 +485,7 @@ gpgpu_status spgemm_stage_rows_compact(spgemm_product *p)
     d.bind[7] = p->t_vals;
     d.params[P_COUNT] = (uint32_t)rows;
     d.params[P_COMPACT_SHIFT] = shift;
+    d.params[P_COMPACT_ROWS] = group_rows;
     d.params[P_C_IDX] = p->c->rows + 1;
     d.groups = algo_groups(rows << shift, SPGEMM_WG);
     return algo_stage(p->ctx, &d);
@@ -991,7 +1049,11 @@ static gpgpu_status run_fast(spgemm_product *p)
     bool one_phase = spgemm_one_phase_fits(p);
     if (one_phase)
         TRY(spgemm_one_phase_open(p));
-    TRY(shared_rows(p, one_phase ? SPGEMM_ONE_PHASE : SPGEMM_SYMBOLIC));
+    uint32_t ordered = spgemm_ordered_width(p);
+    if (ordered)
+        TRY(spgemm_stage_rows_ordered(p, ordered));
+    else
+        TRY(shared_rows(p, one_phase ? SPGEMM_ONE_PHASE : SPGEMM_SYMBOLIC));
     TRY(long_rows(p, false));
     uint64_t nnz = 0;
     TRY(count_entries(p, &nnz));
@@ -1023,7 +1085,7 @@ static gpgpu_status run_fast(spgemm_product *p)
                    ((size_t)a->rows + 1) * 4));
     /* Numeric: the short rows moved or summed into C, the long rows summed. */
     if (one_phase) {
-        TRY(spgemm_stage_rows_compact(p));
+        TRY(spgemm_stage_rows_compact(p, ordered));
         spgemm_one_phase_close(p);
     } else {
         TRY(shared_rows(p, SPGEMM_NUMERIC));

@@ -219,8 +219,9 @@ typedef enum spgemm_rows_mode {
     SPGEMM_SYMBOLIC,  /* rptr[r] = distinct columns of row r of A*B */
     SPGEMM_NUMERIC,   /* C's columns (ascending) and values of row r at rptr[r] (C's row
                        * pointer, after rptr's scan) */
-    SPGEMM_ONE_PHASE  /* both at once: the counts as SYMBOLIC, the entries at
+    SPGEMM_ONE_PHASE, /* both at once: the counts as SYMBOLIC, the entries at
                        * apos[row_ptr[r]] (the row's first product) of p->t_ints / t_vals */
+    SPGEMM_ONE_PHASE_ORDERED /* ROWS_RANK on every row in row order (spgemm_stage_rows_ordered) */
 } spgemm_rows_mode;
 
 /* ROWS on bin b (< LONG_BIN) of `count` rows starting at list position `start`. */
@@ -233,10 +234,22 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
 bool spgemm_one_phase_fits(const spgemm_product *p);
 gpgpu_status spgemm_one_phase_open(spgemm_product *p);
 void spgemm_one_phase_close(spgemm_product *p);
+/* The ordered one phase: where every row of the product has at most RANK_MAX products (no
+ * ROWS bin, no long rows) and the one phase is taken, ROWS_RANK may take every row of A in
+ * row order in one dispatch, `width` slots a row (the longest row, at least 32), so that
+ * each group's WG / width rows are consecutive (spgemm_tuning's spgemm_rows_ordered: 0
+ * never, 1 where the rows fill at least half their slots, 2 wherever it can). Returns the
+ * width, 0 where it is not taken. */
+uint32_t spgemm_ordered_width(const spgemm_product *p);
+/* ROWS_RANK ordered (ONE_PHASE_ORDERED): the counts as SYMBOLIC, and group g's rows [g R,
+ * (g + 1) R), R = SPGEMM_WG / width, have their entries one after another from the group's
+ * first product, apos[row_ptr[g R]], row by row, in t_ints / t_vals. */
+gpgpu_status spgemm_stage_rows_ordered(spgemm_product *p, uint32_t width);
 /* ROWS_COMPACT (after rptr's scan and C made): the entries of C of each row of the list's
  * short bins (0 < products <= shared_max), copied from the temporary at apos[row_ptr[r]]
- * to rptr[r], a row to a few consecutive invocations. */
-gpgpu_status spgemm_stage_rows_compact(spgemm_product *p);
+ * to rptr[r], a row to a few consecutive invocations; after the ordered one phase (`width`
+ * > 0), those of each group of rows as one run, from the group's first product. */
+gpgpu_status spgemm_stage_rows_compact(spgemm_product *p, uint32_t width);
 
 /* A chunk of long rows on the global path: ux (u32) holds the rows' ids at 0, their
  * segment starts (rows + 1 words, within the chunk's expansion) at seg_off, then the keys,

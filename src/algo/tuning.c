@@ -52,6 +52,7 @@ static algo_tuning tuning = {
     .spgemm_esc_split = SPGEMM_SPLIT_PRODUCTS,
     .spgemm_esc_walk = 1,
     .spgemm_compact_entries = 2,
+    .spgemm_rows_ordered = 1,
 };
 static once_flag tuning_once = ONCE_FLAG_INIT;
 
@@ -129,6 +130,7 @@ static void read_env(void)
         {"spgemm_esc_split", &tuning.spgemm_esc_split, KNOB_GROUPS},
         {"spgemm_esc_walk", &tuning.spgemm_esc_walk, KNOB_MODE},
         {"spgemm_compact_entries", &tuning.spgemm_compact_entries, KNOB_POW2},
+        {"spgemm_rows_ordered", &tuning.spgemm_rows_ordered, KNOB_MODE},
     };
     const char *env = getenv("GPGPU_TUNE");
     char copy[256];

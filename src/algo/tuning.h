@@ -59,6 +59,9 @@ typedef struct algo_tuning {
                                   * the temporary fits (spgemm.c, the default), 0 two passes */
     unsigned spgemm_compact_entries; /* SpGEMM one phase: a mean row's entries each invocation
                                       * of ROWS_COMPACT moves (its invocations per row) */
+    unsigned spgemm_rows_ordered; /* SpGEMM one phase: every row to ROWS_RANK in row order,
+                                   * 0 never, 1 where rows fill half their slots, 2 wherever
+                                   * it can (spgemm_ordered_width) */
 } algo_tuning;
 
 const algo_tuning *algo_tuning_get(void);

@@ -254,10 +254,12 @@ typedef struct ref_spgemm_fast_state {
     uint32_t *t_ints;
     void *t_vals;
     size_t t_len;
+    uint32_t group_rows; /* after ref_spgemm_rows_ordered: its rows a group, else 0 */
+    size_t row_at;       /* ref_spgemm_rows_ordered: where the row's entries start */
 } ref_spgemm_fast_state;
 
 /* What ref_spgemm_rows writes (spgemm_rows_mode). */
-enum { REF_SPGEMM_SYMBOLIC, REF_SPGEMM_NUMERIC, REF_SPGEMM_ONE_PHASE };
+enum { REF_SPGEMM_SYMBOLIC, REF_SPGEMM_NUMERIC, REF_SPGEMM_ONE_PHASE, REF_SPGEMM_ONE_PHASE_ORDERED };
 
 /* false when out of memory (nothing left allocated). */
 bool ref_spgemm_fast_open(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *b,
@@ -295,6 +297,11 @@ void ref_spgemm_bin_fill(ref_spgemm_fast_state *s);
  * apos[row_ptr[r]] of t_ints / t_vals. */
 void ref_spgemm_rows(ref_spgemm_fast_state *s, unsigned bin, uint32_t count, size_t start,
                      unsigned mode);
+/* spgemm_stage_rows_ordered: ROWS_RANK (as ref_spgemm_rows ranks and sums) on every row of
+ * A in row order, rptr[r] = its entries, and the entries of rows [g R, (g + 1) R) (R =
+ * group_rows) one after another from apos[row_ptr[g R]] of t_ints / t_vals, row by row;
+ * ref_spgemm_rows_compact then moves each group's entries as one run. */
+void ref_spgemm_rows_ordered(ref_spgemm_fast_state *s, uint32_t group_rows);
 /* C's arrays for nnz_c = the header's nnz: row pointers copied from the scanned rptr,
  * columns and values filled with 0xA5 bytes. false when out of memory. */
 bool ref_spgemm_fast_make_c(ref_spgemm_fast_state *s);
@@ -303,7 +310,9 @@ bool ref_spgemm_fast_make_c(ref_spgemm_fast_state *s);
 bool ref_spgemm_one_phase_open(ref_spgemm_fast_state *s);
 void ref_spgemm_one_phase_free(ref_spgemm_fast_state *s);
 /* ROWS_COMPACT (after C is made): every row of 0 < products <= shared_max has its
- * entries copied from t_ints / t_vals at apos[row_ptr[r]] to C at its row pointer. */
+ * entries copied from t_ints / t_vals at apos[row_ptr[r]] to C at its row pointer; after
+ * ref_spgemm_rows_ordered, each group of rows its entries as one run from the group's
+ * first product. */
 void ref_spgemm_rows_compact(ref_spgemm_fast_state *s);
 
 /* A chunk of long rows, as spgemm_chunk_open lays out its ux words: the rows' ids at 0,

@@ -745,8 +745,11 @@ static void rows_network(uint32_t *key, double *val, uint32_t cap)
 static void put_entry(ref_spgemm_fast_state *s, uint32_t r, uint32_t pos, uint32_t key,
                       double sum, unsigned mode)
 {
-    if (mode == REF_SPGEMM_ONE_PHASE) {
-        size_t dst = (size_t)s->aux[s->apos_off + s->a->row_ptr[r]] + pos;
+    if (mode == REF_SPGEMM_ONE_PHASE || mode == REF_SPGEMM_ONE_PHASE_ORDERED) {
+        size_t dst = (mode == REF_SPGEMM_ONE_PHASE_ORDERED
+                          ? s->row_at
+                          : (size_t)s->aux[s->apos_off + s->a->row_ptr[r]]) +
+                     pos;
         s->t_ints[dst] = key;
         fast_set(s->type, s->t_vals, dst, sum);
     } else {
@@ -835,6 +838,21 @@ void ref_spgemm_rows(ref_spgemm_fast_state *s, unsigned bin, uint32_t count, siz
     free(val);
 }
 
+void ref_spgemm_rows_ordered(ref_spgemm_fast_state *s, uint32_t group_rows)
+{
+    uint32_t key[REF_SPGEMM_RANK_MAX];
+    double val[REF_SPGEMM_RANK_MAX];
+    uint32_t *rptr = s->aux + s->rptr_off;
+    for (uint32_t r = 0; r < s->a->rows; r++) {
+        if (r % group_rows == 0)
+            s->row_at = s->aux[s->apos_off + s->a->row_ptr[r]];
+        uint32_t n = row_expansion(s, r, key, val, REF_SPGEMM_RANK_MAX);
+        rptr[r] = rank_row(s, r, key, val, n, REF_SPGEMM_ONE_PHASE_ORDERED);
+        s->row_at += rptr[r];
+    }
+    s->group_rows = group_rows;
+}
+
 bool ref_spgemm_fast_make_c(ref_spgemm_fast_state *s)
 {
     uint32_t rows = s->a->rows;
@@ -868,12 +886,21 @@ void ref_spgemm_one_phase_free(ref_spgemm_fast_state *s)
     s->t_ints = NULL;
     s->t_vals = NULL;
     s->t_len = 0;
+    s->group_rows = 0;
 }
 
 void ref_spgemm_rows_compact(ref_spgemm_fast_state *s)
 {
     uint32_t rows = s->a->rows;
-    for (uint32_t r = 0; r < rows; r++) {
+    for (uint32_t first = 0; s->group_rows && first < rows; first += s->group_rows) {
+        uint32_t last = rows - first < s->group_rows ? rows : first + s->group_rows;
+        size_t from = s->aux[s->apos_off + s->a->row_ptr[first]];
+        for (uint32_t e = s->c_ints[first]; e < s->c_ints[last]; e++, from++) {
+            s->c_ints[rows + 1 + e] = s->t_ints[from];
+            fast_set(s->type, s->c_vals, e, fast_get(s->type, s->t_vals, from));
+        }
+    }
+    for (uint32_t r = 0; !s->group_rows && r < rows; r++) {
         uint32_t p = ref_spgemm_row_products(s, r);
         if (p == 0 || p > s->shared_max)
             continue;
