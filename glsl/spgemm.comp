@@ -306,24 +306,36 @@ void head_flush()
 
 // Also, over B's rows, how far a row's columns reach on either side of the row's index
 // (ROW_BINS bounds a row of C's span of columns with them).
+// Each step's loads for all ITEMS indices first, so that they are in flight together, not
+// one index's chain of dependent loads after another's.
 void nnz_products()
 {
     head_clear();
+    uint j[ITEMS], lo[ITEMS], hi[ITEMS];
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        uint k = head_index(it);
+        j[it] = k < NNZ_A ? CA(k) : 0u;
+        lo[it] = k < B_ROWS ? RB(k) : 0u;
+        hi[it] = k < B_ROWS ? RB(k + 1u) : 0u;
+    }
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        uint k = head_index(it);
+        if (k < NNZ_A)
+            APOS(k) = RB(j[it] + 1u) - RB(j[it]);
+        else if (k == NNZ_A)
+            APOS(k) = 0u;
+    }
+    uint first[ITEMS], last[ITEMS]; // B row k's least and greatest column
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        first[it] = lo[it] < hi[it] ? CB(lo[it]) : 0u;
+        last[it] = lo[it] < hi[it] ? CB(hi[it] - 1u) : 0u;
+    }
     for (uint it = 0u; it < ITEMS; it++) {
         uint k = head_index(it);
-        if (k < NNZ_A) {
-            uint j = CA(k);
-            APOS(k) = RB(j + 1u) - RB(j);
-        } else if (k == NNZ_A) {
-            APOS(k) = 0u;
-        }
         uint left = 0u, right = 0u; // 0: none (the bias makes -2^31 the least)
-        if (k < B_ROWS) {
-            uint lo = RB(k), hi = RB(k + 1u);
-            if (lo < hi) {
-                left = k - CB(lo) + BIAS;
-                right = CB(hi - 1u) - k + BIAS;
-            }
+        if (lo[it] < hi[it]) {
+            left = k - first[it] + BIAS;
+            right = last[it] - k + BIAS;
         }
 #ifdef SUBGROUPS
         left = subgroupMax(left);
@@ -370,16 +382,21 @@ uint bin_of(uint p, uint shared_max)
 void row_bins()
 {
     head_clear();
+    // each row's products, the loads of every item in flight together (as NNZ_PRODUCTS)
+    uint lo[ITEMS], hi[ITEMS], products[ITEMS];
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        uint r = head_index(it);
+        lo[it] = r < ROWS ? RA(r) : 0u;
+        hi[it] = r < ROWS ? RA(r + 1u) : 0u;
+    }
+    UNROLL for (uint it = 0u; it < ITEMS; it++)
+        products[it] = APOS(hi[it]) - APOS(lo[it]); // row_products(r); 0 past the rows
     for (uint it = 0u; it < ITEMS; it++) {
-        uint r = head_index(it), b = NO_BIN, p = 0u;
+        uint r = head_index(it), b = NO_BIN, p = products[it];
         bool fits = false;
-        if (r < ROWS) {
-            uint lo = RA(r), hi = RA(r + 1u);
-            p = APOS(hi) - APOS(lo); // row_products(r)
-            if (p != 0u) {
-                b = bin_of(p, CAP);
-                fits = b < RANK_BINS && fits_window(lo, hi, p);
-            }
+        if (r < ROWS && p != 0u) {
+            b = bin_of(p, CAP);
+            fits = b < RANK_BINS && fits_window(lo[it], hi[it], p);
         }
         // A row without products has no entries, the others are counted; word ROWS is the
         // exclusive scan's last: nnz(C).
@@ -737,17 +754,13 @@ bool compare_leads(uint row_first, uint lane, uint n, uint key, bool numeric, in
 // stage holds already; in the two phases C's row pointer, loaded by the leaders after the
 // ranking (loaded with the record, it sat in a register through the ranking's barriers and
 // laplace3d_7:128 took 6198 us on the H100 where 6084: docs/PERFORMANCE.md, session 35).
-// In the ordered one phase, after count_leaders: the group's first product, plus the entries
-// of the group's rows before row slot s.
-shared uint s_group_from;
+// In the ordered one phase: the group's first product, and (count_leaders) where each row
+// slot's entries go: after the entries of the group's rows before it.
+shared uint s_group_from, s_row_out[TILE / 32u];
 uint rank_entries_at(uint r, uint s, uint base)
 {
-    if (NUMERIC == ONE_PHASE_ORDERED) {
-        uint at = s_group_from;
-        for (uint x = 0u; x < s; x++)
-            at += s_row_start[x];
-        return at;
-    }
+    if (NUMERIC == ONE_PHASE_ORDERED)
+        return s_row_out[s];
     return NUMERIC == ONE_PHASE ? base : aux[RPTR_OFF + r];
 }
 
@@ -768,8 +781,17 @@ void count_leaders(uint lid, uint s, uint lane, uint rows_per_group, bool live, 
     if (leads)
         atomicAdd(s_row_start[s], 1u);
     barrier();
-    if (live && lane == 0u)
+    if (live && lane == 0u) {
         aux[RPTR_OFF + r] = s_row_start[s];
+        // read by the row's leaders after a barrier of each program's (its scan, or the
+        // compare program's own)
+        if (NUMERIC == ONE_PHASE_ORDERED) {
+            uint at = s_group_from;
+            for (uint x = 0u; x < s; x++)
+                at += s_row_start[x];
+            s_row_out[s] = at;
+        }
+    }
 }
 
 // The program without search: every product compares with all of the row's, after the load.

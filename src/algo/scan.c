@@ -297,6 +297,17 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_scan_desc *desc, 
     return GPGPU_SUCCESS;
 }
 
+gpgpu_status scan_default(gpgpu_context *ctx, gpgpu_type type, bool exclusive, gpgpu_buffer *in,
+                          size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n)
+{
+    gpgpu_scan_desc desc = {.type = type, .exclusive = exclusive, .algo = GPGPU_ALGO_DEFAULT};
+    if (n == 0)
+        return GPGPU_SUCCESS;
+    if (use_single_pass(ctx, desc.algo, type, n))
+        return scan_single_pass(ctx, &desc, in, in_off, out, out_off, n);
+    return scan_fast(ctx, &desc, in, in_off, out, out_off, n);
+}
+
 gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_buffer *in,
                         size_t in_offset, gpgpu_buffer *out, size_t out_offset, size_t count)
 {

@@ -90,4 +90,9 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
                                 size_t dst_off, size_t n, gpgpu_buffer *state,
                                 scan_chained_plan p, scan_fallback fallback);
 
+/* What gpgpu_scan runs by default (the single pass where it is the default, else
+ * reduce-then-scan), inside a call of another primitive; in place too (in == out). */
+gpgpu_status scan_default(gpgpu_context *ctx, gpgpu_type type, bool exclusive, gpgpu_buffer *in,
+                          size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n);
+
 #endif /* GPGPU_ALGO_SCAN_H */

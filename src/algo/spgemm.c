@@ -181,15 +181,10 @@ gpgpu_status spgemm_new_matrix(gpgpu_context *ctx, gpgpu_type type, uint32_t row
     return GPGPU_SUCCESS;
 }
 
-/* The fast scan's three stages, in place. */
+/* The default exclusive scan, in place: one pass where the device has subgroups. */
 gpgpu_status spgemm_scan_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t off, size_t n)
 {
-    scan_plan sp = scan_plan_for(n);
-    gpgpu_buffer *part;
-    TRY(ctx_scratch(ctx, 1, sp.groups * 4, &part));
-    TRY(scan_stage_reduce(ctx, GPGPU_TYPE_U32, buf, off, n, part, sp));
-    TRY(scan_stage_partials(ctx, GPGPU_TYPE_U32, part, 0, sp.groups));
-    return scan_stage_tiles(ctx, GPGPU_TYPE_U32, true, buf, off, buf, off, n, part, sp);
+    return scan_default(ctx, GPGPU_TYPE_U32, true, buf, off, buf, off, n);
 }
 
 static gpgpu_status read_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t at, void *out,
@@ -1037,19 +1032,25 @@ static gpgpu_status run_fast(spgemm_product *p)
     TRY(spgemm_stage_row_bins(p));
     TRY(read_words(ctx, p->aux, 0, p->header, SPGEMM_HEADER));
     p->stats.products = header64(p, SPGEMM_H_PRODUCTS);
-    TRY(spgemm_stage_bin_fill(p));
     size_t n_long = p->header[SPGEMM_H_COUNT + SPGEMM_LONG_BIN];
     p->stats.long_rows = (uint32_t)n_long;
+    /* The one phase; without long rows known before BIN_FILL, which the ordered one phase
+     * does without (its rows come from A's row pointers, not the list). */
+    bool one_phase = n_long == 0 && spgemm_one_phase_fits(p);
+    if (one_phase)
+        TRY(spgemm_one_phase_open(p));
+    uint32_t ordered = spgemm_ordered_width(p);
+    if (!ordered)
+        TRY(spgemm_stage_bin_fill(p));
     if (n_long) {
         p->long_rows = malloc(2 * n_long * 4);
         CHECK(p->long_rows, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
         TRY(read_words(ctx, p->aux, p->pairs_off, p->long_rows, 2 * n_long));
+        one_phase = spgemm_one_phase_fits(p);
+        if (one_phase)
+            TRY(spgemm_one_phase_open(p));
     }
     /* Symbolic: every row's count of entries, then C's row pointers. */
-    bool one_phase = spgemm_one_phase_fits(p);
-    if (one_phase)
-        TRY(spgemm_one_phase_open(p));
-    uint32_t ordered = spgemm_ordered_width(p);
     if (ordered)
         TRY(spgemm_stage_rows_ordered(p, ordered));
     else

@@ -229,8 +229,9 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
                                spgemm_rows_mode mode);
 /* The one phase's temporary: t_ints (u32) and t_vals (of the type), one element per
  * product (the header's products, read back after ROW_BINS), counted against the budget.
- * A product takes it where spgemm_one_phase_fits says so (after BIN_FILL and the long
- * rows' pairs read back), and keeps it if C fits beside it too. */
+ * A product takes it where spgemm_one_phase_fits says so (after ROW_BINS's header is read
+ * back; with long rows, after BIN_FILL and their pairs read back), and keeps it if C fits
+ * beside it too. The ordered one phase (spgemm_ordered_width) runs no BIN_FILL. */
 bool spgemm_one_phase_fits(const spgemm_product *p);
 gpgpu_status spgemm_one_phase_open(spgemm_product *p);
 void spgemm_one_phase_close(spgemm_product *p);
