@@ -937,7 +937,7 @@ static void fast_chunk_runs(fast_replay *r, const char *phase, size_t rows)
         fast_end(r, st, "%s ESC_FLAGS (%zu rows)", phase, rows);
     }
     if (fast_begin(r)) {
-        st = spgemm_scan_words(ctx, r->ch.ux, r->ch.flag_off, r->ch.products + 1);
+        st = spgemm_scan_flags(ctx, &r->ch);
         ref_spgemm_scan_words(c->ux + c->flag_off, c->products + 1);
         fast_end(r, st, "%s ESC flags' scan (%zu rows)", phase, rows);
     }

@@ -297,6 +297,14 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_scan_desc *desc, 
     return GPGPU_SUCCESS;
 }
 
+gpgpu_status scan_reduce_then_scan(gpgpu_context *ctx, gpgpu_type type, bool exclusive,
+                                   gpgpu_buffer *in, size_t in_off, gpgpu_buffer *out,
+                                   size_t out_off, size_t n)
+{
+    gpgpu_scan_desc desc = {.type = type, .exclusive = exclusive};
+    return n == 0 ? GPGPU_SUCCESS : scan_fast(ctx, &desc, in, in_off, out, out_off, n);
+}
+
 gpgpu_status scan_default(gpgpu_context *ctx, gpgpu_type type, bool exclusive, gpgpu_buffer *in,
                           size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n)
 {

@@ -94,5 +94,9 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
  * reduce-then-scan), inside a call of another primitive; in place too (in == out). */
 gpgpu_status scan_default(gpgpu_context *ctx, gpgpu_type type, bool exclusive, gpgpu_buffer *in,
                           size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n);
+/* Reduce-then-scan (REDUCE, PARTIALS, TILES), inside a call; in place too. */
+gpgpu_status scan_reduce_then_scan(gpgpu_context *ctx, gpgpu_type type, bool exclusive,
+                                   gpgpu_buffer *in, size_t in_off, gpgpu_buffer *out,
+                                   size_t out_off, size_t n);
 
 #endif /* GPGPU_ALGO_SCAN_H */

@@ -187,6 +187,15 @@ gpgpu_status spgemm_scan_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t off
     return scan_default(ctx, GPGPU_TYPE_U32, true, buf, off, buf, off, n);
 }
 
+/* A chunk's run flags, scanned in place by reduce-then-scan: with the default scan here as
+ * for the others, rmat:15:16's product (147M flags, at an odd word of ux) ran 2.2% slower
+ * on the H200 where the smaller scans gained (docs/PERFORMANCE.md, session 45). */
+gpgpu_status spgemm_scan_flags(gpgpu_context *ctx, const spgemm_chunk *ch)
+{
+    return scan_reduce_then_scan(ctx, GPGPU_TYPE_U32, true, ch->ux, ch->flag_off, ch->ux,
+                                 ch->flag_off, ch->products + 1);
+}
+
 static gpgpu_status read_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t at, void *out,
                                size_t count)
 {
@@ -781,7 +790,7 @@ static gpgpu_status esc_chunk(spgemm_product *p, const uint32_t *pairs, size_t r
     if (s == GPGPU_SUCCESS)
         s = spgemm_stage_esc_flags(p, &ch);
     if (s == GPGPU_SUCCESS)
-        s = spgemm_scan_words(p->ctx, ch.ux, ch.flag_off, ch.products + 1);
+        s = spgemm_scan_flags(p->ctx, &ch);
     if (s == GPGPU_SUCCESS)
         s = numeric ? spgemm_stage_esc_write(p, &ch) : spgemm_stage_esc_count(p, &ch);
     if (s == GPGPU_SUCCESS && keep)

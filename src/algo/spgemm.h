@@ -330,5 +330,7 @@ gpgpu_status spgemm_stage_esc_values(spgemm_product *p, const spgemm_chunk *ch);
 
 /* An exclusive u32 scan of n words in place. */
 gpgpu_status spgemm_scan_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t off, size_t n);
+/* The same on a chunk's run flags (products + 1 words at flag_off of ux). */
+gpgpu_status spgemm_scan_flags(gpgpu_context *ctx, const spgemm_chunk *ch);
 
 #endif /* GPGPU_ALGO_SPGEMM_H */
