@@ -815,7 +815,10 @@ uint os_start(uint r, uint d) { return OS_STARTS + (r * KEY_PASSES + PASS) * DIG
 // after the last range the tile count and N. Without ranges there is one, tile 0 to the
 // last, elements 0 to N.
 uint range_word(uint r, uint w) { return aux[os_status(2u) + 2u * r + w]; }
-uint range_tile(uint r) { return NRANGES == 0u ? (r == 0u ? 0u : OS_TILES) : range_word(r, 0u); }
+uint range_tile(uint r)
+{
+    return NRANGES == 0u ? (r == 0u ? 0u : OS_TILES) : range_word(r, 0u);
+}
 uint range_first(uint r) { return NRANGES == 0u ? (r == 0u ? 0u : N) : range_word(r, 1u); }
 // The range of element i: the last one starting at or before it (an empty
 // range starts where the next does).
@@ -941,7 +944,8 @@ void stage_os_scan()
 void read_window(uint region, uint d, uint lo, uint left, out uint st[LB_WINDOW])
 {
     UNROLL for (uint j = 0u; j < LB_WINDOW; j++)
-        st[j] = j < left - lo ? status_load(region + (left - 1u - j) * DIGITS + d) : OS_FLAG_INCL;
+        st[j] = j < left - lo ? status_load(region + (left - 1u - j) * DIGITS + d)
+                              : OS_FLAG_INCL;
 }
 
 // Adds the count of a published status of tile left - 1 and steps past it
@@ -1070,7 +1074,8 @@ void stage_onesweep()
     tile_totals(); // S_CNT: each subgroup's offset among the tile's equal digits
     // Publish this tile's counts; clear its status for the next pass.
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
-        status_store(cur + t * DIGITS + d, (t == lo ? OS_FLAG_INCL : OS_FLAG_AGG) | s_mem[S_TOT + d]);
+        uint flag = t == lo ? OS_FLAG_INCL : OS_FLAG_AGG;
+        status_store(cur + t * DIGITS + d, flag | s_mem[S_TOT + d]);
         aux[next + t * DIGITS + d] = 0u;
     }
     uint window[LB_WINDOW];

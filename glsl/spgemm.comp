@@ -1118,8 +1118,9 @@ void rows_rank_stage(uint lid)
 // COUNT = the list's short rows, each taken by 1 << COMPACT_SHIFT consecutive invocations
 // that stride its entries: from the row's first product in the temporary to its row
 // pointer. After the ordered one phase (COMPACT_ROWS), COUNT = ROWS_RANK's groups, each a
-// run of consecutive rows whose entries lie one after another from its first product. A row found from its record this way costs three loads; an entry that found its
-// row by binary search on rptr cost a chain of ~log2(rows) of them, and laplace3d_7:128's
+// run of consecutive rows whose entries lie one after another from its first product. A row
+// found from its record this way costs three loads; an entry that found its row by binary
+// search on rptr cost a chain of ~log2(rows) of them, and laplace3d_7:128's
 // compaction took 1.2 ms on the H100 where its copy alone is a third of that
 // (docs/PERFORMANCE.md, session 40).
 // 2^COMPACT_SHIFT invocations a row, each moving every 2^COMPACT_SHIFT-th entry, COMPACT_BATCH

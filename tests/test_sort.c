@@ -444,7 +444,8 @@ static scatter_dest scatter_dest_make(gpgpu_type t, size_t n, flagset f)
     scatter_dest d = {.keys = slab_make(ctx, t, 1 + n + 3, 0, 0, NULL),
                       .pay = slab_make(ctx, GPGPU_TYPE_U32, 4 + n + 2, 0, 0, NULL)};
     bool pay = f.pay != 0;
-    d.gpu = (sort_keys){t, d.keys.buf, 1, pay ? d.pay.buf : NULL, 4, n, 0, NULL, 0, 0, 0, 0, 0, NULL};
+    d.gpu = (sort_keys){t, d.keys.buf, 1, pay ? d.pay.buf : NULL, 4, n, 0, NULL, 0, 0, 0, 0,
+                        0, NULL};
     d.host = (ref_sort_keys){t, slab_at(&d.keys, 1), pay ? slab_at(&d.pay, 4) : NULL, n, 0,
                              NULL, 0, 0};
     return d;
@@ -607,7 +608,8 @@ static void stage_onesweep(gpgpu_type t, size_t n, flagset f, int data, radix_pl
         memset(img, 0, hn * 4);
         for (size_t r = 0; r < nr; r++)
             for (size_t w = 0; w < kp * RADIX_DIGITS; w++) /* from the range's first */
-                img[r * kp * RADIX_DIGITS + w] = (uint32_t)at[r] + starts[r * kp * RADIX_DIGITS + w];
+                img[r * kp * RADIX_DIGITS + w] =
+                    (uint32_t)at[r] + starts[r * kp * RADIX_DIGITS + w];
         for (size_t r = 0; ranges && r <= nr; r++) {
             img[table + 2 * r] = (uint32_t)first_tile[r];
             img[table + 2 * r + 1] = (uint32_t)at[r];
@@ -743,7 +745,8 @@ static void radix_in_ranges(gpgpu_type t, size_t n, bool values, bool desc, int 
     dst.pay = vo.buf;
     dst.pay_off = vo_off;
     gpgpu_buffer *alt_k, *alt_v, *hist, *part;
-    size_t hist_words = radix_hist_count_for(ctx, &src), part_words = radix_part_count_for(ctx, &src);
+    size_t hist_words = radix_hist_count_for(ctx, &src);
+    size_t part_words = radix_part_count_for(ctx, &src);
     EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, n * es + 8, &alt_k), GPGPU_SUCCESS);
     EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, n * 4 + 4, &alt_v), GPGPU_SUCCESS);
     EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, hist_words * 4 + 4, &hist), GPGPU_SUCCESS);

@@ -1101,8 +1101,8 @@ _Static_assert((int)SPGEMM_SYMBOLIC == REF_SPGEMM_SYMBOLIC &&
  * the GPU against its twin in run_fast's order: NNZ_PRODUCTS, apos's scan, ROW_BINS,
  * BIN_FILL, the short rows counted (ROWS_RANK or ROWS per bin; in one phase also summed
  * into the temporary; or the ordered one phase, every row at once, where
- * spgemm_ordered_width takes it) and the long-row chunks counted, rptr's scan, C made, the short rows
- * summed into C (one phase: ROWS_COMPACT) and the long-row chunks summed. Then the twin's C
+ * spgemm_ordered_width takes it) and the long-row chunks counted, rptr's scan, C made, the
+ * short rows summed into C (one phase: ROWS_COMPACT) and the long-row chunks summed. Then the twin's C
  * against Gustavson's (bit for bit when `exact`: the values make every sum exact; else
  * within its bound) and the whole product through gpgpu_spgemm against the twin, bit for
  * bit. `bins` says which bins must have rows (bit b: bin b), so a matrix meant to cover

@@ -161,7 +161,8 @@ bool radix_onesweep(size_t n)
 static size_t onesweep_aux_count(gpgpu_type type, size_t tiles, size_t ranges)
 {
     size_t starts = (ranges > 1 ? ranges : 1) * radix_key_passes(type) * RADIX_DIGITS;
-    return starts + RADIX_OS_TICKETS + 2 * tiles * RADIX_DIGITS + (ranges ? 2 * (ranges + 1) : 0);
+    size_t table = ranges ? 2 * (ranges + 1) : 0;
+    return starts + RADIX_OS_TICKETS + 2 * tiles * RADIX_DIGITS + table;
 }
 
 unsigned radix_key_passes(gpgpu_type type)
@@ -315,9 +316,10 @@ gpgpu_status radix_stage_os_counts(gpgpu_context *ctx, const sort_keys *src, rad
     size_t tiles = radix_onesweep_tiles(plan, src), ranges = src->ranges ? src->ranges : 1;
     if (src->ranges)
         TRY(write_ranges(ctx, src, plan, tiles, hist, hist_off));
-    exec_dispatch d = onesweep_dispatch(src, SORT_STAGE_OS_CLEAR, 0, plan, tiles, hist, hist_off);
-    d.groups = algo_groups(ranges * radix_key_passes(src->type) * RADIX_DIGITS + RADIX_OS_TICKETS,
-                           plan.wg);
+    size_t cleared = ranges * radix_key_passes(src->type) * RADIX_DIGITS + RADIX_OS_TICKETS;
+    exec_dispatch d = onesweep_dispatch(src, SORT_STAGE_OS_CLEAR, 0, plan, tiles, hist,
+                                        hist_off);
+    d.groups = algo_groups(cleared, plan.wg);
     TRY(algo_stage(ctx, &d));
     d = onesweep_dispatch(src, SORT_STAGE_OS_HIST, 0, plan, tiles, hist, hist_off);
     d.groups = tiles < RADIX_OS_HIST_GROUPS ? (uint32_t)tiles : RADIX_OS_HIST_GROUPS;

@@ -259,7 +259,12 @@ typedef struct ref_spgemm_fast_state {
 } ref_spgemm_fast_state;
 
 /* What ref_spgemm_rows writes (spgemm_rows_mode). */
-enum { REF_SPGEMM_SYMBOLIC, REF_SPGEMM_NUMERIC, REF_SPGEMM_ONE_PHASE, REF_SPGEMM_ONE_PHASE_ORDERED };
+enum {
+    REF_SPGEMM_SYMBOLIC,
+    REF_SPGEMM_NUMERIC,
+    REF_SPGEMM_ONE_PHASE,
+    REF_SPGEMM_ONE_PHASE_ORDERED
+};
 
 /* false when out of memory (nothing left allocated). */
 bool ref_spgemm_fast_open(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr *b,
