@@ -18,7 +18,7 @@
 //   7 STEPS        COUNT plain network steps of blocks H, H/2, ..., in registers
 //   8 OS_CLEAR     one-sweep radix: zero the digit counts and tickets in aux
 //   9 OS_HIST      one-sweep radix: every key pass's digit counts in one read
-//  10 OS_SCAN      one-sweep radix (one group): counts -> each digit's start
+//  10 OS_SCAN      one-sweep radix (a group per range): counts -> each digit's start
 //  11 ONESWEEP     one-sweep radix pass PASS: rank a tile, look back, scatter
 //  12 SMALL        one work-group: every radix pass (PASSES) of the whole array
 //  13 STEP         one network step (block H, REVERSE) on keys_a / pay_a, in place
@@ -375,7 +375,7 @@ void stage_local_merge()
 //            starts are known, where the tile's run of each digit goes,
 //            less its start
 //   S_START  their exclusive scan: where each digit's run starts in the tile
-//   S_DIG    digit_starts' subgroup sums, ONESWEEP's ticket and stuck tile;
+//   S_DIG    digit_starts' subgroup sums, ONESWEEP's ticket, range and stuck tile;
 //            without subgroups the emulated ballot's digit of each invocation
 //   S_STAGE  the tile's keys or payloads in digit order; ONESWEEP's
 //            look-back state first, and then its tile a part at a time

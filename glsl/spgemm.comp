@@ -55,7 +55,8 @@ layout(std430, binding = 7) buffer NZ { uint nz[]; };  // ESC_NZ, ESC_EXPAND: ro
 #define ROW_W    (params[10] >> 16u)    /* ROWS_RANK: slots a row takes (<= CAP, >= 32) */
 #define LIST_OFF params[11] /* ROWS: this bin's first row in the list; ESC: the chunk's rows */
 #define APOS_OFF params[12]
-#define NUMERIC  params[13] /* ROWS: SYMBOLIC, NUMERIC or ONE_PHASE; ESC_EXPAND: values */
+#define NUMERIC  params[13] /* ROWS: SYMBOLIC, NUMERIC, ONE_PHASE (ROWS_RANK also
+                             * ONE_PHASE_ORDERED); ESC_EXPAND: values */
 #define COMPACT_SHIFT params[13] /* ROWS_COMPACT: log2 of the invocations a row takes */
 #define RPTR_OFF params[14] /* per-row counts, then C's row pointers (exclusive scan) */
 // ROWS and ROWS_RANK: counts only; C's entries at its row pointers (after the counts'
@@ -1019,8 +1020,8 @@ void rows_rank_window(uint lid, uint s, uint lane, uint row_first, uint rows_per
 
 void rows_rank_stage(uint lid)
 {
-    // Rows of ROW_W slots (the bin's longest row, at least 32) packed from slot 0; the slots
-    // past the last whole row (s == rows_per_group) idle.
+    // Rows of ROW_W slots (the bin's longest row, or ordered every bin's, at least 32) packed
+    // from slot 0; the slots past the last whole row (s == rows_per_group) idle.
     uint width = ROW_W, rows_per_group = WG_SIZE / width, g = group_index();
     bool numeric = NUMERIC != SYMBOLIC;
     if (g * rows_per_group >= COUNT)

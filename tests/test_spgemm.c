@@ -2031,26 +2031,40 @@ static void transpose_bindings(void)
  * fits: with the budget it took less one byte, the temporary fits but C no longer fits
  * beside it, and the rows are summed again into C (two phases); with just what two phases
  * take, the temporary is never made. Each gives the same C within the budget. */
+static void one_phase_budgets_of(const char *name, const gpgpu_csr *a, gpgpu_type t);
 static void one_phase_budgets(void)
 {
     algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
     unsigned saved = tuning->spgemm_one_phase;
     tuning->spgemm_one_phase = 1; /* one phase where it fits (the default) */
-    gpgpu_type t = types[type_count - 1];
     gpgpu_csr a = random_csr(600, 600, 6, 0, false);
-    reference r = make_reference(&a, &a, t);
+    one_phase_budgets_of("random", &a, types[type_count - 1]);
+    gpgpu_csr_free(&a);
+    /* rows alike: the ordered one phase, which runs no BIN_FILL, sent back to two phases */
+    gpgpu_csr band = test_generated(GPGPU_GEN_BANDED, 700, 4);
+    one_phase_budgets_of("banded", &band, types[0]);
+    gpgpu_csr_free(&band);
+    tuning->spgemm_one_phase = saved;
+}
+
+/* A*A with one phase, unlimited, then under budgets that make the temporary and then find
+ * no room for C beside it (two phases after all), and that leave no room for it at all. */
+static void one_phase_budgets_of(const char *name, const gpgpu_csr *a, gpgpu_type t)
+{
+    reference r = make_reference(a, a, t);
     gpgpu_matrix *ma = upload(&r.ar, t);
     gpgpu_spgemm_stats full = {0}, st = {0};
-    check_spgemm("one phase, unlimited", ma, ma, &r, &(gpgpu_spgemm_desc){0}, &full);
+    char what[200];
+    snprintf(what, sizeof what, "%s: one phase, unlimited", name);
+    check_spgemm(what, ma, ma, &r, &(gpgpu_spgemm_desc){0}, &full);
     size_t t_bytes = (size_t)r.products * (4 + gpgpu_type_size(t));
     EXPECT(full.one_phase == 1 && full.long_rows == 0 && full.peak_bytes > t_bytes,
-           "one phase, unlimited: one_phase %u, %u long rows, peak %zu (temporary %zu)",
-           full.one_phase, full.long_rows, full.peak_bytes, t_bytes);
+           "%s: one_phase %u, %u long rows, peak %zu (temporary %zu)", what, full.one_phase,
+           full.long_rows, full.peak_bytes, t_bytes);
     size_t budgets[2] = {full.peak_bytes - 1, full.peak_bytes - t_bytes};
     for (int k = 0; k < 2 && full.peak_bytes > t_bytes; k++) {
-        char what[200];
-        snprintf(what, sizeof what, "one phase, budget %zu (peak unlimited %zu)", budgets[k],
-                 full.peak_bytes);
+        snprintf(what, sizeof what, "%s: one phase, budget %zu (peak unlimited %zu)", name,
+                 budgets[k], full.peak_bytes);
         if (!check_spgemm(what, ma, ma, &r, &(gpgpu_spgemm_desc){.memory_budget = budgets[k]},
                           &st))
             continue;
@@ -2062,8 +2076,6 @@ static void one_phase_budgets(void)
     }
     gpgpu_matrix_destroy(ma);
     free_reference(&r);
-    gpgpu_csr_free(&a);
-    tuning->spgemm_one_phase = saved;
 }
 
 /* ------------------------------------------------------------------ misuse */

@@ -1082,6 +1082,8 @@ static gpgpu_status run_fast(spgemm_product *p)
     if (one_phase && p->mem.held + c_bytes > p->mem.budget) {
         spgemm_one_phase_close(p); /* C and the temporary do not fit together: sum again */
         one_phase = false;
+        if (ordered) /* which ran no BIN_FILL: the second pass takes the rows from the list */
+            TRY(spgemm_stage_bin_fill(p));
     }
     if (p->kept && p->mem.held + c_bytes > p->mem.budget)
         drop_kept(p); /* likewise the long rows' kept chunk */
