@@ -499,12 +499,20 @@ gpgpu_status spgemm_stage_rows_compact(spgemm_product *p, uint32_t width)
  * plan_sort_parts may make of them. */
 static size_t chunk_sort_words(const spgemm_product *p, size_t products)
 {
-    size_t split = algo_tuning_get()->spgemm_esc_split, parts = SPGEMM_SORT_PARTS;
+    const algo_tuning *t = algo_tuning_get();
+    size_t split = t->spgemm_esc_split, parts = SPGEMM_SORT_PARTS;
     if (split > 0 && products / split < parts)
         parts = products / split;
-    return radix_hist_count(p->ctx, GPGPU_TYPE_U32, products) +
-           radix_part_count(p->ctx, GPGPU_TYPE_U32, products) +
-           radix_ranges_extra(GPGPU_TYPE_U32, parts);
+    size_t words = radix_hist_count(p->ctx, GPGPU_TYPE_U32, products) +
+                   radix_part_count(p->ctx, GPGPU_TYPE_U32, products) +
+                   radix_ranges_extra(GPGPU_TYPE_U32, parts);
+    if (parts > 1 && !radix_onesweep(products)) {
+        /* parts sorted one at a time by reduce-then-scan: a shorter sort may take more
+         * groups (radix_plan_for halves its tiles), at most radix_max_groups digit columns */
+        size_t table = (size_t)RADIX_DIGITS * t->radix_max_groups;
+        words += table + scan_plan_for(table).groups;
+    }
+    return words;
 }
 
 /* Bytes of a global-path chunk of `rows` rows and `products` products: per product the
