@@ -1074,8 +1074,8 @@ void stage_onesweep()
     tile_totals(); // S_CNT: each subgroup's offset among the tile's equal digits
     // Publish this tile's counts; clear its status for the next pass.
     for (uint d = lid; d < DIGITS; d += WG_SIZE) {
-        uint flag = t == lo ? OS_FLAG_INCL : OS_FLAG_AGG;
-        status_store(cur + t * DIGITS + d, flag | s_mem[S_TOT + d]);
+        uint kind = t == lo ? OS_FLAG_INCL : OS_FLAG_AGG; // a range's first tile: INCLUSIVE
+        status_store(cur + t * DIGITS + d, kind | s_mem[S_TOT + d]);
         aux[next + t * DIGITS + d] = 0u;
     }
     uint window[LB_WINDOW];

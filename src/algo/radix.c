@@ -128,21 +128,19 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
     return p;
 }
 
-/* Tiles of a one-sweep pass: each work-group ranks one; each range has its own, the last
- * one short. */
-static size_t onesweep_tiles(radix_plan plan, size_t n)
+/* The one-sweep tiles n elements take (each work-group ranks one), the last one short. */
+static size_t tiles_of(radix_plan plan, size_t n)
 {
     size_t tile = (size_t)plan.os_wg * plan.os_items;
-    return n == 0 ? 1 : (n + tile - 1) / tile;
+    return (n + tile - 1) / tile;
 }
 
+/* Tiles of a one-sweep pass: each range has its own; at least one (n = 0). */
 size_t radix_onesweep_tiles(radix_plan plan, const sort_keys *src)
 {
-    if (src->ranges == 0)
-        return onesweep_tiles(plan, src->n);
-    size_t tile = (size_t)plan.os_wg * plan.os_items, tiles = 0;
+    size_t tiles = src->ranges == 0 ? tiles_of(plan, src->n) : 0;
     for (size_t r = 0; r < src->ranges; r++)
-        tiles += (src->range_at[r + 1] - src->range_at[r] + tile - 1) / tile;
+        tiles += tiles_of(plan, src->range_at[r + 1] - src->range_at[r]);
     return tiles == 0 ? 1 : tiles;
 }
 
@@ -285,14 +283,14 @@ static gpgpu_status write_ranges(gpgpu_context *ctx, const sort_keys *src, radix
 {
     size_t at = hist_off + onesweep_aux_count(src->type, tiles, src->ranges) -
                 2 * (src->ranges + 1);
-    size_t tile = (size_t)plan.os_wg * plan.os_items, first_tile = 0;
+    size_t first_tile = 0;
     uint32_t *table = malloc(2 * (src->ranges + 1) * sizeof *table);
     CHECK(table, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "radix sort: out of host memory");
     for (size_t r = 0; r <= src->ranges; r++) {
         table[2 * r] = (uint32_t)(r < src->ranges ? first_tile : tiles);
         table[2 * r + 1] = (uint32_t)src->range_at[r];
         if (r < src->ranges)
-            first_tile += (src->range_at[r + 1] - src->range_at[r] + tile - 1) / tile;
+            first_tile += tiles_of(plan, src->range_at[r + 1] - src->range_at[r]);
     }
     gpgpu_status s = ctx->exec->buffer_write(hist, at * 4, table, 2 * (src->ranges + 1) * 4);
     free(table);
@@ -372,15 +370,8 @@ static bool ranges_at_once(gpgpu_context *ctx, const sort_keys *keys)
 
 size_t radix_hist_count(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
-    if (radix_small(ctx, type, n))
-        return 0;
-    radix_plan plan = radix_plan_for(ctx, type, n);
-    size_t count = (size_t)RADIX_DIGITS * plan.groups;
-    if (radix_onesweep(n)) {
-        size_t os = onesweep_aux_count(type, onesweep_tiles(plan, n), 0);
-        count = os > count ? os : count;
-    }
-    return count;
+    sort_keys keys = {.type = type, .n = n};
+    return radix_hist_count_for(ctx, &keys);
 }
 
 size_t radix_part_count(gpgpu_context *ctx, gpgpu_type type, size_t n)
@@ -413,14 +404,18 @@ size_t radix_ranges_extra(gpgpu_type type, size_t ranges)
 
 size_t radix_hist_count_for(gpgpu_context *ctx, const sort_keys *keys)
 {
-    if (keys->ranges == 0)
-        return radix_hist_count(ctx, keys->type, keys->n);
-    if (!ranges_at_once(ctx, keys))
+    if (keys->ranges > 0 && !ranges_at_once(ctx, keys))
         return most_over_ranges(ctx, keys, radix_hist_count);
+    if (radix_small(ctx, keys->type, keys->n))
+        return 0;
     radix_plan plan = radix_plan_for(ctx, keys->type, keys->n);
     size_t count = (size_t)RADIX_DIGITS * plan.groups;
-    size_t os = onesweep_aux_count(keys->type, radix_onesweep_tiles(plan, keys), keys->ranges);
-    return os > count ? os : count;
+    if (radix_onesweep(keys->n)) {
+        size_t os =
+            onesweep_aux_count(keys->type, radix_onesweep_tiles(plan, keys), keys->ranges);
+        count = os > count ? os : count;
+    }
+    return count;
 }
 
 size_t radix_part_count_for(gpgpu_context *ctx, const sort_keys *keys)

@@ -305,15 +305,20 @@ gpgpu_status scan_reduce_then_scan(gpgpu_context *ctx, gpgpu_type type, bool exc
     return n == 0 ? GPGPU_SUCCESS : scan_fast(ctx, &desc, in, in_off, out, out_off, n);
 }
 
+/* The single pass or reduce-then-scan, as desc->algo and use_single_pass say (n > 0). */
+static gpgpu_status scan_run(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_buffer *in,
+                             size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n)
+{
+    if (use_single_pass(ctx, desc->algo, desc->type, n))
+        return scan_single_pass(ctx, desc, in, in_off, out, out_off, n);
+    return scan_fast(ctx, desc, in, in_off, out, out_off, n);
+}
+
 gpgpu_status scan_default(gpgpu_context *ctx, gpgpu_type type, bool exclusive, gpgpu_buffer *in,
                           size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n)
 {
     gpgpu_scan_desc desc = {.type = type, .exclusive = exclusive, .algo = GPGPU_ALGO_DEFAULT};
-    if (n == 0)
-        return GPGPU_SUCCESS;
-    if (use_single_pass(ctx, desc.algo, type, n))
-        return scan_single_pass(ctx, &desc, in, in_off, out, out_off, n);
-    return scan_fast(ctx, &desc, in, in_off, out, out_off, n);
+    return n == 0 ? GPGPU_SUCCESS : scan_run(ctx, &desc, in, in_off, out, out_off, n);
 }
 
 gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_buffer *in,
@@ -327,7 +332,5 @@ gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_b
     TRY(ctx->exec->begin(ctx));
     if (desc->algo == GPGPU_ALGO_CLASSIC_SCAN)
         return ctx_end(ctx, scan_classic(ctx, desc, in, in_offset, out, out_offset, count));
-    if (use_single_pass(ctx, desc->algo, desc->type, count))
-        return ctx_end(ctx, scan_single_pass(ctx, desc, in, in_offset, out, out_offset, count));
-    return ctx_end(ctx, scan_fast(ctx, desc, in, in_offset, out, out_offset, count));
+    return ctx_end(ctx, scan_run(ctx, desc, in, in_offset, out, out_offset, count));
 }

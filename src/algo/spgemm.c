@@ -350,6 +350,16 @@ static uint32_t rows_tile(uint32_t cap)
 
 static void bind_rows_output(spgemm_product *p, exec_dispatch *d, spgemm_rows_mode mode);
 
+/* ROWS_RANK's way to rank a row's products, a program each (SHAPE0): spgemm_rank, whose auto
+ * takes the window program where all `rows` fit their window (`fit` of them), else merges. */
+static unsigned rank_program(uint32_t rows, uint32_t fit)
+{
+    unsigned program = algo_tuning_get()->spgemm_rank;
+    if (program != SPGEMM_RANK_AUTO)
+        return program;
+    return fit == rows ? SPGEMM_RANK_WINDOW : SPGEMM_RANK_MERGE;
+}
+
 gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, size_t start,
                                spgemm_rows_mode mode)
 {
@@ -366,12 +376,7 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
     width = width < SPGEMM_MIN_CAP ? SPGEMM_MIN_CAP : width > cap ? cap : width;
     d.params[P_CAP] = cap | width << 16;
     d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start * SPGEMM_RECORD);
-    /* ROWS_RANK's way to rank a row's products, a program each (SHAPE0) */
-    unsigned program = algo_tuning_get()->spgemm_rank;
-    if (program == SPGEMM_RANK_AUTO)
-        program = rank && p->header[SPGEMM_H_WINDOW + bin] == count ? SPGEMM_RANK_WINDOW
-                                                                     : SPGEMM_RANK_MERGE;
-    d.variant.shape[0] = rank ? program : 0;
+    d.variant.shape[0] = rank ? rank_program(count, p->header[SPGEMM_H_WINDOW + bin]) : 0;
     d.params[P_NUMERIC] = mode;
     bind_rows_output(p, &d, mode);
     d.groups = algo_groups(count, rank ? SPGEMM_WG / width : tile / cap);
@@ -405,17 +410,13 @@ gpgpu_status spgemm_stage_rows_ordered(spgemm_product *p, uint32_t width)
     d.variant.only_stage = d.params[0];
     d.params[P_COUNT] = rows;
     d.params[P_CAP] = SPGEMM_RANK_MAX | width << 16;
-    /* the window program where every row fits its window (the rows without products too,
-     * which are in no bin: they have no columns to span) */
-    unsigned program = algo_tuning_get()->spgemm_rank;
+    /* every row with products is in a ROWS_RANK bin; those without have no columns to span */
     uint32_t listed = 0, fit = 0;
     for (unsigned b = 0; (SPGEMM_MIN_CAP << b) <= SPGEMM_RANK_MAX; b++) {
         listed += p->header[SPGEMM_H_COUNT + b];
         fit += p->header[SPGEMM_H_WINDOW + b];
     }
-    if (program == SPGEMM_RANK_AUTO)
-        program = fit == listed ? SPGEMM_RANK_WINDOW : SPGEMM_RANK_MERGE;
-    d.variant.shape[0] = program;
+    d.variant.shape[0] = rank_program(listed, fit);
     d.params[P_NUMERIC] = SPGEMM_ONE_PHASE_ORDERED;
     bind_rows_output(p, &d, SPGEMM_ONE_PHASE_ORDERED);
     d.groups = algo_groups(rows, SPGEMM_WG / width);
@@ -1005,6 +1006,12 @@ bool spgemm_one_phase_fits(const spgemm_product *p)
            p->mem.held + t_bytes + chunk <= p->mem.budget;
 }
 
+/* The one phase's temporary, where spgemm_one_phase_fits takes it. */
+static gpgpu_status take_one_phase(spgemm_product *p)
+{
+    return spgemm_one_phase_fits(p) ? spgemm_one_phase_open(p) : GPGPU_SUCCESS;
+}
+
 /* nnz(C), with rptr (each row's count of entries) scanned into C's row pointers. nnz(C) <=
  * products, so below 2^32 products the 32-bit scan's last word is exact; past them the
  * counts are read back and added on the host first. (Each row's count used to go into a
@@ -1051,11 +1058,11 @@ static gpgpu_status run_fast(spgemm_product *p)
     p->stats.products = header64(p, SPGEMM_H_PRODUCTS);
     size_t n_long = p->header[SPGEMM_H_COUNT + SPGEMM_LONG_BIN];
     p->stats.long_rows = (uint32_t)n_long;
-    /* The one phase; without long rows known before BIN_FILL, which the ordered one phase
-     * does without (its rows come from A's row pointers, not the list). */
-    bool one_phase = n_long == 0 && spgemm_one_phase_fits(p);
-    if (one_phase)
-        TRY(spgemm_one_phase_open(p));
+    /* The one phase: without long rows decided before BIN_FILL, which the ordered one
+     * phase does without (its rows come from A's row pointers, not the list); with them
+     * once their pairs are read back. */
+    if (n_long == 0)
+        TRY(take_one_phase(p));
     uint32_t ordered = spgemm_ordered_width(p);
     if (!ordered)
         TRY(spgemm_stage_bin_fill(p));
@@ -1063,10 +1070,9 @@ static gpgpu_status run_fast(spgemm_product *p)
         p->long_rows = malloc(2 * n_long * 4);
         CHECK(p->long_rows, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_spgemm: out of host memory");
         TRY(read_words(ctx, p->aux, p->pairs_off, p->long_rows, 2 * n_long));
-        one_phase = spgemm_one_phase_fits(p);
-        if (one_phase)
-            TRY(spgemm_one_phase_open(p));
+        TRY(take_one_phase(p));
     }
+    bool one_phase = p->t_ints != NULL;
     /* Symbolic: every row's count of entries, then C's row pointers. */
     if (ordered)
         TRY(spgemm_stage_rows_ordered(p, ordered));
