@@ -336,35 +336,44 @@ static void stage_bitonic(gpgpu_type t, size_t n, flagset f, int data)
     }
     staged_free(&s);
 
-    /* STEPS: `count` plain steps fused, against as many STEP twins, blocks
-     * from 2 to the whole network's. Blocks beyond the network (h > nn) are
-     * left out: STEPS runs nn >> count invocations, fewer than such steps
+    /* STEPS: `count` steps fused, plain or the first the reverse one, against
+     * as many STEP twins, blocks from 2 to the whole network's. Blocks beyond
+     * the network (h > nn) are left out: STEPS runs nn >> count invocations, fewer than such steps
      * need (with nn < 2^count none at all), and the driver never asks for
      * them. */
     s = staged_make(t, n, f, data);
     unsigned lg = 0;
     while (((size_t)1 << lg) < nn)
         lg++;
+    unsigned top = lg < BITONIC_MAX_FUSED_LOG2 ? lg : BITONIC_MAX_FUSED_LOG2;
     struct {
         size_t h;
         unsigned count;
-    } fused[] = {{16, 4}, /* first, on unsorted data */
-                 {nn, lg < BITONIC_MAX_FUSED_LOG2 ? lg : BITONIC_MAX_FUSED_LOG2},
-                 {nn / 2, lg > 1 && lg - 1 < 3 ? lg - 1 : 3},
-                 {8, 2},
-                 {4, 2},
-                 {2, 1}};
+        bool reverse;
+    } fused[] = {{16, 4, true}, /* first, on unsorted data */
+                 {nn, top, false},
+                 {nn / 2, lg > 1 && lg - 1 < 3 ? lg - 1 : 3, false},
+                 {nn, top, true},
+                 {nn / 2, lg > 2 ? 2 : 1, true},
+                 {8, 2, false},
+                 {8, 3, true},
+                 {4, 2, false},
+                 {4, 1, true},
+                 {2, 1, true},
+                 {2, 1, false}};
     for (size_t k = 0; k < sizeof fused / sizeof *fused; k++) {
         size_t h = fused[k].h;
         unsigned count = fused[k].count;
         if (h < 2 || h > nn || count < 1 || count > BITONIC_MAX_FUSED_LOG2 ||
             h < ((size_t)1 << count))
             continue;
-        snprintf(what, sizeof what, "%s STEPS %s n=%zu h=%zu count=%u (%s)", tn, fl, n, h, count,
-                 data_names[data]);
-        EXPECT_STATUS(ctx, bitonic_stage_steps(ctx, &s.gpu, (uint32_t)h, count), GPGPU_SUCCESS);
+        bool reverse = fused[k].reverse;
+        snprintf(what, sizeof what, "%s STEPS %s n=%zu h=%zu count=%u%s (%s)", tn, fl, n, h,
+                 count, reverse ? " reverse" : "", data_names[data]);
+        EXPECT_STATUS(ctx, bitonic_stage_steps(ctx, &s.gpu, (uint32_t)h, count, reverse),
+                      GPGPU_SUCCESS);
         for (unsigned c = 0; c < count; c++)
-            ref_bitonic_step(&s.host, (uint32_t)(h >> c), false);
+            ref_bitonic_step(&s.host, (uint32_t)(h >> c), reverse && c == 0);
         staged_check(&s, what);
     }
     staged_free(&s);
@@ -1295,6 +1304,21 @@ int main(void)
             fprintf(stderr, "  %.2f s: bitonic stages %s n=262145\n", now() - t0,
                     gpgpu_type_name(t));
     }
+    /* The other forms of LOCAL_MERGE and STEPS than the backend's (bitonic_registers): in
+     * registers with the reverse step in STEPS, or through shared memory with it alone; the
+     * stages alone and whole sorts. */
+    algo_tuning *knobs = (algo_tuning *)algo_tuning_get();
+    unsigned registers = knobs->bitonic_registers;
+    knobs->bitonic_registers = algo_on_gl(ctx) ? 2 : 0;
+    for (size_t ti = 0; ti < 4; ti++) {
+        stage_bitonic(test_types[ti], ti % 2 ? 6151 : 2049, bitonic_sets[(2 * ti + 1) % nsets],
+                      (int)(ti % D_COUNT));
+        sort_case c = {test_types[ti], GPGPU_ALGO_BITONIC, ti % 2 == 0, ti >= 2,
+                       ti % 2 ? 70001 : 4097, (int)((ti + 1) % D_COUNT), K_OUT,
+                       ti % 2 ? V_OUT : V_NONE, -1, 0};
+        run_case(&c);
+    }
+    knobs->bitonic_registers = registers;
     section("bitonic stages");
     for (size_t ti = 0; ti < 4; ti++) {
         gpgpu_type t = test_types[ti];

@@ -120,7 +120,12 @@ enum {
     SORT_P_INDEX_BASE, /* SORT_PAYLOAD_IS_INDEX: the index of the first element */
     SORT_P_RANGES /* one-sweep stages: sort_keys.ranges */
 };
-enum { SORT_P_PASS = SORT_P_H, SORT_P_TILES_PER_GROUP = SORT_P_REVERSE, SORT_P_COUNT = SORT_P_REVERSE };
+enum {
+    SORT_P_PASS = SORT_P_H,
+    SORT_P_TILES_PER_GROUP = SORT_P_REVERSE,
+    SORT_P_COUNT = SORT_P_REVERSE,
+    SORT_P_STEPS_REVERSE = SORT_P_GROUPS /* STEPS: the first step is the reverse one */
+};
 /* FLAGS bit the driver adds when a payload is bound. */
 enum { SORT_FLAG_PAYLOAD = 1u << 4 };
 
@@ -140,14 +145,17 @@ exec_dispatch sort_dispatch(const sort_keys *a, unsigned stage, unsigned wg, uns
  * `classic` runs it with Kiciak's work-group size. */
 gpgpu_status bitonic_stage_step(gpgpu_context *ctx, const sort_keys *a, uint32_t h, bool reverse,
                                 bool classic);
-/* STEPS: `count` (1..BITONIC_MAX_FUSED_LOG2) plain steps of blocks h, h/2, ...,
- * h/2^(count-1), with exactly the compare-exchanges of that many STEPs, for
+/* STEPS: `count` (1..BITONIC_MAX_FUSED_LOG2) steps of blocks h, h/2, ...,
+ * h/2^(count-1), all plain, or with `reverse` the first the reverse step of
+ * block h, with exactly the compare-exchanges of that many STEPs, for
  * 2^count <= h <= nn (the padded length: the dispatch covers nn elements). */
 gpgpu_status bitonic_stage_steps(gpgpu_context *ctx, const sort_keys *a, uint32_t h,
-                                 unsigned count);
+                                 unsigned count, bool reverse);
 /* LOCAL_SORT: every aligned tile of BITONIC_TILE elements runs, in shared
  * memory, all steps of the network with h <= min(BITONIC_TILE, nn). */
 gpgpu_status bitonic_stage_local_sort(gpgpu_context *ctx, const sort_keys *a);
+/* (LOCAL_MERGE and STEPS take their register forms by the tuning knob bitonic_registers,
+ * a reverse STEPS always.) */
 /* LOCAL_MERGE: every tile runs the plain steps of blocks BITONIC_TILE,
  * BITONIC_TILE/2, ..., 2 in shared memory (the end of a level h > tile). */
 gpgpu_status bitonic_stage_local_merge(gpgpu_context *ctx, const sort_keys *a);

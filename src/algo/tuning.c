@@ -35,6 +35,7 @@ static algo_tuning tuning = {
     .radix_os_subgroups = 0, /* likewise */
     .radix_ballot32 = 1,
     .radix_os_rank_first = 1, /* by backend: radix_plan_for */
+    .bitonic_registers = 1, /* by backend: bitonic.c */
     .radix_small = 1,
     .radix_small_items = RADIX_SMALL_ITEMS,
     .spmv_merge = 1,
@@ -112,6 +113,7 @@ static void read_env(void)
         {"radix_os_subgroups", &tuning.radix_os_subgroups, KNOB_COUNT},
         {"radix_ballot32", &tuning.radix_ballot32, KNOB_MODE},
         {"radix_os_rank_first", &tuning.radix_os_rank_first, KNOB_MODE},
+        {"bitonic_registers", &tuning.bitonic_registers, KNOB_MODE},
         {"radix_small", &tuning.radix_small, KNOB_MODE},
         {"radix_small_items", &tuning.radix_small_items, KNOB_POW2},
         {"radix_small_subgroups", &tuning.radix_small_subgroups, KNOB_COUNT},

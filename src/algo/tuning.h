@@ -29,6 +29,8 @@ typedef struct algo_tuning {
     unsigned radix_os_subgroups;
     unsigned radix_ballot32;    /* one-sweep: 1 one-word ballots where subgroups have <= 32 lanes */
     unsigned radix_os_rank_first; /* one-sweep: rank before counting: 0 never, 1 by backend, 2 always */
+    unsigned bitonic_registers; /* fast bitonic: LOCAL_MERGE in registers and each level's reverse
+                                 * step fused into STEPS: 0 never, 1 by backend, 2 always */
     unsigned radix_small;       /* one-group sort up to a tile: 0 never, 1 where it fits */
     unsigned radix_small_items; /* one-group sort: keys per invocation */
     unsigned radix_small_subgroups; /* one-group sort: subgroups of its group (0: by backend) */
