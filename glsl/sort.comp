@@ -15,7 +15,8 @@
 //   4 SCATTER      radix pass PASS: keys_a/pay_a -> keys_b/pay_b at the scanned offsets
 //   5 IOTA         pay_b[i] = i
 //   6 GATHER       pay_b[i] = aux[pay_a[i]]
-//   7 STEPS        COUNT plain network steps of blocks H, H/2, ..., in registers
+//   7 STEPS        COUNT network steps of blocks H, H/2, ..., in registers (the
+//                  first may be the reverse one)
 //   8 OS_CLEAR     one-sweep radix: zero the digit counts and tickets in aux
 //   9 OS_HIST      one-sweep radix: every key pass's digit counts in one read
 //  10 OS_SCAN      one-sweep radix (a group per range): counts -> each digit's start
@@ -421,7 +422,8 @@ uint merge_index(uint form, uint x, uint j)
 // The shared word of index i in the exchange from layout L to the next (to
 // layout 0 after 3): a bijection whose low five bits take five index bits
 // that both layouts give to their lanes, each xor-ed with bits a layout
-// fixes per j, so that both sides hit 32 banks.
+// fixes per j, so that both sides hit 32 banks (f64 keys take two words:
+// two lanes a bank, as anywhere).
 uint merge_slot(uint form, uint i)
 {
     switch (form) {
@@ -478,6 +480,10 @@ void merge_exchange(uint form, uint x, bool payload, inout KEY k[MERGE_ITEMS],
 // H200, written out still 1.7x (GL keeps those); Vulkan's 0.75x either way.
 void stage_local_merge()
 {
+    // A group past the last tile (a dispatch spread over y rounds the groups
+    // up) has nothing to merge; uniform, so before any barrier.
+    if (group_index() * BTILE >= N)
+        return;
     if (!REGISTER_STAGES) { // the steps through shared memory
         uint at = group_index() * BTILE;
         tile_load(at);

@@ -355,6 +355,8 @@ static void stage_bitonic(gpgpu_type t, size_t n, flagset f, int data)
                  {nn / 2, lg > 1 && lg - 1 < 3 ? lg - 1 : 3, false},
                  {nn, top, true},
                  {nn / 2, lg > 2 ? 2 : 1, true},
+                 {nn, 3, true}, /* count 3 with span > 1: the mirror residue moves */
+                 {nn / 2, 3, true},
                  {8, 2, false},
                  {8, 3, true},
                  {4, 2, false},
@@ -1311,7 +1313,8 @@ int main(void)
     unsigned registers = knobs->bitonic_registers;
     knobs->bitonic_registers = algo_on_gl(ctx) ? 2 : 0;
     for (size_t ti = 0; ti < 4; ti++) {
-        stage_bitonic(test_types[ti], ti % 2 ? 6151 : 2049, bitonic_sets[(2 * ti + 1) % nsets],
+        /* A last tile of 1 or 1500 (bits 9 and 10 still pair), payloads for every type. */
+        stage_bitonic(test_types[ti], ti % 2 ? 6151 : 3548, bitonic_sets[2 * ti % 4 + 2],
                       (int)(ti % D_COUNT));
         sort_case c = {test_types[ti], GPGPU_ALGO_BITONIC, ti % 2 == 0, ti >= 2,
                        ti % 2 ? 70001 : 4097, (int)((ti + 1) % D_COUNT), K_OUT,

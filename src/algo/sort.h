@@ -154,10 +154,10 @@ gpgpu_status bitonic_stage_steps(gpgpu_context *ctx, const sort_keys *a, uint32_
 /* LOCAL_SORT: every aligned tile of BITONIC_TILE elements runs, in shared
  * memory, all steps of the network with h <= min(BITONIC_TILE, nn). */
 gpgpu_status bitonic_stage_local_sort(gpgpu_context *ctx, const sort_keys *a);
-/* (LOCAL_MERGE and STEPS take their register forms by the tuning knob bitonic_registers,
- * a reverse STEPS always.) */
 /* LOCAL_MERGE: every tile runs the plain steps of blocks BITONIC_TILE,
- * BITONIC_TILE/2, ..., 2 in shared memory (the end of a level h > tile). */
+ * BITONIC_TILE/2, ..., 2 (the end of a level h > tile): in shared memory, or in registers
+ * where the tuning knob bitonic_registers says so (bitonic.c: Vulkan). A STEPS with
+ * `reverse` runs that form's program whatever the knob. */
 gpgpu_status bitonic_stage_local_merge(gpgpu_context *ctx, const sort_keys *a);
 
 /* Whole sorts in place on a (payload as set up by the caller). */
