@@ -389,6 +389,7 @@ int main(int argc, char **argv)
     ok = suite<C_cubsh>("cub_shape", quick) && ok;
     ok = suite<C_occ4>("occ4", quick) && ok;
     ok = suite<C_cublike>("cub_like", quick) && ok;
+    ok = suite<C_noval>("no_valid_ballot", quick) && ok;
     ok = suite<C_epoch>("epoch", quick) && ok;
     std::printf("%s\n", ok ? "EMU: ALL OK" : "EMU: FAILURES");
     return ok ? 0 : 1;
