@@ -256,7 +256,8 @@ void stage_step()
 #define REGISTER_STAGES (SHAPE1 != 0u)
 #define MAX_FUSED_LOG2 4u /* BITONIC_MAX_FUSED_LOG2 */
 #define MAX_FUSED (1u << MAX_FUSED_LOG2)
-#define STEPS_EXCHANGE(A, B)                                                                  \
+// Registers k[A], pv[A] and k[B], pv[B] (A below B) in order (STEPS, LOCAL_MERGE).
+#define EXCHANGE_IN_REGISTERS(A, B)                                                           \
     if (after(k[A], pv[A], k[B], pv[B])) {                                                    \
         KEY tk = k[A];                                                                        \
         k[A] = k[B];                                                                          \
@@ -300,7 +301,7 @@ void stage_steps()
             UNROLL for (uint j = 0u; j < MAX_FUSED / 2u; j++) {
                 if (c != m || j >= (1u << (c - 1u)) || (1u << c) - 1u - j >= cnt)
                     continue; // not this COUNT's pair, or past the end: +inf, no exchange
-                STEPS_EXCHANGE(j, (1u << c) - 1u - j)
+                EXCHANGE_IN_REGISTERS(j, (1u << c) - 1u - j)
             }
         }
     }
@@ -311,7 +312,7 @@ void stage_steps()
         UNROLL for (uint j = 0u; j < MAX_FUSED; j++) {
             if ((j & dist) != 0u || j + dist >= cnt)
                 continue; // the partner is past the end: +inf, no exchange
-            STEPS_EXCHANGE(j, j + dist)
+            EXCHANGE_IN_REGISTERS(j, j + dist)
         }
     }
     UNROLL for (uint j = 0u; j < MAX_FUSED; j++) {
@@ -446,14 +447,7 @@ void merge_steps(uint form, uint x, uint len, inout KEY k[MERGE_ITEMS], inout ui
         UNROLL for (uint j = 0u; j < MERGE_ITEMS; j++) {
             if ((j & dist) != 0u || merge_index(form, x, j + dist) >= len)
                 continue; // the partner is past the end: +inf, no exchange
-            if (after(k[j], pv[j], k[j + dist], pv[j + dist])) {
-                KEY tk = k[j];
-                k[j] = k[j + dist];
-                k[j + dist] = tk;
-                uint tp = pv[j];
-                pv[j] = pv[j + dist];
-                pv[j + dist] = tp;
-            }
+            EXCHANGE_IN_REGISTERS(j, j + dist)
         }
     }
 }
@@ -482,17 +476,17 @@ void stage_local_merge()
 {
     // A group past the last tile (a dispatch spread over y rounds the groups
     // up) has nothing to merge; uniform, so before any barrier.
-    if (group_index() * BTILE >= N)
+    uint base = group_index() * BTILE;
+    if (base >= N)
         return;
     if (!REGISTER_STAGES) { // the steps through shared memory
-        uint at = group_index() * BTILE;
-        tile_load(at);
+        tile_load(base);
         for (uint k = BTILE; k >= 2u; k >>= 1)
-            tile_step(at, k, false);
-        tile_store(at);
+            tile_step(base, k, false);
+        tile_store(base);
         return;
     }
-    uint base = group_index() * BTILE, x = gl_LocalInvocationID.x;
+    uint x = gl_LocalInvocationID.x;
     uint len = min(BTILE, N - base); // elements of this tile below N
     bool payload = flag(F_PAYLOAD);
     KEY k[MERGE_ITEMS];

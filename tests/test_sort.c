@@ -338,9 +338,9 @@ static void stage_bitonic(gpgpu_type t, size_t n, flagset f, int data)
 
     /* STEPS: `count` steps fused, plain or the first the reverse one, against
      * as many STEP twins, blocks from 2 to the whole network's. Blocks beyond
-     * the network (h > nn) are left out: STEPS runs nn >> count invocations, fewer than such steps
-     * need (with nn < 2^count none at all), and the driver never asks for
-     * them. */
+     * the network (h > nn) are left out: STEPS runs nn >> count invocations,
+     * fewer than such steps need (with nn < 2^count none at all), and the
+     * driver never asks for them. */
     s = staged_make(t, n, f, data);
     unsigned lg = 0;
     while (((size_t)1 << lg) < nn)
