@@ -391,6 +391,20 @@ int main(int argc, char **argv)
     ok = suite<C_cublike>("cub_like", quick) && ok;
     ok = suite<C_noval>("no_valid_ballot", quick) && ok;
     ok = suite<C_epoch>("epoch", quick) && ok;
+    ok = suite<C_u384x11>("u384x11", quick) && ok;
+    ok = suite<C_u256x9>("u256x9", quick) && ok;
+    ok = suite<C_u768x10>("u768x10", quick) && ok;
+    ok = suite<C_u512x15>("u512x15", quick) && ok;
+    ok = suite<C_u384x20>("u384x20", quick) && ok;
+    ok = suite<C_i256x20>("i256x20", quick) && ok;
+    ok = suite<C_i256x24>("i256x24", quick) && ok;
+    ok = suite<C_i256x24b>("i256x24b", quick) && ok;
+    ok = suite<C_i256x32b>("i256x32b", quick) && ok;
+    ok = suite<C_i384x20>("i384x20", quick) && ok;
+    ok = suite<C_i384x20c>("i384x20c", quick) && ok;
+    ok = suite<C_w768x16>("w768x16", quick) && ok;
+    ok = suite<C_w768x24c>("w768x24c", quick) && ok;
+    ok = suite<C_i384x24>("i384x24", quick) && ok;
     std::printf("%s\n", ok ? "EMU: ALL OK" : "EMU: FAILURES");
     return ok ? 0 : 1;
 }

@@ -116,10 +116,10 @@ DEV u32 lanemask_lt() { return (1u << (threadIdx.x % 32u)) - 1u; }
 //                   pass's parity (OS_EPOCH), counts in 29 bits; else HEAD's two
 //                   regions, each pass clearing the next one's statuses
 template <u32 WG_, u32 ITEMS_, bool RANK_FIRST_, bool WIDE_, u32 SLOTS_, bool STAGE_EARLY_, bool PACK_,
-          bool PAD_, bool DS_WARP_, u32 MINB_, bool EPOCH_ = false>
+          bool PAD_, bool DS_WARP_, u32 MINB_, bool EPOCH_ = false, bool UNION_ = false>
 struct Cfg {
     static constexpr u32 WG = WG_, ITEMS = ITEMS_, TILE = WG * ITEMS, MINB = MINB_;
-    static constexpr bool EPOCH = EPOCH_;
+    static constexpr bool EPOCH = EPOCH_, UNION = UNION_;
     static constexpr u32 OS_COUNT = EPOCH ? 0x1fffffffu : 0x3fffffffu;
     static constexpr u32 REGIONS = EPOCH ? 1u : 2u;
     static constexpr bool RANK_FIRST = RANK_FIRST_, WIDE = WIDE_, STAGE_EARLY = STAGE_EARLY_,
@@ -134,14 +134,19 @@ struct Cfg {
     static constexpr u32 DIG_WORDS = 32u;
     static constexpr u32 LB_WORDS = 3u * DIGITS;
     static constexpr u32 STAGE_WORDS = STAGE_EARLY ? RTILE : (RTILE > LB_WORDS ? RTILE : LB_WORDS);
-    // Regions of s_mem (words), as the shader's
+    // Regions of s_mem (words), as the shader's; UNION (with STAGE_EARLY): the
+    // staged tile over the counters, which the ranks no longer need then (as
+    // CUB's temporary storage), so a group needs about its tile's keys and
+    // 5 KB of state.
+    static constexpr u32 CNT_ROOM = UNION ? (CNT_WORDS > STAGE_WORDS ? CNT_WORDS : STAGE_WORDS) : CNT_WORDS;
     static constexpr u32 S_CNT = 0u;
-    static constexpr u32 S_TOT = S_CNT + CNT_WORDS;
+    static constexpr u32 S_TOT = S_CNT + CNT_ROOM;
     static constexpr u32 S_START = S_TOT + DIGITS;
     static constexpr u32 S_DIG = S_START + DIGITS;
-    static constexpr u32 S_STAGE = S_DIG + DIG_WORDS;
-    static constexpr u32 S_LB = STAGE_EARLY ? S_STAGE + STAGE_WORDS : S_STAGE;
-    static constexpr u32 S_WORDS = S_STAGE + STAGE_WORDS + (STAGE_EARLY ? LB_WORDS : 0u);
+    static constexpr u32 S_STAGE = UNION ? S_CNT : S_DIG + DIG_WORDS;
+    static constexpr u32 S_LB = UNION ? S_DIG + DIG_WORDS : STAGE_EARLY ? S_STAGE + STAGE_WORDS : S_STAGE;
+    static constexpr u32 S_WORDS = UNION ? S_LB + LB_WORDS
+                                         : S_STAGE + STAGE_WORDS + (STAGE_EARLY ? LB_WORDS : 0u);
     static constexpr u32 S_LB_SUM = S_LB;
     static constexpr u32 S_LB_LEFT = S_LB + DIGITS;
     static constexpr u32 S_RECOUNT = S_LB + 2u * DIGITS;
@@ -152,8 +157,9 @@ struct Cfg {
     static constexpr bool DS_WARP = WG == DIGITS || (DS_WARP_ && WG > DIGITS);
     static constexpr u32 RANK_WORDS = PACK ? (ITEMS + 1u) / 2u : ITEMS;
     static_assert(WG % SGS == 0u, "whole warps");
-    static_assert(TILE <= 8192u, "16-bit counters and ranks: a tile of at most 8192 keys");
+    static_assert(TILE <= 32768u || (WIDE && !PACK), "16-bit counters and ranks: a tile of at most 32768 keys");
     static_assert(!STAGE_EARLY || OS_PARTS == 1u, "staging before the look-back needs the whole tile");
+    static_assert(!UNION || STAGE_EARLY, "the tile over the counters: staged once, after the ranks");
     static_assert(SG <= 32u, "digit_starts keeps 32 subgroup sums");
 };
 
@@ -181,6 +187,32 @@ using C_noval   = Cfg<256, 16, true,  false, 2048, false, true,  true,  false, 3
 // Not in the list (at most 7): ours with the working tree's status scheme, and
 // occ4; add make_variant<os::C_epoch>("epoch", ...) to all_variants() to time it.
 using C_epoch   = Cfg<256, 16, true,  false, 2048, false, true,  false, false, 3, true>;
+// cub_like in the room Vulkan's ~48 KB rule leaves (UNION: the staged tile over
+// the counters): two groups of 384 in 22 KB each, three of 256 in 14 KB, or
+// one of 768 / 512 with CUB's whole multiprocessor tile.
+//                  WG  ITEMS RANK1  WIDE   SLOTS STAGE1 PACK   PAD    DSWARP MINB EPOCH  UNION
+using C_u384x11 = Cfg<384, 11, false, true,  4224, true,  false, true,  true,  2,   false, true>;
+using C_u256x9  = Cfg<256,  9, false, true,  2304, true,  false, true,  true,  3,   false, true>;
+using C_u768x10 = Cfg<768, 10, false, true,  7680, true,  false, true,  true,  1,   false, true>;
+using C_u512x15 = Cfg<512, 15, false, true,  7680, true,  false, true,  true,  1,   false, true>;
+using C_u384x20 = Cfg<384, 20, false, true,  7680, true,  false, true,  true,  2,   false, true>;
+// More keys a multiprocessor in registers, staged in parts of ours (2048 or
+// 2560 slots) so the ~48 KB rule still holds 3 groups of 256 (14 KB each) or 2
+// of 384 (18 KB): CUB has 15360 keys a multiprocessor in flight, ours 12288.
+using C_i256x20 = Cfg<256, 20, true,  false, 2048, false, true,  true,  false, 3>;
+using C_i256x24 = Cfg<256, 24, true,  false, 2048, false, true,  true,  false, 3>;
+using C_i256x24b= Cfg<256, 24, true,  false, 2048, false, true,  true,  false, 2>;
+using C_i256x32b= Cfg<256, 32, true,  false, 2048, false, true,  true,  false, 2>;
+using C_i384x20 = Cfg<384, 20, true,  false, 2560, false, true,  true,  true,  2>;
+using C_i384x20c= Cfg<384, 20, false, false, 2560, false, true,  true,  true,  2>;
+// Registers capped by the group's size alone (what a shader compiler must do;
+// NVIDIA's Vulkan compiler gave 256 x 24 128 registers, 2 groups): one group
+// of 768 has at most 85.
+using C_w768x16 = Cfg<768, 16, true,  false, 2048, false, true,  true,  true,  1>;
+using C_w768x20 = Cfg<768, 20, true,  false, 2048, false, true,  true,  true,  1>;
+using C_w768x24 = Cfg<768, 24, true,  false, 2048, false, true,  true,  true,  1>;
+using C_w768x24c= Cfg<768, 24, false, false, 2048, false, true,  true,  true,  1>;
+using C_i384x24 = Cfg<384, 24, true,  false, 2048, false, true,  true,  true,  2>;
 
 struct OsParams {
     const u32 *keys_a; // this pass's input
@@ -515,7 +547,10 @@ template <class C> DEV void stage_onesweep(const OsParams &P, u32 *s_mem)
     }
     if (C::STAGE_EARLY) {
         // CUB's order: the tile's keys in digit order before the look-back
-        // (S_STAGE is no other region's here).
+        // (S_STAGE is no other region's here, or UNION: the counters', read
+        // by the ranks above, so a barrier first).
+        if (C::UNION)
+            SYNC();
         UNROLL for (u32 it = 0u; it < ITEMS; it++) {
             u32 r = rank_of<C>(rank, it);
             if (r != NO_RANK)
@@ -776,6 +811,22 @@ std::vector<Variant> all_variants()
         make_variant<os::C_cublike>("cub_like",
                                     "cub_shape, count first, keys staged before the look-back, ranks a word each, "
                                     "padded tail (8 ballots), warp-scan digit starts"),
+        make_variant<os::C_u384x11>("u384x11", "cub_like, 384x11, tile over the counters (2 groups in 48 KB)"),
+        make_variant<os::C_u256x9>("u256x9", "cub_like, 256x9, tile over the counters (3 groups in 48 KB)"),
+        make_variant<os::C_u768x10>("u768x10", "cub_like, 768x10, tile over the counters (1 group of 24 warps)"),
+        make_variant<os::C_u512x15>("u512x15", "cub_like, 512x15, tile over the counters (1 group of 16 warps)"),
+        make_variant<os::C_u384x20>("u384x20", "cub_like with the tile over the counters (CUB's 384x20, 2 x 35 KB)"),
+        make_variant<os::C_i256x20>("i256x20", "no_valid_ballot, 256x20 (3 parts; 3 groups)"),
+        make_variant<os::C_i256x24>("i256x24", "no_valid_ballot, 256x24 (3 parts; 3 groups, <=80 regs)"),
+        make_variant<os::C_i256x24b>("i256x24b", "no_valid_ballot, 256x24 (3 parts; 2 groups, <=128 regs)"),
+        make_variant<os::C_i256x32b>("i256x32b", "no_valid_ballot, 256x32 (4 parts; 2 groups, <=128 regs)"),
+        make_variant<os::C_i384x20>("i384x20", "no_valid_ballot, 384x20, 16-bit counters, 3 parts of 2560 (2 groups)"),
+        make_variant<os::C_i384x20c>("i384x20c", "i384x20, count first"),
+        make_variant<os::C_w768x16>("w768x16", "no_valid_ballot, 768x16 (1 group, <=85 regs)"),
+        make_variant<os::C_w768x20>("w768x20", "no_valid_ballot, 768x20 (1 group, <=85 regs)"),
+        make_variant<os::C_w768x24>("w768x24", "no_valid_ballot, 768x24 (1 group, <=85 regs)"),
+        make_variant<os::C_w768x24c>("w768x24c", "w768x24, count first"),
+        make_variant<os::C_i384x24>("i384x24", "no_valid_ballot, 384x24 (2 groups, <=85 regs)"),
     };
 }
 
