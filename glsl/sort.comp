@@ -583,12 +583,12 @@ uint sg_count() { return gl_NumSubgroups; }
 
 // The valid lanes of this subgroup holding digit d (a lane that is not valid
 // gets a set that holds no valid lane, or is empty). Every lane calls it.
-// SHAPE1 (ONESWEEP, from the driver): the subgroup has at most 32 lanes, so
+// SHAPE1 bit 0 (ONESWEEP, from the driver): the subgroup has at most 32 lanes, so
 // a ballot's first word holds it all and the match takes 32-bit operations.
 // Written twice on purpose: one uvec4 form, with the other words masked off
 // by the constant BALLOT32 or left unread, measured 1% slower at 2^24-2^28
 // on an H100 (session 29), where the 32-bit form gains 0.2-1%.
-#define BALLOT32 (ONLY_STAGE == 11u && SHAPE1 != 0u)
+#define BALLOT32 (ONLY_STAGE == 11u && (SHAPE1 & 1u) != 0u)
 uint match_digit32(uint d, bool valid)
 {
     uint m = subgroupBallot(valid).x;
@@ -1170,6 +1170,11 @@ void lookback_walk(uint region, uint d, uint lo)
 // they take no registers until then.
 #define RANGED (SHAPE2 != 0u) /* ONESWEEP: NRANGES > 0 (radix.c) */
 #define RANK_FIRST (SHAPE3 != 0u) /* ONESWEEP: radix_plan.os_rank_first */
+// SHAPE1 bit 1: payloads to carry. Keys alone take a program without the
+// payload's writes and the digit bytes kept for them (fewer registers: NVIDIA's
+// Vulkan compiler fits a 384 x 20 tile in 80 registers without spilling into
+// shared memory, radix_plan_for_keys).
+#define OS_CARRIES ((SHAPE1 & 2u) != 0u)
 #define NO_RANK 0xffffu
 #define RANK_OF(IT) ((rank[(IT) / 2u] >> ((IT) % 2u * 16u)) & 0xffffu)
 void stage_onesweep()
@@ -1314,7 +1319,7 @@ void stage_onesweep()
                 digits[it / 4u] |= write_staged_key(S_ONESWEEP_OUT, q, first, false) << (it % 4u * 8u);
         }
     }
-    if (flag(F_PAYLOAD) || flag(F_IOTA)) {
+    if (OS_CARRIES && (flag(F_PAYLOAD) || flag(F_IOTA))) {
         uint pv[ITEMS];
         UNROLL for (uint it = 0u; it < ITEMS; it++) {
             uint i = chunk + it * sgs + lane;

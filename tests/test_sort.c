@@ -1381,6 +1381,16 @@ int main(void)
         other.os_rank_first = !other.os_rank_first;
         stage_onesweep(test_types[ti], 6151, radix_sets[ti % 5], D_RANDOM, other, ti % 2 == 0,
                        ti % 2 == 1);
+        /* The tile of keys alone (radix_plan_for_keys: a shape of its own on
+         * Vulkan from RADIX_OS_KEYS_LARGE keys) in the program without
+         * payloads, both orders of ranking, on fewer keys. */
+        sort_keys alone = {.type = test_types[ti], .n = RADIX_OS_KEYS_LARGE};
+        radix_plan keys_plan = radix_plan_for_keys(ctx, &alone);
+        stage_onesweep(test_types[ti], 100003, radix_sets[ti % 2], D_RANDOM, keys_plan, false,
+                       false);
+        keys_plan.os_rank_first = !keys_plan.os_rank_first;
+        stage_onesweep(test_types[ti], 30011, radix_sets[(ti + 1) % 2], D_DUPS, keys_plan, true,
+                       ti % 2);
         /* Another work-group width than the default (GPGPU_TUNE=radix_os_subgroups,
          * wider than Vulkan's, narrower than GL's): 12 subgroups' rank
          * counters, a tile of three or more parts. */

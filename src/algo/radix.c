@@ -69,16 +69,39 @@ static size_t onesweep_shared_bytes(gpgpu_type type, unsigned subgroups, unsigne
     return words * 4 + (size_t)wg * gpgpu_type_size(type);
 }
 
+/* The knobs count 4-byte keys of a large sort; f64 tiles take half as many,
+ * so that a tile stages the same bytes (16 KB by default), and so do sorts of
+ * fewer than RADIX_LARGE keys, whose tiles would otherwise be too few to fill
+ * the device. On an H100 one-sweep tiles of 256 x 16 ran 17-22% faster than
+ * 256 x 8 at 2^24-2^28 keys (fewer tiles to look back over), level at 2^19
+ * and 10-15% slower below (docs/PERFORMANCE.md). */
+static unsigned plan_halvings(gpgpu_type type, size_t n)
+{
+    return (type == GPGPU_TYPE_F64 ? 1 : 0) + (n < RADIX_LARGE ? 1 : 0);
+}
+
+/* p's one-sweep tile: `subgroups` subgroups of `items` keys an invocation
+ * (before the halvings), fewer keys where the tile would not fit. */
+static void onesweep_shape(gpgpu_context *ctx, gpgpu_type type, size_t n, unsigned subgroups,
+                           unsigned items, radix_plan *p)
+{
+    items >>= plan_halvings(type, n);
+    p->os_wg = radix_wg(ctx, subgroups, 1024);
+    p->os_subgroups = ctx->info.has_subgroups && ctx->info.subgroup_size
+                          ? p->os_wg / ctx->info.subgroup_size
+                          : 0; /* virtual subgroups: the shader's 8 */
+    p->os_items = items < 1 ? 1 : items;
+    while (((size_t)p->os_wg * p->os_items > RADIX_OS_TILE_MAX ||
+            onesweep_shared_bytes(type, p->os_subgroups, p->os_wg) >
+                ctx->info.max_shared_memory_bytes) &&
+           p->os_items > 1)
+        p->os_items /= 2;
+}
+
 radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     const algo_tuning *t = algo_tuning_get();
-    /* The knobs count 4-byte keys of a large sort; f64 tiles take half as
-     * many, so that a tile stages the same bytes (16 KB by default), and so
-     * do sorts of fewer than RADIX_LARGE keys, whose tiles would otherwise
-     * be too few to fill the device. On an H100 one-sweep tiles of 256 x 16
-     * ran 17-22% faster than 256 x 8 at 2^24-2^28 keys (fewer tiles to look
-     * back over), level at 2^19 and 10-15% slower below (docs/PERFORMANCE.md). */
-    unsigned halvings = (type == GPGPU_TYPE_F64 ? 1 : 0) + (n < RADIX_LARGE ? 1 : 0);
+    unsigned halvings = plan_halvings(type, n);
     /* The one-sweep tile's shape by backend: under NVIDIA's GL (H100) groups
      * of 24 subgroups with 6 keys an invocation sorted 2^24-2^28 keys 30-37%
      * faster than Vulkan's 8 x 16 (keys u32 2^28 16663 against 24682 us, 20
@@ -89,9 +112,7 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
         algo_knob(ctx, t->radix_os_subgroups, RADIX_OS_SUBGROUPS_GL, RADIX_OS_SUBGROUPS);
     unsigned os_items = algo_knob(ctx, t->radix_os_items, RADIX_OS_ITEMS_GL, RADIX_OS_ITEMS);
     unsigned items = t->radix_items >> halvings;
-    os_items >>= halvings;
     items = items < 1 ? 1 : items;
-    os_items = os_items < 1 ? 1 : os_items;
     radix_plan p = {.wg = radix_wg(ctx, RADIX_MAX_SUBGROUPS, 256), .items = items};
     /* The shader stages a tile of at most RADIX_TILE_MAX keys in shared memory,
      * which must fit the device's. */
@@ -104,27 +125,56 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
      * (ONESWEEP in glsl/sort.comp), so its shared memory stops growing with
      * its keys per invocation there; its ranks, 16-bit slots in registers,
      * bound it instead (RADIX_OS_TILE_MAX). */
-    p.os_wg = radix_wg(ctx, os_subgroups, 1024);
-    p.os_subgroups = ctx->info.has_subgroups && ctx->info.subgroup_size
-                         ? p.os_wg / ctx->info.subgroup_size
-                         : 0; /* virtual subgroups: the shader's 8 */
-    p.os_items = os_items;
+    onesweep_shape(ctx, type, n, os_subgroups, os_items, &p);
     /* Ranking a one-sweep tile's keys first (counters from zero, which then hold the
      * counts) spares the count of its own that came before: on the H200 2^28 keys u32
      * 2.3% and f32 6.1% faster, pairs level, rmat:15:16's product 5.8%; under GL (24
      * subgroups of 6 keys) 4-5% slower, where the counts stay first (docs/PERFORMANCE.md). */
     unsigned order = t->radix_os_rank_first;
     p.os_rank_first = order == 2 || (order == 1 && !algo_on_gl(ctx));
-    while (((size_t)p.os_wg * p.os_items > RADIX_OS_TILE_MAX ||
-            onesweep_shared_bytes(type, p.os_subgroups, p.os_wg) >
-                ctx->info.max_shared_memory_bytes) &&
-           p.os_items > 1)
-        p.os_items /= 2;
     size_t tile = (size_t)p.wg * p.items;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     size_t per_group = (tiles + t->radix_max_groups - 1) / t->radix_max_groups;
     p.tiles_per_group = (uint32_t)per_group;
     p.groups = (uint32_t)((tiles + per_group - 1) / per_group);
+    return p;
+}
+
+/* Whether a sort's passes carry a payload (its own, or the index as one). */
+static bool carries_payload(const sort_keys *keys)
+{
+    return keys->pay != NULL || (keys->flags & SORT_PAYLOAD_IS_INDEX);
+}
+
+radix_plan radix_plan_for_keys(gpgpu_context *ctx, const sort_keys *keys)
+{
+    radix_plan p = radix_plan_for(ctx, keys->type, keys->n);
+    if (carries_payload(keys) || keys->n < RADIX_OS_KEYS_LARGE)
+        return p;
+    /* Keys alone run a program without the payload's code (SHAPE1 bit 1), in
+     * which NVIDIA's Vulkan compiler fits 384 x 20 keys in 80 registers and
+     * 16.5 KB: two groups a multiprocessor, 15360 keys in flight where 256 x 16
+     * has 12288. On the H200 keys u32 2^24 / 2^26 / 2^28 796 / 2963 / 11633 ->
+     * 731 / 2621 / 10104 us, f32 2^28 12312 -> 11637; at 2^20 (137 tiles for
+     * 264 places) 99 -> 109, hence RADIX_OS_KEYS_LARGE. With payloads the same
+     * tile takes 24 KB there (the compiler spills into shared memory), one
+     * group a multiprocessor, and pairs ran 17% slower: they keep
+     * radix_plan_for's tile, as GL does for keys too (docs/PERFORMANCE.md,
+     * session 47). */
+    const algo_tuning *t = algo_tuning_get();
+    bool by_hand = t->radix_os_subgroups || t->radix_os_items;
+    if (!t->radix_os_keys_subgroups && !t->radix_os_keys_items && (algo_on_gl(ctx) || by_hand))
+        return p; /* GL, or a tile set by hand for every sort */
+    /* A knob left unset: the other knob's, or the backend's tile for keys alone */
+    unsigned sub = t->radix_os_keys_subgroups
+                       ? t->radix_os_keys_subgroups
+                       : algo_knob(ctx, t->radix_os_subgroups, RADIX_OS_SUBGROUPS_GL,
+                                   RADIX_OS_KEYS_SUBGROUPS);
+    unsigned items =
+        t->radix_os_keys_items
+            ? t->radix_os_keys_items
+            : algo_knob(ctx, t->radix_os_items, RADIX_OS_ITEMS_GL, RADIX_OS_KEYS_ITEMS);
+    onesweep_shape(ctx, keys->type, keys->n, sub, items, &p);
     return p;
 }
 
@@ -339,9 +389,15 @@ gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, cons
     d.variant.shape[0] = plan.os_subgroups;     /* the rank counters' room (MAX_SG) */
     d.variant.shape[2] = src->ranges > 0;       /* RANGED: a program of its own */
     d.variant.shape[3] = plan.os_rank_first;    /* RANK_FIRST */
-    /* Ballots of one word where a subgroup has at most 32 lanes (BALLOT32). */
-    d.variant.shape[1] = algo_tuning_get()->radix_ballot32 && ctx->info.has_subgroups &&
-                         ctx->info.subgroup_size > 0 && ctx->info.subgroup_size <= 32;
+    /* Bit 0: ballots of one word where a subgroup has at most 32 lanes
+     * (BALLOT32). Bit 1: payloads to carry (OS_CARRIES); keys alone take a
+     * program without the payload's writes and the digits kept for them, on
+     * Vulkan (NVIDIA's GL compiler ran GL's keys-alone program 1.4% slower,
+     * so GL keeps one program for both). */
+    bool ballot32 = algo_tuning_get()->radix_ballot32 && ctx->info.has_subgroups &&
+                    ctx->info.subgroup_size > 0 && ctx->info.subgroup_size <= 32;
+    bool carries = algo_on_gl(ctx) || carries_payload(src);
+    d.variant.shape[1] = (ballot32 ? 1u : 0u) | (carries ? 2u : 0u);
     bind_destination(&d, dst);
     d.params[SORT_P_POLLS] = algo_tuning_get()->radix_polls;
     d.groups = (uint32_t)tiles;
@@ -408,11 +464,17 @@ size_t radix_hist_count_for(gpgpu_context *ctx, const sort_keys *keys)
         return most_over_ranges(ctx, keys, radix_hist_count);
     if (radix_small(ctx, keys->type, keys->n))
         return 0;
+    /* Either one-sweep tile (with payloads or keys alone: radix_plan_for_keys),
+     * so that scratch sized for keys alone holds a sort with payloads too. */
     radix_plan plan = radix_plan_for(ctx, keys->type, keys->n);
+    sort_keys alone = *keys;
+    alone.pay = NULL;
+    alone.flags &= ~(unsigned)SORT_PAYLOAD_IS_INDEX;
+    radix_plan keys_alone = radix_plan_for_keys(ctx, &alone);
     size_t count = (size_t)RADIX_DIGITS * plan.groups;
     if (radix_onesweep(keys->n)) {
-        size_t os =
-            onesweep_aux_count(keys->type, radix_onesweep_tiles(plan, keys), keys->ranges);
+        size_t tiles = radix_onesweep_tiles(plan, keys), more = radix_onesweep_tiles(keys_alone, keys);
+        size_t os = onesweep_aux_count(keys->type, tiles > more ? tiles : more, keys->ranges);
         count = os > count ? os : count;
     }
     return count;
@@ -487,7 +549,7 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
      * for run i past the key passes. */
     unsigned all_keys = radix_key_passes(src->type), keys = sort_key_passes(src);
     unsigned passes = radix_sort_passes(src);
-    radix_plan plan = radix_plan_for(ctx, src->type, src->n);
+    radix_plan plan = radix_plan_for_keys(ctx, src);
     size_t hist_count = (size_t)RADIX_DIGITS * plan.groups;
     sort_keys from = *src;
     /* Passes alternate between alt and dst so that the last lands in dst. */

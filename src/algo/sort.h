@@ -32,6 +32,9 @@ enum {
     RADIX_OS_PART_WORDS = 2048, /* ONESWEEP stages its tile in parts of this many words */
     RADIX_OS_SUBGROUPS = 8,  /* default subgroups of a one-sweep work-group */
     RADIX_OS_SUBGROUPS_GL = 24, /* the same under GL */
+    RADIX_OS_KEYS_ITEMS = 20,     /* a one-sweep tile of keys alone (radix_plan_for_keys says why) */
+    RADIX_OS_KEYS_SUBGROUPS = 12, /* likewise; GL keeps the tile of sorts with payloads */
+    RADIX_OS_KEYS_LARGE = 1 << 23, /* and only sorts of at least this many keys take it */
     RADIX_OS_TILE_MAX = 8192, /* a one-sweep tile stages its keys in parts: not bound by RADIX_TILE_MAX */
     RADIX_MAX_GROUPS = 2048, /* default, likewise */
     RADIX_ONESWEEP_MAX = 1 << 30, /* the one-sweep's status words count in 30 bits */
@@ -180,6 +183,9 @@ typedef struct radix_plan {
 } radix_plan;
 
 radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n);
+/* The plan of a sort of `keys`: radix_plan_for's, with a one-sweep tile of
+ * its own where no payload is carried. */
+radix_plan radix_plan_for_keys(gpgpu_context *ctx, const sort_keys *keys);
 
 /* Passes over the key (4, or 8 for f64) and then over the segment index
  * (ceil(bits(nseg - 1) / 8), none for one segment). */

@@ -33,6 +33,8 @@ static algo_tuning tuning = {
     .radix_polls = RADIX_POLLS,
     .radix_os_items = 0,     /* by backend: radix_plan_for */
     .radix_os_subgroups = 0, /* likewise */
+    .radix_os_keys_items = 0,     /* likewise, keys alone */
+    .radix_os_keys_subgroups = 0, /* likewise */
     .radix_ballot32 = 1,
     .radix_os_rank_first = 1, /* by backend: radix_plan_for */
     .bitonic_registers = 1, /* by backend: bitonic.c */
@@ -111,6 +113,8 @@ static void read_env(void)
         {"radix_polls", &tuning.radix_polls, KNOB_POW2},
         {"radix_os_items", &tuning.radix_os_items, KNOB_COUNT},
         {"radix_os_subgroups", &tuning.radix_os_subgroups, KNOB_COUNT},
+        {"radix_os_keys_items", &tuning.radix_os_keys_items, KNOB_COUNT},
+        {"radix_os_keys_subgroups", &tuning.radix_os_keys_subgroups, KNOB_COUNT},
         {"radix_ballot32", &tuning.radix_ballot32, KNOB_MODE},
         {"radix_os_rank_first", &tuning.radix_os_rank_first, KNOB_MODE},
         {"bitonic_registers", &tuning.bitonic_registers, KNOB_MODE},

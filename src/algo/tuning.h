@@ -27,6 +27,9 @@ typedef struct algo_tuning {
      * half), and subgroups per work-group (any count); 0: by backend */
     unsigned radix_os_items;
     unsigned radix_os_subgroups;
+    /* the same for sorts of keys alone (no payload carried); 0: by backend */
+    unsigned radix_os_keys_items;
+    unsigned radix_os_keys_subgroups;
     unsigned radix_ballot32;    /* one-sweep: 1 one-word ballots where subgroups have <= 32 lanes */
     unsigned radix_os_rank_first; /* one-sweep: rank before counting: 0 never, 1 by backend, 2 always */
     unsigned bitonic_registers; /* fast bitonic: LOCAL_MERGE in registers and each level's reverse
