@@ -253,7 +253,10 @@ void stage_step()
 // REGISTER_STAGES (SHAPE1, bitonic.c's register_stages): STEPS may take the
 // reverse step, LOCAL_MERGE runs in registers; without, the code of both is
 // what it was before those forms, which NVIDIA's GL compiler runs faster.
-#define REGISTER_STAGES (SHAPE1 != 0u)
+// STEPS runs only in the family's program; ONESWEEP's own program holds its
+// code unused, and there SHAPE1 has bits of its own: bit 0 alone keeps that
+// code the form it had when the program was measured (docs/PERFORMANCE.md).
+#define REGISTER_STAGES (ONLY_STAGE == 11u ? (SHAPE1 & 1u) != 0u : SHAPE1 != 0u)
 #define MAX_FUSED_LOG2 4u /* BITONIC_MAX_FUSED_LOG2 */
 #define MAX_FUSED (1u << MAX_FUSED_LOG2)
 // Registers k[A], pv[A] and k[B], pv[B] (A below B) in order (STEPS, LOCAL_MERGE).

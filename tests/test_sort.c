@@ -1386,6 +1386,20 @@ int main(void)
          * payloads, both orders of ranking, on fewer keys. */
         sort_keys alone = {.type = test_types[ti], .n = RADIX_OS_KEYS_LARGE};
         radix_plan keys_plan = radix_plan_for_keys(ctx, &alone);
+        /* The scratch a sort of that many keys is given (radix_hist_count, whatever
+         * it carries) holds the one-sweep words of either tile. */
+        sort_keys carrying = alone;
+        carrying.flags = SORT_PAYLOAD_IS_INDEX;
+        radix_plan plans[2] = {keys_plan, radix_plan_for_keys(ctx, &carrying)};
+        for (int k = 0; k < 2; k++) {
+            size_t words = (size_t)radix_key_passes(alone.type) * RADIX_DIGITS + RADIX_OS_TICKETS +
+                           2 * radix_onesweep_tiles(plans[k], &alone) * RADIX_DIGITS;
+            EXPECT(radix_hist_count(ctx, alone.type, alone.n) >= words,
+                   "%s radix_hist_count(%zu) %zu words, the one-sweep %s %zu",
+                   gpgpu_type_name(alone.type), alone.n,
+                   radix_hist_count(ctx, alone.type, alone.n), k ? "with payloads" : "of keys alone",
+                   words);
+        }
         stage_onesweep(test_types[ti], 100003, radix_sets[ti % 2], D_RANDOM, keys_plan, false,
                        false);
         keys_plan.os_rank_first = !keys_plan.os_rank_first;
