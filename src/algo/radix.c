@@ -473,7 +473,8 @@ size_t radix_hist_count_for(gpgpu_context *ctx, const sort_keys *keys)
     radix_plan keys_alone = radix_plan_for_keys(ctx, &alone);
     size_t count = (size_t)RADIX_DIGITS * plan.groups;
     if (radix_onesweep(keys->n)) {
-        size_t tiles = radix_onesweep_tiles(plan, keys), more = radix_onesweep_tiles(keys_alone, keys);
+        size_t tiles = radix_onesweep_tiles(plan, keys);
+        size_t more = radix_onesweep_tiles(keys_alone, keys);
         size_t os = onesweep_aux_count(keys->type, tiles > more ? tiles : more, keys->ranges);
         count = os > count ? os : count;
     }
