@@ -23,7 +23,8 @@ static const char main_help[] =
     "  gemm      dense matrix times dense matrix, C = op(A)*op(B)\n"
     "  help [COMMAND]\n"
     "\n"
-    "'gpgpu COMMAND --help' describes a command.\n";
+    "'gpgpu COMMAND --help' describes a command; 'gpgpu --version' prints the\n"
+    "version of the library it runs on.\n";
 
 static const command *find_command(const char *name)
 {
@@ -46,6 +47,10 @@ int main(int argc, char **argv)
     }
     if (is_help(argv[1]) || (strcmp(argv[1], "help") == 0 && argc == 2)) {
         fputs(main_help, stdout);
+        return TOOL_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("gpgpu %s\n", gpgpu_version());
         return TOOL_EXIT_OK;
     }
     if (strcmp(argv[1], "help") == 0) {

@@ -70,7 +70,8 @@ static const char bench_help[] =
     "                        next to the others (desc.scratch, sized by\n"
     "                        gpgpu_sort_scratch_size), instead of the context's\n"
     "                        own, made at its first call\n"
-    "  --json FILE           also write the results as a JSON array\n";
+    "  --json FILE           also write the results as a JSON array\n"
+    "  --version             print the version of the library and exit\n";
 
 static const char *const kind_names[KIND_COUNT] = { "reduce", "scan", "sort", "spmv",
                                                      "spgemm", "gemm" };
@@ -265,6 +266,10 @@ static void parse_options(int argc, char **argv, bench_options *o)
             fputs(bench_gemm_help, stdout);
             fputs(tool_context_options_help, stdout);
             fputs(tool_help_footer, stdout);
+            exit(TOOL_EXIT_OK);
+        }
+        if (strcmp(arg, "--version") == 0) {
+            printf("gpgpu-bench %s\n", gpgpu_version());
             exit(TOOL_EXIT_OK);
         }
         /* n = 2^30 is the largest power of two below the library's limit of

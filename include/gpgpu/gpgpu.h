@@ -36,9 +36,20 @@
 #define GPGPU_API __attribute__((visibility("default")))
 #endif
 
+#include <gpgpu/version.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/**
+ * The version of the library that runs, "MAJOR.MINOR.PATCH": meson's project version, as
+ * GPGPU_VERSION_STRING of gpgpu/version.h is for the headers a program was built with
+ * (a newer shared library may run under it). Any thread, no context needed.
+ * @return a constant string, never NULL.
+ * @pointer_lifetime static.
+ */
+GPGPU_API const char *gpgpu_version(void);
 
 /** Result of every call that can fail; codes are grouped by kind in hundreds. */
 typedef enum gpgpu_status {
