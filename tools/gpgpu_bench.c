@@ -606,7 +606,7 @@ double bench_now_ns(void)
 /* Back-to-back copies for opt->burst_ms, a few waits in all: on an H100 the
  * driver lowers the SM clock from 1980 to 345 MHz after a few seconds at low
  * duty (each small call waited for, shader builds between cases; seen with
- * nvidia-smi, PERFORMANCE.md), and the warm-up calls of a small case do not
+ * nvidia-smi, docs/DECISIONS.md), and the warm-up calls of a small case do not
  * raise it again; CUB's peer launches back to back. The timed runs follow
  * within milliseconds, long before the clock could drop again. */
 static gpgpu_status clock_burst(bench *b)
@@ -627,8 +627,8 @@ static gpgpu_status clock_burst(bench *b)
 /* The warm-up before a case's timed runs: opt->warmup calls (the first builds the shaders),
  * then more until the GPU has been busy for warmup_ms, then the clock burst. After the host's
  * own work between cases (matrices made, CPU checks), an idle H100 runs L2-bound kernels
- * (SpMV) up to 4x slow for 0.2-0.4 s of load (PERFORMANCE.md, "Issue 7: the merge-path SpMV,
- * before the plan"). The busy time counts from the end of the last idle gap, so that cases
+ * (SpMV) up to 4x slow for 0.2-0.4 s of load (docs/DECISIONS.md, "gpgpu-bench warms up by
+ * time"). The busy time counts from the end of the last idle gap, so that cases
  * following each other closely do not warm up again. */
 static gpgpu_status warm_up(bench *b, const bench_job *job)
 {
