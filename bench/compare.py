@@ -41,6 +41,10 @@ peak MB with their ratios to cuSPARSE's, and for rows the time of a copy of
 A's, B's and C's bytes over the product's (x copy). OUT.md adds every file's
 rows.
 
+Every input is either gpgpu-bench's JSON (google-benchmark's shape: a "context" and a
+"benchmarks" array, times in ns) or a CUDA peer's flat array of records (times in us);
+load_records reads both into the peers' flat records, which the tables use.
+
 The fifth form joins gpgpu-bench --only gemm records with bench/cublas_peer.py's
 on (type, n) and prints, per type, the lab report's table: a row per backend,
 method, tile and outputs, a column per size, GFLOP/s in each cell with the CGMA
@@ -56,6 +60,47 @@ SORT_ALGOS = ["netsort", "bitonic", "radix"]
 SMALL_MAX = 1 << 14  # "small sorts": time per call matters more than throughput
 
 
+# google-benchmark's time units, in us
+TIME_UNITS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+# gpgpu-bench's time fields (in the record's time_unit) and the flat records' names (in us)
+TIMES = {"gpu_time": "median_us", "min_time": "min_us", "wall_time": "wall_us",
+         "latency_time": "latency_us", "copy_time": "copy_us", "tuner_time": "tuner_us",
+         "tuner_heuristic_time": "tuner_heuristic_us"}
+# its rates per second and the flat records' names (per ns: GB/s, G/s, GFLOP/s)
+RATES = {"bytes_per_second": "gbps", "items_per_second": "gkeys_per_s",
+         "flops_per_second": "gflops"}
+
+
+def load_records(path):
+    """The records of one JSON file as flat dicts with times in us (median_us, min_us,
+    wall_us, ...) and rates per ns (gbps, gkeys_per_s, gflops), whichever shape it has;
+    google-benchmark's records keep their own fields too and take the context's device."""
+    data = json.load(open(path))
+    if isinstance(data, list):  # a CUDA peer's records (or an older gpgpu-bench's)
+        return data
+    ctx = data.get("context", {})
+    device = ", ".join(v for v in (ctx.get("device"), ctx.get("driver")) if v) or "?"
+    out = []
+    for b in data.get("benchmarks", []):
+        r = dict(b)
+        scale = TIME_UNITS.get(b.get("time_unit", "ns"), 1e-3)
+        if "gpu_time" not in b and "real_time" in b:  # a record of another tool
+            r["gpu_time"] = b["real_time"]
+        for key, flat in TIMES.items():
+            if r.get(key) is not None:
+                r[flat] = r[key] * scale
+        for key, flat in RATES.items():
+            if b.get(key) is not None:
+                r[flat] = b[key] / 1e9
+        r.setdefault("device", device)
+        r.setdefault("backend", ctx.get("backend"))
+        r.setdefault("timer", ctx.get("timer", "gpu"))
+        r.setdefault("copy_gbps", ctx.get("copy_gbps"))
+        r.setdefault("date", ctx.get("date"))
+        out.append(r)
+    return out
+
+
 def log2(n):
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
@@ -65,10 +110,10 @@ def fmt(x, spec):
 
 
 def per_backend(ours_path, cub_path, out_path):
-    ours = json.load(open(ours_path))
+    ours = load_records(ours_path)
     # Reduce and scan by size as they ran, then the sorts by size (stable).
     ours.sort(key=lambda r: (r["case"] in SORT_CASES, r["n"] if r["case"] != "copy_d2d_u32" else 0))
-    cub = {(r["case"], r["n"]): r for r in json.load(open(cub_path))}
+    cub = {(r["case"], r["n"]): r for r in load_records(cub_path)}
     cub_copy = max((r["gbps"] for r in cub.values() if r["case"].startswith("copy")), default=0)
     device = ours[0]["device"] if ours else "?"
     lines = [f"device: {device}; CUB device: {next(iter(cub.values()))['device'] if cub else '?'}",
@@ -94,10 +139,10 @@ def per_backend(ours_path, cub_path, out_path):
 
 
 def sort_summary(cub_path, runs):
-    cub = {(r["case"], r["n"]): r for r in json.load(open(cub_path))}
+    cub = {(r["case"], r["n"]): r for r in load_records(cub_path)}
     ours = {}  # (backend, case, algo, n) -> record
     for be, path in runs:
-        for r in json.load(open(path)):
+        for r in load_records(path):
             if r["case"] in SORT_CASES:
                 ours[(be, r["case"], r["algo"], r["n"])] = r
     backends = [be for be, _ in runs]
@@ -124,7 +169,7 @@ def sort_summary(cub_path, runs):
         row = [c, log2(n), f"{p['median_us']:.1f} / {fmt(p.get('wall_us'), '.1f')}" if p else "-"]
         for be, a in cols:
             r = ours.get((be, c, a, n))
-            row.append(f"{fmt(r['median_us'], '.1f')} / {fmt(r['wall_us'], '.1f')}" if r else "-")
+            row.append(f"{fmt(r['median_us'], '.1f')} / {fmt(r.get('wall_us'), '.1f')}" if r else "-")
         out.append("| " + " | ".join(row) + " |")
 
     out += ["", "Ratio to a copy of the same bytes (keys, + values for pairs) timed in the "
@@ -168,7 +213,7 @@ def geomean(values):
 
 
 def spmv_records(path):
-    return [r for r in json.load(open(path)) if r.get("case", "").startswith("spmv_")]
+    return [r for r in load_records(path) if r.get("case", "").startswith("spmv_")]
 
 
 def spmv_summary(peer_path, runs):
@@ -303,7 +348,7 @@ SPGEMM_LARGE = 1 << 24  # products: a generated matrix counts as large from here
 
 
 def spgemm_records(path):
-    return [r for r in json.load(open(path)) if r.get("case", "").startswith("spgemm_")]
+    return [r for r in load_records(path) if r.get("case", "").startswith("spgemm_")]
 
 
 def spgemm_summary(peer_path, runs):
@@ -439,11 +484,11 @@ def spgemm_summary(peer_path, runs):
 
 def gemm_summary(peer_path, runs):
     """The dense product tables (text)."""
-    peer = {(r["case"][len("gemm_"):], r["n"]): r for r in json.load(open(peer_path))
+    peer = {(r["case"][len("gemm_"):], r["n"]): r for r in load_records(peer_path)
             if r.get("case", "").startswith("gemm_")}
     ours = []
     for be, path in runs:
-        ours += [dict(r, backend=be) for r in json.load(open(path))
+        ours += [dict(r, backend=be) for r in load_records(path)
                  if r.get("case", "").startswith("gemm_")]
     out = []
     for t in ("f32", "f64"):
@@ -464,7 +509,8 @@ def gemm_summary(peer_path, runs):
             cells = []
             for n in sizes:
                 r = by.get(k + (n,))
-                cells.append(f"{r['gflops']:.1f} ({r['cgma']:.3g})" if r and r.get("gflops") else "-")
+                cells.append(f"{r['gflops']:.1f} ({fmt(r.get('cgma'), '.3g')})" if r and r.get("gflops")
+                             else "-")
             label = [k[0], k[1], str(k[2] or "-"), str(k[3] or "-")]
             if k[1] == "fast":
                 blocks = {by[k + (n,)].get("block") for n in sizes if k + (n,) in by}
@@ -524,4 +570,5 @@ def main():
             f.write(text + "\n")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -128,12 +128,16 @@ bench1() {
     local rc=$?
     [ $rc = 0 ] || { echo "gpgpu-bench $be $name: rc=$rc"; tail -3 "$OUT/bench_$be.err"; }
 }
-# Joins the JSON arrays of several processes into one file, then removes
-# them. usage: merge_json OUT.json IN.json...
+# Joins the JSON of several gpgpu-bench processes (google-benchmark's shape) into one
+# file, the first one's context and every process's benchmarks, then removes them.
+# usage: merge_json OUT.json IN.json...
 merge_json() {
     local out=$1
     shift
-    python3 -c 'import json,sys; print(json.dumps([r for f in sys.argv[1:] for r in json.load(open(f))], indent=1))' \
+    python3 -c 'import json, sys
+runs = [json.load(open(f)) for f in sys.argv[1:]]
+print(json.dumps({"context": runs[0]["context"],
+                  "benchmarks": [r for run in runs for r in run["benchmarks"]]}, indent=1))' \
         "$@" >"$out" && rm -f "$@"
 }
 for be in $BACKENDS; do

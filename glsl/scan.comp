@@ -450,9 +450,9 @@ T look_back(uint t)
 // s-th run of width * ITEMS elements, and in row r lane l holds the RUN
 // elements from r * RUN * width + RUN * l, so every load and store
 // instruction covers one contiguous stretch (width x 16 bytes): on the H100
-// 2^28 u32 so took 866 us in 256 x 32 tiles (773 now), where ITEMS consecutive
+// 2^28 u32 so took 866 us in 256 x 32 tiles, where ITEMS consecutive
 // elements per invocation (each 16-byte instruction using half of every
-// sector it touches) took 1185 at best (docs/PERFORMANCE.md). Without
+// sector it touches) took 1185 at best (docs/DECISIONS.md). Without
 // subgroups an invocation holds ITEMS consecutive elements.
 #ifdef SUBGROUPS
 #define ROW_START(r) (gl_SubgroupID * gl_SubgroupSize * ITEMS + \
@@ -574,7 +574,7 @@ void stage_chained()
         // look-back: without it successors found it missing longer, on the
         // H100 2^28 u32 took 829 us on Vulkan, 1022 on GL, and 773 / 913 with
         // it; a second fence after the inclusive prefix cost more than it
-        // saved (779 / 967; docs/PERFORMANCE.md).
+        // saved (779 / 967; docs/DECISIONS.md).
         if (lid == 0u) {
             publish(t, total, t == 0u ? ST_INC : ST_SUM);
             memoryBarrierBuffer();

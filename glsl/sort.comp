@@ -255,7 +255,7 @@ void stage_step()
 // what it was before those forms, which NVIDIA's GL compiler runs faster.
 // STEPS runs only in the family's program; ONESWEEP's own program holds its
 // code unused, and there SHAPE1 has bits of its own: bit 0 alone keeps that
-// code the form it had when the program was measured (docs/PERFORMANCE.md).
+// code the form it had when the program was measured (docs/DECISIONS.md).
 #define REGISTER_STAGES (ONLY_STAGE == 11u ? (SHAPE1 & 1u) != 0u : SHAPE1 != 0u)
 #define MAX_FUSED_LOG2 4u /* BITONIC_MAX_FUSED_LOG2 */
 #define MAX_FUSED (1u << MAX_FUSED_LOG2)
@@ -590,7 +590,7 @@ uint sg_count() { return gl_NumSubgroups; }
 // a ballot's first word holds it all and the match takes 32-bit operations.
 // Written twice on purpose: one uvec4 form, with the other words masked off
 // by the constant BALLOT32 or left unread, measured 1% slower at 2^24-2^28
-// on an H100 (session 29), where the 32-bit form gains 0.2-1%.
+// on an H100, where the 32-bit form gains 0.2-1%.
 #define BALLOT32 (ONLY_STAGE == 11u && (SHAPE1 & 1u) != 0u)
 uint match_digit32(uint d, bool valid)
 {
@@ -605,7 +605,7 @@ uint match_digit32(uint d, bool valid)
 uvec4 match_digit(uint d, bool valid)
 {
     // Eight ballots: NV_shader_subgroup_partitioned's one-instruction match
-    // was slower on an H100 (docs/PERFORMANCE.md).
+    // was slower on an H100 (docs/DECISIONS.md).
     uvec4 m = subgroupBallot(valid);
     for (uint b = 0u; b < 8u; b++) {
         bool bit = ((d >> b) & 1u) != 0u;
@@ -746,7 +746,7 @@ void digit_starts()
     // instead of a dozen. In SMALL's wider groups too: on an H100 a sort of
     // 2^12 keys 7% faster on GL, 6% on Vulkan; GL's one-sweep tile (768
     // invocations) keeps the dozen, with which its f32 keys ran 7% faster
-    // (docs/PERFORMANCE.md). S_DIG holds 32 subgroup sums: a wide group of
+    // (docs/DECISIONS.md). S_DIG holds 32 subgroup sums: a wide group of
     // 4-lane subgroups (lavapipe on 128-bit vectors; no plan makes one
     // today, knobs could) takes the path below.
     if ((WG_SIZE == DIGITS || (ONLY_STAGE == 12u && WG_SIZE > DIGITS)) &&
@@ -937,7 +937,7 @@ void stage_scatter()
 // Status words are relaxed atomic loads and stores under Vulkan (one word
 // carries both flag and count, so no other access needs ordering with it):
 // read-modify-writes in their place took a quarter longer on the H100
-// (docs/PERFORMANCE.md). GLSL for GL has no atomic load: there they are
+// (docs/DECISIONS.md). GLSL for GL has no atomic load: there they are
 // read-modify-writes.
 #ifdef VULKAN
 uint status_load(uint at)
@@ -1075,7 +1075,7 @@ void stage_os_scan()
 // ONESWEEP stages its tile OS_SLOTS slots at a time (8 KB of keys), so that a
 // tile of 256 x 16 keys takes 14.1 KB of shared memory where the whole tile
 // took 22.6 KB: three groups to an H100 multiprocessor instead of two
-// (docs/PERFORMANCE.md). The ranks stay in registers through the look-back,
+// (docs/DECISIONS.md). The ranks stay in registers through the look-back,
 // which keeps its state where the keys are staged later: per digit the count of
 // earlier tiles so far (S_LB_SUM), how many earlier tiles are still to be
 // counted (S_LB_LEFT, counted down from the nearest) and a missing tile's
@@ -1093,7 +1093,7 @@ void stage_os_scan()
 #define S_RANGE    (S_DIG + 1u) /* likewise */
 
 // The statuses of LB_WINDOW tiles are read at once: with tiles of 256 x 16
-// keys 4 measured 2% faster than 8 and 16 6% slower (docs/PERFORMANCE.md).
+// keys 4 measured 2% faster than 8 and 16 6% slower (docs/DECISIONS.md).
 #define LB_WINDOW 4u
 
 // The look-back of a tile of the range whose first tile is `lo` stops there.

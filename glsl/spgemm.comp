@@ -263,8 +263,8 @@ void add64(uint at, uint low, uint high)
 // and gather a work-group's counts, maxima and fill slots in s_head, a copy of the header,
 // before one atomic per word and group on the header itself. Atomics on one word of global
 // memory are done one after another: one per row, or even one per subgroup (65536 of them
-// for 2M rows, several words each), took most of these stages' time (docs/PERFORMANCE.md,
-// session 42). With subgroups, a subgroup's rows are gathered first, a bin at a time: the
+// for 2M rows, several words each), took most of these stages' time (docs/DECISIONS.md,
+// SpGEMM). With subgroups, a subgroup's rows are gathered first, a bin at a time: the
 // loop runs once per distinct bin among them, once or twice on most matrices.
 #define HEADER 32u
 #define NO_BIN BINS
@@ -670,8 +670,8 @@ void rows_stage(uint lid)
 // search, about m log(n / m) compares for m runs, and scans the row's leader flags after;
 // 2 (merge, the default) merges the runs pairwise into column order, ceil(log2 m) levels of
 // one binary search each, then reads leaders, sums and places off the sorted row. On the H100
-// the merge took 8-14% off the best of the other two on every large product (laplace3d_7:128
-// 8233 -> 7274 us, banded 8022 -> 7405), docs/PERFORMANCE.md. A row of more nonzeros of A than
+// the merge took 8-14% off the best of the other two on every large product (docs/DECISIONS.md,
+// "ROWS_RANK merges a row's runs"). A row of more nonzeros of A than
 // ROW_W (most of whose rows of B are empty) always compares. A few barriers, where ROWS's
 // bitonic network and scan take dozens.
 //
@@ -754,7 +754,7 @@ bool compare_leads(uint row_first, uint lane, uint n, uint key, bool numeric, in
 // ROWS_RANK's entries_at: in the one phase the row's first product's offset, `base`, which the
 // stage holds already; in the two phases C's row pointer, loaded by the leaders after the
 // ranking (loaded with the record, it sat in a register through the ranking's barriers and
-// laplace3d_7:128 took 6198 us on the H100 where 6084: docs/PERFORMANCE.md, session 35).
+// laplace3d_7:128 took 6198 us on the H100 where 6084: docs/DECISIONS.md, SpGEMM).
 // In the ordered one phase: the group's first product, and (count_leaders) where each row
 // slot's entries go: after the entries of the group's rows before it.
 shared uint s_group_from, s_row_out[TILE / 32u];
@@ -1123,7 +1123,7 @@ void rows_rank_stage(uint lid)
 // found from its record this way costs three loads; an entry that found its row by binary
 // search on rptr cost a chain of ~log2(rows) of them, and laplace3d_7:128's
 // compaction took 1.2 ms on the H100 where its copy alone is a third of that
-// (docs/PERFORMANCE.md, session 40).
+// (docs/DECISIONS.md, SpGEMM).
 // 2^COMPACT_SHIFT invocations a row, each moving every 2^COMPACT_SHIFT-th entry, COMPACT_BATCH
 // at a time: their loads in flight together. The stage is bound by latency more than by
 // bandwidth: a row's record, then its first product and pointers, then its entries, three
@@ -1296,12 +1296,12 @@ void esc_count(uint s)
 // key's expansion index, and its value is gathered from wv through it.
 // An invocation takes ITEMS consecutive products (src/algo/spgemm.c: SPGEMM_WRITE_ITEMS
 // where the values were carried, else 1) and writes every run that starts among them, each
-// summed left to right; the last may go on past them. With one product an invocation, each
-// walked a chain of dependent loads (its key, its row's segment and C offset, its run's
-// flag, then its value) for 2.7 ms of rmat:15:16's 14.6 on the H200 (147M products), 2.4
-// with the values carried; 8 products an invocation walk it once, their loads in flight
-// together: 2.0 ms. Gathered f64 values went the other way (3.2 -> 5.1 ms), so they keep
-// one product an invocation (docs/PERFORMANCE.md, session 43).
+// summed left to right; the last may go on past them. One product an invocation walks a
+// chain of dependent loads (its key, its row's segment and C offset, its run's flag, then
+// its value); 8 an invocation walk it once with their loads in flight together (rmat:15:16's
+// ESC_WRITE on the H200: 2.4 ms one at a time, 2.0 in eights). Gathered f64 values run slower
+// in eights, so they keep one product an invocation (docs/DECISIONS.md, "ESC_WRITE eight
+// products at a time").
 #define WRITE_BATCH 8u
 
 // The values of sorted products u .. u + ITEMS - 1 (each index clamped to the chunk's last

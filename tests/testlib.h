@@ -63,7 +63,7 @@ void test_poison(void *p, size_t bytes);
 /* A buffer of `bytes` bytes holding `data` (poisoned when data is NULL). */
 gpgpu_buffer *test_buffer(gpgpu_context *ctx, const void *data, size_t bytes);
 
-/* The sizes the issue names: 0, 1, 2, 3, 5, 7, 31, 32, 33, 1000, 2^k - 1,
+/* The awkward sizes every test runs: 0, 1, 2, 3, 5, 7, 31, 32, 33, 1000, 2^k - 1,
  * 2^k, 2^k + 1 for several k, and a few up to 2^22; ends with SIZE_MAX. */
 extern const size_t test_sizes[];
 

@@ -69,24 +69,25 @@ static void gemm_json(gemm_run *r, const gemm_case *c, const gpgpu_gemm_tuning *
                       timing t, double gflops, double cgma, const char *check)
 {
     FILE *f = r->b->json;
-    char name[32], block[48] = "";
+    char name[32], block[48] = "", full[160];
 
     snprintf(name, sizeof(name), "gemm_%s", gpgpu_type_name(r->type));
+    if (c->tile != 0)
+        snprintf(full, sizeof(full), "%s/%s/tile:%u/outputs:%u/%zu", name, c->name, c->tile,
+                 c->outputs, r->n);
+    else
+        snprintf(full, sizeof(full), "%s/%s/%zu", name, c->name, r->n);
     if (c->algo == GPGPU_ALGO_GEMM_TILED)
         snprintf(block, sizeof(block), "%ux%ux%u/%ux%u", shape->block_m, shape->block_n,
                  shape->block_k, shape->thread_m,
                  shape->block_m * shape->block_n / (shape->invocations * shape->thread_m));
-    bench_json_begin(r->b);
-    fputs("\"case\": ", f);
-    bench_json_string(f, name);
+    bench_json_begin(r->b, full, t);
+    bench_json_text(f, "case", name);
     bench_json_text(f, "algo", c->name);
     bench_json_text(f, "type", gpgpu_type_name(r->type));
     fprintf(f, ", \"n\": %zu, \"tile\": %u, \"outputs\": %u", r->n, c->tile, c->outputs);
     bench_json_text(f, "block", block);
-    bench_json_field(f, "median_us", t.median_ns / 1e3);
-    bench_json_field(f, "min_us", t.min_ns / 1e3);
-    bench_json_field(f, "wall_us", t.wall_ns / 1e3);
-    bench_json_field(f, "gflops", gflops);
+    bench_json_field(f, "flops_per_second", gflops * 1e9);
     bench_json_field(f, "cgma", cgma);
     bench_json_text(f, "check", check);
     bench_json_end(r->b);

@@ -350,6 +350,7 @@ static gpgpu_status time_products(spgemm_run *r, const spgemm_case *c, spgemm_ro
         return status;
     row->t.median_ns = bench_median(b->samples, runs);
     row->t.min_ns = b->samples[0]; /* sorted by bench_median */
+    row->t.max_ns = b->samples[runs - 1];
     row->t.wall_ns = bench_median(b->walls, runs);
     return GPGPU_SUCCESS;
 }
@@ -469,12 +470,12 @@ static void spgemm_json(spgemm_run *r, const spgemm_row *row, double gflops, dou
     const gpgpu_csr *a = &r->m->input->a;
     const gpgpu_spgemm_stats *s = &row->stats;
     FILE *f = b->json;
-    char name[32];
+    char name[32], full[192];
 
     snprintf(name, sizeof(name), "spgemm_%s", gpgpu_type_name(r->type));
-    bench_json_begin(b);
-    fputs("\"case\": ", f);
-    bench_json_string(f, name);
+    snprintf(full, sizeof(full), "%s/%s/%s", name, row->c->name, r->m->input->name);
+    bench_json_begin(b, full, row->t);
+    bench_json_text(f, "case", name);
     bench_json_text(f, "matrix", r->m->input->name);
     bench_json_text(f, "source", r->m->input->generated ? "gen" : "file");
     fprintf(f, ", \"rows\": %u, \"cols\": %u, \"nnz\": %zu", a->rows, a->cols, a->nnz);
@@ -487,12 +488,9 @@ static void spgemm_json(spgemm_run *r, const spgemm_row *row, double gflops, dou
             s->dropped);
     fprintf(f, ", \"chunks\": %u, \"long_rows\": %u, \"one_phase\": %u, \"peak_bytes\": %zu",
             s->chunks, s->long_rows, s->one_phase, s->peak_bytes);
-    bench_json_field(f, "median_us", row->t.median_ns / 1e3);
-    bench_json_field(f, "min_us", row->t.min_ns / 1e3);
-    bench_json_field(f, "wall_us", row->t.wall_ns / 1e3);
-    bench_json_field(f, "gflops", gflops);
+    bench_json_field(f, "flops_per_second", gflops * 1e9);
     fprintf(f, ", \"bytes\": %zu", r->bytes);
-    bench_json_field(f, "copy_us", r->copy_ns / 1e3);
+    bench_json_field(f, "copy_time", r->copy_ns);
     bench_json_field(f, "ratio_to_copy", x_copy);
     bench_json_text(f, "check", row->check);
     bench_json_end(b);

@@ -248,12 +248,12 @@ static void spmv_json(spmv_run *r, const spmv_row *row, double gflops, double gb
     bench *b = r->b;
     const gpgpu_csr *a = &r->m->a;
     FILE *f = b->json;
-    char name[32];
+    char name[32], full[192];
 
     case_name(row->c->format, r->type, name, sizeof(name));
-    bench_json_begin(b);
-    fputs("\"case\": ", f);
-    bench_json_string(f, name);
+    snprintf(full, sizeof(full), "%s/%s/%s", name, row->c->name, r->m->name);
+    bench_json_begin(b, full, row->t);
+    bench_json_text(f, "case", name);
     bench_json_text(f, "matrix", r->m->name);
     bench_json_text(f, "source", r->m->generated ? "gen" : "file");
     fprintf(f, ", \"rows\": %u, \"cols\": %u, \"nnz\": %zu, \"n\": %zu", a->rows, a->cols,
@@ -265,19 +265,16 @@ static void spmv_json(spmv_run *r, const spmv_row *row, double gflops, double gb
     if (row->c->shape != SHAPE_NONE)
         fprintf(f, ", \"threads_per_row\": %u, \"rows_per_group\": %u", row->threads_per_row,
                 row->rows_per_group);
-    bench_json_field(f, "median_us", row->t.median_ns / 1e3);
-    bench_json_field(f, "min_us", row->t.min_ns / 1e3);
-    bench_json_field(f, "wall_us", row->t.wall_ns / 1e3);
-    bench_json_field(f, "latency_us", row->latency_ns / 1e3);
-    bench_json_field(f, "gflops", gflops);
+    bench_json_field(f, "latency_time", row->latency_ns);
+    bench_json_field(f, "flops_per_second", gflops * 1e9);
     fprintf(f, ", \"bytes\": %zu, \"stored\": %zu", row->format_bytes, row->stored);
-    bench_json_field(f, "gbps", gbps);
+    bench_json_field(f, "bytes_per_second", gbps * 1e9);
     bench_json_field(f, "ratio_to_copy", gbps / b->copy_gbps);
     bench_json_field(f, "k_per_s_gb", k);
     if (row->c->shape == SHAPE_TUNED) {
         bench_json_field(f, "gain_vs_heuristic", row->gain);
-        bench_json_field(f, "tuner_us", r->tuned.gpu_ns / 1e3);
-        bench_json_field(f, "tuner_heuristic_us", r->tuned.heuristic_ns / 1e3);
+        bench_json_field(f, "tuner_time", r->tuned.gpu_ns);
+        bench_json_field(f, "tuner_heuristic_time", r->tuned.heuristic_ns);
     }
     bench_json_text(f, "check", row->check);
     bench_json_end(b);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char bench_help[] =
     "Usage: gpgpu-bench [OPTIONS]\n"
@@ -70,7 +71,7 @@ static const char bench_help[] =
     "                        next to the others (desc.scratch, sized by\n"
     "                        gpgpu_sort_scratch_size), instead of the context's\n"
     "                        own, made at its first call\n"
-    "  --json FILE           also write the results as a JSON array\n"
+    "  --json FILE           also write the results as JSON in google-benchmark's shape\n"
     "  --version             print the version of the library and exit\n";
 
 static const char *const kind_names[KIND_COUNT] = { "reduce", "scan", "sort", "spmv",
@@ -399,6 +400,8 @@ double bench_rate_ns(const bench *b, timing t)
     return b->wall_clock ? t.wall_ns : t.median_ns;
 }
 
+static void report_json(bench *b, const bench_row *r, double gbps, double gkeys);
+
 /* Prints a table row (stdout is flushed so a long run shows its progress)
  * and appends the JSON record. Bytes (elements) per ns are GB/s (G/s). */
 static void report(bench *b, const bench_row *r)
@@ -409,53 +412,114 @@ static void report(bench *b, const bench_row *r)
     printf("%-20s %-8s %11zu %12.2f %12.2f %12.2f %9.2f %13.3f %9.4f\n", r->name, r->algo, r->n,
            r->t.median_ns / 1e3, r->t.min_ns / 1e3, r->t.wall_ns / 1e3, gbps, r->ratio, gkeys);
     fflush(stdout);
-    if (b->json == NULL)
-        return;
-    bench_json_begin(b);
-    fputs("\"case\": ", b->json);
-    bench_json_string(b->json, r->name);
-    fputs(", \"algo\": ", b->json);
-    bench_json_string(b->json, r->algo);
-    fprintf(b->json, ", \"n\": %zu, \"median_us\": ", r->n);
-    bench_json_number(b->json, r->t.median_ns / 1e3);
-    fputs(", \"min_us\": ", b->json);
-    bench_json_number(b->json, r->t.min_ns / 1e3);
-    fputs(", \"wall_us\": ", b->json);
-    bench_json_number(b->json, r->t.wall_ns / 1e3);
-    fputs(", \"gbps\": ", b->json);
-    bench_json_number(b->json, gbps);
-    fputs(", \"gkeys_per_s\": ", b->json);
-    bench_json_number(b->json, gkeys);
-    fputs(", \"ratio_to_copy\": ", b->json);
-    bench_json_number(b->json, r->ratio);
-    if (!isnan(r->copy_ns)) {
-        fputs(", \"copy_us\": ", b->json);
-        bench_json_number(b->json, r->copy_ns / 1e3);
+    if (b->json != NULL)
+        report_json(b, r, gbps, gkeys);
+}
+
+/* The context block: where and how the run was made (google-benchmark's "context"). */
+static void json_context(bench *b)
+{
+    FILE *f = b->json;
+    char date[40] = "", host[256] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+
+    /* ISO 8601 with the offset as +HH:MM, as google-benchmark writes it. */
+    if (localtime_r(&now, &tm) != NULL && strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S%z",
+                                                   &tm) == 24) {
+        memmove(date + 23, date + 22, 3);
+        date[22] = ':';
     }
-    if (r->check != NULL) {
-        fputs(", \"check\": ", b->json);
-        bench_json_string(b->json, r->check);
-    }
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        host[0] = '\0';
+    fputs("{\n  \"context\": {\"date\": ", f);
+    bench_json_string(f, date);
+    bench_json_text(f, "host_name", host);
+    bench_json_text(f, "executable", b->argc > 0 ? b->argv[0] : "gpgpu-bench");
+    char command[2048] = "";
+    for (int i = 0, used = 0; i < b->argc && used < (int)sizeof(command); i++)
+        used += snprintf(command + used, sizeof(command) - (size_t)used, "%s%s", i ? " " : "",
+                         b->argv[i]);
+    bench_json_text(f, "command", command);
+    bench_json_text(f, "library_version", gpgpu_version());
+    bench_json_text(f, "device", b->info.renderer != NULL ? b->info.renderer : "");
+    /* Vulkan names its driver and version apart; GL's version string carries them. */
+    const char *driver = b->info.backend != NULL && strcmp(b->info.backend, "vulkan") == 0
+                             ? b->info.vendor : b->info.version;
+    bench_json_text(f, "driver", driver != NULL ? driver : "");
+    bench_json_text(f, "api_version", b->info.version != NULL ? b->info.version : "");
+    bench_json_text(f, "backend", b->info.backend != NULL ? b->info.backend : "");
+    bench_json_text(f, "platform", b->info.platform != NULL ? b->info.platform : "");
+    bench_json_text(f, "timer", b->wall_clock ? "wall" : "gpu");
+    bench_json_field(f, "copy_gbps", b->copy_gbps);
+    fprintf(f, ", \"runs\": %d, \"warmup\": %d, \"warmup_ms\": %d, \"burst_ms\": %d},\n",
+            b->opt->runs, b->opt->warmup, b->opt->warmup_ms, b->opt->burst_ms);
+    fputs("  \"benchmarks\": [", f);
+    b->json_opened = true;
+}
+
+/* One result row's record: its rates as google-benchmark's counters, beside the case,
+ * algorithm and size that bench/compare.py joins on. */
+static void report_json(bench *b, const bench_row *r, double gbps, double gkeys)
+{
+    FILE *f = b->json;
+    char name[160];
+
+    snprintf(name, sizeof(name), "%s/%s/%zu", r->name, r->algo, r->n);
+    bench_json_begin(b, name, r->t);
+    bench_json_text(f, "case", r->name);
+    bench_json_text(f, "algo", r->algo);
+    fprintf(f, ", \"n\": %zu", r->n);
+    bench_json_field(f, "bytes_per_second", gbps * 1e9);
+    bench_json_field(f, "items_per_second", gkeys * 1e9);
+    bench_json_field(f, "ratio_to_copy", r->ratio);
+    if (!isnan(r->copy_ns))
+        bench_json_field(f, "copy_time", r->copy_ns);
+    if (r->check != NULL)
+        bench_json_text(f, "check", r->check);
     bench_json_end(b);
 }
 
-void bench_json_begin(bench *b)
+void bench_json_begin(bench *b, const char *name, timing t)
 {
-    fputs(b->json_empty ? "\n  {" : ",\n  {", b->json);
+    FILE *f = b->json;
+
+    if (!b->json_opened)
+        json_context(b);
+    fputs(b->json_empty ? "\n    {\"name\": " : ",\n    {\"name\": ", f);
     b->json_empty = false;
+    bench_json_string(f, name);
+    bench_json_text(f, "run_name", name);
+    fprintf(f, ", \"run_type\": \"iteration\", \"repetitions\": 1, \"repetition_index\": 0,"
+               " \"threads\": 1, \"iterations\": %d", b->opt->runs);
+    /* real_time is the time rates come from (the GPU timer, as google-benchmark's manual
+     * time; the wall clock where the timer misses the work), cpu_time the host's wall
+     * clock around one call, its wait included; spread the GPU times' range over their
+     * median (null where the timer misses the work). */
+    bench_json_field(f, "real_time", bench_rate_ns(b, t));
+    bench_json_field(f, "cpu_time", t.wall_ns);
+    fputs(", \"time_unit\": \"ns\"", f);
+    bench_json_field(f, "gpu_time", t.median_ns);
+    bench_json_field(f, "min_time", t.min_ns);
+    bench_json_field(f, "max_time", t.max_ns);
+    bench_json_field(f, "wall_time", t.wall_ns);
+    bench_json_field(f, "spread", b->wall_clock ? NAN : (t.max_ns - t.min_ns) / t.median_ns);
 }
 
 void bench_json_end(bench *b)
 {
-    fputs(", \"copy_gbps\": ", b->json);
-    bench_json_number(b->json, b->copy_gbps);
-    fputs(", \"timer\": ", b->json);
-    bench_json_string(b->json, b->wall_clock ? "wall" : "gpu");
-    fputs(", \"device\": ", b->json);
-    bench_json_string(b->json, b->device);
-    fputs(", \"backend\": ", b->json);
-    bench_json_string(b->json, b->info.backend);
+    bench_json_field(b->json, "copy_gbps", b->copy_gbps);
+    bench_json_text(b->json, "timer", b->wall_clock ? "wall" : "gpu");
+    bench_json_text(b->json, "backend", b->info.backend != NULL ? b->info.backend : "");
     fputc('}', b->json);
+}
+
+bool bench_json_close(bench *b)
+{
+    if (!b->json_opened)
+        json_context(b);
+    fputs(b->json_empty ? "]\n}\n" : "\n  ]\n}\n", b->json);
+    return (ferror(b->json) | fclose(b->json)) == 0;
 }
 
 /* ---------------------------------------------------------------- timing */
@@ -548,7 +612,7 @@ double bench_now_ns(void)
 /* Back-to-back copies for opt->burst_ms, a few waits in all: on an H100 the
  * driver lowers the SM clock from 1980 to 345 MHz after a few seconds at low
  * duty (each small call waited for, shader builds between cases; seen with
- * nvidia-smi, PERFORMANCE.md), and the warm-up calls of a small case do not
+ * nvidia-smi, docs/DECISIONS.md), and the warm-up calls of a small case do not
  * raise it again; CUB's peer launches back to back. The timed runs follow
  * within milliseconds, long before the clock could drop again. */
 static gpgpu_status clock_burst(bench *b)
@@ -569,8 +633,8 @@ static gpgpu_status clock_burst(bench *b)
 /* The warm-up before a case's timed runs: opt->warmup calls (the first builds the shaders),
  * then more until the GPU has been busy for warmup_ms, then the clock burst. After the host's
  * own work between cases (matrices made, CPU checks), an idle H100 runs L2-bound kernels
- * (SpMV) up to 4x slow for 0.2-0.4 s of load (PERFORMANCE.md, "Issue 7: the merge-path SpMV,
- * before the plan"). The busy time counts from the end of the last idle gap, so that cases
+ * (SpMV) up to 4x slow for 0.2-0.4 s of load (docs/DECISIONS.md, "gpgpu-bench warms up by
+ * time"). The busy time counts from the end of the last idle gap, so that cases
  * following each other closely do not warm up again. */
 static gpgpu_status warm_up(bench *b, const bench_job *job)
 {
@@ -634,6 +698,7 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
     }
     t->median_ns = bench_median(b->samples, runs);
     t->min_ns = b->samples[0]; /* sorted by median() */
+    t->max_ns = b->samples[runs - 1];
     t->wall_ns = bench_median(b->walls, runs);
     return GPGPU_SUCCESS;
 }
@@ -1222,7 +1287,8 @@ static int run(bench *b)
 int main(int argc, char **argv)
 {
     bench_options opt;
-    bench b = { .opt = &opt, .json_empty = true, .started_ns = bench_now_ns() };
+    bench b = { .opt = &opt, .json_empty = true, .started_ns = bench_now_ns(),
+                .argc = argc, .argv = argv };
     gpgpu_status status;
     int rc;
 
@@ -1242,7 +1308,6 @@ int main(int argc, char **argv)
             free(b.walls);
             return tool_fail(GPGPU_ERROR_IO, opt.json_path, strerror(errno));
         }
-        fputc('[', b.json);
     }
 
     rc = tool_context_create(&opt.desc, &b.ctx);
@@ -1268,12 +1333,8 @@ int main(int argc, char **argv)
         gpgpu_context_destroy(b.ctx);
     }
 
-    /* Close the array even after a failure: the records so far are valid. */
-    if (b.json != NULL) {
-        fputs(b.json_empty ? "]\n" : "\n]\n", b.json);
-        if ((ferror(b.json) | fclose(b.json)) != 0 && rc == TOOL_EXIT_OK)
-            rc = tool_fail(GPGPU_ERROR_IO, opt.json_path, "write error");
-    }
+    if (b.json != NULL && !bench_json_close(&b) && rc == TOOL_EXIT_OK)
+        rc = tool_fail(GPGPU_ERROR_IO, opt.json_path, "write error");
     free(b.samples);
     free(b.walls);
     if (fflush(stdout) != 0 && rc == TOOL_EXIT_OK)

@@ -86,7 +86,10 @@ typedef struct bench {
     double *walls;    /* opt->runs wall-clock times in ns, call to result */
     bool wall_clock;  /* the GPU timer misses the work: GB/s from wall_ns */
     FILE *json;
-    bool json_empty;
+    bool json_empty;  /* no record written yet */
+    bool json_opened; /* the context block and the array's start written */
+    int argc;         /* the command line, for the JSON's context */
+    char **argv;
     bool stopped;     /* out of GPU memory: larger sizes cannot fit either */
     bool check_failed;/* a result was wrong: the exit code says so */
     char step[128];   /* what runs now, for progress and error messages */
@@ -94,7 +97,7 @@ typedef struct bench {
 
 /* Medians and minimum of one timed job, in ns. */
 typedef struct timing {
-    double median_ns, min_ns; /* GPU time (timer query) */
+    double median_ns, min_ns, max_ns; /* GPU time (timer query) */
     double wall_ns;           /* median wall-clock time of a whole call, its wait included */
 } timing;
 
@@ -122,11 +125,17 @@ double bench_now_ns(void);
 /* Whether the comma-separated `list` holds `word`. */
 bool bench_list_has(const char *list, const char *word);
 
-/* A JSON record: begin writes the separator and '{' (the caller then writes
- * "key": value pairs, the first without a comma), end adds the fields every
- * record has (copy_gbps, timer, device, backend) and '}'. */
-void bench_json_begin(bench *b);
+/* --json FILE is google-benchmark's JSON shape: a "context" object (date, host, device,
+ * driver, backend, the run's options) and a "benchmarks" array, so that tools made for
+ * google-benchmark's output read it (bench/README.md lists the fields). A record: begin
+ * writes the separator, the context first of all, '{' and the fields of a timed run
+ * (name, run_type, iterations, real_time, cpu_time, gpu_time, ... in ns); the caller then
+ * adds its own ", \"key\": value" pairs (bench_json_field, bench_json_text); end adds the
+ * fields every record has (copy_gbps, timer, backend) and '}'. bench_json_close ends the
+ * file, after a failure too (the records so far stay valid); false on a write error. */
+void bench_json_begin(bench *b, const char *name, timing t);
 void bench_json_end(bench *b);
+bool bench_json_close(bench *b);
 void bench_json_number(FILE *f, double value);
 void bench_json_string(FILE *f, const char *s);
 

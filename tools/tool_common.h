@@ -49,7 +49,7 @@ void tool_progress(const char *line, void *user_data);
 
 /* How long the GPU is kept busy, untimed, before a measurement: an idle H100 needs well
  * over 100 ms of load to come back to full speed, L2-bound kernels up to 0.4 s
- * (docs/PERFORMANCE.md). */
+ * (docs/DECISIONS.md). */
 #define TOOL_WARM_UP_MS 1000
 
 /* The exit code for a failure of the given status. */

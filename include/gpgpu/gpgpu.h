@@ -172,8 +172,8 @@ typedef struct gpgpu_context_desc {
     const gpgpu_vk_adopt *vk_adopt;
     /** gpgpu_buffer_copy uses the driver's copy command (glCopyNamedBufferSubData,
      *  vkCmdCopyBuffer) instead of a compute shader. Drivers may run those on DMA
-     *  engines: slower (an H100: 177 GB/s in GL, 850 in Vulkan, against 3 TB/s by
-     *  shader) but able to overlap with compute. */
+     *  engines: at a fraction of a shader copy's bandwidth (docs/PERFORMANCE.md), but
+     *  able to overlap with compute. */
     bool transfer_copies;
     /** The most bytes of GPU memory the library may hold for this context in buffers it
      *  allocates: gpgpu_buffer_create's, its scratch, matrices and products (not the
@@ -184,8 +184,8 @@ typedef struct gpgpu_context_desc {
     size_t memory_limit;
     /** The most bytes of freed library buffers the context keeps for reuse, so that a later
      *  buffer of a like size (within an eighth) takes one instead of a new allocation, which
-     *  NVIDIA's driver clears at about 40 GB/s (an SpGEMM's temporaries and C took 13 ms of
-     *  a 25 ms call to allocate on an H100, docs/PERFORMANCE.md). Kept memory counts against
+     *  a driver may clear first, a pass over the memory before any work (NVIDIA's does:
+     *  docs/DECISIONS.md, "Freed memory kept by the library"). Kept memory counts against
      *  memory_limit and is given back first when an allocation needs the room or fails, at
      *  gpgpu_context_trim and at destroy. 0: GPGPU_MEMORY_CACHE from the environment (bytes,
      *  K, M or G as for GPGPU_MEMORY_LIMIT; 0 keeps none), else an eighth of the GPU's

@@ -18,7 +18,7 @@ static size_t padded_length(size_t n)
 
 /* Whether the fast network takes its register stages (tuning bitonic_registers): LOCAL_MERGE
  * in registers and each level's reverse step fused into STEPS. Measured on an H200
- * (docs/PERFORMANCE.md): on Vulkan 2^24 keys 7327 -> 6313 us, pairs 9255 -> 7058; NVIDIA's GL
+ * (docs/DECISIONS.md): on Vulkan 2^24 keys 7327 -> 6313 us, pairs 9255 -> 7058; NVIDIA's GL
  * compiler made both stages slower (keys 9942 -> 13454), so GL keeps the shared-memory steps. */
 static bool register_stages(const gpgpu_context *ctx)
 {

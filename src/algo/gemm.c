@@ -128,7 +128,7 @@ bool gemm_shape_check(const gpgpu_context *ctx, gpgpu_type type, const gpgpu_gem
     return bad == NULL;
 }
 
-/* The estimate, from the tuner's runs on an H100 (docs/PERFORMANCE.md): 128 x 128 blocks
+/* The estimate, from the tuner's runs on an H100 (docs/DECISIONS.md): 128 x 128 blocks
  * with 8 x 8 outputs per invocation (in f64 too) where there are enough blocks to fill a
  * large GPU, 128 x 64 where there are not, 64 x 64 with 4 x 4 for small products; 32 x 32
  * for devices that cannot hold those. */

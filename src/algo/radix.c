@@ -74,7 +74,7 @@ static size_t onesweep_shared_bytes(gpgpu_type type, unsigned subgroups, unsigne
  * fewer than RADIX_LARGE keys, whose tiles would otherwise be too few to fill
  * the device. On an H100 one-sweep tiles of 256 x 16 ran 17-22% faster than
  * 256 x 8 at 2^24-2^28 keys (fewer tiles to look back over), level at 2^19
- * and 10-15% slower below (docs/PERFORMANCE.md). */
+ * and 10-15% slower below (docs/DECISIONS.md). */
 static unsigned plan_halvings(gpgpu_type type, size_t n)
 {
     return (type == GPGPU_TYPE_F64 ? 1 : 0) + (n < RADIX_LARGE ? 1 : 0);
@@ -106,7 +106,7 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
      * of 24 subgroups with 6 keys an invocation sorted 2^24-2^28 keys 30-37%
      * faster than Vulkan's 8 x 16 (keys u32 2^28 16663 against 24682 us, 20
      * and 28 subgroups or 7 keys much slower), where on Vulkan 24 x 6 was 3-6%
-     * slower than 8 x 16 (docs/PERFORMANCE.md). Devices whose subgroups are
+     * slower than 8 x 16 (docs/DECISIONS.md). Devices whose subgroups are
      * wider fall back to 8 of them (radix_wg). */
     unsigned os_subgroups =
         algo_knob(ctx, t->radix_os_subgroups, RADIX_OS_SUBGROUPS_GL, RADIX_OS_SUBGROUPS);
@@ -129,7 +129,7 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
     /* Ranking a one-sweep tile's keys first (counters from zero, which then hold the
      * counts) spares the count of its own that came before: on the H200 2^28 keys u32
      * 2.3% and f32 6.1% faster, pairs level, rmat:15:16's product 5.8%; under GL (24
-     * subgroups of 6 keys) 4-5% slower, where the counts stay first (docs/PERFORMANCE.md). */
+     * subgroups of 6 keys) 4-5% slower, where the counts stay first (docs/DECISIONS.md). */
     unsigned order = t->radix_os_rank_first;
     p.os_rank_first = order == 2 || (order == 1 && !algo_on_gl(ctx));
     size_t tile = (size_t)p.wg * p.items;
@@ -159,8 +159,8 @@ radix_plan radix_plan_for_keys(gpgpu_context *ctx, const sort_keys *keys)
      * 264 places) 99 -> 109, hence RADIX_OS_KEYS_LARGE. With payloads the same
      * tile takes 24 KB there (the compiler spills into shared memory), one
      * group a multiprocessor, and pairs ran 17% slower: they keep
-     * radix_plan_for's tile, as GL does for keys too (docs/PERFORMANCE.md,
-     * session 47). */
+     * radix_plan_for's tile, as GL does for keys too (docs/DECISIONS.md,
+     * "A one-sweep program and tile of their own for keys alone"). */
     const algo_tuning *t = algo_tuning_get();
     bool by_hand = t->radix_os_subgroups || t->radix_os_items;
     if (!t->radix_os_keys_subgroups && !t->radix_os_keys_items && (algo_on_gl(ctx) || by_hand))
@@ -196,7 +196,7 @@ size_t radix_onesweep_tiles(radix_plan plan, const sort_keys *src)
 
 bool radix_onesweep(size_t n)
 {
-    /* Measured on an H100 (docs/PERFORMANCE.md): with tiles of 256 x 16
+    /* Measured on an H100 (docs/DECISIONS.md): with tiles of 256 x 16
      * keys one-sweep is faster, keys alone or with values, from 2^20 to 2^28
      * (keys 17% at 2^28). Mode 2 ("always", which the tests ask for) is now
      * mode 1: only the 30-bit counts' limit sends a sort to reduce-then-scan. */

@@ -11,7 +11,7 @@ enum {
     REDUCE_WG = 256,        /* invocations per work-group of the fast stage */
     REDUCE_ITEMS = 4,        /* default loads in flight per invocation per block */
     /* Caps on the first pass's groups, by size (reduce_plan_for; measured on
-     * the H100 with the warm-up, docs/PERFORMANCE.md; an older measurement
+     * the H100 with the warm-up, docs/DECISIONS.md; an older measurement
      * that put 1024 groups at half speed at 2^28 met the slow 1 GiB buffer):
      * GPGPU_TUNE=reduce_groups sets one cap for every size. */
     REDUCE_MAX_GROUPS = 4096,    /* from REDUCE_MANY_FROM elements on */

@@ -28,7 +28,7 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * 128 x 32 slower). NVIDIA's GL ran that tile held in registers across the
      * look-back in 99 / 1357 us, and reloaded after it (below) in 70 / 817;
      * up to 2^22 its 512 x 8 tiles held across stay faster (2^22 25.3 against
-     * 26.1 us; 2^14, four 256 x 16 tiles, 14.0 against 28.6). docs/PERFORMANCE.md. */
+     * 26.1 us; 2^14, four 256 x 16 tiles, 14.0 against 28.6). docs/DECISIONS.md. */
     bool gl_large = algo_on_gl(ctx) && n > SCAN_CHAINED_GL_SMALL_MAX;
     uint32_t items = algo_knob(ctx, t->scan_chained_items,
                                gl_large ? SCAN_CHAINED_ITEMS : SCAN_CHAINED_ITEMS_GL,
@@ -53,7 +53,7 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * gave the same time either way there (11.7 us at 2^18). From 2^21 up
      * the longer tiles are faster on both (2^23: 55 against 62 us GL, 52
      * against 58 us Vulkan), and one tile stays one tile (2^12: 9.5 us GL,
-     * 6.1 us Vulkan, against 15.2 and 10.6 us for two). docs/PERFORMANCE.md. */
+     * 6.1 us Vulkan, against 15.2 and 10.6 us for two). docs/DECISIONS.md. */
     if (items > 1 && n > (size_t)wg * items && n <= SCAN_CHAINED_SHORT_MAX)
         items /= 2;
     /* The tile loaded a second time after the look-back, from L2 where the first
@@ -206,7 +206,7 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
  * us at 2^10), and it moves 2n elements against 3n (Vulkan, u32: 70.6
  * against 100.5 us at 2^24, 857 against 1195 at 2^28). f64 tiles stay
  * behind from 2^22 (224 against 183 us at 2^24): reduce-then-scan there
- * (docs/PERFORMANCE.md). */
+ * (docs/DECISIONS.md). */
 static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type, size_t n)
 {
     if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)

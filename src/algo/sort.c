@@ -17,7 +17,7 @@
  * tile) variant (0.7 s without), most of a cold test run, and a STEP there
  * ran 5x slower than in its own (docs/TESTING.md). STEPS, the helpers and
  * the one-sweep's clear and scan stay in the shared program: STEPS in one
- * of its own ran 1.5x slower under NVIDIA's GL (docs/PERFORMANCE.md). */
+ * of its own ran 1.5x slower under NVIDIA's GL (docs/DECISIONS.md). */
 static unsigned own_program(unsigned stage)
 {
     switch (stage) {
@@ -104,7 +104,7 @@ enum { R_KEYS, R_PAY, R_INDEX, R_VALUES, R_HIST, R_PART, R_COUNT };
 
 /* The default: the radix sort, whose sorts of up to a tile are one
  * work-group's dispatch (1.8-2.5x faster than the bitonic tile on an H100
- * from 2^10 to 2^12, docs/PERFORMANCE.md); where that one-group sort is
+ * from 2^10 to 2^12, docs/DECISIONS.md); where that one-group sort is
  * off, the bitonic tile below BITONIC_TILE keys, one dispatch against the
  * multi-pass radix sort's seven. */
 static gpgpu_algo resolve_algo(gpgpu_context *ctx, gpgpu_type type, gpgpu_algo algo, size_t n)

@@ -189,7 +189,7 @@ gpgpu_status spgemm_scan_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t off
 
 /* A chunk's run flags, scanned in place by reduce-then-scan: with the default scan here as
  * for the others, rmat:15:16's product (147M flags, at an odd word of ux) ran 2.2% slower
- * on the H200 where the smaller scans gained (docs/PERFORMANCE.md, session 45). */
+ * on the H200 where the smaller scans gained (docs/DECISIONS.md, SpGEMM). */
 gpgpu_status spgemm_scan_flags(gpgpu_context *ctx, const spgemm_chunk *ch)
 {
     return scan_reduce_then_scan(ctx, GPGPU_TYPE_U32, true, ch->ux, ch->flag_off, ch->ux,
@@ -204,7 +204,7 @@ static gpgpu_status read_words(gpgpu_context *ctx, gpgpu_buffer *buf, size_t at,
 
 /* The row statistics SpMV's kernel choice reads, from C's row pointers, on the GPU: reading
  * the pointers back and going over them here took 2.1 ms of laplace3d_7:128's 7.5 ms wall
- * time (2M rows) on the H100, GL's 2.2 ms (docs/PERFORMANCE.md, session 35). */
+ * time (2M rows) on the H100, GL's 2.2 ms (docs/DECISIONS.md, SpGEMM). */
 static gpgpu_status fill_stats(gpgpu_context *ctx, gpgpu_matrix *c)
 {
     return matrix_row_stats(ctx, c, "gpgpu_spgemm (internal: C's row pointers)");
@@ -598,7 +598,7 @@ static gpgpu_buffer *expand_buffer(const spgemm_chunk *ch)
  * the product's nonzeros of A take SPGEMM_WALK_MIN products each on average, enough to keep
  * a team's lanes busy). On the H200 the walk took rmat:15:16's expansion (286 products a
  * nonzero) from 1.98 to 0.77 ms, and doubled power_law:262144:8's whole product (about 5 a
- * nonzero: a team's search and loads for a few entries of B; docs/PERFORMANCE.md). */
+ * nonzero: a team's search and loads for a few entries of B; docs/DECISIONS.md). */
 static bool chunk_walks(const spgemm_product *p)
 {
     unsigned mode = algo_tuning_get()->spgemm_esc_walk;
@@ -989,8 +989,8 @@ static gpgpu_status drop_zeros(spgemm_product *p)
  * for all of them). With the temporary's memory kept between calls (core/kept.h) it took
  * 13-35% off the GPU time of the short-row products on the H100 on both backends (banded f32
  * 5842 -> 3946 us, laplace3d_7:128 6080 -> 5137) and most of their wall time too; allocated
- * afresh on every call, as in session 33, it had cost more wall time than the pass it saves
- * (docs/PERFORMANCE.md, sessions 33 and 35). It holds more memory: products x (4 + sizeof T)
+ * afresh on every call, it would cost more wall time than the pass it saves
+ * (docs/DECISIONS.md, "One phase for short rows"). It holds more memory: products x (4 + sizeof T)
  * bytes beside C (laplace3d_7:128 f32: 1351 MB at the peak against 539). */
 bool spgemm_one_phase_fits(const spgemm_product *p)
 {
@@ -1014,9 +1014,9 @@ static gpgpu_status take_one_phase(spgemm_product *p)
 
 /* nnz(C), with rptr (each row's count of entries) scanned into C's row pointers. nnz(C) <=
  * products, so below 2^32 products the 32-bit scan's last word is exact; past them the
- * counts are read back and added on the host first. (Each row's count used to go into a
- * header total as well, by a 64-bit atomic add per work-group on one address: 2-4% of the
- * short-row products' time on the H100, docs/PERFORMANCE.md, session 40.) */
+ * counts are read back and added on the host first. (A header total of every row's count,
+ * by a 64-bit atomic add per work-group on one address, would cost 2-4% of the
+ * short-row products' time on the H100, docs/DECISIONS.md, SpGEMM.) */
 static gpgpu_status count_entries(spgemm_product *p, uint64_t *nnz)
 {
     gpgpu_context *ctx = p->ctx;

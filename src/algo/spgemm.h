@@ -146,7 +146,7 @@ enum {
 /* How ROWS_RANK ranks a row's products, a program each (glsl/spgemm.comp's SHAPE0; the
  * tuning knob spgemm_rank): compare every product with all of the row's; search each of
  * the row's other runs for its column; merge the runs pairwise into column order (faster
- * than the other two on every product measured, docs/PERFORMANCE.md); or merge, except in
+ * than the other two on every product measured, docs/DECISIONS.md); or merge, except in
  * a work-group whose rows each span fewer columns than their slots (banded rows): there a
  * column mask per slot places every product without sorting. All four give C bit for bit
  * alike. */
@@ -155,7 +155,7 @@ typedef enum spgemm_rank_program {
     SPGEMM_RANK_WINDOW = 3,
     /* the default: window on a bin whose every row ROW_BINS found to fit it (a bound from
      * A's row and how far B's rows reach), merge on the others. Window's check and fallback
-     * cost its groups 5-6% where no row fits (laplace3d_7, docs/PERFORMANCE.md). */
+     * cost its groups 5-6% where no row fits (laplace3d_7, docs/DECISIONS.md). */
     SPGEMM_RANK_AUTO = 4
 } spgemm_rank_program;
 

@@ -411,7 +411,7 @@ static gpgpu_status run_format(gpgpu_context *ctx, const spmv_call *c)
  * nonzeros evenly whatever the rows), and where every row is within a few
  * times the mean, the kernels that need no row search: one invocation per
  * row for short rows, the vector kernel (tuned or heuristic shape) for
- * longer ones. Measured on an H100 (docs/PERFORMANCE.md): on a 3D Laplacian
+ * longer ones. Measured on an H100 (docs/DECISIONS.md): on a 3D Laplacian
  * one invocation per row took 33 us where balanced took 75 us. */
 static gpgpu_status run_default(gpgpu_context *ctx, const spmv_call *c)
 {

@@ -22,7 +22,7 @@ void tune_key_add(char key[CTX_TUNE_KEY_SIZE], const char *fmt, ...)
 gpgpu_status tune_check_can_time(gpgpu_context *ctx, const char *what);
 
 /* An idle GPU needs over 100 ms of load to come back to full speed (an H100: kernels 4-5x
- * slow before that; docs/PERFORMANCE.md), so a tuner runs its first candidate untimed until
+ * slow before that; docs/DECISIONS.md), so a tuner runs its first candidate untimed until
  * the GPU has worked this long before it times any. */
 #define TUNE_WARM_UP_NS 2e8
 

@@ -3,7 +3,7 @@
  * Why: where a driver clears the memory it allocates, a large allocation costs a pass over it
  * before any work: NVIDIA's vkAllocateMemory on an H100 gave about 40 GB/s, so SpGEMM's
  * temporaries and C took 13 ms of a 25 ms call for laplace3d_7:128 and freeing them 10 ms more
- * (docs/PERFORMANCE.md, session 35); GL's large buffers come from the same allocator
+ * (docs/DECISIONS.md); GL's large buffers come from the same allocator
  * (gl_vkmem.c). So a backend keeps what its buffers held when they are freed, up to a limit,
  * and a later buffer of the same size class takes it, as CUDA's pooling allocators do.
  *

@@ -88,7 +88,7 @@ void gl_profile_close(gl_state *st)
 /* GPGPU_GL_PROGRAM_DIR=DIR: each program's binary as GL gives it, one file per variant. NVIDIA's
  * holds the driver's assembly as text (`strings` shows it): which loads share a block, what
  * stays a loop, how a subgroup operation was expanded; that is how the scan's rows were found
- * waiting on one another (docs/PERFORMANCE.md, session 32). */
+ * waiting on one another (docs/DECISIONS.md, Scan). */
 void gl_program_dump(gl_state *st, const exec_variant *v, unsigned program)
 {
     const char *dir = getenv("GPGPU_GL_PROGRAM_DIR");

@@ -3,7 +3,7 @@
  * Why: NVIDIA's GL driver (580, H100) made glGetNamedBufferSubData slow out
  * of the library's device buffers: 32-57 ms for 128 bytes and about 50 ms
  * for 4 MB read from buffers of 50-75 MB, and glNamedBufferSubData moved 42
- * MB in 33 ms (docs/PERFORMANCE.md, session 30), which made a SpGEMM call,
+ * MB in 33 ms (docs/DECISIONS.md, Backends), which made a SpGEMM call,
  * with its three readbacks, 12x slower on GL than on Vulkan. So the library
  * moves the bytes with glCopyNamedBufferSubData between the device buffer
  * and a buffer of its own in client memory (GL_CLIENT_STORAGE_BIT), mapped

@@ -4,7 +4,7 @@
  * through large buffer objects of the GL's own at about half the speed it
  * reaches through the same memory allocated by Vulkan and imported into GL:
  * a 1 GiB copy took 1127 us in GL's buffers and 726 us in imported ones,
- * the read of 1 GiB 468 against 344 us (docs/PERFORMANCE.md, issue 9). No
+ * the read of 1 GiB 468 against 344 us (docs/DECISIONS.md, Backends). No
  * flag of glNamedBufferStorage changed that. So large library buffers are
  * allocated by a Vulkan device on the same GPU (matched by UUID), exported
  * as a file descriptor and imported as a GL memory object; the GL buffer

@@ -132,7 +132,7 @@ static void barrier(VkCommandBuffer cmd)
  * timestamps around it) ends when its last dispatch ends, not after the
  * barrier that makes its writes visible to the host, as a CUDA event after a
  * kernel does; on an H100 that barrier was ~1.5 us of every call's time
- * (docs/PERFORMANCE.md). */
+ * (docs/DECISIONS.md). */
 static void settle(vk_state *st, VkCommandBuffer cmd)
 {
     if (st->barrier_due)
@@ -359,7 +359,7 @@ static gpgpu_status staged_transfer(gpgpu_buffer *buf, size_t offset, void *host
  * needs no submission of its own. The work after it sees it, and the call's end submits it.
  * Inside a call (SpGEMM's header, SpMV's status words, a chunk's row ids) each such write
  * was a submission and a wait: tens of microseconds of a small product's wall time on an
- * H100 (docs/PERFORMANCE.md, session 36). 65536 is the command's limit. */
+ * H100 (docs/DECISIONS.md, Backends). 65536 is the command's limit. */
 #define RECORDED_WRITE_MAX 65536
 
 static gpgpu_status vk_buffer_write(gpgpu_buffer *buf, size_t offset, const void *data,
