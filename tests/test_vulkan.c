@@ -374,7 +374,7 @@ static void check_messenger(void)
 
 static gpgpu_context *adopt(void)
 {
-    gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family};
+    gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family, 0};
     gpgpu_context *ctx = NULL;
     gpgpu_status s = gpgpu_context_create(&(gpgpu_context_desc){.vk_adopt = &objects}, &ctx);
     if (s == GPGPU_ERROR_BACKEND_UNAVAILABLE) {
@@ -793,6 +793,116 @@ static void check_scratch_outlives_recording(gpgpu_context *ctx)
     hb_free(&hb);
 }
 
+/* -------------------------------------------- objects of another device */
+
+/* A second device on the test's physical device, with a queue and a command buffer: handles
+ * that look right but belong to another device, which adopting and recording refuse. */
+typedef struct other_device {
+    VkDevice device;
+    VkQueue queue;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+} other_device;
+
+static other_device other_open(void)
+{
+    other_device o = {0};
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                     .queueFamilyIndex = vk.family,
+                                     .queueCount = 1,
+                                     .pQueuePriorities = &priority};
+    VkDeviceCreateInfo dev = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                              .queueCreateInfoCount = 1,
+                              .pQueueCreateInfos = &queue};
+    VK_OK(vkCreateDevice(vk.physical, &dev, NULL, &o.device));
+    vkGetDeviceQueue(o.device, vk.family, 0, &o.queue);
+    VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                    .queueFamilyIndex = vk.family};
+    VK_OK(vkCreateCommandPool(o.device, &pool, NULL, &o.pool));
+    VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                         .commandPool = o.pool,
+                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                         .commandBufferCount = 1};
+    VK_OK(vkAllocateCommandBuffers(o.device, &alloc, &o.cmd));
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VK_OK(vkBeginCommandBuffer(o.cmd, &begin));
+    return o;
+}
+
+static void other_close(other_device *o)
+{
+    VK_OK(vkEndCommandBuffer(o->cmd));
+    vkDestroyCommandPool(o->device, o->pool, NULL);
+    vkDestroyDevice(o->device, NULL);
+}
+
+/* Adopting refuses a queue of another device, family or index, and a physical device of
+ * another instance; recording refuses another device's command buffer. */
+static void check_foreign_objects(gpgpu_context *ctx)
+{
+    other_device o = other_open();
+    uint32_t families = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(vk.physical, &families, NULL);
+    VkQueueFamilyProperties *props = xmalloc(families * sizeof *props);
+    vkGetPhysicalDeviceQueueFamilyProperties(vk.physical, &families, props);
+    uint32_t queues = props[vk.family].queueCount;
+    free(props);
+
+    VkInstance second = VK_NULL_HANDLE;
+    VkPhysicalDevice second_physical = VK_NULL_HANDLE;
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .apiVersion = VK_API_VERSION_1_1};
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                 .pApplicationInfo = &app};
+    uint32_t one = 1;
+    VK_OK(vkCreateInstance(&info, NULL, &second));
+    VkResult r = vkEnumeratePhysicalDevices(second, &one, &second_physical);
+    EXPECT(r >= VK_SUCCESS && second_physical, "the second instance has no device (%d)", (int)r);
+
+    const struct {
+        const char *what, *message;
+        gpgpu_vk_adopt objects;
+    } cases[] = {
+        {"another device's queue", "not one of the device's",
+         {vk.instance, vk.physical, vk.device, o.queue, vk.family, 0}},
+        {"a family past the device's", "not a compute family",
+         {vk.instance, vk.physical, vk.device, vk.queue, families, 0}},
+        /* one past the family's queues; or, where it has more, a queue index the test's
+         * queue is not (the test's device was made with one queue: index 1 would not be
+         * valid to ask for) */
+        {"a queue index past the family's", queues == 1 ? "has 1 queues" : "is not queue",
+         {vk.instance, vk.physical, vk.device, queues == 1 ? vk.queue : o.queue, vk.family,
+          queues}},
+        {"another instance's physical device", "not one of the instance's",
+         {vk.instance, second_physical, vk.device, vk.queue, vk.family, 0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpgpu_context *bad = SENTINEL;
+        gpgpu_status s =
+            gpgpu_context_create(&(gpgpu_context_desc){.vk_adopt = &cases[i].objects}, &bad);
+        EXPECT(s == E_INVALID && bad == NULL &&
+                   strstr(gpgpu_last_error(NULL), cases[i].message),
+               "adopting %s returned %d (%s): %s", cases[i].what, (int)s, gpgpu_status_string(s),
+               gpgpu_last_error(NULL));
+        if (bad && bad != SENTINEL)
+            gpgpu_context_destroy(bad);
+    }
+    vkDestroyInstance(second, NULL);
+
+    EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, o.cmd), E_INVALID);
+    EXPECT_NAMED(ctx, "gpgpu_vk_record_into");
+    EXPECT(strstr(gpgpu_last_error(ctx), "not allocated from the context's device"),
+           "the message does not say whose command buffer: %s", gpgpu_last_error(ctx));
+    /* Still the library's own submissions. */
+    uint32_t data[4] = {1, 2, 3, 4}, sum = 0;
+    gpgpu_buffer *b = test_buffer(ctx, data, sizeof data);
+    EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &(gpgpu_reduce_desc){U32, SUM, 0}, b, 0, 4, &sum), S_OK);
+    EXPECT(sum == 10, "a reduce after a refused command buffer: %u", sum);
+    gpgpu_buffer_destroy(b);
+    other_close(&o);
+}
+
 /* ---------------------------------------------------------- error codes */
 
 static void check_errors(gpgpu_context *ctx)
@@ -852,7 +962,7 @@ static void check_errors(gpgpu_context *ctx)
     /* Adopting needs all four objects. */
     static const char *const missing[] = {"instance", "physical device", "device", "queue"};
     for (int m = 0; m < 4; m++) {
-        gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family};
+        gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family, 0};
         switch (m) {
         case 0: objects.instance = VK_NULL_HANDLE; break;
         case 1: objects.physical_device = VK_NULL_HANDLE; break;
@@ -877,7 +987,7 @@ static void check_errors(gpgpu_context *ctx)
 static void check_second_adopt(gpgpu_context *ctx)
 {
     gpgpu_context *c2 = NULL;
-    gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family};
+    gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family, 0};
     EXPECT_STATUS(NULL, gpgpu_context_create(&(gpgpu_context_desc){.vk_adopt = &objects}, &c2),
                   S_OK);
     if (!c2)
@@ -985,6 +1095,7 @@ int main(void)
     check_errors(ctx);
     check_wrapped(ctx);
     check_record_into(ctx);
+    check_foreign_objects(ctx);
     check_many_dispatches(ctx);
     check_scratch_outlives_recording(ctx);
     check_second_adopt(ctx);

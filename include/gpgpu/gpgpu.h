@@ -205,7 +205,9 @@ typedef struct gpgpu_context_desc {
  *   GPGPU_ERROR_INVALID_ARGUMENT also when both a GL context and a Vulkan device are adopted
  *   (adopting either one picks its backend);
  *   GPGPU_ERROR_NO_CONTEXT if none could be made (or none is current to adopt);
- *   GPGPU_ERROR_GL_VERSION if GL is older than 4.3; GPGPU_ERROR_BACKEND_UNAVAILABLE.
+ *   GPGPU_ERROR_GL_VERSION if GL is older than 4.3; GPGPU_ERROR_BACKEND_UNAVAILABLE;
+ *   Vulkan adopt: GPGPU_ERROR_INVALID_ARGUMENT if the queue is not queue queue_index of family
+ *   queue_family_index of the device, or the physical device not one of the instance's.
  *   On failure *out is NULL and gpgpu_last_error(NULL) says why.
  * @pointer_lifetime desc is read during the call only.
  */

@@ -766,6 +766,11 @@ gpgpu_status gpgpu_vk_record_into(gpgpu_context *ctx, VkCommandBuffer cmd)
     CHECK(ctx->exec == &vk_exec_backend, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "gpgpu_vk_record_into: the context's backend is %s, not vulkan", ctx->exec->name);
     vk_state *st = vk_of(ctx);
+    /* Recorded with the library's pipelines and buffers, which are this device's alone. */
+    CHECK(cmd == VK_NULL_HANDLE || vk_of_device(cmd, st->device), ctx,
+          GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_vk_record_into: the command buffer was not allocated from the context's "
+          "device");
     TRY(flush(ctx));
     if (st->caller_cmd && st->sets_used > 0)
         TRY(retire_descriptor_pool(ctx));
