@@ -55,7 +55,7 @@ typedef enum gpgpu_status {
 
     /* 2xx: the platform cannot do it */
     GPGPU_ERROR_NO_CONTEXT = 200,       /**< no GL context could be made or none is current */
-    GPGPU_ERROR_GL_VERSION = 201,       /**< GL older than 4.3 or without compute shaders */
+    GPGPU_ERROR_GL_VERSION = 201,       /**< GL older than 4.5 */
     GPGPU_ERROR_UNSUPPORTED_FEATURE = 202, /**< e.g. f64 where shaders have no double */
     GPGPU_ERROR_BACKEND_UNAVAILABLE = 203, /**< the backend asked for was not built or cannot start */
 
@@ -148,7 +148,7 @@ typedef void (*(*gpgpu_get_proc_address)(const char *name))(void);
 typedef struct gpgpu_context_desc {
     gpgpu_backend backend;
     gpgpu_gl_platform gl_platform;
-    /** Adopt the caller's current GL context (4.3 or newer). Implies GPGPU_GL_PLATFORM_ADOPT. */
+    /** Adopt the caller's current GL context (4.5 or newer). Implies GPGPU_GL_PLATFORM_ADOPT. */
     gpgpu_get_proc_address gl_get_proc_address;
     gpgpu_error_callback error_callback;
     void *user_data;
@@ -205,7 +205,8 @@ typedef struct gpgpu_context_desc {
  *   GPGPU_ERROR_INVALID_ARGUMENT also when both a GL context and a Vulkan device are adopted
  *   (adopting either one picks its backend);
  *   GPGPU_ERROR_NO_CONTEXT if none could be made (or none is current to adopt);
- *   GPGPU_ERROR_GL_VERSION if GL is older than 4.3; GPGPU_ERROR_BACKEND_UNAVAILABLE;
+ *   GPGPU_ERROR_GL_VERSION if GL is older than 4.5 (the message names the version);
+ *   GPGPU_ERROR_BACKEND_UNAVAILABLE;
  *   Vulkan adopt: GPGPU_ERROR_INVALID_ARGUMENT if the queue is not queue queue_index of family
  *   queue_family_index of the device, or the physical device not one of the instance's.
  *   On failure *out is NULL and gpgpu_last_error(NULL) says why.

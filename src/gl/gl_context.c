@@ -33,8 +33,28 @@ static bool has_extension(const char *list, const char *name)
     return false;
 }
 
-/* Creates a GL 4.5 (else 4.3) core context on an initialized display and
- * makes it current without a surface. */
+/* GL 4.5 at least: the library uses its direct state access everywhere (glCreateBuffers,
+ * glNamedBufferStorage, ...) and GLSL 4.50, and glad loads no function of a version newer
+ * than the context's, so an older one would fail at the first such call. Read from the
+ * version string, which every GL version has. */
+static gpgpu_status check_version(gpgpu_context *ctx, gl_state *st, const char *what)
+{
+    const GLubyte *text = st->gl.GetString(GL_VERSION);
+    const char *version = text ? (const char *)text : "";
+    int major = 0, minor = 0;
+    CHECK(sscanf(version, "%d.%d", &major, &minor) == 2, ctx, GPGPU_ERROR_GL_VERSION,
+          "%s: GL_VERSION \"%s\" names no version; libgpgpu needs GL 4.5", what, version);
+    CHECK(major > 4 || (major == 4 && minor >= 5), ctx, GPGPU_ERROR_GL_VERSION,
+          "%s: GL %d.%d (%s) is older than 4.5, which libgpgpu needs", what, major, minor,
+          version);
+    return GPGPU_SUCCESS;
+}
+
+/* Creates a GL 4.6 (else 4.5) core context on an initialized display and
+ * makes it current without a surface. Where the driver has neither, the newest
+ * core context it makes (asked for as 3.2, which EGL may raise to any
+ * compatible version) is made instead, only so that the version check names
+ * the version the driver has. */
 static gpgpu_status egl_context_on(gpgpu_context *ctx, gl_state *st, bool debug)
 {
     const char *exts = eglQueryString(st->display, EGL_EXTENSIONS);
@@ -50,7 +70,7 @@ static gpgpu_status egl_context_on(gpgpu_context *ctx, gl_state *st, bool debug)
         CHECK(eglChooseConfig(st->display, want, &config, 1, &found) && found == 1, ctx,
               GPGPU_ERROR_NO_CONTEXT, "EGL: no config renders OpenGL");
     }
-    static const int versions[][2] = {{4, 6}, {4, 5}, {4, 3}};
+    static const int versions[][2] = {{4, 6}, {4, 5}, {3, 2}};
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
         const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION, versions[i][0],
                                   EGL_CONTEXT_MINOR_VERSION, versions[i][1],
@@ -63,12 +83,12 @@ static gpgpu_status egl_context_on(gpgpu_context *ctx, gl_state *st, bool debug)
             break;
     }
     CHECK(st->egl_context != EGL_NO_CONTEXT, ctx, GPGPU_ERROR_GL_VERSION,
-          "EGL: no OpenGL 4.3+ core context (0x%x)", (unsigned)eglGetError());
+          "EGL: no OpenGL 4.5 core context (0x%x)", (unsigned)eglGetError());
     CHECK(eglMakeCurrent(st->display, EGL_NO_SURFACE, EGL_NO_SURFACE, st->egl_context), ctx,
           GPGPU_ERROR_NO_CONTEXT, "eglMakeCurrent failed (0x%x)", (unsigned)eglGetError());
     CHECK(gladLoadGLContext(&st->gl, (GLADloadfunc)eglGetProcAddress), ctx,
           GPGPU_ERROR_NO_CONTEXT, "could not load GL functions through EGL");
-    return GPGPU_SUCCESS;
+    return check_version(ctx, st, platform_name(st->platform));
 }
 
 static gpgpu_status egl_initialize(gpgpu_context *ctx, gl_state *st, const char *what)
@@ -137,21 +157,30 @@ static gpgpu_status open_glfw(gpgpu_context *ctx, gl_state *st, bool debug)
     CHECK(glfwInit(), ctx, GPGPU_ERROR_NO_CONTEXT, "glfw: glfwInit failed (no display?)");
     glfwDefaultWindowHints();
     glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, debug ? GLFW_TRUE : GLFW_FALSE);
-    GLFWwindow *window = glfwCreateWindow(16, 16, "libgpgpu", NULL, NULL);
-    if (!window) {
-        const char *why = "";
-        glfwGetError(&why);
-        return ctx_fail(ctx, GPGPU_ERROR_NO_CONTEXT, "glfw: no GL 4.3 window: %s", why ? why : "");
+    /* 4.5, else the newest core context there is, for the version check to name (as EGL). */
+    GLFWwindow *window = NULL;
+    char why[512] = "";
+    int code = GLFW_NO_ERROR;
+    static const int versions[][2] = {{4, 5}, {3, 2}};
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0] && !window; i++) {
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, versions[i][0]);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, versions[i][1]);
+        window = glfwCreateWindow(16, 16, "libgpgpu", NULL, NULL);
+        const char *text = NULL;
+        if (!window && i == 0 && (code = glfwGetError(&text)) != GLFW_NO_ERROR && text)
+            snprintf(why, sizeof why, "%s", text);
     }
+    if (!window)
+        return ctx_fail(ctx, code == GLFW_VERSION_UNAVAILABLE ? GPGPU_ERROR_GL_VERSION
+                                                              : GPGPU_ERROR_NO_CONTEXT,
+                        "glfw: no GL 4.5 window: %s", why);
     st->glfw_window = window;
     glfwMakeContextCurrent(window);
     CHECK(gladLoadGLContext(&st->gl, (GLADloadfunc)glfwGetProcAddress), ctx,
           GPGPU_ERROR_NO_CONTEXT, "glfw: could not load GL functions");
-    return GPGPU_SUCCESS;
+    return check_version(ctx, st, "glfw");
 #else
     (void)st;
     (void)debug;
@@ -165,7 +194,7 @@ static gpgpu_status adopt(gpgpu_context *ctx, gl_state *st, const gpgpu_context_
           "adopt: gl_get_proc_address is NULL");
     CHECK(gladLoadGLContext(&st->gl, (GLADloadfunc)desc->gl_get_proc_address), ctx,
           GPGPU_ERROR_NO_CONTEXT, "adopt: no current GL context (glGetString failed)");
-    return GPGPU_SUCCESS;
+    return check_version(ctx, st, "adopt");
 }
 
 static gpgpu_status platform_from_env(gpgpu_context *ctx, gpgpu_gl_platform *out)
@@ -185,18 +214,27 @@ static gpgpu_status platform_from_env(gpgpu_context *ctx, gpgpu_gl_platform *out
     return GPGPU_SUCCESS;
 }
 
+/* A context of platform p, of GL 4.5 or newer (each platform checks the version: the
+ * device platform goes on to its next device). A failed one is closed again, so that the
+ * next platform may be tried. */
 static gpgpu_status open_one(gpgpu_context *ctx, gl_state *st, const gpgpu_context_desc *desc,
                              gpgpu_gl_platform p)
 {
     st->platform = p;
+    gpgpu_status status = GPGPU_ERROR_INVALID_ARGUMENT;
     switch (p) {
-    case GPGPU_GL_PLATFORM_EGL_DEVICE: return open_egl_device(ctx, st, desc->debug);
-    case GPGPU_GL_PLATFORM_EGL_SURFACELESS: return open_egl_surfaceless(ctx, st, desc->debug);
-    case GPGPU_GL_PLATFORM_GLFW: return open_glfw(ctx, st, desc->debug);
-    case GPGPU_GL_PLATFORM_ADOPT: return adopt(ctx, st, desc);
-    case GPGPU_GL_PLATFORM_DEFAULT: break;
+    case GPGPU_GL_PLATFORM_EGL_DEVICE: status = open_egl_device(ctx, st, desc->debug); break;
+    case GPGPU_GL_PLATFORM_EGL_SURFACELESS:
+        status = open_egl_surfaceless(ctx, st, desc->debug);
+        break;
+    case GPGPU_GL_PLATFORM_GLFW: status = open_glfw(ctx, st, desc->debug); break;
+    case GPGPU_GL_PLATFORM_ADOPT: status = adopt(ctx, st, desc); break;
+    case GPGPU_GL_PLATFORM_DEFAULT:
+        return ctx_fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "unknown GL platform %d", (int)p);
     }
-    return ctx_fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "unknown GL platform %d", (int)p);
+    if (status != GPGPU_SUCCESS)
+        gl_platform_close(st);
+    return status;
 }
 
 gpgpu_status gl_platform_open(gpgpu_context *ctx, gl_state *st, const gpgpu_context_desc *desc)
@@ -215,15 +253,16 @@ gpgpu_status gl_platform_open(gpgpu_context *ctx, gl_state *st, const gpgpu_cont
                                               GPGPU_GL_PLATFORM_EGL_SURFACELESS,
                                               GPGPU_GL_PLATFORM_GLFW};
     char reasons[CTX_MESSAGE_SIZE / 2] = "";
-    gpgpu_status status = GPGPU_ERROR_NO_CONTEXT;
+    bool too_old = false; /* a platform made a context, of too old a version */
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-        status = open_one(ctx, st, desc, order[i]);
+        gpgpu_status status = open_one(ctx, st, desc, order[i]);
         if (status == GPGPU_SUCCESS)
             return status;
+        too_old |= status == GPGPU_ERROR_GL_VERSION;
         size_t used = strlen(reasons);
         snprintf(reasons + used, sizeof reasons - used, "%s%.2000s", used ? "; " : "", ctx->message);
     }
-    return ctx_fail(ctx, status == GPGPU_ERROR_GL_VERSION ? status : GPGPU_ERROR_NO_CONTEXT,
+    return ctx_fail(ctx, too_old ? GPGPU_ERROR_GL_VERSION : GPGPU_ERROR_NO_CONTEXT,
                     "no GL context could be made: %s", reasons);
 }
 

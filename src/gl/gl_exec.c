@@ -628,20 +628,13 @@ gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *cal
     ctx->impl = st;
     ctx->exec = &gl_exec_backend;
     gpgpu_status status = gl_platform_open(ctx, st, desc);
-    if (status == GPGPU_SUCCESS) {
-        query_info(ctx, st);
-        if (ctx->info.version_major < 4 ||
-            (ctx->info.version_major == 4 && ctx->info.version_minor < 3))
-            status = ctx_fail(ctx, GPGPU_ERROR_GL_VERSION,
-                              "GL %d.%d (%s) has no compute shaders: 4.3 or newer is needed",
-                              ctx->info.version_major, ctx->info.version_minor, st->version);
-    }
     if (status != GPGPU_SUCCESS) {
         gl_platform_close(st);
         free(st);
         ctx->impl = NULL;
         return status;
     }
+    query_info(ctx, st);
     gl_profile_open(st);
     /* GL names no CPU device; only NVIDIA's extension says how much memory there is. */
     st->kept = kept_list_for(ctx, KEPT_DEFAULT_LIMIT(ctx->info.device_memory_bytes, false),
