@@ -16,6 +16,12 @@
  * at a time (for GL, the thread whose GL context is current: from another,
  * calls fail with GPGPU_ERROR_NO_CONTEXT). Distinct contexts may be used from
  * distinct threads at once, of one backend or of both.
+ *
+ * An adopted GL context (gpgpu_context_desc.gl_get_proc_address) is checked at
+ * every call that touches GL, before any GL call: with another GL context current
+ * the call fails with GPGPU_ERROR_WRONG_CONTEXT, with none GPGPU_ERROR_NO_CONTEXT
+ * ("not in the adopted context" below; the calls of gpgpu/sparse.h alike), and
+ * the other context is left untouched (docs/GUIDE.md, "Adopting a GL context").
  */
 #ifndef GPGPU_GPGPU_H
 #define GPGPU_GPGPU_H
@@ -66,9 +72,10 @@ typedef enum gpgpu_status {
 
     /* 2xx: the platform cannot do it */
     GPGPU_ERROR_NO_CONTEXT = 200,       /**< no GL context could be made or none is current */
-    GPGPU_ERROR_GL_VERSION = 201,       /**< GL older than 4.3 or without compute shaders */
+    GPGPU_ERROR_GL_VERSION = 201,       /**< GL older than 4.5 */
     GPGPU_ERROR_UNSUPPORTED_FEATURE = 202, /**< e.g. f64 where shaders have no double */
     GPGPU_ERROR_BACKEND_UNAVAILABLE = 203, /**< the backend asked for was not built or cannot start */
+    GPGPU_ERROR_WRONG_CONTEXT = 204,    /**< another GL context than the adopted one is current */
 
     /* 3xx: the GPU or driver failed */
     GPGPU_ERROR_SHADER_COMPILE = 300,   /**< compile or link failure; the message holds the info log */
@@ -152,6 +159,10 @@ typedef void (*gpgpu_error_callback)(gpgpu_status status, const char *message, v
 /** Looks up a GL function, e.g. glfwGetProcAddress or eglGetProcAddress. */
 typedef void (*(*gpgpu_get_proc_address)(const char *name))(void);
 
+/** The handle of the GL context current in the calling thread, NULL when none (e.g. a wrapper
+ *  of SDL_GL_GetCurrentContext or glfwGetCurrentContext); called with the desc's user_data. */
+typedef void *(*gpgpu_gl_current_context)(void *user_data);
+
 /**
  * Context descriptor; zero means default for every field.
  * Fill it with designated initializers: `&(gpgpu_context_desc){ .debug = true }`.
@@ -159,8 +170,19 @@ typedef void (*(*gpgpu_get_proc_address)(const char *name))(void);
 typedef struct gpgpu_context_desc {
     gpgpu_backend backend;
     gpgpu_gl_platform gl_platform;
-    /** Adopt the caller's current GL context (4.3 or newer). Implies GPGPU_GL_PLATFORM_ADOPT. */
+    /** Adopt the caller's current GL context (4.5 or newer). Implies GPGPU_GL_PLATFORM_ADOPT.
+     *  The library records which context that is (its EGL, GLX or WGL handle, or what
+     *  gl_current_context returns) and refuses calls while another is current. */
     gpgpu_get_proc_address gl_get_proc_address;
+    /** Adopt: how to tell the current context, for toolkits whose contexts are not EGL, GLX
+     *  or WGL ones; NULL asks EGL, then GLX, then WGL. Read only when adopting. */
+    gpgpu_gl_current_context gl_current_context;
+    /** Adopt: also accept calls while a context that shares objects with the adopted one is
+     *  current (checked at each call through a buffer object the library makes for it), not
+     *  only the adopted context itself. The timer is refused there (its queries are objects of
+     *  the adopted context alone); each call ends with a fence that the next call, made in
+     *  another of the contexts, waits for. Read only when adopting. */
+    bool gl_accept_shared_contexts;
     gpgpu_error_callback error_callback;
     void *user_data;
     /** Turn on GL debug output (a message of type error or undefined behaviour fails the
@@ -215,8 +237,11 @@ typedef struct gpgpu_context_desc {
  *   GPGPU_ERROR_NULL_POINTER also for gl_platform ADOPT without gl_get_proc_address;
  *   GPGPU_ERROR_INVALID_ARGUMENT also when both a GL context and a Vulkan device are adopted
  *   (adopting either one picks its backend);
- *   GPGPU_ERROR_NO_CONTEXT if none could be made (or none is current to adopt);
- *   GPGPU_ERROR_GL_VERSION if GL is older than 4.3; GPGPU_ERROR_BACKEND_UNAVAILABLE.
+ *   GPGPU_ERROR_NO_CONTEXT if none could be made (or none is current to adopt, or
+ *   gl_current_context returns NULL); GPGPU_ERROR_GL_VERSION if GL is older than 4.5 (the
+ *   message names the version); GPGPU_ERROR_BACKEND_UNAVAILABLE;
+ *   Vulkan adopt: GPGPU_ERROR_INVALID_ARGUMENT if the queue is not queue queue_index of family
+ *   queue_family_index of the device, or the physical device not one of the instance's.
  *   On failure *out is NULL and gpgpu_last_error(NULL) says why.
  * @pointer_lifetime desc is read during the call only.
  */
@@ -226,7 +251,11 @@ GPGPU_API gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgp
  * Destroys the context and every program it compiled; NULL is accepted. Destroy its buffers
  * and matrices first: any use of them afterwards, their destroy calls included, is undefined
  * behaviour (as of memory after free). A GL context must be destroyed in the thread where it
- * is current.
+ * is current. An adopted GL context must be current (or, with gl_accept_shared_contexts, one
+ * sharing its objects, which cannot take back the adopted context's own queries and debug
+ * callback): otherwise no GL call is made, the library's GL objects are left to the adopted
+ * context (GL deletes them with it), host memory is freed, and the error callback is called
+ * once with GPGPU_ERROR_WRONG_CONTEXT or GPGPU_ERROR_NO_CONTEXT.
  */
 GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
 
@@ -234,7 +263,9 @@ GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
  * Gives back the GPU memory the context keeps between calls: its scratch buffers (grown by
  * the primitives and kept for the next call) and the memory of freed buffers kept for reuse
  * (gpgpu_context_desc.memory_cache). The next call that needs them allocates
- * again. NULL is accepted.
+ * again. NULL is accepted. Not in the adopted GL context: nothing of GL's is freed (the
+ * scratch buffers' GL buffers are left to the adopted context) and the error callback hears
+ * why.
  */
 GPGPU_API void gpgpu_context_trim(gpgpu_context *ctx);
 
@@ -288,7 +319,8 @@ GPGPU_API gpgpu_status gpgpu_context_info(gpgpu_context *ctx, gpgpu_info *info);
  * Creates a library-owned device buffer of `bytes` bytes (contents undefined).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT for 0 bytes;
  *   GPGPU_ERROR_OUT_OF_MEMORY when the driver cannot allocate it, or it would take the
- *   context past gpgpu_context_desc.memory_limit; *out is then NULL and the context usable.
+ *   context past gpgpu_context_desc.memory_limit; *out is then NULL and the context usable;
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out);
 
@@ -301,12 +333,15 @@ GPGPU_API gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpg
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if name is not
  *   a buffer object, bytes is 0, or the context is not a GL one; GPGPU_ERROR_MISALIGNED if
  *   offset % 4;
- *   GPGPU_ERROR_OUT_OF_RANGE if offset + bytes exceeds the GL buffer.
+ *   GPGPU_ERROR_OUT_OF_RANGE if offset + bytes exceeds the GL buffer;
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context): `name` is looked up in the adopted context only.
  */
 GPGPU_API gpgpu_status gpgpu_buffer_wrap_gl(gpgpu_context *ctx, unsigned name, size_t offset,
                                             size_t bytes, gpgpu_buffer **out);
 
-/** Destroys a buffer (a wrapped GL buffer is left alone); NULL is accepted. */
+/** Destroys a buffer (a wrapped GL buffer is left alone); NULL is accepted. A library buffer
+ *  of an adopted GL context destroyed while it is not current keeps its GL buffer (GL deletes
+ *  it with the adopted context) and the error callback hears why. */
 GPGPU_API void gpgpu_buffer_destroy(gpgpu_buffer *buf);
 
 /** Size in bytes of the buffer (of the wrapped range). */
@@ -314,7 +349,8 @@ GPGPU_API size_t gpgpu_buffer_size(const gpgpu_buffer *buf);
 
 /**
  * Copies `bytes` bytes from host memory into the buffer at byte `offset`.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_BACKEND.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_BACKEND;
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_buffer_upload(gpgpu_buffer *buf, size_t offset, const void *data,
                                            size_t bytes);
@@ -348,7 +384,7 @@ typedef struct gpgpu_reduce_desc {
  *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED (a wrapped
  *   buffer's offset is not a multiple of the element size);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles); GPGPU_ERROR_OUT_OF_MEMORY;
- *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, const gpgpu_reduce_desc *desc,
                                     gpgpu_buffer *in, size_t offset, size_t count, void *result);
@@ -389,7 +425,8 @@ typedef struct gpgpu_scan_desc {
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce-only algorithm); GPGPU_ERROR_OUT_OF_RANGE;
  *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED;
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE;
- *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND;
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
                                   gpgpu_buffer *in, size_t in_offset, gpgpu_buffer *out,
@@ -453,7 +490,7 @@ typedef struct gpgpu_sort_desc {
  *   out, values in and out, keys and values, the scratch and the keys, values or segment
  *   offsets, or the segment offsets and the keys or values written); GPGPU_ERROR_TOO_LARGE;
  *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small);
- *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
                                   gpgpu_buffer *keys_in, size_t keys_in_offset,
@@ -479,7 +516,8 @@ GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_s
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
  *   type, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
- *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP.
+ *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP;
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_axpby(gpgpu_context *ctx, gpgpu_type type, size_t count,
                                    double alpha, gpgpu_buffer *x, size_t x_offset, double beta,
@@ -555,7 +593,7 @@ typedef struct gpgpu_gemm_desc {
  *   cooperative matrices); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (an index of a
  *   matrix past 2^31 - 1); GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (C shares memory with
  *   A or B); GPGPU_ERROR_OUT_OF_MEMORY (GEMM_COOPMAT_F16's f16 copies);
- *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, size_t m,
                                   size_t n, size_t k, double alpha, gpgpu_buffer *a,
@@ -573,7 +611,7 @@ GPGPU_API gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *des
  *   0, a measurement running); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, work
  *   being recorded into a caller's command buffer); GPGPU_ERROR_UNSUPPORTED_FEATURE;
  *   GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE;
- *   GPGPU_ERROR_BACKEND.
+ *   GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
                                        size_t k, gpgpu_progress_callback progress,
@@ -596,15 +634,27 @@ GPGPU_API gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, siz
  * from its first command to the end of its last, without the closing barrier that makes its
  * writes visible to later work (as a CUDA event after a kernel), and the calls' times are
  * summed (GL: a GL_TIME_ELAPSED query per call; Vulkan: timestamps around each submission).
+ * GL: the queries are objects of one context, so an adopted context times the calls made
+ * in it alone: with gl_accept_shared_contexts, calls made meanwhile in a context that
+ * shares its objects fail with GPGPU_ERROR_WRONG_CONTEXT. Vulkan: work recorded into a
+ * caller's command buffer is not timed.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if a
- *   measurement is already running.
+ *   measurement is already running; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context) (also in a context sharing the adopted one's objects).
  */
 GPGPU_API gpgpu_status gpgpu_timer_begin(gpgpu_context *ctx);
 
-/** Ends the measurement and waits for its result, in nanoseconds of GPU time. */
+/**
+ * Ends the measurement and waits for its result, in nanoseconds of GPU time. A failure ends
+ * the measurement too.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if none is
+ *   running; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context) (also in a context sharing the adopted one's objects).
+ */
 GPGPU_API gpgpu_status gpgpu_timer_end(gpgpu_context *ctx, double *gpu_ns);
 
-/** Waits until all submitted GPU work has finished. */
+/**
+ * Waits until all submitted GPU work has finished.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ */
 GPGPU_API gpgpu_status gpgpu_finish(gpgpu_context *ctx);
 
 /**
@@ -614,7 +664,8 @@ GPGPU_API gpgpu_status gpgpu_finish(gpgpu_context *ctx);
  * multiples of 4.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (buffers of
  *   different contexts); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP
- *   (the ranges share memory: one buffer, or two wraps of one GL buffer or VkBuffer).
+ *   (the ranges share memory: one buffer, or two wraps of one GL buffer or VkBuffer);
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
                                          size_t dst_offset, size_t bytes);

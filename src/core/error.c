@@ -49,6 +49,7 @@ const char *gpgpu_status_string(gpgpu_status status)
     case GPGPU_ERROR_GL_VERSION: return "GL version too old";
     case GPGPU_ERROR_UNSUPPORTED_FEATURE: return "unsupported feature";
     case GPGPU_ERROR_BACKEND_UNAVAILABLE: return "backend unavailable";
+    case GPGPU_ERROR_WRONG_CONTEXT: return "wrong GL context current";
     case GPGPU_ERROR_SHADER_COMPILE: return "shader compile error";
     case GPGPU_ERROR_OUT_OF_MEMORY: return "out of memory";
     case GPGPU_ERROR_BACKEND: return "backend error";
