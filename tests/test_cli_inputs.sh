@@ -47,5 +47,23 @@ expect "comments" -- bash -c "(echo '%%MatrixMarket matrix array real general'; 
 expect "longer than" -- bash -c "(echo '%%MatrixMarket matrix coordinate real general';
     yes ' ' | tr -d '\n') | '$gpgpu' matinfo /dev/stdin"
 
+# A .gz cut short or corrupt is bad input (exit 2), the path named once.
+awk 'BEGIN { print "%%MatrixMarket matrix coordinate real general"; print "300 300 3000"
+             for (k = 0; k < 3000; k++) print k % 300 + 1, (k * 7) % 300 + 1, k * 0.37 }' |
+    gzip -c >"$tmp/full.mtx.gz"
+head -c 2000 "$tmp/full.mtx.gz" >"$tmp/cut.mtx.gz"
+{ head -c 20 "$tmp/full.mtx.gz"; head -c 200 /dev/zero | tr '\0' '\377'
+  tail -c +221 "$tmp/full.mtx.gz"; } >"$tmp/bad.mtx.gz"
+awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print "5000 1"
+             for (k = 0; k < 5000; k++) print k * 0.37 }' | gzip -c | head -c 2000 >"$tmp/v.mtx.gz"
+expect "ends early" -- "$gpgpu" matinfo "$tmp/cut.mtx.gz"
+expect "corrupt gzip data" -- "$gpgpu" spmv "$tmp/bad.mtx.gz"
+expect "ends early" -- "$gpgpu" sort --type f32 -o - "$tmp/v.mtx.gz"
+for f in cut bad; do
+    "$gpgpu" matinfo "$tmp/$f.mtx.gz" >/dev/null 2>"$tmp/err"
+    [ "$(grep -o "$f.mtx.gz" "$tmp/err" | wc -l)" -eq 1 ] ||
+        { echo "FAIL: $f.mtx.gz not named once: $(cat "$tmp/err")" >&2; failures=$((failures + 1)); }
+done
+
 [ "$failures" -eq 0 ] && echo "all passed" || echo "$failures failed" >&2
 exit $((failures > 0))

@@ -55,8 +55,8 @@ extern "C" {
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type);
  *   GPGPU_ERROR_IO (cannot open or read); GPGPU_ERROR_PARSE (bad header, size line, value,
  *   a shape with more than one column and row, a value out of range, too few or too many
- *   entries, a limit of the file above); GPGPU_ERROR_TOO_LARGE (rows, cols or entries past
- *   2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
+ *   entries, a limit of the file above, a .gz that ends early or does not decode);
+ *   GPGPU_ERROR_TOO_LARGE (rows, cols or entries past 2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
  */
 GPGPU_API gpgpu_status gpgpu_mtx_read_vector(const char *path, gpgpu_type type, void **data,
                                              size_t *count, char *msg, size_t msg_size);
