@@ -176,6 +176,13 @@ for line in "rows: 34" "cols: 34" "nnz: 156" "file_entries: 78" "field: pattern"
 done
 # CSR bytes: (35 + 156) u32 + 156 values.
 grep -Eq "^csr +156 +1388 +2012$" "$tmp/matinfo" || fail "matinfo karate: csr line wrong"
+# A real hermitian file is symmetric: read as one (the lower triangle mirrored).
+printf '%%%%MatrixMarket matrix coordinate real hermitian\n3 3 3\n1 1 4\n2 1 1\n3 3 2\n' \
+    >"$tmp/herm.mtx"
+"$gpgpu" matinfo "$tmp/herm.mtx" >"$tmp/matinfo" 2>"$tmp/stderr" ||
+    fail "matinfo real hermitian: $(cat "$tmp/stderr")"
+grep -qx "nnz: 4" "$tmp/matinfo" && grep -qx "symmetry: hermitian" "$tmp/matinfo" ||
+    fail "matinfo real hermitian: $(cat "$tmp/matinfo")"
 "$gpgpu" matinfo --ell-max-fill 2 "$mdir/karate.mtx" >"$tmp/matinfo" 2>&1
 grep -q "^ell  *refused: " "$tmp/matinfo" || fail "matinfo: ell not refused past --ell-max-fill 2"
 "$gpgpu" matinfo --help | grep -q -- "--ell-max-fill" || fail "matinfo --help"

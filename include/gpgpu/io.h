@@ -81,7 +81,7 @@ GPGPU_API gpgpu_status gpgpu_mtx_write_vector(const char *path, gpgpu_type type,
 typedef struct gpgpu_mtx_header {
     bool array;           /**< `array` (dense) rather than `coordinate` */
     char field[16];       /**< "real", "double", "integer" or "pattern" */
-    char symmetry[16];    /**< "general", "symmetric" or "skew-symmetric" */
+    char symmetry[16];    /**< "general", "symmetric", "skew-symmetric" or "hermitian" */
     uint32_t rows, cols;
     size_t entries;       /**< data lines in the file (before symmetric expansion) */
 } gpgpu_mtx_header;
@@ -94,12 +94,13 @@ typedef struct gpgpu_mtx_header {
  * skew-symmetric diagonal entry is an error); 1-based indices checked against the declared
  * size; duplicate entries summed (an entry given twice counts twice, as in SciPy). Array
  * files (column-major, as the format defines) keep every entry, zeros included, so the CSR is
- * dense. Complex and hermitian files are refused with a message naming "complex" or
- * "hermitian". Every malformed line is reported with its line number. Time and memory are
- * linear in the file's size, but for the pointers of the conversion to CSR, one per declared
- * row and column, made once the whole file has been read and checked. `header` (may be NULL) receives what the file
- * declared.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_IO; GPGPU_ERROR_PARSE;
+ * dense. A hermitian file with real values (real, integer, pattern) is symmetric and read as
+ * one; complex files are refused with a message naming "complex". Every malformed line is
+ * reported with its line number. Time and memory are linear in the file's size, but for the
+ * pointers of the conversion to CSR, one per declared row and column, made once the whole file
+ * has been read and checked. `header` (may be NULL) receives what the file declared.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_IO (cannot open or read);
+ *   GPGPU_ERROR_PARSE (a malformed file, a .gz that ends early or does not decode included);
  *   GPGPU_ERROR_TOO_LARGE (rows, cols or nnz past 2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
  */
 GPGPU_API gpgpu_status gpgpu_mtx_read_matrix(const char *path, gpgpu_csr *out,

@@ -11,7 +11,8 @@
 
 typedef struct matrix_reader {
     mtx_reader r;
-    mtx_banner b;
+    mtx_banner b;          /* as read: a real hermitian file's symmetry is symmetric */
+    mtx_symmetry declared; /* the banner's, for the header */
     mtx_shape shape;
     sparse_triples e; /* as they come, mirrored ones included: one linear pass sorts them */
     size_t at_row, at_col; /* array files: where the next value goes */
@@ -132,18 +133,19 @@ static gpgpu_status read_array(matrix_reader *m)
 
 /* ------------------------------------------------------------------- file */
 
-/* What a matrix can hold: any field but complex, any symmetry but hermitian. */
-static gpgpu_status check_banner(const matrix_reader *m)
+/* What a matrix can hold: any field but complex. A = A^H with real entries is A = A^T, so a
+ * real (integer, pattern) hermitian file is read as the symmetric one it is, as SciPy's
+ * mmread does. */
+static gpgpu_status check_banner(matrix_reader *m)
 {
     if (m->b.field == MTX_COMPLEX) {
         return mtx_fail(&m->r, GPGPU_ERROR_PARSE,
                         "field 'complex' is not supported (host values are real: real, double, "
                         "integer or pattern)");
     }
+    m->declared = m->b.symmetry;
     if (m->b.symmetry == MTX_HERMITIAN) {
-        return mtx_fail(&m->r, GPGPU_ERROR_PARSE,
-                        "symmetry 'hermitian' is not supported (it implies complex values; "
-                        "general, symmetric or skew-symmetric)");
+        m->b.symmetry = MTX_SYMMETRIC;
     }
     return GPGPU_SUCCESS;
 }
@@ -172,7 +174,7 @@ static void fill_header(const matrix_reader *m, gpgpu_mtx_header *h)
                             .cols = (uint32_t)m->shape.cols,
                             .entries = m->shape.entries};
     snprintf(h->field, sizeof h->field, "%s", mtx_field_name(m->b.field));
-    snprintf(h->symmetry, sizeof h->symmetry, "%s", mtx_symmetry_name(m->b.symmetry));
+    snprintf(h->symmetry, sizeof h->symmetry, "%s", mtx_symmetry_name(m->declared));
 }
 
 static gpgpu_status read_matrix(matrix_reader *m, gpgpu_csr *out, gpgpu_mtx_header *header)
