@@ -403,6 +403,51 @@ static void test_errors(void)
     CHECK(strstr(msg, "/tmp/no/such/dir/x.mtx") == msg);
 }
 
+/* ------------------------------------------------------------ f32 values */
+
+/* Reads text as a matrix of `type` values; the message, when msg is given. */
+static gpgpu_status read_text_as(const char *text, gpgpu_type type, gpgpu_csr *a, char *msg,
+                                 size_t msg_size)
+{
+    const char *path = tmp_path("as.mtx");
+    write_file(path, text);
+    gpgpu_status s = gpgpu_mtx_read_matrix_as(path, type, a, NULL, msg, msg_size);
+    remove(path);
+    return s;
+}
+
+static void test_f32_range(void)
+{
+    const gpgpu_type f32 = GPGPU_TYPE_F32, f64 = GPGPU_TYPE_F64;
+    gpgpu_csr a;
+    char msg[512] = "";
+    const char *big = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 -1e39\n";
+    CHECK(read_text_as(big, f32, &a, msg, sizeof msg) == GPGPU_ERROR_PARSE && a.values == NULL);
+    if (!CHECK(strstr(msg, ":4: -1e39 is out of range for f32") != NULL)) {
+        fprintf(stderr, "  %s\n", msg);
+    }
+    CHECK(read_text_as(big, f64, &a, msg, sizeof msg) == GPGPU_SUCCESS && a.values[1] == -1e39);
+    gpgpu_csr_free(&a);
+    /* Just past FLT_MAX, but rounding to it in f32; inf is a value, not an overflow. */
+    CHECK(read_text_as("%%MatrixMarket matrix array real general\n2 1\n3.4028235e38\ninf\n",
+                       f32, &a, msg, sizeof msg) == GPGPU_SUCCESS);
+    CHECK(a.nnz == 2 && a.values[0] == FLT_MAX && isinf(a.values[1]));
+    gpgpu_csr_free(&a);
+    /* Duplicates summed past f32's range, each within it. */
+    CHECK(read_text_as("%%MatrixMarket matrix coordinate real general\n2 2 2\n2 1 3e38\n"
+                       "2 1 3e38\n",
+                       f32, &a, msg, sizeof msg) == GPGPU_ERROR_PARSE);
+    if (!CHECK(strstr(msg, "the duplicate entries of (2, 1) sum to 6e+38") != NULL)) {
+        fprintf(stderr, "  %s\n", msg);
+    }
+    /* A pattern line's value is ignored, whatever its size. */
+    CHECK(read_text_as("%%MatrixMarket matrix coordinate pattern general\n1 1 1\n1 1 1e39\n",
+                       f32, &a, msg, sizeof msg) == GPGPU_SUCCESS && a.values[0] == 1);
+    gpgpu_csr_free(&a);
+    CHECK(read_text_as("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n",
+                       GPGPU_TYPE_U32, &a, msg, sizeof msg) == GPGPU_ERROR_INVALID_ARGUMENT);
+}
+
 /* ------------------------------------------------------------------- gzip */
 
 static void write_gz(const char *path, const char *text, size_t len)
@@ -576,6 +621,7 @@ int main(void)
     test_arrays();
     test_coordinate();
     test_errors();
+    test_f32_range();
     test_gzip();
     test_writer();
     rmdir(tmp_dir);

@@ -108,6 +108,19 @@ GPGPU_API gpgpu_status gpgpu_mtx_read_matrix(const char *path, gpgpu_csr *out,
                                              size_t msg_size);
 
 /**
+ * gpgpu_mtx_read_matrix for values that go to the GPU as `type`. With GPGPU_TYPE_F32 a value
+ * beyond f32's range (one that rounds to an infinity; `inf` itself is a value) is
+ * GPGPU_ERROR_PARSE naming its line, as gpgpu_mtx_read_vector refuses it, and so are duplicate
+ * entries whose sum is (naming the entry); the values stay doubles. GPGPU_TYPE_F64 reads as
+ * gpgpu_mtx_read_matrix does.
+ * @return the statuses of gpgpu_mtx_read_matrix; GPGPU_ERROR_INVALID_ARGUMENT (a type other
+ *   than f32 and f64).
+ */
+GPGPU_API gpgpu_status gpgpu_mtx_read_matrix_as(const char *path, gpgpu_type type,
+                                                gpgpu_csr *out, gpgpu_mtx_header *header,
+                                                char *msg, size_t msg_size);
+
+/**
  * Writes a host CSR as a MatrixMarket `coordinate real general` file, 1-based, values with
  * %.17g (nan, -nan, inf, -inf and -0 spelled as gpgpu_mtx_write_vector does). "-" is stdout.
  * The CSR is checked first (gpgpu_csr_check; unsorted columns are written as they are).
