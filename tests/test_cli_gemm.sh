@@ -109,6 +109,12 @@ usage_error "zero size" "--m" -- --m 0 --n 4 --k 4
 usage_error "gz output" "plain text" -- "$tmp/a.mtx" "$tmp/b.mtx" -o "$tmp/c.mtx.gz"
 printf '%%%%MatrixMarket matrix array complex general\n1 1\n1 0\n' >"$tmp/cx.mtx"
 usage_error "complex" "complex" -- "$tmp/cx.mtx" "$tmp/b.mtx" -o "$tmp/c.mtx"
+# Beyond f32's range for an f32 product: the file's value with its line, and --alpha.
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n5e38\n' >"$tmp/big.mtx"
+usage_error "f32 value" "big.mtx:4: 5e38 is out of range for f32" -- "$tmp/big.mtx" "$tmp/row.mtx" \
+    -o "$tmp/c.mtx"
+usage_error "f32 alpha" "--alpha: -3.5e38 is out of range for f32" -- --m 2 --n 2 --k 2 \
+    --alpha -3.5e38
 
 [ "$failures" -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -173,6 +173,10 @@ usage "gz output" "plain text" "$af" At -o "$tmp/c.mtx.gz"
 usage "bad budget" "not a byte count" "$af" At -o "$tmp/c.mtx" --memory-budget 12X
 usage "zero budget" "out of range" "$af" At -o "$tmp/c.mtx" --memory-budget 0
 usage "unknown option" "unknown option '--fast'" "$af" At -o "$tmp/c.mtx" --fast
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1e39\n' >"$tmp/big.mtx"
+usage "f32 value" "big.mtx:4: 1e39 is out of range for f32" "$tmp/big.mtx" A -o "$tmp/c.mtx"
+usage "f32 value of B" "big.mtx:4: 1e39 is out of range for f32" "$tmp/big.mtx" "$tmp/big.mtx" \
+    -o "$tmp/c.mtx" --type f32
 # A missing file is an I/O failure (exit 1, as for spmv), named in the message.
 "$gpgpu" spgemm "$tmp/none.mtx" A -o "$tmp/c.mtx" >/dev/null 2>"$tmp/stderr"
 rc=$?

@@ -166,6 +166,26 @@ usage "cg not square" "CG needs a square matrix" cg "$mdir/Trec4.mtx" --backend 
 usage "cg b length" "has 3 entries, but the matrix has 5 rows" \
     cg "$mdir/cage3.mtx" --b "$tmp/x3.mtx" --backend "$backend"
 usage "cg both inputs" "one of them" cg "$mdir/cage3.mtx" --laplace3d 4
+# Beyond f32's range, for an f32 product: refused with the value and where it is, one rule
+# for the matrix, the vectors and the numeric options (f64 takes them).
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1e39\n' >"$tmp/big.mtx"
+mtx "$tmp/big_x.mtx" 1 -4e38
+mtx "$tmp/x2.mtx" 1 1
+usage "f32 matrix value" "big.mtx:4: 1e39 is out of range for f32" spmv "$tmp/big.mtx"
+usage "f32 x value" "big_x.mtx:4: -4e38 is out of range for f32" \
+    spmv "$mdir/cage3.mtx" --type f32 --x "$tmp/big_x.mtx"
+usage "f32 y0 value" "big_x.mtx:4: -4e38 is out of range for f32" \
+    spmv "$mdir/cage3.mtx" --y0 "$tmp/big_x.mtx"
+usage "f32 alpha" "--alpha: 1e39 is out of range for f32" spmv "$mdir/cage3.mtx" --alpha 1e39
+usage "f32 beta" "--beta: -1e39 is out of range for f32" \
+    spmv "$mdir/cage3.mtx" --beta -1e39 --y0 "$tmp/x3.mtx"
+usage "cg f32 matrix value" "big.mtx:4: 1e39 is out of range for f32" cg "$tmp/big.mtx"
+usage "cg f32 b value" "big_x.mtx:4: -4e38 is out of range for f32" \
+    cg "$mdir/cage3.mtx" --b "$tmp/big_x.mtx"
+if [ "$types" = "f32 f64" ]; then
+    "$gpgpu" spmv --backend "$backend" "$tmp/big.mtx" --type f64 --x "$tmp/x2.mtx" --alpha 1e39 \
+        -o "$tmp/y.mtx" 2>"$tmp/stderr" || fail "f64 past f32's range: $(cat "$tmp/stderr")"
+fi
 
 # ---- matinfo: karate is 34 x 34 with 78 stored entries, 156 once symmetric
 "$gpgpu" matinfo "$mdir/karate.mtx" >"$tmp/matinfo" 2>"$tmp/stderr" ||

@@ -427,7 +427,7 @@ static int load_matrix(const cg_args *c, gpgpu_csr *a)
         return status == GPGPU_SUCCESS ? TOOL_EXIT_OK
                                        : tool_fail(status, "cannot generate the Laplacian", NULL);
     }
-    rc = read_matrix(c->matrix_path, c->m.quiet, a, &h);
+    rc = read_matrix(c->matrix_path, c->m.matrix.type, c->m.quiet, a, &h);
     if (rc != TOOL_EXIT_OK)
         return rc;
     if (a->rows != a->cols) {
@@ -455,7 +455,7 @@ int cmd_cg(int argc, char **argv)
     /* Every file is read and checked before the GPU starts. */
     rc = load_matrix(&c, &a);
     if (rc == TOOL_EXIT_OK && c.b_path != NULL)
-        rc = read_vector_of_length(c.b_path, a.rows, "rows", &b);
+        rc = read_vector_of_length(c.b_path, c.m.matrix.type, a.rows, "rows", &b);
     if (c.max_iter == 0)
         c.max_iter = a.rows > 1000 ? a.rows : 1000;
     if (rc == TOOL_EXIT_OK)

@@ -61,6 +61,7 @@ typedef struct gemm_args {
     const char *a_path, *b_path, *out_path;
     size_t m, n, k;     /* generated input when m > 0 */
     double alpha;
+    const char *alpha_text; /* as given, for the range check of the type */
     uint64_t seed;
     unsigned repeat;
     bool tune, check, quiet;
@@ -97,9 +98,10 @@ static bool parse_options(int argc, char **argv, gemm_args *s)
             s->gemm.outputs = (unsigned)tool_parse_uint("--outputs", value, 2, 4);
             if (s->gemm.outputs == 3)
                 tool_usage_error("--outputs: 2 or 4, not 3");
-        } else if ((value = tool_option_value(argc, argv, &i, "--alpha")) != NULL)
+        } else if ((value = tool_option_value(argc, argv, &i, "--alpha")) != NULL) {
             s->alpha = tool_parse_double("--alpha", value);
-        else if ((value = tool_option_value(argc, argv, &i, "--m")) != NULL)
+            s->alpha_text = value;
+        } else if ((value = tool_option_value(argc, argv, &i, "--m")) != NULL)
             s->m = parse_size("--m", value);
         else if ((value = tool_option_value(argc, argv, &i, "--n")) != NULL)
             s->n = parse_size("--n", value);
@@ -149,6 +151,8 @@ static bool parse_gemm_args(int argc, char **argv, gemm_args *s)
         tool_usage_error("--check is for generated input (--m --n --k)");
     if (s->gemm.type == 0)
         s->gemm.type = GPGPU_TYPE_F32;
+    if (s->alpha_text != NULL)
+        tool_check_value_range("--alpha", s->alpha_text, s->gemm.type);
     return true;
 }
 
@@ -161,12 +165,14 @@ bool cmd_gemm_parse(int argc, char **argv)
 
 /* ------------------------------------------------------------------ files */
 
-/* A file's matrix as row-major doubles (zeros where a coordinate file has no entry). */
-static int read_dense(const char *path, uint32_t *rows, uint32_t *cols, double **out)
+/* A file's matrix as row-major doubles (zeros where a coordinate file has no entry), its
+ * values within the range of `type`. */
+static int read_dense(const char *path, gpgpu_type type, uint32_t *rows, uint32_t *cols,
+                      double **out)
 {
     gpgpu_csr a = { 0 };
     char msg[1024];
-    gpgpu_status status = gpgpu_mtx_read_matrix(path, &a, NULL, msg, sizeof(msg));
+    gpgpu_status status = gpgpu_mtx_read_matrix_as(path, type, &a, NULL, msg, sizeof(msg));
 
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot read the matrix", msg);
@@ -424,9 +430,9 @@ int cmd_gemm(int argc, char **argv)
     if (!parse_gemm_args(argc, argv, &s))
         return TOOL_EXIT_OK;
     if (s.m == 0) { /* files first: a bad file costs no GPU start */
-        rc = read_dense(s.a_path, &a.rows, &a.cols, &a.values);
+        rc = read_dense(s.a_path, s.gemm.type, &a.rows, &a.cols, &a.values);
         if (rc == TOOL_EXIT_OK)
-            rc = read_dense(s.b_path, &b.rows, &b.cols, &b.values);
+            rc = read_dense(s.b_path, s.gemm.type, &b.rows, &b.cols, &b.values);
         if (rc == TOOL_EXIT_OK)
             rc = check_shapes(&s, &a, &b, &m, &n, &k);
         if (rc != TOOL_EXIT_OK) {

@@ -123,7 +123,7 @@ int cmd_matinfo(int argc, char **argv)
 
     if (!parse_matinfo_args(argc, argv, &m))
         return TOOL_EXIT_OK;
-    rc = read_matrix(m.path, m.quiet, &a, &h);
+    rc = read_matrix(m.path, GPGPU_TYPE_F64, m.quiet, &a, &h);
     if (rc == TOOL_EXIT_OK) {
         print_header(m.path, &a, &h);
         rc = print_row_stats(&a);

@@ -359,9 +359,9 @@ int cmd_spgemm(int argc, char **argv)
     if (!parse_spgemm_args(argc, argv, &s))
         return TOOL_EXIT_OK;
     /* Every file is read and the shapes checked before the GPU starts. */
-    rc = read_matrix(s.a_path, s.quiet, &a, NULL);
+    rc = read_matrix(s.a_path, s.type, s.quiet, &a, NULL);
     if (rc == TOOL_EXIT_OK && b_kind(&s) == B_FILE)
-        rc = read_matrix(s.b_path, s.quiet, &b, NULL);
+        rc = read_matrix(s.b_path, s.type, s.quiet, &b, NULL);
     if (rc == TOOL_EXIT_OK)
         rc = check_shapes(&s, &a, &b);
     if (rc == TOOL_EXIT_OK)

@@ -31,6 +31,7 @@ typedef struct spmv_args {
     const char *y0_path; /* NULL: no y0 */
     const char *out_path;
     double alpha, beta;
+    const char *alpha_text, *beta_text; /* as given, for the range check of the type */
     bool beta_given;
     uint64_t repeat;
 } spmv_args;
@@ -52,10 +53,12 @@ static bool parse_spmv_args(int argc, char **argv, spmv_args *s)
             s->y0_path = value;
         else if ((value = tool_output_option(argc, argv, &i)) != NULL)
             s->out_path = value;
-        else if ((value = tool_option_value(argc, argv, &i, "--alpha")) != NULL)
+        else if ((value = tool_option_value(argc, argv, &i, "--alpha")) != NULL) {
             s->alpha = tool_parse_double("--alpha", value);
-        else if ((value = tool_option_value(argc, argv, &i, "--beta")) != NULL) {
+            s->alpha_text = value;
+        } else if ((value = tool_option_value(argc, argv, &i, "--beta")) != NULL) {
             s->beta = tool_parse_double("--beta", value);
+            s->beta_text = value;
             s->beta_given = true;
         } else if ((value = tool_option_value(argc, argv, &i, "--repeat")) != NULL)
             s->repeat = tool_parse_uint("--repeat", value, 1, 1000000);
@@ -71,6 +74,10 @@ static bool parse_spmv_args(int argc, char **argv, spmv_args *s)
     if (s->beta == 0 && s->y0_path != NULL)
         tool_usage_error("--y0 with --beta 0 would not be read");
     check_sparse_args(&s->m);
+    if (s->alpha_text != NULL)
+        tool_check_value_range("--alpha", s->alpha_text, s->m.matrix.type);
+    if (s->beta_text != NULL)
+        tool_check_value_range("--beta", s->beta_text, s->m.matrix.type);
     return true;
 }
 
@@ -162,11 +169,11 @@ int cmd_spmv(int argc, char **argv)
     if (!parse_spmv_args(argc, argv, &s))
         return TOOL_EXIT_OK;
     /* Every file is read and checked before the GPU starts. */
-    rc = read_matrix(s.matrix_path, s.m.quiet, &a, NULL);
+    rc = read_matrix(s.matrix_path, s.m.matrix.type, s.m.quiet, &a, NULL);
     if (rc == TOOL_EXIT_OK && s.x_path != NULL)
-        rc = read_vector_of_length(s.x_path, a.cols, "columns", &x);
+        rc = read_vector_of_length(s.x_path, s.m.matrix.type, a.cols, "columns", &x);
     if (rc == TOOL_EXIT_OK && s.y0_path != NULL)
-        rc = read_vector_of_length(s.y0_path, a.rows, "rows", &y0);
+        rc = read_vector_of_length(s.y0_path, s.m.matrix.type, a.rows, "rows", &y0);
     if (rc == TOOL_EXIT_OK)
         rc = run_spmv(&s, &a, x, y0);
     free(y0);

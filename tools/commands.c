@@ -280,7 +280,8 @@ void parse_matrix_operand(const char *arg, const char **path)
     *path = arg;
 }
 
-int read_matrix(const char *path, bool quiet, gpgpu_csr *a, gpgpu_mtx_header *header)
+int read_matrix(const char *path, gpgpu_type type, bool quiet, gpgpu_csr *a,
+                gpgpu_mtx_header *header)
 {
     char msg[512] = "";
     struct stat st;
@@ -289,21 +290,33 @@ int read_matrix(const char *path, bool quiet, gpgpu_csr *a, gpgpu_mtx_header *he
     /* Reading runs at some tens of MB/s: a big file takes seconds. */
     if (!quiet && stat(path, &st) == 0 && (size_t)st.st_size > TOOL_PROGRESS_THRESHOLD)
         tool_message("reading %s (%.0f MiB)...", path, (double)st.st_size / (1 << 20));
-    status = gpgpu_mtx_read_matrix(path, a, header, msg, sizeof(msg));
+    status = gpgpu_mtx_read_matrix_as(path, type, a, header, msg, sizeof(msg));
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot read the matrix", msg);
     return TOOL_EXIT_OK;
 }
 
-int read_vector_of_length(const char *path, size_t expected, const char *what, double **v)
+int read_vector_of_length(const char *path, gpgpu_type type, size_t expected, const char *what,
+                          double **v)
 {
     char msg[512] = "";
     size_t count;
-    gpgpu_status status = gpgpu_mtx_read_vector(path, GPGPU_TYPE_F64, (void **)v, &count, msg,
-                                                sizeof(msg));
+    void *data;
+    gpgpu_status status = gpgpu_mtx_read_vector(path, type, &data, &count, msg, sizeof(msg));
 
+    *v = data;
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot read a vector", msg);
+    /* Read as f32, each value was rounded once and is exact as a double. */
+    if (type == GPGPU_TYPE_F32 && count > 0) {
+        *v = malloc(count * sizeof(double));
+        for (size_t k = 0; *v != NULL && k < count; k++)
+            (*v)[k] = (double)((const float *)data)[k];
+        free(data);
+        if (*v == NULL)
+            return tool_fail(GPGPU_ERROR_OUT_OF_MEMORY, "cannot read a vector",
+                             "out of host memory");
+    }
     if (count != expected) {
         snprintf(msg, sizeof(msg), "%s has %zu entries, but the matrix has %zu %s", path, count,
                  expected, what);

@@ -150,14 +150,19 @@ void check_sparse_args(sparse_args *s);
 /* A matrix operand: one, not an option. */
 void parse_matrix_operand(const char *arg, const char **path);
 
-/* Reads a MatrixMarket matrix (a progress line first for a big file unless
- * quiet); a complex or malformed file is a usage error (exit 2) with the
- * reader's message. */
-int read_matrix(const char *path, bool quiet, gpgpu_csr *a, gpgpu_mtx_header *header);
+/* Reads a MatrixMarket matrix whose values go to the GPU as `type` (f64 for
+ * none: every value taken; f32 refuses those out of its range), a progress
+ * line first for a big file unless quiet; a complex or malformed file is a
+ * usage error (exit 2) with the reader's message. */
+int read_matrix(const char *path, gpgpu_type type, bool quiet, gpgpu_csr *a,
+                gpgpu_mtx_header *header);
 
-/* Reads a dense vector as f64 and checks that it has `expected` entries: the
- * message says both lengths, "the matrix has N <what>". */
-int read_vector_of_length(const char *path, size_t expected, const char *what, double **v);
+/* Reads a dense vector for the GPU's `type` into doubles (an f32 file value
+ * out of f32's range is refused with its line) and checks that it has
+ * `expected` entries: the message says both lengths, "the matrix has N
+ * <what>". */
+int read_vector_of_length(const char *path, gpgpu_type type, size_t expected, const char *what,
+                          double **v);
 
 /* Creates a buffer of `type` holding v[0..n), converted from f64 (rounded to
  * nearest for f32); with v NULL, every element is `fill`. Returns a status

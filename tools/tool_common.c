@@ -1,6 +1,7 @@
 #include "tool_common.h"
 
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -236,6 +237,14 @@ double tool_parse_double(const char *option, const char *text)
         strpbrk(text, "xX") != NULL)
         tool_usage_error("%s: '%s' is not a finite decimal number", option, text);
     return value;
+}
+
+void tool_check_value_range(const char *option, const char *text, gpgpu_type type)
+{
+    /* strtof rounds the decimal once, as the readers do (a double cast could round twice). */
+    if (type == GPGPU_TYPE_F32 && isinf(strtof(text, NULL)))
+        tool_usage_error("%s: %s is out of range for f32 (its largest value is %.9g)", option,
+                         text, (double)FLT_MAX);
 }
 
 gpgpu_type tool_parse_type(const char *text)

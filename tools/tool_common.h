@@ -89,6 +89,11 @@ uint64_t tool_parse_uint(const char *option, const char *text, uint64_t min, uin
  * nan, inf and hexadecimal); anything else is a usage error. */
 double tool_parse_double(const char *option, const char *text);
 
+/* A number that tool_parse_double took from `text` for a value of `type` on the GPU: one
+ * that rounds to an infinity in f32 is a usage error naming it, as the file readers refuse
+ * such a value. */
+void tool_check_value_range(const char *option, const char *text, gpgpu_type type);
+
 /* A command's next operand of two matrices (A.mtx, then B.mtx) into *a or *b; an unknown
  * option or a third matrix is a usage error. */
 void tool_matrix_operand(const char *arg, const char **a, const char **b);
