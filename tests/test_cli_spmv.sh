@@ -236,6 +236,40 @@ if [ "$types" = "f32 f64" ]; then
         fail "cg -o -: $(cat "$tmp/stderr")"
     fi
 fi
+# NaN or inf in A or b: refused before the solve (exit 2), naming the entry.
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n2 2 nan\n3 3 4\n' \
+    >"$tmp/nan_a.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n2 2 4\n3 3 4\n' \
+    >"$tmp/diag.mtx"
+mtx "$tmp/inf_b.mtx" 1 inf 1
+mtx "$tmp/nan_b.mtx" 1 1 -nan
+usage "cg nan in A" "nan_a.mtx: entry (2, 2) is nan" cg "$tmp/nan_a.mtx" --backend "$backend"
+usage "cg inf in b" "inf_b.mtx: entry 2 is inf" cg "$tmp/diag.mtx" --b "$tmp/inf_b.mtx"
+usage "cg nan in b" "nan_b.mtx: entry 3 is -nan" cg "$tmp/diag.mtx" --b "$tmp/nan_b.mtx"
+# A breakdown stops the solve with its iteration and reason (exit 1): an indefinite A, and
+# b = A*ones whose norm overflows f32.
+cg_breaks() { # NAME EXPECTED-TEXT ARGS...
+    local name=$1 text=$2
+    shift 2
+    "$gpgpu" cg --backend "$backend" "$@" >"$tmp/cg" 2>"$tmp/stderr"
+    local rc=$?
+    [ "$rc" -eq 1 ] || fail "$name: exit $rc, expected 1 ($(cat "$tmp/stderr"))"
+    grep -q -- "$text" "$tmp/stderr" || fail "$name: '$(cat "$tmp/stderr")' lacks '$text'"
+    grep -q "^broke down after" "$tmp/cg" || fail "$name: no 'broke down' line: $(cat "$tmp/cg")"
+}
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 -2\n' >"$tmp/indef.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 3e38\n2 2 3e38\n' \
+    >"$tmp/huge.mtx"
+cg_breaks "cg indefinite" "breakdown at iteration 1: p.Ap = -7, so A is not positive definite" \
+    "$tmp/indef.mtx"
+cg_breaks "cg f32 overflow" "breakdown at iteration 0: ||b||^2 = inf: f32 overflowed" \
+    "$tmp/huge.mtx"
+# 0 x 0: converged at once, and no error to report on an empty x.
+printf '%%%%MatrixMarket matrix coordinate real general\n0 0 0\n' >"$tmp/empty.mtx"
+"$gpgpu" cg --backend "$backend" "$tmp/empty.mtx" >"$tmp/cg" 2>"$tmp/stderr" ||
+    fail "cg 0 x 0: $(cat "$tmp/stderr")"
+grep -q "^max |x_i - 1|: none" "$tmp/cg" || fail "cg 0 x 0: $(cat "$tmp/cg")"
+"$gpgpu" cg --help | grep -q "with a NaN or infinite entry is refused" || fail "cg --help: non-finite input"
 # Not symmetric: a warning, then no convergence (exit 1).
 "$gpgpu" cg --backend "$backend" "$mdir/cage3.mtx" --max-iter 3 >/dev/null 2>"$tmp/stderr"
 rc=$?
