@@ -92,6 +92,10 @@ if "$gpgpu" gemm --m 70 --n 45 --k 33 --check --backend "$backend" >"$tmp/stdout
         grep -q "^$key: " "$tmp/stdout" || fail "generated: no $key line: $(cat "$tmp/stdout")"
     done
     grep -q '^check_errors: 0$' "$tmp/stdout" || fail "generated: --check found errors"
+    grep -Eq '^timer: (gpu|wall)$' "$tmp/stdout" || fail "generated: no timer line"
+    awk '$1 == "gflops:" { r = $2 } $1 == "gflops_wall:" { w = $2 }
+         END { exit !(r > 0 && r <= 1000 * w) }' "$tmp/stdout" ||
+        fail "generated: gflops is not a rate the wall time allows: $(cat "$tmp/stdout")"
 else
     fail "generated: $(cat "$tmp/stderr")"
 fi

@@ -102,6 +102,11 @@ for key in dropped chunks long_rows one_phase peak_bytes gpu_us wall_us gflops g
     [ -n "$(stat $key)" ] || fail "karate --stats: no '$key:' line in $(cat "$tmp/stdout")"
 done
 [ "$(stat peak_bytes)" -gt 0 ] 2>/dev/null || fail "karate --stats: peak_bytes '$(stat peak_bytes)'"
+# gflops from the GPU time, or from the wall time where the timer measured nothing (GL on
+# llvmpipe): never a rate the wall time does not allow (within its 1000x of overhead).
+case $(stat timer) in gpu|wall) ;; *) fail "karate --stats: timer '$(stat timer)'" ;; esac
+awk -v r="$(stat gflops)" -v w="$(stat gflops_wall)" 'BEGIN { exit !(r > 0 && r <= 1000 * w) }' ||
+    fail "karate --stats: gflops $(stat gflops) against gflops_wall $(stat gflops_wall)"
 
 # ---- --drop-zeros: [1 1; 1 -1]^2 = [2 0; 0 2], where both zeros are exact
 # (1*1 + 1*(-1)): kept as structural entries by default, dropped on request

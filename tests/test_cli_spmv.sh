@@ -110,6 +110,12 @@ spmv_ok "tune quiet" -- "$mdir/bcsstk05.mtx" --tune --quiet
 [ -s "$tmp/stderr" ] && fail "--tune --quiet printed: $(cat "$tmp/stderr")"
 spmv_ok "repeat" -- "$mdir/west0067.mtx" --repeat 5
 grep -q "GFLOP/s" "$tmp/stderr" || fail "--repeat printed no rate: $(cat "$tmp/stderr")"
+# The rate is one the wall clock allows (within its 1000x of launch overhead): where the
+# GPU timer measures nothing (GL on llvmpipe), it comes from the wall time and says so.
+awk '/GFLOP\/s/ { for (i = 1; i <= NF; i++) { if ($i == "wall") wall = $(i - 2)
+                                             if ($i == "GFLOP/s") rate = $(i - 1) } }
+     END { exit !(rate > 0 && rate <= 1000 * 2 * 294 / (wall * 1e3)) }' "$tmp/stderr" ||
+    fail "--repeat: a rate the wall time does not allow: $(cat "$tmp/stderr")"
 
 # ---- the checker itself refuses a wrong y (the last row off by 1e-3)
 "$gpgpu" spmv --backend "$backend" "$mdir/west0067.mtx" -o "$tmp/y.mtx" 2>/dev/null
@@ -223,6 +229,10 @@ cg_ok() { # NAME MAX-ERROR ARGS...
         fail "$name: max error above $max_error: $(grep '^max' "$tmp/cg")"
 }
 cg_ok "laplace3d 8 f32" 1e-4 --laplace3d 8
+# A GPU time per iteration that the wall time allows, or none where the timer measured nothing.
+awk '/^time: / && /GPU/ { for (i = 1; i <= NF; i++) if ($i == "us") u[++n] = $(i - 1) }
+     END { exit n == 2 && !(u[1] * 1000 >= u[2]) }' "$tmp/cg" ||
+    fail "cg: a GPU time the wall time does not allow: $(grep '^time' "$tmp/cg")"
 if [ "$types" = "f32 f64" ]; then
     cg_ok "laplace3d 8 f64" 1e-7 --laplace3d 8 --type f64 --format sell
     cg_ok "bcsstk05 jacobi" 1e-6 "$mdir/bcsstk05.mtx" --type f64 --jacobi

@@ -222,6 +222,17 @@ static gpgpu_status cg_step(cg_state *s)
     return status;
 }
 
+/* One iteration's line; a GPU time that measured nothing (tool_timer_missed) is '-'. */
+static void print_step(const cg_state *s, double rel, double gpu_ns, double wall_ns)
+{
+    char gpu[32] = "-";
+
+    if (!tool_timer_missed(gpu_ns, wall_ns, 1))
+        snprintf(gpu, sizeof(gpu), "%.1f", gpu_ns / 1e3);
+    fprintf(s->log, "%8llu  %-14.6e %12s %12.1f\n", (unsigned long long)s->iterations, rel, gpu,
+            wall_ns / 1e3);
+}
+
 /* Runs the steps and prints their lines; false with *status success when it
  * did not converge. */
 static bool cg_iterate(cg_state *s, gpgpu_status *status)
@@ -249,8 +260,7 @@ static bool cg_iterate(cg_state *s, gpgpu_status *status)
         s->wall_ns += wall_ns;
         rel = sqrt(s->rr) / s->b_norm;
         if (s->iterations % c->every == 0 || rel <= c->tol || s->iterations == c->max_iter)
-            fprintf(s->log, "%8llu  %-14.6e %12.1f %12.1f\n", (unsigned long long)s->iterations,
-                    rel, gpu_ns / 1e3, wall_ns / 1e3);
+            print_step(s, rel, gpu_ns, wall_ns);
     }
     return rel <= c->tol;
 }
@@ -307,10 +317,14 @@ static gpgpu_status print_summary(cg_state *s, bool converged)
     fprintf(s->log, "%s after %llu iterations: ||r||/||b|| = %.3e (tol %.3g)\n",
             outcome(s, converged), (unsigned long long)s->iterations, rel, s->args->tol);
     fprintf(s->log, "true residual ||b - A*x||/||b|| = %.3e\n", true_rel);
-    fprintf(s->log, "time: %.3f ms GPU, %.3f ms wall; per iteration %.1f us GPU, %.1f us wall\n",
-            s->gpu_ns / 1e6, s->wall_ns / 1e6, s->gpu_ns / per / 1e3, s->wall_ns / per / 1e3);
-    if (s->gpu_ns == 0 && s->iterations > 0)
-        fprintf(s->log, "(the GPU timer measured nothing: this driver's timer query reads 0)\n");
+    if (s->iterations > 0 && tool_timer_missed(s->gpu_ns, s->wall_ns, per))
+        fprintf(s->log, "time: %.3f ms wall, per iteration %.1f us wall (the GPU timer measured "
+                "nothing: this driver's timer queries miss compute work)\n",
+                s->wall_ns / 1e6, s->wall_ns / per / 1e3);
+    else
+        fprintf(s->log, "time: %.3f ms GPU, %.3f ms wall; per iteration %.1f us GPU, %.1f us "
+                "wall\n", s->gpu_ns / 1e6, s->wall_ns / 1e6, s->gpu_ns / per / 1e3,
+                s->wall_ns / per / 1e3);
     if (s->args->b_path != NULL)
         return GPGPU_SUCCESS;
     if (s->n == 0) { /* the reduction's identity (-inf, +inf) would print as an error */

@@ -24,8 +24,9 @@ const char gemm_help[] =
     "(K x N) are random (values of magnitude 0.5 to 1.5, seeded), the product is\n"
     "timed after one untimed run, and one 'key: value' a line is printed: the\n"
     "sizes, the method and its block, the GPU time per product (median of the\n"
-    "repeats), GFLOP/s (2 M N K flops) and CGMA, the lab report's flops per\n"
-    "global memory access of the method.\n"
+    "repeats), GFLOP/s (2 M N K flops; from the wall time, with timer: wall,\n"
+    "where the GPU timer measures nothing, as GL on llvmpipe) and CGMA, the lab\n"
+    "report's flops per global memory access of the method.\n"
     "\n"
     "  -o, --output C    where C goes (required with files); - is standard output\n"
     "  --type TYPE       f32 (default) or f64\n"
@@ -367,10 +368,12 @@ static void print_report(gpgpu_context *ctx, const gemm_args *s, double gpu_ns, 
             printf("outputs: %u\n", s->gemm.outputs ? s->gemm.outputs : 4);
     }
     printf("gpu_us: %.3f\nwall_us: %.3f\n", gpu_ns / 1e3, wall_ns / 1e3);
-    /* llvmpipe's GL timer query reads about 1 ns for any compute work */
-    if (gpu_ns < 100)
-        printf("gpu_timer: measured nothing (this driver's timer query reads 0)\n");
-    printf("gflops: %.3f\n", gpu_ns >= 100 ? flops / gpu_ns : 0.0);
+    bool missed = tool_timer_missed(gpu_ns, wall_ns, 1);
+    double rate_ns = tool_rate_ns(gpu_ns, wall_ns, 1);
+    printf("timer: %s\n", missed ? "wall" : "gpu");
+    if (missed)
+        tool_message("note: %s", tool_timer_missed_note);
+    printf("gflops: %.3f\n", rate_ns > 0 ? flops / rate_ns : 0.0);
     printf("gflops_wall: %.3f\n", wall_ns > 0 ? flops / wall_ns : 0.0);
     printf("cgma: %.3f\n", tool_gemm_cgma(&s->gemm, &shape, s->m, s->n, s->k, false));
 }

@@ -49,7 +49,9 @@ const char spgemm_help[] =
     "                    whether the short rows took one pass (one_phase: 1)\n"
     "                    or two, peak GPU bytes, the product's GPU and wall\n"
     "                    time (the wall time of this first product includes\n"
-    "                    building the shaders) and GFLOP/s from each\n"
+    "                    building the shaders) and GFLOP/s from each; timer:\n"
+    "                    gpu, or wall where the GPU timer measures nothing (GL\n"
+    "                    on llvmpipe): gflops then comes from the wall time\n"
     "  --quiet           no progress lines on stderr (given for big files and\n"
     "                    products of more than 2^26 products, per row chunk)\n";
 
@@ -305,6 +307,8 @@ static void print_stats(const spgemm_args *s, const gpgpu_spgemm_stats *st,
 {
     FILE *out = strcmp(s->out_path, "-") == 0 ? stderr : stdout;
     double flops = 2.0 * (double)st->products;
+    bool missed = tool_timer_missed(t->gpu_ns, t->wall_ns, 1);
+    double rate_ns = tool_rate_ns(t->gpu_ns, t->wall_ns, 1);
 
     fprintf(out, "products: %llu\n", (unsigned long long)st->products);
     fprintf(out, "flops: %.0f\n", flops);
@@ -317,8 +321,11 @@ static void print_stats(const spgemm_args *s, const gpgpu_spgemm_stats *st,
             (double)st->peak_bytes / (1 << 20));
     fprintf(out, "gpu_us: %.1f\n", t->gpu_ns / 1e3);
     fprintf(out, "wall_us: %.1f\n", t->wall_ns / 1e3);
+    fprintf(out, "timer: %s\n", missed ? "wall" : "gpu");
+    if (missed)
+        tool_message("note: %s", tool_timer_missed_note);
     /* Flops per nanosecond are GFLOP/s. */
-    fprintf(out, "gflops: %.4g\n", t->gpu_ns > 0 ? flops / t->gpu_ns : 0.0);
+    fprintf(out, "gflops: %.4g\n", rate_ns > 0 ? flops / rate_ns : 0.0);
     fprintf(out, "gflops_wall: %.4g\n", t->wall_ns > 0 ? flops / t->wall_ns : 0.0);
 }
 

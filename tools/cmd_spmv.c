@@ -22,7 +22,9 @@ const char spmv_help[] =
     "  --beta B          default 0 (y0 is not read); nonzero needs --y0\n"
     "  --repeat N        then times N more products (after y is saved) and\n"
     "                    prints to stderr the GPU and wall time per product and\n"
-    "                    GFLOP/s (2 x nnz flops a product)\n";
+    "                    GFLOP/s (2 x nnz flops a product), from the GPU time,\n"
+    "                    or from the wall time where the GPU timer measures\n"
+    "                    nothing (GL on llvmpipe; a note says so)\n";
 
 typedef struct spmv_args {
     sparse_args m;
@@ -106,14 +108,23 @@ static int time_products(gpgpu_context *ctx, const spmv_args *s, const gpgpu_spm
         status = gpgpu_matrix_get_info(a, &info);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "timed products", gpgpu_last_error(ctx));
+    bool missed = tool_timer_missed(gpu_ns, wall_ns, (double)s->repeat);
+    double rate_ns = tool_rate_ns(gpu_ns, wall_ns, (double)s->repeat) / (double)s->repeat;
     gpu_ns /= (double)s->repeat;
     wall_ns /= (double)s->repeat;
+    char gpu[32] = "no";
+
+    if (missed)
+        tool_message("note: %s", tool_timer_missed_note);
+    else
+        snprintf(gpu, sizeof(gpu), "%.3f us", gpu_ns / 1e3);
     /* Flops per nanosecond are GFLOP/s. */
-    tool_message("%s %s, algo %s: %llu products: %.3f us GPU, %.3f us wall each; "
-                 "%.3f GFLOP/s (GPU time)",
+    tool_message("%s %s, algo %s: %llu products: %s GPU time, %.3f us wall each; "
+                 "%.3f GFLOP/s (%s time)",
                  gpgpu_format_name(info.format), gpgpu_type_name(info.type),
-                 tool_spmv_algo_name(desc->algo), (unsigned long long)s->repeat, gpu_ns / 1e3,
-                 wall_ns / 1e3, gpu_ns > 0 ? 2.0 * (double)info.nnz / gpu_ns : 0.0);
+                 tool_spmv_algo_name(desc->algo), (unsigned long long)s->repeat, gpu,
+                 wall_ns / 1e3, rate_ns > 0 ? 2.0 * (double)info.nnz / rate_ns : 0.0,
+                 missed ? "wall" : "GPU");
     return TOOL_EXIT_OK;
 }
 

@@ -452,6 +452,20 @@ double tool_now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+bool tool_timer_missed(double gpu_ns, double wall_ns, double calls)
+{
+    return gpu_ns < 100 * calls && gpu_ns * 1000 < wall_ns;
+}
+
+double tool_rate_ns(double gpu_ns, double wall_ns, double calls)
+{
+    return tool_timer_missed(gpu_ns, wall_ns, calls) ? wall_ns : gpu_ns;
+}
+
+const char tool_timer_missed_note[] =
+    "the GPU timer measured nothing (this driver's timer queries miss compute work), "
+    "so rates come from the wall time";
+
 /* Element i of the sequence is the (i+1)-th output of splitmix64 seeded with
  * `seed`; splitmix64's state is a plain counter, so any element can be made
  * without the ones before it. */

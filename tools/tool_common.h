@@ -150,6 +150,18 @@ gpgpu_format tool_parse_format(const char *text);
  * mean anything). */
 double tool_now_ns(void);
 
+/* Whether a GPU time measured around `calls` library calls is no measurement: some
+ * drivers' timer queries miss compute work (llvmpipe's GL reports about 1 ns a query,
+ * whatever ran). No GPU runs a call in less than 100 ns, nor a thousand times faster than
+ * the wall clock around it saw. */
+bool tool_timer_missed(double gpu_ns, double wall_ns, double calls);
+
+/* The time rates come from: gpu_ns, or wall_ns where the timer missed the work. */
+double tool_rate_ns(double gpu_ns, double wall_ns, double calls);
+
+/* What the tools say when rates come from the wall time instead. */
+extern const char tool_timer_missed_note[];
+
 /* Writes elements [first, first + count) of the random sequence of `seed`:
  * u32 in [1, 1000], i32 in [-1000, 1000] without 0, f32/f64 uniform in
  * [0.5, 1.5) with a random sign. Element i depends on seed and i only, so
