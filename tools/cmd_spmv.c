@@ -120,7 +120,7 @@ static int time_products(gpgpu_context *ctx, const spmv_args *s, const gpgpu_spm
         snprintf(gpu, sizeof(gpu), "%.3f us", gpu_ns / 1e3);
     /* Flops per nanosecond are GFLOP/s. */
     tool_message("%s %s, algo %s: %llu products: %s GPU time, %.3f us wall each; "
-                 "%.3f GFLOP/s (%s time)",
+                 "%.4g GFLOP/s (%s time)",
                  gpgpu_format_name(info.format), gpgpu_type_name(info.type),
                  tool_spmv_algo_name(desc->algo), (unsigned long long)s->repeat, gpu,
                  wall_ns / 1e3, rate_ns > 0 ? 2.0 * (double)info.nnz / rate_ns : 0.0,
