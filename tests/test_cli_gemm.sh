@@ -113,6 +113,24 @@ usage_error "zero size" "--m" -- --m 0 --n 4 --k 4
 usage_error "gz output" "plain text" -- "$tmp/a.mtx" "$tmp/b.mtx" -o "$tmp/c.mtx.gz"
 printf '%%%%MatrixMarket matrix array complex general\n1 1\n1 0\n' >"$tmp/cx.mtx"
 usage_error "complex" "complex" -- "$tmp/cx.mtx" "$tmp/b.mtx" -o "$tmp/c.mtx"
+# Sizes no device holds: refused before anything is made, with exit 2 on either backend (A:
+# 16 GiB of f64, past every storage binding; C: past the 2^31 - 1 the shaders index; a
+# coordinate file of one entry standing for 10^10 dense ones).
+too_large() { # NAME EXPECTED-TEXT GPGPU-ARGS...
+    local name=$1 text=$2
+    shift 2
+    timeout 60 "$gpgpu" gemm "$@" --backend "$backend" >/dev/null 2>"$tmp/stderr"
+    local rc=$?
+    [ "$rc" -eq 2 ] && grep -q -- "$text" "$tmp/stderr" || fail "$name: exit $rc: $(cat "$tmp/stderr")"
+}
+too_large "A past a binding" "A would take 17179869176 bytes, more than one storage binding" \
+    --m 1 --n 1 --k 2147483647 --type f64
+too_large "C past the index" "C has 10000000000 elements, more than the 2^31 - 1" \
+    --m 100000 --n 100000 --k 1
+printf '%%%%MatrixMarket matrix coordinate real general\n100000 100000 1\n1 1 1\n' >"$tmp/wide.mtx"
+too_large "dense file" "wide.mtx is 100000 x 100000: as a dense matrix" "$tmp/wide.mtx" \
+    "$tmp/wide.mtx" -o "$tmp/c.mtx"
+
 # Beyond f32's range for an f32 product: the file's value with its line, and --alpha.
 printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n5e38\n' >"$tmp/big.mtx"
 usage_error "f32 value" "big.mtx:4: 5e38 is out of range for f32" -- "$tmp/big.mtx" "$tmp/row.mtx" \

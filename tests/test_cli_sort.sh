@@ -246,6 +246,15 @@ usage "bad algo" "unknown value 'halving'" --type u32 --algo halving "$tmp/in.mt
 usage "same outputs" "same file" --type u32 "$tmp/in.mtx" -o - --perm -
 mtx "$tmp/bad_in.mtx" real 1 0.5
 usage "bad input" "'0.5' is not an integer" --type u32 "$tmp/bad_in.mtx" -o -
+# More than any device's storage binding (16 GiB of f64): refused before a value is made,
+# with exit 2 on either backend (a timeout shows generating first).
+for cmd in "sort -o -" "reduce --op sum" "scan --inclusive -o -"; do
+    timeout 60 "$gpgpu" $cmd --backend "$backend" --type f64 --random 2147483647 \
+        >/dev/null 2>"$tmp/stderr"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q "the --random input would take 17179869176 bytes" "$tmp/stderr" ||
+        fail "$cmd --random 2^31 - 1: exit $rc: $(cat "$tmp/stderr")"
+done
 if ! "$gpgpu" sort --help | grep -q -- "--segments"; then
     fail "--help does not describe --segments"
 fi

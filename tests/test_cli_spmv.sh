@@ -274,6 +274,13 @@ cg_breaks "cg indefinite" "breakdown at iteration 1: p.Ap = -7, so A is not posi
     "$tmp/indef.mtx"
 cg_breaks "cg f32 overflow" "breakdown at iteration 0: ||b||^2 = inf: f32 overflowed" \
     "$tmp/huge.mtx"
+# A Laplacian whose values no storage binding holds (674^3 rows, 8.6 GB of f32 values) is
+# refused before it is generated; one past the 2^31 - 1 entries the shaders index, at once.
+timeout 60 "$gpgpu" cg --backend "$backend" --laplace3d 674 >/dev/null 2>"$tmp/stderr"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "more than one storage binding" "$tmp/stderr" ||
+    fail "cg --laplace3d 674: exit $rc: $(cat "$tmp/stderr")"
+usage "cg laplace3d past the index" "675 is out of range \[1, 674\]" cg --laplace3d 675
 # 0 x 0: converged at once, and no error to report on an empty x.
 printf '%%%%MatrixMarket matrix coordinate real general\n0 0 0\n' >"$tmp/empty.mtx"
 "$gpgpu" cg --backend "$backend" "$tmp/empty.mtx" >"$tmp/cg" 2>"$tmp/stderr" ||

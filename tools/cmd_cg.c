@@ -34,7 +34,9 @@ const char cg_help[] =
     "\n"
     "  A.mtx             a square MatrixMarket matrix\n"
     "  --laplace3d N     instead: the 7-point 3D Laplacian of an N^3 grid\n"
-    "                    (GPGPU_GEN_LAPLACE3D_7, N^3 rows)\n"
+    "                    (GPGPU_GEN_LAPLACE3D_7, N^3 rows); N up to 674, whose\n"
+    "                    7 N^3 - 6 N^2 entries the shaders index, and made once\n"
+    "                    the device is known to hold it\n"
     "  --b B.mtx         the right-hand side, rows(A) entries; default A*ones\n"
     "  --tol T           stop when ||r||/||b|| <= T; default 1e-8 for f64 and\n"
     "                    1e-5 for f32: in f32 the recurrence's residual keeps\n"
@@ -48,6 +50,10 @@ const char cg_help[] =
     "                    scaled rows such as the structural bcsstk matrices'\n"
     "  --every K         prints every K-th iteration (and the last); default 1\n"
     "  -o, --output X    writes x as a one-column MatrixMarket array (%.17g)\n";
+
+/* The largest --laplace3d N whose 7 N^3 - 6 N^2 entries stay within the 2^31 - 1 the shaders
+ * index (675 passes it). */
+#define LAPLACE_MAX_N 674
 
 typedef struct cg_args {
     sparse_args m;
@@ -73,7 +79,7 @@ static bool parse_cg_args(int argc, char **argv, cg_args *c)
             return false;
         }
         if ((value = tool_option_value(argc, argv, &i, "--laplace3d")) != NULL)
-            c->laplace_n = (uint32_t)tool_parse_uint("--laplace3d", value, 1, 1290);
+            c->laplace_n = (uint32_t)tool_parse_uint("--laplace3d", value, 1, LAPLACE_MAX_N);
         else if ((value = tool_option_value(argc, argv, &i, "--b")) != NULL)
             c->b_path = value;
         else if ((value = tool_output_option(argc, argv, &i)) != NULL)
@@ -520,17 +526,47 @@ static int check_finite_vector(const char *path, const double *v, size_t n)
     return TOOL_EXIT_OK;
 }
 
-/* The matrix from the file or the generator, checked to be square. */
+/* The rows of the system: the file's matrix, or the Laplacian's N^3. */
+static size_t system_rows(const cg_args *c, const gpgpu_csr *a)
+{
+    return c->laplace_n > 0 ? (size_t)c->laplace_n * c->laplace_n * c->laplace_n : a->rows;
+}
+
+/* What the solve puts on the GPU, checked before anything is made: the Laplacian's CSR
+ * arrays (a file's matrix was read, and gpgpu_matrix_create checks its own), and the
+ * vectors x, r, p, Ap, b, ones and z. */
+static int check_fit(gpgpu_context *ctx, const cg_args *c, size_t rows)
+{
+    size_t size = gpgpu_type_size(c->m.matrix.type), n = c->laplace_n;
+    size_t nnz = 7 * n * n * n - 6 * n * n; /* 7 points less the 6 faces' missing ones */
+    tool_fit fit;
+    int rc = tool_fit_begin(ctx, &fit);
+
+    if (rc == TOOL_EXIT_OK && n > 0)
+        rc = tool_fit_array(&fit, "the Laplacian's row pointers", rows + 1, sizeof(uint32_t));
+    if (rc == TOOL_EXIT_OK && n > 0)
+        rc = tool_fit_array(&fit, "the Laplacian's column indices", nnz, sizeof(uint32_t));
+    if (rc == TOOL_EXIT_OK && n > 0)
+        rc = tool_fit_array(&fit, "the Laplacian's values", nnz, size);
+    for (int k = 0; k < (c->jacobi ? 7 : 6) && rc == TOOL_EXIT_OK; k++)
+        rc = tool_fit_array(&fit, "a vector of the solve", rows, size);
+    return rc == TOOL_EXIT_OK ? tool_fit_end(&fit) : rc;
+}
+
+static int generate_laplacian(const cg_args *c, gpgpu_csr *a)
+{
+    gpgpu_status status = gpgpu_generate(GPGPU_GEN_LAPLACE3D_7, c->laplace_n, 0, 0, a);
+
+    return status == GPGPU_SUCCESS ? TOOL_EXIT_OK
+                                   : tool_fail(status, "cannot generate the Laplacian", NULL);
+}
+
+/* The matrix file, checked to be square and finite. */
 static int load_matrix(const cg_args *c, gpgpu_csr *a)
 {
-    gpgpu_mtx_header h = { .symmetry = "symmetric" };
+    gpgpu_mtx_header h = { 0 };
     int rc;
 
-    if (c->laplace_n > 0) {
-        gpgpu_status status = gpgpu_generate(GPGPU_GEN_LAPLACE3D_7, c->laplace_n, 0, 0, a);
-        return status == GPGPU_SUCCESS ? TOOL_EXIT_OK
-                                       : tool_fail(status, "cannot generate the Laplacian", NULL);
-    }
     rc = read_matrix(c->matrix_path, c->m.matrix.type, c->m.quiet, a, &h);
     if (rc != TOOL_EXIT_OK)
         return rc;
@@ -558,16 +594,22 @@ int cmd_cg(int argc, char **argv)
 
     if (!parse_cg_args(argc, argv, &c))
         return TOOL_EXIT_OK;
-    /* Every file is read and checked before the GPU starts. */
-    rc = load_matrix(&c, &a);
+    /* Every file is read and checked before the GPU starts; the Laplacian is made once the
+     * device is known to hold it. */
+    rc = c.laplace_n > 0 ? TOOL_EXIT_OK : load_matrix(&c, &a);
+    size_t rows = system_rows(&c, &a);
     if (rc == TOOL_EXIT_OK && c.b_path != NULL)
-        rc = read_vector_of_length(c.b_path, c.m.matrix.type, a.rows, "rows", &b);
+        rc = read_vector_of_length(c.b_path, c.m.matrix.type, rows, "rows", &b);
     if (rc == TOOL_EXIT_OK && b != NULL)
-        rc = check_finite_vector(c.b_path, b, a.rows);
+        rc = check_finite_vector(c.b_path, b, rows);
     if (c.max_iter == 0)
-        c.max_iter = a.rows > 1000 ? a.rows : 1000;
+        c.max_iter = rows > 1000 ? rows : 1000;
     if (rc == TOOL_EXIT_OK)
         rc = tool_context_create(&c.m.desc, &ctx);
+    if (rc == TOOL_EXIT_OK)
+        rc = check_fit(ctx, &c, rows);
+    if (rc == TOOL_EXIT_OK && c.laplace_n > 0)
+        rc = generate_laplacian(&c, &a);
     if (rc == TOOL_EXIT_OK)
         rc = run_cg(ctx, &c, &a, b);
     gpgpu_context_destroy(ctx);

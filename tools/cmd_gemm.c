@@ -179,6 +179,13 @@ static int read_dense(const char *path, gpgpu_type type, uint32_t *rows, uint32_
         return tool_fail(status, "cannot read the matrix", msg);
     *rows = a.rows;
     *cols = a.cols;
+    /* A coordinate file's few entries can stand for a dense matrix of any size. */
+    if ((size_t)a.rows * a.cols > GPGPU_SPARSE_MAX_INDEX) {
+        snprintf(msg, sizeof(msg), "%s is %u x %u: as a dense matrix, %zu entries, more than "
+                 "the 2^31 - 1 the shaders index", path, a.rows, a.cols, (size_t)a.rows * a.cols);
+        gpgpu_csr_free(&a);
+        return tool_fail(GPGPU_ERROR_TOO_LARGE, "too large", msg);
+    }
     *out = calloc((size_t)a.rows * a.cols + 1, sizeof(double));
     if (*out == NULL) {
         gpgpu_csr_free(&a);
@@ -248,6 +255,11 @@ static int check_shapes(const gemm_args *s, const dense *a, const dense *b, size
     *m = s->gemm.transpose_a ? a->cols : a->rows;
     *n = s->gemm.transpose_b ? b->rows : b->cols;
     *k = ak;
+    if (ak == bk && *m * *n > GPGPU_SPARSE_MAX_INDEX) {
+        snprintf(msg, sizeof(msg), "C is %zu x %zu: %zu entries, more than the 2^31 - 1 the "
+                 "shaders index", *m, *n, *m * *n);
+        return tool_fail(GPGPU_ERROR_TOO_LARGE, "too large", msg);
+    }
     if (ak == bk)
         return TOOL_EXIT_OK;
     snprintf(msg, sizeof(msg), "op(A) (%s%s, %u x %u) has %zu columns and op(B) (%s%s, %u x %u) "
@@ -257,13 +269,32 @@ static int check_shapes(const gemm_args *s, const dense *a, const dense *b, size
     return tool_fail(GPGPU_ERROR_INVALID_ARGUMENT, "dimension mismatch", msg);
 }
 
+/* A, B and C as the device takes them, before any is allocated. */
+static int check_fit(gpgpu_context *ctx, gpgpu_type type, size_t a, size_t b, size_t c)
+{
+    size_t size = gpgpu_type_size(type);
+    tool_fit fit;
+    int rc = tool_fit_begin(ctx, &fit);
+
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_fit_array(&fit, "A", a, size);
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_fit_array(&fit, "B", b, size);
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_fit_array(&fit, "C", c, size);
+    return rc == TOOL_EXIT_OK ? tool_fit_end(&fit) : rc;
+}
+
 static int multiply_files(gpgpu_context *ctx, const gemm_args *s, const dense *a, const dense *b,
                           size_t m, size_t n, size_t k)
 {
     gpgpu_buffer *ga = NULL, *gb = NULL, *gc = NULL;
     double *c = NULL;
     gpgpu_type type = s->gemm.type;
-    int rc = upload(ctx, type, a->values, (size_t)a->rows * a->cols, &ga);
+    int rc = check_fit(ctx, type, (size_t)a->rows * a->cols, (size_t)b->rows * b->cols, m * n);
+
+    if (rc == TOOL_EXIT_OK)
+        rc = upload(ctx, type, a->values, (size_t)a->rows * a->cols, &ga);
 
     if (rc == TOOL_EXIT_OK)
         rc = upload(ctx, type, b->values, (size_t)b->rows * b->cols, &gb);
@@ -383,15 +414,18 @@ static int multiply_generated(gpgpu_context *ctx, const gemm_args *s)
     size_t ac = s->m * s->k, bc = s->k * s->n, cc = s->m * s->n, size = gpgpu_type_size(s->gemm.type);
     gpgpu_buffer *ga = NULL, *gb = NULL, *gc = NULL;
     double gpu_ns = 0, wall_ns = 0;
-    gpgpu_status status = gpgpu_buffer_create(ctx, ac * size, &ga);
-    int rc;
+    gpgpu_status status = GPGPU_SUCCESS;
+    /* Each size is below 2^31 (parse_size): their products do not overflow a size_t. */
+    int rc = check_fit(ctx, s->gemm.type, ac, bc, cc);
 
-    if (status == GPGPU_SUCCESS)
+    if (rc == TOOL_EXIT_OK)
+        status = gpgpu_buffer_create(ctx, ac * size, &ga);
+    if (rc == TOOL_EXIT_OK && status == GPGPU_SUCCESS)
         status = gpgpu_buffer_create(ctx, bc * size, &gb);
-    if (status == GPGPU_SUCCESS)
+    if (rc == TOOL_EXIT_OK && status == GPGPU_SUCCESS)
         status = gpgpu_buffer_create(ctx, cc * size, &gc);
-    rc = status == GPGPU_SUCCESS ? TOOL_EXIT_OK
-                                 : tool_fail(status, "cannot allocate the matrices", gpgpu_last_error(ctx));
+    if (rc == TOOL_EXIT_OK && status != GPGPU_SUCCESS)
+        rc = tool_fail(status, "cannot allocate the matrices", gpgpu_last_error(ctx));
     if (rc == TOOL_EXIT_OK)
         rc = tool_upload_random(ctx, ga, s->gemm.type, ac, s->seed);
     if (rc == TOOL_EXIT_OK)

@@ -122,12 +122,23 @@ int read_input(const vector_args *a, void **data, size_t *count)
 }
 
 /* The buffer holds at least one element: buffers cannot be empty, but the
- * count given to the primitives can be 0. */
+ * count given to the primitives can be 0. It is checked against the device
+ * first: --random would otherwise generate gigabytes for a primitive to refuse. */
 int upload_input(gpgpu_context *ctx, const vector_args *a, const void *data, size_t count,
                  gpgpu_buffer **buf)
 {
     size_t size = gpgpu_type_size(a->type);
-    gpgpu_status status = gpgpu_buffer_create(ctx, (count > 0 ? count : 1) * size, buf);
+    tool_fit fit;
+    int rc = tool_fit_begin(ctx, &fit);
+    gpgpu_status status;
+
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_fit_array(&fit, a->random ? "the --random input" : "the input", count, size);
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_fit_end(&fit);
+    if (rc != TOOL_EXIT_OK)
+        return rc;
+    status = gpgpu_buffer_create(ctx, (count > 0 ? count : 1) * size, buf);
 
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot create a buffer", gpgpu_last_error(ctx));

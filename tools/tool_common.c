@@ -205,6 +205,48 @@ int tool_context_create(const gpgpu_context_desc *desc, gpgpu_context **ctx)
     return TOOL_EXIT_OK;
 }
 
+int tool_fit_begin(gpgpu_context *ctx, tool_fit *fit)
+{
+    gpgpu_status status = gpgpu_context_info(ctx, &fit->info);
+
+    fit->total = 0;
+    return status == GPGPU_SUCCESS ? TOOL_EXIT_OK
+                                   : tool_fail(status, "cannot query the context",
+                                               gpgpu_last_error(ctx));
+}
+
+int tool_fit_array(tool_fit *fit, const char *what, size_t count, size_t size)
+{
+    char msg[512];
+
+    if (count > GPGPU_SPARSE_MAX_INDEX) {
+        snprintf(msg, sizeof(msg), "%s has %zu elements, more than the 2^31 - 1 the shaders "
+                 "index", what, count);
+        return tool_fail(GPGPU_ERROR_TOO_LARGE, "too large", msg);
+    }
+    if (count * size > fit->info.max_storage_range_bytes) {
+        snprintf(msg, sizeof(msg), "%s would take %zu bytes, more than one storage binding of "
+                 "%s (%s) holds (%zu)", what, count * size, fit->info.renderer,
+                 fit->info.backend, fit->info.max_storage_range_bytes);
+        return tool_fail(GPGPU_ERROR_TOO_LARGE, "too large", msg);
+    }
+    fit->total += count * size;
+    return TOOL_EXIT_OK;
+}
+
+int tool_fit_end(const tool_fit *fit)
+{
+    char msg[512];
+    size_t memory = fit->info.device_memory_bytes;
+
+    if (memory == 0 || fit->total <= memory)
+        return TOOL_EXIT_OK;
+    snprintf(msg, sizeof(msg), "the arrays would take %zu bytes together, more than the %zu "
+             "bytes of memory of %s (%s)", fit->total, memory, fit->info.renderer,
+             fit->info.backend);
+    return tool_fail(GPGPU_ERROR_TOO_LARGE, "too large", msg);
+}
+
 uint64_t tool_parse_uint(const char *option, const char *text, uint64_t min, uint64_t max)
 {
     char *end;

@@ -81,6 +81,26 @@ extern const char tool_help_footer[];
 /* Creates a context; on failure prints why and returns the exit code. */
 int tool_context_create(const gpgpu_context_desc *desc, gpgpu_context **ctx);
 
+/* What the device takes, checked before anything is allocated so that a request too
+ * large fails at once, the same way on every backend (GPGPU_ERROR_TOO_LARGE, exit 2),
+ * rather than after generating or uploading gigabytes, or with whatever the driver says. */
+typedef struct tool_fit {
+    gpgpu_info info; /* of the context */
+    size_t total;    /* bytes of the arrays checked so far */
+} tool_fit;
+
+/* Starts the checks of a context's arrays. */
+int tool_fit_begin(gpgpu_context *ctx, tool_fit *fit);
+
+/* An array of `count` elements of `size` bytes (`what` names it: "A", "the input") as one
+ * library buffer: at most 2^31 - 1 elements (what the shaders index) and bytes within one
+ * storage binding (stages bind whole buffers); its bytes count towards tool_fit_end. On
+ * failure prints why and returns the exit code. */
+int tool_fit_array(tool_fit *fit, const char *what, size_t count, size_t size);
+
+/* All the arrays together within the device's memory, where it says how much it has. */
+int tool_fit_end(const tool_fit *fit);
+
 /* Parses a decimal integer in [min, max] given to `option`; anything else is a
  * usage error. */
 uint64_t tool_parse_uint(const char *option, const char *text, uint64_t min, uint64_t max);
