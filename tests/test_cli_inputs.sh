@@ -65,5 +65,33 @@ for f in cut bad; do
         { echo "FAIL: $f.mtx.gz not named once: $(cat "$tmp/err")" >&2; failures=$((failures + 1)); }
 done
 
+# Options that do not go together are refused in the options' words, before any file is
+# read: each command's --algo names only its own algorithms, and lists them.
+expect "unknown value 'stride' for scan (expected fast, single-pass, reduce-then-scan, classic)" \
+    -- "$gpgpu" scan --inclusive --type u32 --random 4 --algo stride -o -
+expect "unknown value 'classic' for reduce (expected fast, halving, stride, minmax)" \
+    -- "$gpgpu" reduce --op sum --type u32 --random 4 --algo classic
+expect "--algo minmax (GPUfindMinMax) computes min and max together: it needs --op minmax" \
+    -- "$gpgpu" reduce --op sum --type u32 --random 4 --algo minmax
+expect "unknown value 'halving' for sort" -- "$gpgpu" sort --type u32 --random 4 --algo halving -o -
+expect "--algo vector works on CSR matrices, not --format ell" \
+    -- "$gpgpu" spmv "$tmp/none.mtx" --format ell --algo vector
+expect "--algo balanced works on CSR matrices, not --format coo" \
+    -- "$gpgpu" cg "$tmp/none.mtx" --format coo --algo balanced
+expect "--tune times the CSR vector kernel: it does not go with --format sell" \
+    -- "$gpgpu" spmv "$tmp/none.mtx" --format sell --tune
+expect "--sell-c shapes --format sell, not --format csr" -- "$gpgpu" spmv "$tmp/none.mtx" --sell-c 4
+expect "--bsr-block shapes --format bsr, not --format ell" \
+    -- "$gpgpu" spmv "$tmp/none.mtx" --format ell --bsr-block 2
+expect "--tile is the work-group side of methods 1, 2 and 6, not of --method fast" \
+    -- "$gpgpu" gemm --m 4 --n 4 --k 4 --tile 8
+expect "--outputs is method 6's, not --method 2's" \
+    -- "$gpgpu" gemm --m 4 --n 4 --k 4 --method 2 --outputs 2
+expect "--method coopmat multiplies f32 matrices" \
+    -- "$gpgpu" gemm --m 4 --n 4 --k 4 --method coopmat --type f64
+expect "unknown value '3' for gemm" -- "$gpgpu" gemm --m 4 --n 4 --k 4 --method 3
+expect "--memory-budget bounds the fast algorithms' chunks" \
+    -- "$gpgpu" spgemm "$tmp/none.mtx" A -o - --algo classic --memory-budget 1M
+
 [ "$failures" -eq 0 ] && echo "all passed" || echo "$failures failed" >&2
 exit $((failures > 0))

@@ -158,7 +158,7 @@ usage "y0 length" "has 3 entries, but the matrix has 5 rows" \
 usage "malformed" "bad.mtx" spmv "$tmp/bad.mtx" --backend "$backend"
 usage "bad format" "unknown value 'dia'" spmv "$mdir/cage3.mtx" --format dia
 usage "unknown algo" "unknown value 'radix'" spmv "$mdir/cage3.mtx" --algo radix
-usage "algo of another format" "SPMV_VECTOR works on CSR" \
+usage "algo of another format" "--algo vector works on CSR matrices, not --format ell" \
     spmv "$mdir/cage3.mtx" --format ell --algo vector --backend "$backend"
 usage "classic on coo" "CSR" spmv "$mdir/cage3.mtx" --format coo --algo classic --backend "$backend"
 usage "integer type" "f32 or f64" spmv "$mdir/cage3.mtx" --type u32

@@ -128,6 +128,28 @@ static bool parse_options(int argc, char **argv, gemm_args *s)
     return true;
 }
 
+/* Options the method does not read are refused: silently ignoring one would time or
+ * test something other than what was asked. */
+static void check_method_options(const gemm_args *s)
+{
+    gpgpu_algo algo = s->gemm.algo;
+    bool lab = algo == GPGPU_ALGO_GEMM_METHOD1 || algo == GPGPU_ALGO_GEMM_METHOD2 ||
+               algo == GPGPU_ALGO_GEMM_METHOD6;
+
+    if (s->gemm.tile != 0 && !lab)
+        tool_usage_error("--tile is the work-group side of methods 1, 2 and 6, not of "
+                         "--method %s", tool_gemm_method_name(algo));
+    if (s->gemm.outputs != 0 && algo != GPGPU_ALGO_GEMM_METHOD6)
+        tool_usage_error("--outputs is method 6's, not --method %s's",
+                         tool_gemm_method_name(algo));
+    if (algo == GPGPU_ALGO_GEMM_COOPMAT_F16 && s->gemm.type != GPGPU_TYPE_F32)
+        tool_usage_error("--method coopmat multiplies f32 matrices (rounded to f16), not %s",
+                         gpgpu_type_name(s->gemm.type));
+    if (s->tune && algo != GPGPU_ALGO_DEFAULT && algo != GPGPU_ALGO_GEMM_TILED)
+        tool_usage_error("--tune times the fast method's blocks: it does not go with "
+                         "--method %s", tool_gemm_method_name(algo));
+}
+
 /* Returns false when it printed the help (and nothing is to run). */
 static bool parse_gemm_args(int argc, char **argv, gemm_args *s)
 {
@@ -152,6 +174,7 @@ static bool parse_gemm_args(int argc, char **argv, gemm_args *s)
         tool_usage_error("--check is for generated input (--m --n --k)");
     if (s->gemm.type == 0)
         s->gemm.type = GPGPU_TYPE_F32;
+    check_method_options(s);
     if (s->alpha_text != NULL)
         tool_check_value_range("--alpha", s->alpha_text, s->gemm.type);
     return true;

@@ -50,11 +50,16 @@ static bool parse_reduce_args(int argc, char **argv, reduce_args *r)
         }
         if ((value = tool_option_value(argc, argv, &i, "--op")) != NULL)
             r->op = parse_op(value);
+        else if ((value = tool_option_value(argc, argv, &i, "--algo")) != NULL)
+            r->in.algo = tool_parse_reduce_algo(value);
         else if (!parse_vector_option(argc, argv, &i, &r->in))
             parse_vector_operand(argv[i], &r->in);
     }
     if (r->op == 0)
         tool_usage_error("--op is required");
+    if (r->in.algo == GPGPU_ALGO_CLASSIC_MINMAX && r->op != GPGPU_OP_MINMAX)
+        tool_usage_error("--algo minmax (GPUfindMinMax) computes min and max together: it "
+                         "needs --op minmax");
     check_vector_args(&r->in);
     return true;
 }

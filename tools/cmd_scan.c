@@ -46,6 +46,8 @@ static bool parse_scan_args(int argc, char **argv, scan_args *s)
             s->exclusive = true;
         else if ((value = tool_output_option(argc, argv, &i)) != NULL)
             s->out_path = value;
+        else if ((value = tool_option_value(argc, argv, &i, "--algo")) != NULL)
+            s->in.algo = tool_parse_scan_algo(value);
         else if (!parse_vector_option(argc, argv, &i, &s->in))
             parse_vector_operand(argv[i], &s->in);
     }

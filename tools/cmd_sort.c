@@ -55,8 +55,8 @@ static gpgpu_algo parse_sort_algo(const char *text)
         if (strcmp(algos[k].name, text) == 0)
             return algos[k].algo;
     }
-    tool_usage_error("--algo: unknown value '%s' (expected classic, bitonic, radix or fast)",
-                     text);
+    tool_usage_error("--algo: unknown value '%s' for sort (expected classic, bitonic, radix, "
+                     "fast)", text);
 }
 
 /* Returns false when it printed the help (and nothing is to run). */

@@ -95,7 +95,8 @@ static gpgpu_algo parse_spgemm_algo(const char *text)
         if (strcmp(spgemm_algos[k].name, text) == 0)
             return spgemm_algos[k].algo;
     }
-    tool_usage_error("--algo: unknown value '%s' (expected fast, rows, esc, classic)", text);
+    tool_usage_error("--algo: unknown value '%s' for spgemm (expected fast, rows, esc, classic)",
+                     text);
 }
 
 /* BYTES with an optional suffix K, M or G (powers of 1024, either case). */
@@ -164,6 +165,9 @@ static bool parse_spgemm_args(int argc, char **argv, spgemm_args *s)
                          s->out_path, s->out_path);
     if (s->type == 0)
         s->type = GPGPU_TYPE_F32;
+    if (s->spgemm.memory_budget != 0 && s->spgemm.algo == GPGPU_ALGO_CLASSIC_SPGEMM)
+        tool_usage_error("--memory-budget bounds the fast algorithms' chunks: --algo classic "
+                         "takes none");
     return true;
 }
 

@@ -64,8 +64,6 @@ bool parse_vector_option(int argc, char **argv, int *i, vector_args *a)
         return true;
     if ((value = tool_option_value(argc, argv, i, "--type")) != NULL) {
         a->type = tool_parse_type(value);
-    } else if ((value = tool_option_value(argc, argv, i, "--algo")) != NULL) {
-        a->algo = tool_parse_algo(value);
     } else if ((value = tool_option_value(argc, argv, i, "--random")) != NULL) {
         /* The library takes at most 2^31 - 1 elements (GPGPU_ERROR_TOO_LARGE);
          * refusing more here saves generating gigabytes first. */
@@ -261,12 +259,48 @@ bool parse_sparse_option(int argc, char **argv, int *i, sparse_args *s)
     return true;
 }
 
+/* The format a format parameter shapes, or 0 (csr) when p sets none. */
+static gpgpu_format shaped_format(const gpgpu_format_params *p, const char **option)
+{
+    if (p->sell_c != 0 || p->sell_sigma != 0) {
+        *option = p->sell_c != 0 ? "--sell-c" : "--sell-sigma";
+        return GPGPU_FORMAT_SELL;
+    }
+    if (p->bsr_block != 0) {
+        *option = "--bsr-block";
+        return GPGPU_FORMAT_BSR;
+    }
+    if (p->ell_max_fill != 0) {
+        *option = "--ell-max-fill";
+        return GPGPU_FORMAT_ELL;
+    }
+    return 0;
+}
+
 void check_sparse_args(sparse_args *s)
 {
     bool shape = s->spmv.threads_per_row != 0 || s->spmv.rows_per_group != 0;
+    gpgpu_format format = s->matrix.format ? s->matrix.format : GPGPU_FORMAT_CSR;
+    gpgpu_algo algo = s->spmv.algo;
+    const char *option = NULL;
+    gpgpu_format shaped = shaped_format(&s->matrix.params, &option);
 
     if (s->matrix.type == 0)
         s->matrix.type = GPGPU_TYPE_F32;
+    /* Refused here, in the options' words, rather than by gpgpu_spmv once the matrix is on
+     * the GPU. */
+    if (format != GPGPU_FORMAT_CSR && (algo == GPGPU_ALGO_CLASSIC_SPMV ||
+                                       algo == GPGPU_ALGO_SPMV_VECTOR ||
+                                       algo == GPGPU_ALGO_SPMV_BALANCED))
+        tool_usage_error("--algo %s works on CSR matrices, not --format %s (use --algo scalar, "
+                         "the format's own kernel, or no --algo)",
+                         tool_spmv_algo_name(algo), gpgpu_format_name(format));
+    if (s->tune && format != GPGPU_FORMAT_CSR)
+        tool_usage_error("--tune times the CSR vector kernel: it does not go with --format %s",
+                         gpgpu_format_name(format));
+    if (shaped != 0 && shaped != format)
+        tool_usage_error("%s shapes --format %s, not --format %s", option,
+                         gpgpu_format_name(shaped), gpgpu_format_name(format));
     if (s->tune && s->spmv.algo == GPGPU_ALGO_DEFAULT)
         s->spmv.algo = GPGPU_ALGO_SPMV_VECTOR;
     if (s->tune && s->spmv.algo != GPGPU_ALGO_SPMV_VECTOR)

@@ -83,9 +83,8 @@ typedef struct vector_args {
     bool quiet;
 } vector_args;
 
-/* Returns true when argv[*i] was one of the shared options. --algo takes
- * the names of tool_parse_algo: a command with names of its own parses
- * --algo before calling this. */
+/* Returns true when argv[*i] was one of the shared options; --algo, whose
+ * names are each command's own, is the command's to parse. */
 bool parse_vector_option(int argc, char **argv, int *i, vector_args *a);
 
 /* An argument that no option took: the input file. */

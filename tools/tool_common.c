@@ -107,14 +107,20 @@ static const name_value platform_names[] = {
     { "glfw", GPGPU_GL_PLATFORM_GLFW },
 };
 
-static const name_value algo_names[] = {
+/* Each command's --algo names only its own algorithms: one table for both let `scan --algo
+ * stride` through to the library, whose refusal named an enum value. */
+static const name_value reduce_algo_names[] = {
     { "fast", GPGPU_ALGO_FAST },
     { "halving", GPGPU_ALGO_CLASSIC_HALVING },
     { "stride", GPGPU_ALGO_CLASSIC_STRIDE },
     { "minmax", GPGPU_ALGO_CLASSIC_MINMAX },
-    { "classic", GPGPU_ALGO_CLASSIC_SCAN },
+};
+
+static const name_value scan_algo_names[] = {
+    { "fast", GPGPU_ALGO_FAST },
     { "single-pass", GPGPU_ALGO_SCAN_SINGLE_PASS },
     { "reduce-then-scan", GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN },
+    { "classic", GPGPU_ALGO_CLASSIC_SCAN },
 };
 
 /* SpMV's own names: "classic" is Kiciak's 5-stage SpMV here. */
@@ -142,9 +148,9 @@ static const name_value format_names[] = {
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The value named `text` in the table; otherwise a usage error that lists
- * the names. */
+ * the names (those of `command`, when not NULL). */
 static int lookup_name(const name_value *table, size_t count, const char *option,
-                       const char *text)
+                       const char *command, const char *text)
 {
     char choices[256] = "";
 
@@ -157,7 +163,8 @@ static int lookup_name(const name_value *table, size_t count, const char *option
             strncat(choices, ", ", sizeof(choices) - strlen(choices) - 1);
         strncat(choices, table[k].name, sizeof(choices) - strlen(choices) - 1);
     }
-    tool_usage_error("%s: unknown value '%s' (expected %s)", option, text, choices);
+    tool_usage_error("%s: unknown value '%s'%s%s (expected %s)", option, text,
+                     command != NULL ? " for " : "", command != NULL ? command : "", choices);
 }
 
 const char tool_context_options_help[] =
@@ -178,10 +185,10 @@ bool tool_context_option(int argc, char **argv, int *i, gpgpu_context_desc *desc
 
     if ((value = tool_option_value(argc, argv, i, "--backend")) != NULL) {
         desc->backend = (gpgpu_backend)lookup_name(backend_names, COUNT_OF(backend_names),
-                                                   "--backend", value);
+                                                   "--backend", NULL, value);
     } else if ((value = tool_option_value(argc, argv, i, "--platform")) != NULL) {
         desc->gl_platform = (gpgpu_gl_platform)lookup_name(
-            platform_names, COUNT_OF(platform_names), "--platform", value);
+            platform_names, COUNT_OF(platform_names), "--platform", NULL, value);
     } else if (strcmp(argv[*i], "--debug") == 0) {
         desc->debug = true;
     } else {
@@ -309,23 +316,35 @@ gpgpu_type tool_parse_float_type(const char *text, const char *what)
     return type;
 }
 
-gpgpu_algo tool_parse_algo(const char *text)
+gpgpu_algo tool_parse_reduce_algo(const char *text)
 {
-    return (gpgpu_algo)lookup_name(algo_names, COUNT_OF(algo_names), "--algo", text);
+    return (gpgpu_algo)lookup_name(reduce_algo_names, COUNT_OF(reduce_algo_names), "--algo",
+                                   "reduce", text);
+}
+
+gpgpu_algo tool_parse_scan_algo(const char *text)
+{
+    return (gpgpu_algo)lookup_name(scan_algo_names, COUNT_OF(scan_algo_names), "--algo", "scan",
+                                   text);
 }
 
 const char *tool_algo_name(gpgpu_algo algo)
 {
-    for (size_t k = 0; k < COUNT_OF(algo_names); k++) {
-        if (algo_names[k].value == (int)algo)
-            return algo_names[k].name;
+    for (size_t k = 0; k < COUNT_OF(reduce_algo_names); k++) {
+        if (reduce_algo_names[k].value == (int)algo)
+            return reduce_algo_names[k].name;
+    }
+    for (size_t k = 0; k < COUNT_OF(scan_algo_names); k++) {
+        if (scan_algo_names[k].value == (int)algo)
+            return scan_algo_names[k].name;
     }
     return "default";
 }
 
 gpgpu_algo tool_parse_spmv_algo(const char *text)
 {
-    return (gpgpu_algo)lookup_name(spmv_algo_names, COUNT_OF(spmv_algo_names), "--algo", text);
+    return (gpgpu_algo)lookup_name(spmv_algo_names, COUNT_OF(spmv_algo_names), "--algo", "spmv",
+                                   text);
 }
 
 const char *tool_spmv_algo_name(gpgpu_algo algo)
@@ -358,7 +377,7 @@ void tool_matrix_operand(const char *arg, const char **a, const char **b)
 gpgpu_algo tool_parse_gemm_method(const char *text)
 {
     return (gpgpu_algo)lookup_name(gemm_method_names, COUNT_OF(gemm_method_names), "--method",
-                                   text);
+                                   "gemm", text);
 }
 
 const char *tool_gemm_method_name(gpgpu_algo algo)
@@ -483,7 +502,7 @@ int tool_gemm_check_rows(gpgpu_context *ctx, const gpgpu_gemm_desc *d, size_t m,
 
 gpgpu_format tool_parse_format(const char *text)
 {
-    return (gpgpu_format)lookup_name(format_names, COUNT_OF(format_names), "--format", text);
+    return (gpgpu_format)lookup_name(format_names, COUNT_OF(format_names), "--format", NULL, text);
 }
 
 double tool_now_ns(void)

@@ -125,9 +125,11 @@ gpgpu_type tool_parse_type(const char *text);
  * error that names what the type is of ("matrix values"). */
 gpgpu_type tool_parse_float_type(const char *text, const char *what);
 
-/* Algorithm names: fast, halving, stride, minmax, classic (the classic scan);
- * tool_algo_name gives "default" for GPGPU_ALGO_DEFAULT. */
-gpgpu_algo tool_parse_algo(const char *text);
+/* reduce's --algo names: fast, halving, stride, minmax; scan's: fast, single-pass,
+ * reduce-then-scan, classic (the classic scan). Either refuses the other's names.
+ * tool_algo_name names any of them, "default" for GPGPU_ALGO_DEFAULT. */
+gpgpu_algo tool_parse_reduce_algo(const char *text);
+gpgpu_algo tool_parse_scan_algo(const char *text);
 const char *tool_algo_name(gpgpu_algo algo);
 
 /* SpMV algorithm names: classic (CLASSIC_SPMV), scalar, vector, balanced;
