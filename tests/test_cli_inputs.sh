@@ -65,6 +65,12 @@ for f in cut bad; do
         { echo "FAIL: $f.mtx.gz not named once: $(cat "$tmp/err")" >&2; failures=$((failures + 1)); }
 done
 
+# Integer sums wrap, and the help says so where it says how results print.
+"$gpgpu" reduce --help | grep -q "Integer sums" && "$gpgpu" reduce --help | grep -q "wrap modulo 2^32" ||
+    { echo "FAIL: reduce --help does not say that integer sums wrap" >&2; failures=$((failures + 1)); }
+grep -q "sums wrap modulo 2^32" "$(dirname "$0")/../README.md" ||
+    { echo "FAIL: README's command list does not say that integer sums wrap" >&2; failures=$((failures + 1)); }
+
 # Options that do not go together are refused in the options' words, before any file is
 # read: each command's --algo names only its own algorithms, and lists them.
 expect "unknown value 'stride' for scan (expected fast, single-pass, reduce-then-scan, classic)" \

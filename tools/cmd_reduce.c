@@ -6,9 +6,12 @@
 const char reduce_help[] =
     "Usage: gpgpu reduce --op OP --type TYPE [OPTIONS] (IN.mtx | --random N)\n"
     "\n"
-    "Reduces a vector on the GPU and prints the result: integers exactly, floats\n"
-    "with 17 significant digits; --op minmax prints 'MIN MAX'. An empty vector\n"
-    "gives the identity (0; the largest, smallest value or +-inf for min, max).\n"
+    "Reduces a vector on the GPU and prints the result: integers in full, floats\n"
+    "with 17 significant digits; --op minmax prints 'MIN MAX'. Integer sums\n"
+    "wrap modulo 2^32, as the GPU adds them (a u32 sum past 4294967295 prints\n"
+    "its remainder, i32 sums are two's complement): use f64 for larger sums.\n"
+    "An empty vector gives the identity (0; the largest, smallest value or\n"
+    "+-inf for min, max).\n"
     "\n"
     "  --op OP           sum, min, max or minmax\n"
     "  --algo ALGO       fast (default), halving, stride, or minmax (--op minmax)\n";

@@ -11,6 +11,8 @@ const char scan_help[] =
     "                  (IN.mtx | --random N) -o OUT.mtx\n"
     "\n"
     "Prefix sums of a vector on the GPU, written as a MatrixMarket array.\n"
+    "Integer sums wrap modulo 2^32, as the GPU adds them (i32 in two's\n"
+    "complement).\n"
     "\n"
     "  --inclusive       out[i] = in[0] + ... + in[i]\n"
     "  --exclusive       out[i] = in[0] + ... + in[i-1], out[0] = 0\n"
