@@ -102,6 +102,15 @@ fi
 "$gpgpu" gemm --m 40 --n 33 --k 20 --method 6 --tile 8 --type f32 --transpose-a --check \
     --backend "$backend" >"$tmp/stdout" 2>"$tmp/stderr" || fail "generated method 6: $(cat "$tmp/stderr")"
 
+# Progress lines where every one is due (GPGPU_PROGRESS_AFTER=0), none with --quiet (nor
+# the GPU timer's note).
+GPGPU_PROGRESS_AFTER=0 "$gpgpu" gemm --m 40 --n 40 --k 40 --repeat 2 --backend "$backend" \
+    >/dev/null 2>"$tmp/stderr" || fail "progress: $(cat "$tmp/stderr")"
+grep -q "timing: product 2 of 2" "$tmp/stderr" || fail "progress: no line: $(cat "$tmp/stderr")"
+GPGPU_PROGRESS_AFTER=0 "$gpgpu" gemm --m 40 --n 40 --k 40 --repeat 2 --check --quiet \
+    --backend "$backend" >/dev/null 2>"$tmp/stderr" || fail "--quiet: $(cat "$tmp/stderr")"
+[ -s "$tmp/stderr" ] && fail "--quiet printed: $(cat "$tmp/stderr")"
+
 usage_error "mismatch" "dimension mismatch" -- "$tmp/a.mtx" "$tmp/a.mtx" -o "$tmp/c.mtx"
 usage_error "no output" "-o C.mtx is required" -- "$tmp/a.mtx" "$tmp/b.mtx"
 usage_error "one matrix" "two matrices are required" -- "$tmp/a.mtx" -o "$tmp/c.mtx"

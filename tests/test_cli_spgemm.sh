@@ -108,6 +108,20 @@ case $(stat timer) in gpu|wall) ;; *) fail "karate --stats: timer '$(stat timer)
 awk -v r="$(stat gflops)" -v w="$(stat gflops_wall)" 'BEGIN { exit !(r > 0 && r <= 1000 * w) }' ||
     fail "karate --stats: gflops $(stat gflops) against gflops_wall $(stat gflops_wall)"
 
+# ---- progress: a line a step of the classic algorithm where every line is due
+# (GPGPU_PROGRESS_AFTER=0), none with --quiet, none in a run shorter than 2 s
+GPGPU_PROGRESS_AFTER=0 "$gpgpu" spgemm "$mdir/west0067.mtx" A --algo classic -o "$tmp/c.mtx" \
+    --backend "$backend" >/dev/null 2>"$tmp/stderr" || fail "classic progress: $(cat "$tmp/stderr")"
+grep -q "spgemm (classic): step 1 done (stage 2, EXPAND, 1283 products)" "$tmp/stderr" &&
+    grep -q "stage 13, ROW_PTRS" "$tmp/stderr" ||
+    fail "classic progress: no line a step: $(cat "$tmp/stderr")"
+GPGPU_PROGRESS_AFTER=0 "$gpgpu" spgemm "$mdir/west0067.mtx" A --algo classic -o "$tmp/c.mtx" \
+    --backend "$backend" --quiet >/dev/null 2>"$tmp/stderr" || fail "classic --quiet failed"
+[ -s "$tmp/stderr" ] && fail "classic --quiet printed: $(cat "$tmp/stderr")"
+"$gpgpu" spgemm "$mdir/west0067.mtx" A -o "$tmp/c.mtx" --backend "$backend" >/dev/null \
+    2>"$tmp/stderr" || fail "a short product failed"
+[ -s "$tmp/stderr" ] && fail "a short product printed: $(cat "$tmp/stderr")"
+
 # ---- --drop-zeros: [1 1; 1 -1]^2 = [2 0; 0 2], where both zeros are exact
 # (1*1 + 1*(-1)): kept as structural entries by default, dropped on request
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 4\n1 1 1\n1 2 1\n2 1 1\n2 2 -1\n' \

@@ -287,6 +287,37 @@ printf '%%%%MatrixMarket matrix coordinate real general\n0 0 0\n' >"$tmp/empty.m
     fail "cg 0 x 0: $(cat "$tmp/stderr")"
 grep -q "^max |x_i - 1|: none" "$tmp/cg" || fail "cg 0 x 0: $(cat "$tmp/cg")"
 "$gpgpu" cg --help | grep -q "with a NaN or infinite entry is refused" || fail "cg --help: non-finite input"
+# Progress lines: none for a run shorter than 2 s, none with --quiet even where every line
+# is due (GPGPU_PROGRESS_AFTER=0), and then the lines of each long step.
+quiet_ok() { # NAME ARGS... : succeeds, with nothing on stderr
+    local name=$1
+    shift
+    "$gpgpu" "$@" >/dev/null 2>"$tmp/stderr" || fail "$name: exit $?: $(cat "$tmp/stderr")"
+    [ -s "$tmp/stderr" ] && fail "$name printed on stderr: $(cat "$tmp/stderr")"
+}
+progress_ok() { # NAME TEXT ARGS... : succeeds, TEXT among the progress lines
+    local name=$1 text=$2
+    shift 2
+    GPGPU_PROGRESS_AFTER=0 "$gpgpu" "$@" >/dev/null 2>"$tmp/stderr" ||
+        fail "$name: exit $?: $(cat "$tmp/stderr")"
+    grep -q -- "$text" "$tmp/stderr" || fail "$name: no '$text' in: $(cat "$tmp/stderr")"
+}
+quiet_ok "spmv, a short run" spmv "$mdir/bcsstk05.mtx" --backend "$backend" -o "$tmp/y.mtx"
+quiet_ok "cg, a short run" cg --laplace3d 4 --backend "$backend"
+for cmd in "spmv $mdir/bcsstk05.mtx --tune -o $tmp/y.mtx" "info" \
+    "cg $mdir/bcsstk05.mtx --jacobi --tol 1e-3"; do
+    GPGPU_PROGRESS_AFTER=0 quiet_ok "$cmd --quiet" $cmd --quiet --backend "$backend"
+done
+GPGPU_PROGRESS_AFTER=0 quiet_ok "matinfo --quiet" matinfo "$mdir/bcsstk05.mtx" --quiet
+progress_ok "matinfo" "measuring sell" matinfo "$mdir/bcsstk05.mtx"
+progress_ok "spmv" "timing: product 3 of 3" spmv "$mdir/bcsstk05.mtx" --repeat 3 \
+    --backend "$backend" -o "$tmp/y.mtx"
+progress_ok "spmv --tune" "spmv tune: 1 invocations per row" spmv "$mdir/bcsstk05.mtx" --tune \
+    --backend "$backend" -o "$tmp/y.mtx"
+progress_ok "cg" "cg: iteration 2, ||r||/||b|| = " cg --laplace3d 6 --backend "$backend"
+progress_ok "cg --laplace3d" "generating the 3D Laplacian of 6^3 rows" cg --laplace3d 6 \
+    --backend "$backend"
+
 # Not symmetric: a warning, then no convergence (exit 1).
 "$gpgpu" cg --backend "$backend" "$mdir/cage3.mtx" --max-iter 3 >/dev/null 2>"$tmp/stderr"
 rc=$?

@@ -265,6 +265,8 @@ static bool cg_iterate(cg_state *s, gpgpu_status *status)
         s->gpu_ns += gpu_ns;
         s->wall_ns += wall_ns;
         rel = sqrt(s->rr) / s->b_norm;
+        tool_progress_line("cg: iteration %llu, ||r||/||b|| = %.3e",
+                           (unsigned long long)s->iterations, rel);
         if (s->iterations % c->every == 0 || rel <= c->tol || s->iterations == c->max_iter)
             print_step(s, rel, gpu_ns, wall_ns);
     }
@@ -555,7 +557,12 @@ static int check_fit(gpgpu_context *ctx, const cg_args *c, size_t rows)
 
 static int generate_laplacian(const cg_args *c, gpgpu_csr *a)
 {
-    gpgpu_status status = gpgpu_generate(GPGPU_GEN_LAPLACE3D_7, c->laplace_n, 0, 0, a);
+    size_t n = c->laplace_n;
+    gpgpu_status status;
+
+    tool_progress_step(long_step(7 * n * n * n), "generating the 3D Laplacian of %zu^3 rows...",
+                       n);
+    status = gpgpu_generate(GPGPU_GEN_LAPLACE3D_7, c->laplace_n, 0, 0, a);
 
     return status == GPGPU_SUCCESS ? TOOL_EXIT_OK
                                    : tool_fail(status, "cannot generate the Laplacian", NULL);
@@ -567,7 +574,7 @@ static int load_matrix(const cg_args *c, gpgpu_csr *a)
     gpgpu_mtx_header h = { 0 };
     int rc;
 
-    rc = read_matrix(c->matrix_path, c->m.matrix.type, c->m.quiet, a, &h);
+    rc = read_matrix(c->matrix_path, c->m.matrix.type, a, &h);
     if (rc != TOOL_EXIT_OK)
         return rc;
     if (a->rows != a->cols) {
@@ -594,6 +601,7 @@ int cmd_cg(int argc, char **argv)
 
     if (!parse_cg_args(argc, argv, &c))
         return TOOL_EXIT_OK;
+    tool_progress_init(c.m.quiet);
     /* Every file is read and checked before the GPU starts; the Laplacian is made once the
      * device is known to hold it. */
     rc = c.laplace_n > 0 ? TOOL_EXIT_OK : load_matrix(&c, &a);

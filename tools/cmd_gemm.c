@@ -53,8 +53,7 @@ const char gemm_help[] =
     "  --repeat R        generated input: timed products (default 5)\n"
     "  --check           generated input: compares up to 64 rows of C with a CPU\n"
     "                    product in long double, within the error bound of K\n"
-    "                    products (exit 1 when one is off)\n"
-    "  --quiet           no progress lines on stderr\n";
+    "                    products (exit 1 when one is off)\n";
 
 typedef struct gemm_args {
     gpgpu_context_desc desc;
@@ -196,10 +195,10 @@ static int read_dense(const char *path, gpgpu_type type, uint32_t *rows, uint32_
 {
     gpgpu_csr a = { 0 };
     char msg[1024];
-    gpgpu_status status = gpgpu_mtx_read_matrix_as(path, type, &a, NULL, msg, sizeof(msg));
+    int rc = read_matrix(path, type, &a, NULL);
 
-    if (status != GPGPU_SUCCESS)
-        return tool_fail(status, "cannot read the matrix", msg);
+    if (rc != TOOL_EXIT_OK)
+        return rc;
     *rows = a.rows;
     *cols = a.cols;
     /* A coordinate file's few entries can stand for a dense matrix of any size. */
@@ -292,6 +291,29 @@ static int check_shapes(const gemm_args *s, const dense *a, const dense *b, size
     return tool_fail(GPGPU_ERROR_INVALID_ARGUMENT, "dimension mismatch", msg);
 }
 
+/* A product that takes seconds (2^30 flops: a fraction of a second on a GPU, seconds on a
+ * CPU driver): announced before it starts, since no line can come during it. */
+static bool long_product(size_t m, size_t n, size_t k)
+{
+    return 2.0 * (double)m * (double)n * (double)k > (double)TOOL_PROGRESS_THRESHOLD * 64;
+}
+
+/* --tune: the candidates' lines as progress, the choice unless --quiet. */
+static int tune(gpgpu_context *ctx, const gemm_args *s, size_t m, size_t n, size_t k)
+{
+    gpgpu_gemm_tuning best;
+    gpgpu_status status = gpgpu_gemm_tune(ctx, s->gemm.type, m, n, k, tool_progress_callback,
+                                          NULL, &best);
+
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "tune", gpgpu_last_error(ctx));
+    if (!s->quiet)
+        tool_message("gemm tune: chose the block %ux%ux%u (%u rows an invocation, %u "
+                     "invocations): %.1f us", best.block_m, best.block_n, best.block_k,
+                     best.thread_m, best.invocations, best.gpu_ns / 1e3);
+    return TOOL_EXIT_OK;
+}
+
 /* A, B and C as the device takes them, before any is allocated. */
 static int check_fit(gpgpu_context *ctx, gpgpu_type type, size_t a, size_t b, size_t c)
 {
@@ -325,15 +347,10 @@ static int multiply_files(gpgpu_context *ctx, const gemm_args *s, const dense *a
         rc = tool_fail(GPGPU_ERROR_OUT_OF_MEMORY, "C", "no host memory");
     if (rc == TOOL_EXIT_OK)
         rc = upload(ctx, type, c, m * n, &gc);
-    if (rc == TOOL_EXIT_OK && s->tune && m && n && k) {
-        gpgpu_status status = gpgpu_gemm_tune(ctx, type, m, n, k, s->quiet ? NULL : tool_progress,
-                                              NULL, NULL);
-        if (status != GPGPU_SUCCESS)
-            rc = tool_fail(status, "tune", gpgpu_last_error(ctx));
-    }
+    if (rc == TOOL_EXIT_OK && s->tune && m && n && k)
+        rc = tune(ctx, s, m, n, k);
     if (rc == TOOL_EXIT_OK) {
-        if (!s->quiet && 2.0 * m * n * k > (double)TOOL_PROGRESS_THRESHOLD * 64)
-            tool_message("multiplying: %zu x %zu x %zu...", m, n, k);
+        tool_progress_step(long_product(m, n, k), "multiplying: %zu x %zu x %zu...", m, n, k);
         gpgpu_status status = gpgpu_gemm(ctx, &s->gemm, m, n, k, s->alpha, ga, 0, gb, 0, 0.0, gc, 0);
         if (status != GPGPU_SUCCESS)
             rc = tool_fail(status, "gemm", gpgpu_last_error(ctx));
@@ -369,15 +386,19 @@ static int time_products(gpgpu_context *ctx, const gemm_args *s, gpgpu_buffer *g
     double *ns = calloc(s->repeat, sizeof(double));
     gpgpu_status status = ns ? GPGPU_SUCCESS : GPGPU_ERROR_OUT_OF_MEMORY;
 
+    tool_progress_step(long_product(s->m, s->n, s->k), "timing %zu x %zu x %zu products...",
+                       s->m, s->n, s->k);
     /* Untimed runs first: the first builds the program, the rest bring the GPU up to speed. */
     for (double start = tool_now_ns();
          status == GPGPU_SUCCESS && tool_now_ns() - start < TOOL_WARM_UP_MS * 1e6;) {
+        tool_progress_line("warming up the GPU...");
         status = gpgpu_gemm(ctx, &s->gemm, s->m, s->n, s->k, s->alpha, ga, 0, gb, 0, 0.0, gc, 0);
         if (status == GPGPU_SUCCESS)
             status = gpgpu_finish(ctx);
     }
     *wall_ns = tool_now_ns();
     for (unsigned r = 0; r < s->repeat && status == GPGPU_SUCCESS; r++) {
+        tool_progress_line("timing: product %u of %u", r + 1, s->repeat);
         status = gpgpu_timer_begin(ctx);
         if (status != GPGPU_SUCCESS)
             break;
@@ -426,7 +447,7 @@ static void print_report(gpgpu_context *ctx, const gemm_args *s, double gpu_ns, 
     double rate_ns = tool_rate_ns(gpu_ns, wall_ns, 1);
     printf("timer: %s\n", missed ? "wall" : "gpu");
     if (missed)
-        tool_message("note: %s", tool_timer_missed_note);
+        tool_note("%s", tool_timer_missed_note);
     printf("gflops: %.3f\n", rate_ns > 0 ? flops / rate_ns : 0.0);
     printf("gflops_wall: %.3f\n", wall_ns > 0 ? flops / wall_ns : 0.0);
     printf("cgma: %.3f\n", tool_gemm_cgma(&s->gemm, &shape, s->m, s->n, s->k, false));
@@ -453,12 +474,8 @@ static int multiply_generated(gpgpu_context *ctx, const gemm_args *s)
         rc = tool_upload_random(ctx, ga, s->gemm.type, ac, s->seed);
     if (rc == TOOL_EXIT_OK)
         rc = tool_upload_random(ctx, gb, s->gemm.type, bc, s->seed + 1);
-    if (rc == TOOL_EXIT_OK && s->tune) {
-        status = gpgpu_gemm_tune(ctx, s->gemm.type, s->m, s->n, s->k,
-                                 s->quiet ? NULL : tool_progress, NULL, NULL);
-        if (status != GPGPU_SUCCESS)
-            rc = tool_fail(status, "tune", gpgpu_last_error(ctx));
-    }
+    if (rc == TOOL_EXIT_OK && s->tune)
+        rc = tune(ctx, s, s->m, s->n, s->k);
     if (rc == TOOL_EXIT_OK)
         rc = time_products(ctx, s, ga, gb, gc, &gpu_ns, &wall_ns);
     if (rc == TOOL_EXIT_OK)
@@ -489,6 +506,7 @@ int cmd_gemm(int argc, char **argv)
 
     if (!parse_gemm_args(argc, argv, &s))
         return TOOL_EXIT_OK;
+    tool_progress_init(s.quiet);
     if (s.m == 0) { /* files first: a bad file costs no GPU start */
         rc = read_dense(s.a_path, s.gemm.type, &a.rows, &a.cols, &a.values);
         if (rc == TOOL_EXIT_OK)

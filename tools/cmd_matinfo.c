@@ -19,8 +19,7 @@ const char matinfo_help[] =
     "'refused' when its padding passes the fill limit (8 x nnz by default),\n"
     "since gpgpu_matrix_create would refuse it. Needs no GPU.\n"
     "\n"
-    FORMAT_OPTIONS_HELP
-    "  --quiet           no progress line on stderr (given for big files)\n";
+    FORMAT_OPTIONS_HELP;
 
 /* The library's default fill limit (gpgpu_format_params.ell_max_fill, "default 8"):
  * gpgpu_format_bytes measures ELL past it, so the refusal is decided here. */
@@ -123,15 +122,19 @@ int cmd_matinfo(int argc, char **argv)
 
     if (!parse_matinfo_args(argc, argv, &m))
         return TOOL_EXIT_OK;
-    rc = read_matrix(m.path, GPGPU_TYPE_F64, m.quiet, &a, &h);
+    tool_progress_init(m.quiet);
+    rc = read_matrix(m.path, GPGPU_TYPE_F64, &a, &h);
     if (rc == TOOL_EXIT_OK) {
         print_header(m.path, &a, &h);
         rc = print_row_stats(&a);
     }
     if (rc == TOOL_EXIT_OK) {
         printf("format        stored       f32_bytes       f64_bytes\n");
-        for (size_t k = 0; k < sizeof(formats) / sizeof(formats[0]); k++)
+        for (size_t k = 0; k < sizeof(formats) / sizeof(formats[0]); k++) {
+            /* SELL and BSR are built to be measured: seconds for a large matrix. */
+            tool_progress_line("measuring %s...", gpgpu_format_name(formats[k]));
             print_format(&a, formats[k], &m.params);
+        }
     }
     gpgpu_csr_free(&a);
     return rc;

@@ -81,8 +81,7 @@ static int run_reduce(gpgpu_context *ctx, const vector_args *a, gpgpu_op op, gpg
     tool_reduce_result result;
     gpgpu_status status;
 
-    if (show_progress(a, count))
-        tool_message("running reduce...");
+    tool_progress_step(long_step(count), "running reduce on %zu values...", count);
     status = gpgpu_reduce(ctx, &desc, buf, 0, count, &result);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "reduce", gpgpu_last_error(ctx));
@@ -106,6 +105,7 @@ int cmd_reduce(int argc, char **argv)
 
     if (!parse_reduce_args(argc, argv, &r))
         return TOOL_EXIT_OK;
+    tool_progress_init(r.in.quiet);
     rc = prepare(&r.in, &ctx, &buf, &count);
     if (rc == TOOL_EXIT_OK)
         rc = run_reduce(ctx, &r.in, r.op, buf, count);

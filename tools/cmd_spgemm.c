@@ -51,9 +51,7 @@ const char spgemm_help[] =
     "                    time (the wall time of this first product includes\n"
     "                    building the shaders) and GFLOP/s from each; timer:\n"
     "                    gpu, or wall where the GPU timer measures nothing (GL\n"
-    "                    on llvmpipe): gflops then comes from the wall time\n"
-    "  --quiet           no progress lines on stderr (given for big files and\n"
-    "                    products of more than 2^26 products, per row chunk)\n";
+    "                    on llvmpipe): gflops then comes from the wall time\n";
 
 typedef struct spgemm_args {
     gpgpu_context_desc desc;
@@ -236,9 +234,9 @@ static int multiply(gpgpu_context *ctx, const spgemm_args *s, const gpgpu_matrix
     gpgpu_spgemm_desc desc = s->spgemm;
     gpgpu_status status, end;
 
-    desc.progress = s->quiet ? NULL : tool_progress;
-    if (!s->quiet && products > TOOL_PROGRESS_THRESHOLD)
-        tool_message("multiplying: %llu products...", (unsigned long long)products);
+    desc.progress = s->quiet ? NULL : tool_progress_callback;
+    tool_progress_step(products > TOOL_PROGRESS_THRESHOLD, "multiplying: %llu products...",
+                       (unsigned long long)products);
     t->wall_ns = tool_now_ns();
     status = gpgpu_timer_begin(ctx);
     if (status != GPGPU_SUCCESS)
@@ -272,8 +270,8 @@ static int make_b(gpgpu_context *ctx, const spgemm_args *s, const sparse_args *m
     }
     case B_AT:
     default:
-        if (!s->quiet && b_host->nnz > TOOL_PROGRESS_THRESHOLD)
-            tool_message("transposing A (%zu nonzeros) on the GPU...", b_host->nnz);
+        tool_progress_step(long_step(b_host->nnz), "transposing A (%zu nonzeros) on the GPU...",
+                           b_host->nnz);
         status = gpgpu_matrix_transpose(ctx, a, owned);
         *b = *owned;
         return status == GPGPU_SUCCESS
@@ -289,16 +287,13 @@ static int save(gpgpu_context *ctx, const spgemm_args *s, const gpgpu_matrix *c)
     gpgpu_matrix_info info = { 0 };
     char msg[512] = "";
     gpgpu_status status = gpgpu_matrix_get_info(c, &info);
-    bool progress = !s->quiet && info.nnz > TOOL_PROGRESS_THRESHOLD;
-
-    if (status == GPGPU_SUCCESS && progress)
-        tool_message("downloading C (%zu entries)...", info.nnz);
+    if (status == GPGPU_SUCCESS)
+        tool_progress_step(long_step(info.nnz), "downloading C (%zu entries)...", info.nnz);
     if (status == GPGPU_SUCCESS)
         status = gpgpu_matrix_download(c, &host);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot download C", gpgpu_last_error(ctx));
-    if (progress)
-        tool_message("writing %s...", s->out_path);
+    tool_progress_step(long_step(info.nnz), "writing %s...", s->out_path);
     status = gpgpu_mtx_write_matrix(s->out_path, &host, msg, sizeof(msg));
     gpgpu_csr_free(&host);
     if (status != GPGPU_SUCCESS)
@@ -327,7 +322,7 @@ static void print_stats(const spgemm_args *s, const gpgpu_spgemm_stats *st,
     fprintf(out, "wall_us: %.1f\n", t->wall_ns / 1e3);
     fprintf(out, "timer: %s\n", missed ? "wall" : "gpu");
     if (missed)
-        tool_message("note: %s", tool_timer_missed_note);
+        tool_note("%s", tool_timer_missed_note);
     /* Flops per nanosecond are GFLOP/s. */
     fprintf(out, "gflops: %.4g\n", rate_ns > 0 ? flops / rate_ns : 0.0);
     fprintf(out, "gflops_wall: %.4g\n", t->wall_ns > 0 ? flops / t->wall_ns : 0.0);
@@ -369,10 +364,11 @@ int cmd_spgemm(int argc, char **argv)
 
     if (!parse_spgemm_args(argc, argv, &s))
         return TOOL_EXIT_OK;
+    tool_progress_init(s.quiet);
     /* Every file is read and the shapes checked before the GPU starts. */
-    rc = read_matrix(s.a_path, s.type, s.quiet, &a, NULL);
+    rc = read_matrix(s.a_path, s.type, &a, NULL);
     if (rc == TOOL_EXIT_OK && b_kind(&s) == B_FILE)
-        rc = read_matrix(s.b_path, s.type, s.quiet, &b, NULL);
+        rc = read_matrix(s.b_path, s.type, &b, NULL);
     if (rc == TOOL_EXIT_OK)
         rc = check_shapes(&s, &a, &b);
     if (rc == TOOL_EXIT_OK)

@@ -99,8 +99,11 @@ static int time_products(gpgpu_context *ctx, const spmv_args *s, const gpgpu_spm
     double gpu_ns = 0, wall_ns = tool_now_ns();
     gpgpu_status status = gpgpu_timer_begin(ctx);
 
-    for (uint64_t k = 0; k < s->repeat && status == GPGPU_SUCCESS; k++)
+    for (uint64_t k = 0; k < s->repeat && status == GPGPU_SUCCESS; k++) {
+        tool_progress_line("timing: product %llu of %llu", (unsigned long long)k + 1,
+                           (unsigned long long)s->repeat);
         status = gpgpu_spmv(ctx, desc, a, x, 0, y, 0);
+    }
     if (status == GPGPU_SUCCESS)
         status = gpgpu_timer_end(ctx, &gpu_ns);
     wall_ns = tool_now_ns() - wall_ns;
@@ -115,7 +118,7 @@ static int time_products(gpgpu_context *ctx, const spmv_args *s, const gpgpu_spm
     char gpu[32] = "no";
 
     if (missed)
-        tool_message("note: %s", tool_timer_missed_note);
+        tool_note("%s", tool_timer_missed_note);
     else
         snprintf(gpu, sizeof(gpu), "%.3f us", gpu_ns / 1e3);
     /* Flops per nanosecond are GFLOP/s. */
@@ -179,8 +182,9 @@ int cmd_spmv(int argc, char **argv)
 
     if (!parse_spmv_args(argc, argv, &s))
         return TOOL_EXIT_OK;
+    tool_progress_init(s.m.quiet);
     /* Every file is read and checked before the GPU starts. */
-    rc = read_matrix(s.matrix_path, s.m.matrix.type, s.m.quiet, &a, NULL);
+    rc = read_matrix(s.matrix_path, s.m.matrix.type, &a, NULL);
     if (rc == TOOL_EXIT_OK && s.x_path != NULL)
         rc = read_vector_of_length(s.x_path, s.m.matrix.type, a.cols, "columns", &x);
     if (rc == TOOL_EXIT_OK && s.y0_path != NULL)

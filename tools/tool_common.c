@@ -362,6 +362,87 @@ void tool_progress(const char *line, void *user_data)
     tool_message("%s", line);
 }
 
+static struct {
+    bool on;             /* tool_progress_init was called without quiet */
+    double start_ns;     /* when it was */
+    double last_ns;      /* the last line, 0 before the first */
+    double after_ns, every_ns;
+} progress;
+
+void tool_progress_init(bool quiet)
+{
+    const char *env = getenv("GPGPU_PROGRESS_AFTER");
+    char *end;
+    double after = env != NULL && *env != '\0' ? strtod(env, &end) : TOOL_PROGRESS_AFTER_S;
+
+    if (env != NULL && *env != '\0' && (*end != '\0' || !(after >= 0)))
+        after = TOOL_PROGRESS_AFTER_S; /* not a number of seconds: the default */
+    progress.on = !quiet;
+    progress.start_ns = tool_now_ns();
+    progress.last_ns = 0;
+    progress.after_ns = after * 1e9;
+    /* A second between lines, or less where the first comes sooner (0 for the tests). */
+    progress.every_ns = after < 1 ? after * 1e9 : 1e9;
+}
+
+bool tool_progress_due(void)
+{
+    double now = tool_now_ns();
+
+    return progress.on && now - progress.start_ns >= progress.after_ns &&
+           (progress.last_ns == 0 || now - progress.last_ns >= progress.every_ns);
+}
+
+/* Prints the line and restarts the gap to the next. */
+static void progress_print(const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: ", program_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    progress.last_ns = tool_now_ns();
+}
+
+void tool_progress_line(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!tool_progress_due())
+        return;
+    va_start(ap, fmt);
+    progress_print(fmt, ap);
+    va_end(ap);
+}
+
+void tool_progress_step(bool long_step, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!progress.on || (!long_step && !tool_progress_due()))
+        return;
+    va_start(ap, fmt);
+    progress_print(fmt, ap);
+    va_end(ap);
+}
+
+void tool_note(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!progress.on)
+        return;
+    fprintf(stderr, "%s: note: ", program_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void tool_progress_callback(const char *line, void *user_data)
+{
+    (void)user_data;
+    tool_progress_line("%s", line);
+}
+
 void tool_matrix_operand(const char *arg, const char **a, const char **b)
 {
     if (arg[0] == '-' && arg[1] != '\0')
@@ -488,6 +569,7 @@ int tool_gemm_check_rows(gpgpu_context *ctx, const gpgpu_gemm_desc *d, size_t m,
     tool_random_fill(t, seed + 1, 0, k * n, b);
     for (size_t r = 0; r < rows; r++) {
         size_t i = rows == m ? r : r * (m - 1) / (rows - 1);
+        tool_progress_line("check: row %zu of %zu", r + 1, rows);
         gpgpu_status status = gpgpu_buffer_download(c, i * n * size, row, n * size);
         if (status != GPGPU_SUCCESS) {
             rc = tool_fail(status, "check", gpgpu_last_error(ctx));
@@ -588,6 +670,7 @@ int tool_upload_random(gpgpu_context *ctx, gpgpu_buffer *buf, gpgpu_type type, s
         size_t n = count - first < piece ? count - first : piece;
         gpgpu_status status;
 
+        tool_progress_line("generating and uploading: %zu of %zu values", first, count);
         tool_random_fill(type, seed, first, n, host);
         status = gpgpu_buffer_upload(buf, first * size, host, n * size);
         if (status != GPGPU_SUCCESS) {

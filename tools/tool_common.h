@@ -25,8 +25,14 @@ enum {
     TOOL_EXIT_NO_GPU = 77  /* no context could be made */
 };
 
-/* Sizes above this get progress lines on stderr: they take seconds. */
+/* Sizes above this take seconds: the step that works on them is announced at once
+ * (tool_progress_step). */
 #define TOOL_PROGRESS_THRESHOLD ((size_t)1 << 24)
+
+/* Seconds a command runs before progress lines are printed, then at most one a second:
+ * a short run prints none, a long one is never silent for long. GPGPU_PROGRESS_AFTER (seconds)
+ * overrides it, and at 0 every line is printed (as the tests ask). */
+#define TOOL_PROGRESS_AFTER_S 2.0
 
 /* Sets the name that prefixes every message ("gpgpu") and the command that a
  * usage error suggests ("gpgpu reduce --help"). */
@@ -46,6 +52,29 @@ void tool_message(const char *fmt, ...) TOOL_PRINTF(1, 2);
 
 /* A gpgpu_progress_callback that prints each line as tool_message does. */
 void tool_progress(const char *line, void *user_data);
+
+/* Progress lines on stderr for the gpgpu commands, which call tool_progress_init once their
+ * options are parsed (the clock starts then); none at all with quiet (--quiet), and none
+ * before it is called (gpgpu-bench prints its own). */
+void tool_progress_init(bool quiet);
+
+/* Whether a progress line would be printed now: TOOL_PROGRESS_AFTER_S after the start, and a
+ * second after the last one. */
+bool tool_progress_due(void);
+
+/* Prints "<program>: <line>" when tool_progress_due. */
+void tool_progress_line(const char *fmt, ...) TOOL_PRINTF(1, 2);
+
+/* A step about to start: printed at once when long_step (its size says it takes seconds,
+ * and no line may come during it), else as tool_progress_line. */
+void tool_progress_step(bool long_step, const char *fmt, ...) TOOL_PRINTF(2, 3);
+
+/* Prints "<program>: note: <line>" unless quiet: what a result was measured with. */
+void tool_note(const char *fmt, ...) TOOL_PRINTF(1, 2);
+
+/* A gpgpu_progress_callback for the library's long calls (tuning, SpGEMM's chunks and
+ * classic stages): each line through tool_progress_line. */
+void tool_progress_callback(const char *line, void *user_data);
 
 /* How long the GPU is kept busy, untimed, before a measurement: an idle H100 needs well
  * over 100 ms of load to come back to full speed, L2-bound kernels up to 0.4 s
