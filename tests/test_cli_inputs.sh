@@ -65,6 +65,18 @@ for f in cut bad; do
         { echo "FAIL: $f.mtx.gz not named once: $(cat "$tmp/err")" >&2; failures=$((failures + 1)); }
 done
 
+# Every command has --help (and gpgpu help COMMAND): exit 0, its usage, --quiet and the exit
+# status.
+for c in $("$gpgpu" --help | awk '/^Commands:/ { on = 1; next } on && !NF { exit } on { print $1 }' |
+           grep -v '^help$'); do
+    "$gpgpu" "$c" --help >"$tmp/help" 2>&1 || { echo "FAIL: $c --help: exit $?" >&2; failures=$((failures + 1)); }
+    grep -q "^Usage: gpgpu $c" "$tmp/help" && grep -q -- "--quiet" "$tmp/help" &&
+        grep -q "^Exit status: 0 success" "$tmp/help" ||
+        { echo "FAIL: $c --help: $(head -3 "$tmp/help")" >&2; failures=$((failures + 1)); }
+    "$gpgpu" help "$c" | cmp -s - "$tmp/help" ||
+        { echo "FAIL: gpgpu help $c differs from $c --help" >&2; failures=$((failures + 1)); }
+done
+
 # Integer sums wrap, and the help says so where it says how results print.
 "$gpgpu" reduce --help | grep -q "Integer sums" && "$gpgpu" reduce --help | grep -q "wrap modulo 2^32" ||
     { echo "FAIL: reduce --help does not say that integer sums wrap" >&2; failures=$((failures + 1)); }

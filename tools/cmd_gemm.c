@@ -10,10 +10,10 @@
 #include <string.h>
 
 const char gemm_help[] =
-    "Usage: gpgpu gemm A.mtx B.mtx -o C.mtx [--type f32|f64] [--method 1|2|6|fast]\n"
-    "                  [--backend gl|vulkan]\n"
-    "       gpgpu gemm --m M --n N --k K [--type f32|f64] [--method 1|2|6|fast]\n"
-    "                  [--backend gl|vulkan]\n"
+    "Usage: gpgpu gemm A.mtx B.mtx -o C.mtx [--type f32|f64]\n"
+    "                  [--method 1|2|6|fast|coopmat] [--backend gl|vulkan]\n"
+    "       gpgpu gemm --m M --n N --k K [--type f32|f64]\n"
+    "                  [--method 1|2|6|fast|coopmat] [--backend gl|vulkan]\n"
     "\n"
     "Multiplies two dense matrices on the GPU, C = alpha * op(A) * op(B)\n"
     "(gpgpu_gemm). With files, A and B are MatrixMarket files (array files, which\n"

@@ -11,8 +11,8 @@
 #include <string.h>
 
 const char spgemm_help[] =
-    "Usage: gpgpu spgemm A.mtx B.mtx -o C.mtx [--type f32|f64] [--algo classic|fast]\n"
-    "                    [--backend gl|vulkan]\n"
+    "Usage: gpgpu spgemm A.mtx B.mtx -o C.mtx [--type f32|f64]\n"
+    "                    [--algo fast|rows|esc|classic] [--backend gl|vulkan]\n"
     "\n"
     "Multiplies two sparse matrices on the GPU, C = A*B (gpgpu_spgemm), and writes\n"
     "C as a MatrixMarket coordinate real general file: 1-based, columns ascending\n"
