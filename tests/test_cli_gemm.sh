@@ -130,7 +130,8 @@ too_large() { # NAME EXPECTED-TEXT GPGPU-ARGS...
     shift 2
     timeout 60 "$gpgpu" gemm "$@" --backend "$backend" >/dev/null 2>"$tmp/stderr"
     local rc=$?
-    [ "$rc" -eq 2 ] && grep -q -- "$text" "$tmp/stderr" || fail "$name: exit $rc: $(cat "$tmp/stderr")"
+    [ "$rc" -eq 2 ] && grep -q -- "$text" "$tmp/stderr" ||
+        fail "$name: exit $rc: $(cat "$tmp/stderr")"
 }
 too_large "A past a binding" "A would take 17179869176 bytes, more than one storage binding" \
     --m 1 --n 1 --k 2147483647 --type f64

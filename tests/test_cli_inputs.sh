@@ -13,6 +13,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli_inputs.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
 # expect WORDS -- COMMAND...: exit code 2 and a message holding WORDS.
 expect() {
     local words=$1 rc
@@ -62,26 +67,26 @@ expect "ends early" -- "$gpgpu" sort --type f32 -o - "$tmp/v.mtx.gz"
 for f in cut bad; do
     "$gpgpu" matinfo "$tmp/$f.mtx.gz" >/dev/null 2>"$tmp/err"
     [ "$(grep -o "$f.mtx.gz" "$tmp/err" | wc -l)" -eq 1 ] ||
-        { echo "FAIL: $f.mtx.gz not named once: $(cat "$tmp/err")" >&2; failures=$((failures + 1)); }
+        fail "$f.mtx.gz not named once: $(cat "$tmp/err")"
 done
 
 # Every command has --help (and gpgpu help COMMAND): exit 0, its usage, --quiet and the exit
 # status.
-for c in $("$gpgpu" --help | awk '/^Commands:/ { on = 1; next } on && !NF { exit } on { print $1 }' |
-           grep -v '^help$'); do
-    "$gpgpu" "$c" --help >"$tmp/help" 2>&1 || { echo "FAIL: $c --help: exit $?" >&2; failures=$((failures + 1)); }
+commands=$("$gpgpu" --help |
+    awk '/^Commands:/ { on = 1; next } on && !NF { exit } on && $1 != "help" { print $1 }')
+for c in $commands; do
+    "$gpgpu" "$c" --help >"$tmp/help" 2>&1 || fail "$c --help: exit $?"
     grep -q "^Usage: gpgpu $c" "$tmp/help" && grep -q -- "--quiet" "$tmp/help" &&
-        grep -q "^Exit status: 0 success" "$tmp/help" ||
-        { echo "FAIL: $c --help: $(head -3 "$tmp/help")" >&2; failures=$((failures + 1)); }
-    "$gpgpu" help "$c" | cmp -s - "$tmp/help" ||
-        { echo "FAIL: gpgpu help $c differs from $c --help" >&2; failures=$((failures + 1)); }
+        grep -q "^Exit status: 0 success" "$tmp/help" || fail "$c --help: $(head -3 "$tmp/help")"
+    "$gpgpu" help "$c" | cmp -s - "$tmp/help" || fail "gpgpu help $c differs from $c --help"
 done
+[ "$(echo $commands | wc -w)" -eq 9 ] || fail "gpgpu --help lists: $commands"
 
 # Integer sums wrap, and the help says so where it says how results print.
-"$gpgpu" reduce --help | grep -q "Integer sums" && "$gpgpu" reduce --help | grep -q "wrap modulo 2^32" ||
-    { echo "FAIL: reduce --help does not say that integer sums wrap" >&2; failures=$((failures + 1)); }
+"$gpgpu" reduce --help | tr '\n' ' ' | grep -q "Integer sums *wrap modulo 2^32" ||
+    fail "reduce --help does not say that integer sums wrap"
 grep -q "sums wrap modulo 2^32" "$(dirname "$0")/../README.md" ||
-    { echo "FAIL: README's command list does not say that integer sums wrap" >&2; failures=$((failures + 1)); }
+    fail "README's command list does not say that integer sums wrap"
 
 # Options that do not go together are refused in the options' words, before any file is
 # read: each command's --algo names only its own algorithms, and lists them.

@@ -248,7 +248,8 @@ mtx "$tmp/bad_in.mtx" real 1 0.5
 usage "bad input" "'0.5' is not an integer" --type u32 "$tmp/bad_in.mtx" -o -
 # Progress lines where every one is due (GPGPU_PROGRESS_AFTER=0), none with --quiet, none in
 # a run shorter than 2 s.
-for cmd in "sort -o /dev/null --perm /dev/null" "reduce --op max" "scan --exclusive -o /dev/null"; do
+for cmd in "sort -o /dev/null --perm /dev/null" "reduce --op max" \
+    "scan --exclusive -o /dev/null"; do
     GPGPU_PROGRESS_AFTER=0 "$gpgpu" $cmd --backend "$backend" --type u32 --random 3000000 \
         >/dev/null 2>"$tmp/stderr" || fail "$cmd progress: $(cat "$tmp/stderr")"
     grep -q "generating and uploading: 2097152 of 3000000 values" "$tmp/stderr" ||

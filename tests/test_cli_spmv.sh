@@ -286,7 +286,8 @@ printf '%%%%MatrixMarket matrix coordinate real general\n0 0 0\n' >"$tmp/empty.m
 "$gpgpu" cg --backend "$backend" "$tmp/empty.mtx" >"$tmp/cg" 2>"$tmp/stderr" ||
     fail "cg 0 x 0: $(cat "$tmp/stderr")"
 grep -q "^max |x_i - 1|: none" "$tmp/cg" || fail "cg 0 x 0: $(cat "$tmp/cg")"
-"$gpgpu" cg --help | grep -q "with a NaN or infinite entry is refused" || fail "cg --help: non-finite input"
+"$gpgpu" cg --help | grep -q "with a NaN or infinite entry is refused" ||
+    fail "cg --help: non-finite input"
 # Progress lines: none for a run shorter than 2 s, none with --quiet even where every line
 # is due (GPGPU_PROGRESS_AFTER=0), and then the lines of each long step.
 quiet_ok() { # NAME ARGS... : succeeds, with nothing on stderr
