@@ -374,7 +374,9 @@ typedef struct gpgpu_spgemm_desc {
      *  (1 GiB where the device does not say), at most what the context's memory_limit leaves.
      *  The classic algorithm ignores it. */
     size_t memory_budget;
-    /** Called with a line on each chunk of a product with more than 2^26 products (may be NULL). */
+    /** Called with a line on each chunk of a product with more than 2^26 products, and with
+     *  CLASSIC_SPGEMM after each of its steps, which are then waited for one by one (may be
+     *  NULL). */
     gpgpu_progress_callback progress;
     void *user_data;
 } gpgpu_spgemm_desc;
