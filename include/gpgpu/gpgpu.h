@@ -453,7 +453,9 @@ GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *des
  * this desc: what it depends on is the type, the algorithm, `stable`, and
  * whether values_in, values_out and segments are set (their offsets and
  * sizes are not looked at); 0 where the sort needs none. See docs/GUIDE.md for what each algorithm keeps there.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT;
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (as gpgpu_sort); GPGPU_ERROR_TOO_LARGE (count past
+ *   2^31 - 1 keys, which gpgpu_sort refuses too).
  */
 GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
                                                size_t count, size_t *bytes);
@@ -541,8 +543,9 @@ typedef struct gpgpu_gemm_desc {
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, another primitive's algorithm, f64
  *   with GEMM_COOPMAT_F16, a tile whose shared memory or work-group the device cannot hold);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles, GEMM_COOPMAT_F16 without
- *   cooperative matrices); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (an index of a
- *   matrix past 2^31 - 1); GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (C shares memory with
+ *   cooperative matrices); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (op(A), op(B)
+ *   or C of more than 2^31 - 1 elements, before any buffer is looked at, or an index of a
+ *   stored matrix past 2^31 - 1); GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (C shares memory with
  *   A or B); GPGPU_ERROR_OUT_OF_MEMORY (GEMM_COOPMAT_F16's f16 copies);
  *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */
@@ -573,7 +576,8 @@ GPGPU_API gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size
  * for its size class when gpgpu_gemm_tune ran (in this process or one that wrote the cache
  * file), else an estimate from the sizes and the device's limits.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   type); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type).
+ *   type); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type); GPGPU_ERROR_TOO_LARGE (a
+ *   matrix of the product past 2^31 - 1 elements).
  */
 GPGPU_API gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
                                         size_t k, gpgpu_gemm_tuning *result);

@@ -387,6 +387,10 @@ gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_sort_desc *
         return GPGPU_ERROR_NULL_POINTER;
     CHECK(bytes, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_sort_scratch_size: bytes is NULL");
     TRY(check_desc(ctx, desc));
+    /* The plans below divide by tile counts that a count past the shaders' range wraps to 0. */
+    CHECK(count <= ALGO_MAX_COUNT, ctx, GPGPU_ERROR_TOO_LARGE,
+          "gpgpu_sort_scratch_size: a sort of %zu keys: gpgpu_sort takes at most 2^31 - 1",
+          count);
     size_t each[R_COUNT];
     region_bytes(ctx, desc, count, each);
     *bytes = total_bytes(each);
