@@ -10,7 +10,8 @@
  *
  * Every function that can fail returns a ::gpgpu_status (0 = success). The
  * context keeps the message of its last failure (gpgpu_last_error()) and
- * passes each failure to the optional callback of its descriptor.
+ * passes each failure to the optional callback of its descriptor; what it
+ * ignores without failing goes to gpgpu_last_warning().
  *
  * Thread safety: a context and everything made from it belong to one thread
  * at a time (for GL, the thread whose GL context is current: from another,
@@ -233,6 +234,16 @@ GPGPU_API void gpgpu_context_trim(gpgpu_context *ctx);
  * @pointer_lifetime valid until the next failing call on that context.
  */
 GPGPU_API const char *gpgpu_last_error(const gpgpu_context *ctx);
+
+/**
+ * The context's last warning ("" if none; "" for ctx NULL): something the library ignored
+ * and worked around without failing the call, such as a tuners' cache file
+ * ($GPGPU_TUNE_CACHE) that is not a regular file of at most 1 MiB, or lines of it that do not
+ * parse. The library never prints: read this after a call to show it. A later warning
+ * replaces it; successful calls leave it as it is.
+ * @pointer_lifetime valid until the next warning on that context or its destroy.
+ */
+GPGPU_API const char *gpgpu_last_warning(const gpgpu_context *ctx);
 
 /** A constant English name for a status code ("unknown status" for others). */
 GPGPU_API const char *gpgpu_status_string(gpgpu_status status);
@@ -559,7 +570,8 @@ GPGPU_API gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *des
  * the type (on scratch matrices) and remembers the fastest for the device and the size
  * class of (m, n, k) (each rounded up to a power of two), in the context and in the tuners'
  * cache file $GPGPU_TUNE_CACHE (default ~/.cache/libgpgpu/tune; none when the variable is
- * set but empty). A progress line per candidate goes to `progress`. *result (may be NULL)
+ * set but empty; one that is not a regular file of at most 1 MiB is neither read nor written,
+ * with a warning: gpgpu_last_warning). A progress line per candidate goes to `progress`. *result (may be NULL)
  * gets the chosen shape and its time.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (m, n or k
  *   0, a measurement running); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, work

@@ -324,7 +324,8 @@ typedef struct gpgpu_spmv_tuning {
  * Times the vector kernel's candidate shapes on this matrix and remembers the fastest for it
  * (per device and matrix shape: rows, cols, nnz, row-length statistics), in the context and
  * in the cache file $GPGPU_TUNE_CACHE (default ~/.cache/libgpgpu/tune; not written when
- * the variable is empty). *result (may be NULL) gets the chosen shape, its time and the
+ * the variable is empty, nor where it is not a regular file of at most 1 MiB: see
+ * gpgpu_last_warning). *result (may be NULL) gets the chosen shape, its time and the
  * heuristic shape's time. A matrix without entries has nothing to time: the heuristic's shape
  * comes back and nothing is remembered.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (a matrix of
