@@ -53,7 +53,7 @@ static void check_spmv(gpgpu_context *ctx, const char *what)
         x[i] = 1;
     gpgpu_buffer *xb = test_buffer(ctx, x, host.rows * sizeof *x);
     gpgpu_buffer *yb = test_buffer(ctx, NULL, host.rows * sizeof *y);
-    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.alpha = 1}, m, xb, 0, yb, 0),
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){0}, 1, m, xb, 0, 0, yb, 0),
                   GPGPU_SUCCESS);
     EXPECT_STATUS(ctx, gpgpu_buffer_download(yb, 0, y, host.rows * sizeof *y), GPGPU_SUCCESS);
     for (uint32_t i = 0; i < host.rows; i++) {
