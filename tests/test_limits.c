@@ -3,7 +3,12 @@
  * an offset or a size. Each gets its exact status (GPGPU_ERROR_TOO_LARGE naming the quantity
  * where the count itself is past what the library takes, OUT_OF_RANGE where it runs past a
  * buffer), never a crash or a size that wrapped into a small one, and the largest counts that
- * are taken give sizes at least as large as the data they describe. */
+ * are taken give sizes at least as large as the data they describe. Then the scalars at the
+ * extremes of their types: alpha and beta of gpgpu_axpby, gpgpu_axpby_dot, gpgpu_gemm and
+ * gpgpu_spmv past f32's range, infinite or NaN are refused, naming the value and which scalar,
+ * with nothing written; FLT_MAX itself, and 1e300 in f64, are taken. */
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,6 +302,124 @@ static void check_spgemm_budget(void)
     gpgpu_csr_free(&host);
 }
 
+/* ------------------------------------------------------------------ scalars */
+
+enum { CALL_AXPBY, CALL_AXPBY_DOT, CALL_GEMM, CALL_SPMV, CALLS };
+static const char *const call_names[CALLS] = {"gpgpu_axpby", "gpgpu_axpby_dot", "gpgpu_gemm",
+                                              "gpgpu_spmv"};
+
+/* One call of kind `call` on 1-element vectors (a 1 x 1 x 1 product, a 1 x 1 identity):
+ * x = 0.5, y poisoned but for beta != 0 (then 0.25), with alpha and beta; *y_out the y (or C)
+ * after it. */
+static gpgpu_status scalar_call(int call, gpgpu_type t, double alpha, double beta,
+                                double *y_out)
+{
+    size_t size = gpgpu_type_size(t);
+    unsigned char x[8], y[8], one[8];
+    double xv = 0.5, yv = 0.25, ov = 1;
+    float xf = 0.5f, yf = 0.25f, of = 1;
+    memcpy(x, t == GPGPU_TYPE_F32 ? (void *)&xf : (void *)&xv, size);
+    memcpy(one, t == GPGPU_TYPE_F32 ? (void *)&of : (void *)&ov, size);
+    if (beta != 0)
+        memcpy(y, t == GPGPU_TYPE_F32 ? (void *)&yf : (void *)&yv, size);
+    else
+        test_poison(y, size);
+    gpgpu_buffer *xb = test_buffer(ctx, x, size), *yb = test_buffer(ctx, y, size);
+    gpgpu_buffer *ob = test_buffer(ctx, one, size);
+    gpgpu_status s = GPGPU_SUCCESS;
+    double dot = 0;
+    switch (call) {
+    case CALL_AXPBY: s = gpgpu_axpby(ctx, t, 1, alpha, xb, 0, beta, yb, 0); break;
+    case CALL_AXPBY_DOT:
+        s = gpgpu_axpby_dot(ctx, t, 1, alpha, xb, 0, beta, yb, 0, yb, 0, &dot);
+        break;
+    case CALL_GEMM:
+        s = gpgpu_gemm(ctx, &(gpgpu_gemm_desc){.type = t}, 1, 1, 1, alpha, xb, 0, ob, 0, beta,
+                       yb, 0);
+        break;
+    case CALL_SPMV: {
+        uint32_t rp[2] = {0, 1}, ci[1] = {0};
+        gpgpu_csr id = test_csr_of(1, 1, 1, rp, ci, &ov);
+        gpgpu_matrix *m = NULL;
+        test_die_on(gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = t}, &id, &m),
+                    "gpgpu_matrix_create");
+        s = gpgpu_spmv(ctx, &(gpgpu_spmv_desc){0}, alpha, m, xb, 0, beta, yb, 0);
+        gpgpu_matrix_destroy(m);
+        gpgpu_csr_free(&id);
+        break;
+    }
+    }
+    unsigned char got[8];
+    test_die_on(gpgpu_buffer_download(yb, 0, got, size), "gpgpu_buffer_download");
+    float gf;
+    memcpy(&gf, got, sizeof gf);
+    if (t == GPGPU_TYPE_F32)
+        *y_out = gf;
+    else
+        memcpy(y_out, got, sizeof *y_out);
+    if (s != GPGPU_SUCCESS)
+        EXPECT(memcmp(got, y, size) == 0, "%s %s refused alpha %g, beta %g but wrote y",
+               call_names[call], gpgpu_type_name(t), alpha, beta);
+    gpgpu_buffer_destroy(xb);
+    gpgpu_buffer_destroy(yb);
+    gpgpu_buffer_destroy(ob);
+    return s;
+}
+
+static void check_scalars(void)
+{
+    gpgpu_info info;
+    gpgpu_context_info(ctx, &info);
+    const double above = nextafter((double)FLT_MAX, INFINITY);
+    static const struct {
+        double v;
+        const char *shown; /* how the message shows it */
+        bool f64_ok;
+    } bad[] = {
+        {1e300, "= 1e+300", true},           {-1e300, "= -1e+300", true},
+        {0x1p128, "= 3.40282e+38", true},    {0, "= 3.40282e+38", true}, /* above FLT_MAX */
+        {NAN, "is nan", false},              {INFINITY, "is inf", false},
+        {-INFINITY, "is -inf", false},
+    };
+    for (int ti = 0; ti < 2; ti++) {
+        gpgpu_type t = ti ? GPGPU_TYPE_F64 : GPGPU_TYPE_F32;
+        if (t == GPGPU_TYPE_F64 && !info.has_f64)
+            continue;
+        for (int call = 0; call < CALLS; call++) {
+            for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+                double v = i == 3 ? above : bad[i].v;
+                for (int which = 0; which < 2; which++) {
+                    double y, alpha = which ? 1 : v, beta = which ? v : 0;
+                    gpgpu_status s = scalar_call(call, t, alpha, beta, &y);
+                    bool ok = t == GPGPU_TYPE_F64 && bad[i].f64_ok;
+                    EXPECT(s == (ok ? GPGPU_SUCCESS : GPGPU_ERROR_INVALID_ARGUMENT),
+                           "%s %s with %s = %g: status %d (%s): %s", call_names[call],
+                           gpgpu_type_name(t), which ? "beta" : "alpha", v, (int)s,
+                           gpgpu_status_string(s), gpgpu_last_error(ctx));
+                    if (ok) {
+                        double want = alpha * 0.5 + beta * 0.25;
+                        EXPECT(y == want, "%s f64 with %s = %g: y = %g, expected %g",
+                               call_names[call], which ? "beta" : "alpha", v, y, want);
+                        continue;
+                    }
+                    char text[64];
+                    snprintf(text, sizeof text, "%s %s", which ? "beta" : "alpha", bad[i].shown);
+                    EXPECT_MESSAGE_HAS(ctx, text);
+                    EXPECT_MESSAGE_HAS(ctx, call_names[call]);
+                }
+            }
+            /* The ends of f32's range are f32 scalars: FLT_MAX * 0.5 is exact. */
+            double y;
+            EXPECT_STATUS(ctx, scalar_call(call, t, FLT_MAX, 0, &y), GPGPU_SUCCESS);
+            EXPECT(y == FLT_MAX * 0.5, "%s %s with alpha FLT_MAX: y = %g", call_names[call],
+                   gpgpu_type_name(t), y);
+            EXPECT_STATUS(ctx, scalar_call(call, t, 1, -FLT_MAX, &y), GPGPU_SUCCESS);
+            EXPECT(y == 0.5 - FLT_MAX * 0.25, "%s %s with beta -FLT_MAX: y = %g",
+                   call_names[call], gpgpu_type_name(t), y);
+        }
+    }
+}
+
 int main(void)
 {
     ctx = test_context();
@@ -306,6 +429,7 @@ int main(void)
     check_gemm();
     check_sparse();
     check_spgemm_budget();
+    check_scalars();
     gpgpu_context_destroy(ctx);
     return test_finish();
 }

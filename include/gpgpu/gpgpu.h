@@ -475,11 +475,13 @@ GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_s
 
 /**
  * y = alpha * x + beta * y over `count` elements of f32 or f64 vectors (element offsets), as
- * an iterative solver updates its vectors; alpha and beta are rounded to the type. beta = 0
+ * an iterative solver updates its vectors; alpha and beta are rounded to the type (NaN, inf
+ * and, for f32, magnitudes past FLT_MAX are refused rather than rounded to inf). beta = 0
  * writes y without reading it (NaN in y is ignored). x and y may be the same range, but must
  * not overlap otherwise.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
- *   type, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type);
+ *   type, a buffer of another context, alpha or beta NaN, infinite or for f32 past FLT_MAX);
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
  *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP.
  */
@@ -504,7 +506,8 @@ GPGPU_API gpgpu_status gpgpu_dot(gpgpu_context *ctx, gpgpu_type type, size_t cou
  * dot product that follow each other in a Krylov solver's step (conjugate gradients' r -= a*Ap
  * and r.r, with w = y). w may be y itself (the same range: its squared norm) or x, but must not
  * overlap y otherwise; x must not overlap y. count = 0 gives 0 and changes nothing.
- * @return as gpgpu_dot, and GPGPU_ERROR_OVERLAP.
+ * @return as gpgpu_dot, GPGPU_ERROR_INVALID_ARGUMENT for alpha and beta as gpgpu_axpby, and
+ *   GPGPU_ERROR_OVERLAP.
  */
 GPGPU_API gpgpu_status gpgpu_axpby_dot(gpgpu_context *ctx, gpgpu_type type, size_t count,
                                        double alpha, gpgpu_buffer *x, size_t x_offset,
@@ -545,14 +548,16 @@ typedef struct gpgpu_gemm_desc {
 /**
  * C = alpha * op(A) * op(B) + beta * C for row-major f32 or f64 matrices: op(A) is m x k,
  * op(B) is k x n, C is m x n, stored from the given element offsets with the row strides of
- * the desc. alpha and beta are rounded to the type. beta = 0 writes C without reading it (NaN
- * in C is ignored); k = 0 gives beta * C. C must not overlap A or B; A and B may be the same.
+ * the desc. alpha and beta are rounded to the type (refused where they are NaN, infinite or,
+ * for f32, past FLT_MAX, as gpgpu_axpby refuses them). beta = 0 writes C without reading it
+ * (NaN in C is ignored); k = 0 gives beta * C. C must not overlap A or B; A and B may be the same.
  * The f32 product is f32 arithmetic throughout (fused multiply-adds, no reduced precision).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type
  *   or algo, a tile other than 8/16/32, outputs other than 2/4, a stride below the width, a
- *   tuning the kernel cannot run, a buffer of another context);
- *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, another primitive's algorithm, f64
- *   with GEMM_COOPMAT_F16, a tile whose shared memory or work-group the device cannot hold);
+ *   tuning the kernel cannot run, a buffer of another context, alpha or beta as gpgpu_axpby
+ *   refuses them); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, another
+ *   primitive's algorithm, f64 with GEMM_COOPMAT_F16, a tile whose shared memory or
+ *   work-group the device cannot hold);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles, GEMM_COOPMAT_F16 without
  *   cooperative matrices); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (op(A), op(B)
  *   or C of more than 2^31 - 1 elements, before any buffer is looked at, or an index of a

@@ -298,12 +298,14 @@ typedef struct gpgpu_spmv_desc {
 /**
  * y = alpha*A*x + beta*y with x (cols elements) and y (rows elements) of A's type at element
  * offsets, the parameters in gpgpu_gemm's order; y must not overlap x, nor the arrays of a
- * wrapped matrix (gpgpu_matrix_wrap_csr). alpha and beta are rounded to the type; beta = 0
- * writes y without reading it (NaN in y is ignored). `&(gpgpu_spmv_desc){0}` takes the
+ * wrapped matrix (gpgpu_matrix_wrap_csr). alpha and beta are rounded to the type (refused
+ * where they are NaN, infinite or, for f32, past FLT_MAX, as gpgpu_axpby refuses them);
+ * beta = 0 writes y without reading it (NaN in y is ignored). `&(gpgpu_spmv_desc){0}` takes the
  * default kernel and shape: `gpgpu_spmv(ctx, &(gpgpu_spmv_desc){0}, 1, a, x, 0, 0, y, 0)`
  * is y = A*x.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   algorithm, a vector shape out of range, a matrix or buffer of another context);
+ *   algorithm, a vector shape out of range, a matrix or buffer of another context, alpha or
+ *   beta as gpgpu_axpby refuses them);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an algorithm the format has not, a reduce, scan or
  *   sort algorithm, or CLASSIC_SPMV, which reads the longest row back, while work is recorded
  *   into a caller's Vulkan command buffer); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_OVERLAP (y

@@ -336,6 +336,8 @@ gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, size_t 
         return GPGPU_ERROR_NULL_POINTER;
     CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_gemm: desc is NULL");
     TRY(check_desc(ctx, desc));
+    TRY(algo_check_scalar(ctx, desc->type, alpha, "alpha", "gpgpu_gemm"));
+    TRY(algo_check_scalar(ctx, desc->type, beta, "beta", "gpgpu_gemm"));
     TRY(check_dims(ctx, m, n, k, "gpgpu_gemm"));
     gpgpu_type type = desc->type;
     stored sa = stored_of(m, k, desc->transpose_a, desc->lda);

@@ -544,6 +544,8 @@ gpgpu_status gpgpu_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *desc, double 
     CHECK(a->ctx == ctx, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "gpgpu_spmv: the matrix belongs to another context");
     TRY(check_algo(ctx, desc, a));
+    TRY(algo_check_scalar(ctx, a->type, alpha, "alpha", "gpgpu_spmv"));
+    TRY(algo_check_scalar(ctx, a->type, beta, "beta", "gpgpu_spmv"));
     gpgpu_spmv_tuning shape;
     TRY(vector_shape(ctx, desc, a, &shape));
     TRY(algo_check_range(ctx, x, x_offset, a->cols, a->type, "gpgpu_spmv (x)"));
