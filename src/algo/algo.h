@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "core/checked.h"
 #include "core/internal.h"
 
 /* Largest element count a primitive takes: shader indices are 32-bit. */

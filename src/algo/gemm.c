@@ -7,7 +7,6 @@
 
 #include "algo/gemm.h"
 #include "algo/tune_cache.h"
-#include "core/checked.h"
 
 enum { P_A_OFF = 4, P_B_OFF, P_C_OFF, P_LDA, P_LDB, P_LDC, P_FLAGS, P_ALPHA, P_BETA = P_ALPHA + 2 };
 enum { FLAG_TRANS_A = 1, FLAG_TRANS_B = 2, FLAG_BETA_IS_ZERO = 4, FLAG_VEC_A = 8, FLAG_VEC_B = 16 };
