@@ -112,6 +112,11 @@ static void check_buffers(void)
         EXPECT_STATUS(ctx, gpgpu_buffer_copy(a, 0, b, aligned, 4), RANGE);
         EXPECT_STATUS(ctx, gpgpu_buffer_copy(a, 4, b, 0, aligned), RANGE);
     }
+    /* No device holds SIZE_MAX bytes: refused before any driver call (smaller sizes reach
+     * the driver, whose refusal GL debug output reports; 2^31 and 2^32 may well fit). */
+    gpgpu_buffer *none = a;
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, SIZE_MAX, &none), GPGPU_ERROR_OUT_OF_MEMORY);
+    EXPECT(none == NULL, "a refused gpgpu_buffer_create of SIZE_MAX bytes left a buffer");
     /* An offset and a size whose sum wraps past SIZE_MAX to a small number. */
     EXPECT_STATUS(ctx, gpgpu_buffer_upload(a, 16, host, SIZE_MAX - 7), RANGE);
     EXPECT_STATUS(ctx, gpgpu_buffer_copy(a, 16, b, 0, (SIZE_MAX & ~(size_t)3) - 12), RANGE);
