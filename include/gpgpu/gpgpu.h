@@ -449,7 +449,8 @@ typedef struct gpgpu_sort_desc {
  *   algorithm, values_out without values_in, segments with segment_count 0 for count > 0, a
  *   buffer of another context);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm);
- *   GPGPU_ERROR_OUT_OF_RANGE (also segment_count SIZE_MAX); GPGPU_ERROR_OVERLAP (keys in and
+ *   GPGPU_ERROR_OUT_OF_RANGE (also segment_count SIZE_MAX, a scratch_offset past the end of
+ *   desc->scratch); GPGPU_ERROR_OVERLAP (keys in and
  *   out, values in and out, keys and values, the scratch and the keys, values or segment
  *   offsets, or the segment offsets and the keys or values written); GPGPU_ERROR_TOO_LARGE;
  *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small);
