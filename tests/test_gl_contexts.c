@@ -225,7 +225,7 @@ static void expect_all_refused(fixture *f, cb_record *cb, gpgpu_status code, con
         {"gpgpu_matrix_create",
          gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = GPGPU_TYPE_F32},
                              &(gpgpu_csr){1, 1, 1, row_ptr, col_idx, values}, &matrix)},
-        {"gpgpu_spmv", gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.alpha = 1}, f->matrix, f->own, 0,
+        {"gpgpu_spmv", gpgpu_spmv(ctx, &(gpgpu_spmv_desc){0}, 1, f->matrix, f->own, 0, 0,
                                   f->own, 16)},
         {"gpgpu_timer_begin", gpgpu_timer_begin(ctx)},
         {"gpgpu_finish", gpgpu_finish(ctx)},

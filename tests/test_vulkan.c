@@ -979,11 +979,11 @@ static void check_record_more(gpgpu_context *ctx)
                                            &(gpgpu_csr){4, 4, 4, row_ptr, col_idx, values},
                                            &recorded),
                   S_OK);
-    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.alpha = 1}, a, w, vec_at, w,
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){0}, 1, a, w, vec_at, 0, w,
                                   vec_at + 32),
                   S_OK);
-    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.alpha = 1}, recorded, w, vec_at, w,
-                                  vec_at + 40),
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){0}, 1, recorded, w, vec_at, 0,
+                                  w, vec_at + 40),
                   S_OK);
     double ns = -1;
     EXPECT_STATUS(ctx, gpgpu_timer_end(ctx, &ns), S_OK);

@@ -185,14 +185,14 @@ static gpgpu_status check_residual(cg_state *s)
 /* z = M^-1 r and r.z (r.r itself without --jacobi). */
 static gpgpu_status precondition(cg_state *s)
 {
-    gpgpu_spmv_desc scale = { .algo = GPGPU_ALGO_SPMV_SCALAR, .alpha = 1 };
+    gpgpu_spmv_desc scale = { .algo = GPGPU_ALGO_SPMV_SCALAR };
     gpgpu_status status;
 
     if (s->inv_diag == NULL) {
         s->rz = s->rr;
         return GPGPU_SUCCESS;
     }
-    status = gpgpu_spmv(s->ctx, &scale, s->inv_diag, s->r, 0, s->z, 0);
+    status = gpgpu_spmv(s->ctx, &scale, 1, s->inv_diag, s->r, 0, 0, s->z, 0);
     if (status == GPGPU_SUCCESS)
         status = dot(s, s->r, s->z, &s->rz);
     return status;
@@ -202,7 +202,7 @@ static gpgpu_status precondition(cg_state *s)
 static gpgpu_status cg_step(cg_state *s)
 {
     double pap = 0, alpha, rz = s->rz;
-    gpgpu_status status = gpgpu_spmv(s->ctx, &s->spmv, s->a, s->p, 0, s->ap, 0);
+    gpgpu_status status = gpgpu_spmv(s->ctx, &s->spmv, 1, s->a, s->p, 0, 0, s->ap, 0);
 
     if (status == GPGPU_SUCCESS)
         status = dot(s, s->p, s->ap, &pap);
@@ -276,14 +276,11 @@ static bool cg_iterate(cg_state *s, gpgpu_status *status)
 /* ||b - A*x|| / ||b|| (in r, free once the steps are done). */
 static gpgpu_status true_residual(cg_state *s, double *rel)
 {
-    gpgpu_spmv_desc residual = s->spmv;
     double rr = 0;
     gpgpu_status status = axpby(s, 1, s->b, 0, s->r);
 
-    residual.alpha = -1;
-    residual.beta = 1;
     if (status == GPGPU_SUCCESS)
-        status = gpgpu_spmv(s->ctx, &residual, s->a, s->x, 0, s->r, 0);
+        status = gpgpu_spmv(s->ctx, &s->spmv, -1, s->a, s->x, 0, 1, s->r, 0);
     if (status == GPGPU_SUCCESS)
         status = dot(s, s->r, s->r, &rr);
     *rel = s->b_norm > 0 ? sqrt(rr) / s->b_norm : 0;
@@ -360,7 +357,7 @@ static gpgpu_status cg_setup(cg_state *s, const double *b_host)
     if (s->inv_diag == NULL)
         s->z = s->r;
     if (status == GPGPU_SUCCESS && b_host == NULL)
-        status = gpgpu_spmv(s->ctx, &s->spmv, s->a, s->ones, 0, s->b, 0);
+        status = gpgpu_spmv(s->ctx, &s->spmv, 1, s->a, s->ones, 0, 0, s->b, 0);
     if (status == GPGPU_SUCCESS)
         status = update_residual(s, 1, s->b, 0);
     if (status == GPGPU_SUCCESS)
@@ -444,7 +441,6 @@ static int run_cg(gpgpu_context *ctx, const cg_args *c, const gpgpu_csr *a, cons
     bool converged = false;
     int rc = create_matrix(ctx, &c->m, a, &s.a);
 
-    s.spmv.alpha = 1;
     if (rc == TOOL_EXIT_OK && c->jacobi)
         rc = create_inv_diag(ctx, c, a, &s.inv_diag);
     if (rc == TOOL_EXIT_OK)

@@ -102,7 +102,7 @@ static int time_products(gpgpu_context *ctx, const spmv_args *s, const gpgpu_spm
     for (uint64_t k = 0; k < s->repeat && status == GPGPU_SUCCESS; k++) {
         tool_progress_line("timing: product %llu of %llu", (unsigned long long)k + 1,
                            (unsigned long long)s->repeat);
-        status = gpgpu_spmv(ctx, desc, a, x, 0, y, 0);
+        status = gpgpu_spmv(ctx, desc, s->alpha, a, x, 0, s->beta, y, 0);
     }
     if (status == GPGPU_SUCCESS)
         status = gpgpu_timer_end(ctx, &gpu_ns);
@@ -143,8 +143,6 @@ static int run_spmv(const spmv_args *s, const gpgpu_csr *a, const double *x_host
     double *y_host = NULL;
     int rc;
 
-    desc.alpha = s->alpha;
-    desc.beta = s->beta;
     rc = tool_context_create(&s->m.desc, &ctx);
     if (rc == TOOL_EXIT_OK)
         rc = create_matrix(ctx, &s->m, a, &m);
@@ -153,7 +151,7 @@ static int run_spmv(const spmv_args *s, const gpgpu_csr *a, const double *x_host
         if (status == GPGPU_SUCCESS)
             status = upload_values(ctx, type, y0_host, 0, a->rows, &y);
         if (status == GPGPU_SUCCESS)
-            status = gpgpu_spmv(ctx, &desc, m, x, 0, y, 0);
+            status = gpgpu_spmv(ctx, &desc, s->alpha, m, x, 0, s->beta, y, 0);
         if (status != GPGPU_SUCCESS)
             rc = tool_fail(status, "spmv", gpgpu_last_error(ctx));
     }

@@ -124,7 +124,7 @@ int download_output(gpgpu_context *ctx, gpgpu_buffer *buf, size_t count, size_t 
 typedef struct sparse_args {
     gpgpu_context_desc desc;
     gpgpu_matrix_desc matrix; /* type 0 until --type (check_sparse_args: f32) */
-    gpgpu_spmv_desc spmv;     /* algo and the vector kernel's shape; alpha, beta unused */
+    gpgpu_spmv_desc spmv;     /* algo and the vector kernel's shape */
     bool tune;
     bool quiet;
 } sparse_args;

@@ -10,7 +10,8 @@
  *
  * Every function that can fail returns a ::gpgpu_status (0 = success). The
  * context keeps the message of its last failure (gpgpu_last_error()) and
- * passes each failure to the optional callback of its descriptor.
+ * passes each failure to the optional callback of its descriptor; what it
+ * ignores without failing goes to gpgpu_last_warning().
  *
  * Thread safety: a context and everything made from it belong to one thread
  * at a time (for GL, the thread whose GL context is current: from another,
@@ -276,6 +277,16 @@ GPGPU_API void gpgpu_context_trim(gpgpu_context *ctx);
  */
 GPGPU_API const char *gpgpu_last_error(const gpgpu_context *ctx);
 
+/**
+ * The context's last warning ("" if none; "" for ctx NULL): something the library ignored
+ * and worked around without failing the call, such as a tuners' cache file
+ * ($GPGPU_TUNE_CACHE) that is not a regular file of at most 1 MiB, or lines of it that do not
+ * parse. The library never prints: read this after a call to show it. A later warning
+ * replaces it; successful calls leave it as it is.
+ * @pointer_lifetime valid until the next warning on that context or its destroy.
+ */
+GPGPU_API const char *gpgpu_last_warning(const gpgpu_context *ctx);
+
 /** A constant English name for a status code ("unknown status" for others). */
 GPGPU_API const char *gpgpu_status_string(gpgpu_status status);
 
@@ -486,7 +497,8 @@ typedef struct gpgpu_sort_desc {
  *   algorithm, values_out without values_in, segments with segment_count 0 for count > 0, a
  *   buffer of another context);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm);
- *   GPGPU_ERROR_OUT_OF_RANGE (also segment_count SIZE_MAX); GPGPU_ERROR_OVERLAP (keys in and
+ *   GPGPU_ERROR_OUT_OF_RANGE (also segment_count SIZE_MAX, a scratch_offset past the end of
+ *   desc->scratch); GPGPU_ERROR_OVERLAP (keys in and
  *   out, values in and out, keys and values, the scratch and the keys, values or segment
  *   offsets, or the segment offsets and the keys or values written); GPGPU_ERROR_TOO_LARGE;
  *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small);
@@ -501,7 +513,9 @@ GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *des
  * this desc: what it depends on is the type, the algorithm, `stable`, and
  * whether values_in, values_out and segments are set (their offsets and
  * sizes are not looked at); 0 where the sort needs none. See docs/GUIDE.md for what each algorithm keeps there.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT;
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (as gpgpu_sort); GPGPU_ERROR_TOO_LARGE (count past
+ *   2^31 - 1 keys, which gpgpu_sort refuses too).
  */
 GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
                                                size_t count, size_t *bytes);
@@ -510,11 +524,13 @@ GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_s
 
 /**
  * y = alpha * x + beta * y over `count` elements of f32 or f64 vectors (element offsets), as
- * an iterative solver updates its vectors; alpha and beta are rounded to the type. beta = 0
+ * an iterative solver updates its vectors; alpha and beta are rounded to the type (NaN, inf
+ * and, for f32, magnitudes past FLT_MAX are refused rather than rounded to inf). beta = 0
  * writes y without reading it (NaN in y is ignored). x and y may be the same range, but must
  * not overlap otherwise.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
- *   type, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type);
+ *   type, a buffer of another context, alpha or beta NaN, infinite or for f32 past FLT_MAX);
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
  *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP;
  *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
@@ -540,7 +556,8 @@ GPGPU_API gpgpu_status gpgpu_dot(gpgpu_context *ctx, gpgpu_type type, size_t cou
  * dot product that follow each other in a Krylov solver's step (conjugate gradients' r -= a*Ap
  * and r.r, with w = y). w may be y itself (the same range: its squared norm) or x, but must not
  * overlap y otherwise; x must not overlap y. count = 0 gives 0 and changes nothing.
- * @return as gpgpu_dot, and GPGPU_ERROR_OVERLAP.
+ * @return as gpgpu_dot, GPGPU_ERROR_INVALID_ARGUMENT for alpha and beta as gpgpu_axpby, and
+ *   GPGPU_ERROR_OVERLAP.
  */
 GPGPU_API gpgpu_status gpgpu_axpby_dot(gpgpu_context *ctx, gpgpu_type type, size_t count,
                                        double alpha, gpgpu_buffer *x, size_t x_offset,
@@ -581,17 +598,20 @@ typedef struct gpgpu_gemm_desc {
 /**
  * C = alpha * op(A) * op(B) + beta * C for row-major f32 or f64 matrices: op(A) is m x k,
  * op(B) is k x n, C is m x n, stored from the given element offsets with the row strides of
- * the desc. alpha and beta are rounded to the type. beta = 0 writes C without reading it (NaN
- * in C is ignored); k = 0 gives beta * C. C must not overlap A or B; A and B may be the same.
+ * the desc. alpha and beta are rounded to the type (refused where they are NaN, infinite or,
+ * for f32, past FLT_MAX, as gpgpu_axpby refuses them). beta = 0 writes C without reading it
+ * (NaN in C is ignored); k = 0 gives beta * C. C must not overlap A or B; A and B may be the same.
  * The f32 product is f32 arithmetic throughout (fused multiply-adds, no reduced precision).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type
  *   or algo, a tile other than 8/16/32, outputs other than 2/4, a stride below the width, a
- *   tuning the kernel cannot run, a buffer of another context);
- *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, another primitive's algorithm, f64
- *   with GEMM_COOPMAT_F16, a tile whose shared memory or work-group the device cannot hold);
+ *   tuning the kernel cannot run, a buffer of another context, alpha or beta as gpgpu_axpby
+ *   refuses them); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, another
+ *   primitive's algorithm, f64 with GEMM_COOPMAT_F16, a tile whose shared memory or
+ *   work-group the device cannot hold);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles, GEMM_COOPMAT_F16 without
- *   cooperative matrices); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (an index of a
- *   matrix past 2^31 - 1); GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (C shares memory with
+ *   cooperative matrices); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (op(A), op(B)
+ *   or C of more than 2^31 - 1 elements, before any buffer is looked at, or an index of a
+ *   stored matrix past 2^31 - 1); GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (C shares memory with
  *   A or B); GPGPU_ERROR_OUT_OF_MEMORY (GEMM_COOPMAT_F16's f16 copies);
  *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
@@ -605,7 +625,8 @@ GPGPU_API gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *des
  * the type (on scratch matrices) and remembers the fastest for the device and the size
  * class of (m, n, k) (each rounded up to a power of two), in the context and in the tuners'
  * cache file $GPGPU_TUNE_CACHE (default ~/.cache/libgpgpu/tune; none when the variable is
- * set but empty). A progress line per candidate goes to `progress`. *result (may be NULL)
+ * set but empty; one that is not a regular file of at most 1 MiB is neither read nor written,
+ * with a warning: gpgpu_last_warning). A progress line per candidate goes to `progress`. *result (may be NULL)
  * gets the chosen shape and its time.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (m, n or k
  *   0, a measurement running); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, work
@@ -622,7 +643,8 @@ GPGPU_API gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size
  * for its size class when gpgpu_gemm_tune ran (in this process or one that wrote the cache
  * file), else an estimate from the sizes and the device's limits.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   type); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type).
+ *   type); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type); GPGPU_ERROR_TOO_LARGE (a
+ *   matrix of the product past 2^31 - 1 elements).
  */
 GPGPU_API gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
                                         size_t k, gpgpu_gemm_tuning *result);

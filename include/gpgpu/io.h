@@ -136,7 +136,8 @@ GPGPU_API gpgpu_status gpgpu_mtx_write_matrix(const char *path, const gpgpu_csr 
  * with %.17g (nan, -nan, inf, -inf and -0 spelled as gpgpu_mtx_write_vector does). "-" is
  * stdout. gpgpu_mtx_read_matrix reads it back (as a dense CSR).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (ld below
- *   cols); GPGPU_ERROR_IO.
+ *   cols); GPGPU_ERROR_TOO_LARGE (rows and ld that span more than SIZE_MAX bytes);
+ *   GPGPU_ERROR_IO.
  */
 GPGPU_API gpgpu_status gpgpu_mtx_write_dense(const char *path, uint32_t rows, uint32_t cols,
                                              const double *values, size_t ld, char *msg,

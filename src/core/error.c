@@ -34,6 +34,19 @@ const char *gpgpu_last_error(const gpgpu_context *ctx)
     return ctx ? ctx->message : creation_message;
 }
 
+void ctx_warn(gpgpu_context *ctx, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(ctx->warning, sizeof ctx->warning, fmt, args);
+    va_end(args);
+}
+
+const char *gpgpu_last_warning(const gpgpu_context *ctx)
+{
+    return ctx ? ctx->warning : "";
+}
+
 const char *gpgpu_status_string(gpgpu_status status)
 {
     switch (status) {

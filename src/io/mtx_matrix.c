@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "core/checked.h"
 #include "io/mtx_internal.h"
 #include "sparse/sparse_internal.h"
 
@@ -346,6 +347,17 @@ GPGPU_API gpgpu_status gpgpu_mtx_write_dense(const char *path, uint32_t rows, ui
         mtx_report(msg, msg_size, NULL, 0,
                    "gpgpu_mtx_write_dense: the row stride %zu is below the %u columns", ld, cols);
         return GPGPU_ERROR_INVALID_ARGUMENT;
+    }
+    /* The values span (rows - 1) * ld + cols doubles: past SIZE_MAX bytes no array holds them,
+     * and the index of the last one would wrap. */
+    size_t span = 0;
+    if (rows > 0 && cols > 0 &&
+        (!size_mul((size_t)rows - 1, ld, &span) || !size_add(span, cols, &span) ||
+         !size_mul(span, sizeof *values, &span))) {
+        mtx_report(msg, msg_size, NULL, 0,
+                   "gpgpu_mtx_write_dense: %u rows of stride %zu span more than SIZE_MAX bytes",
+                   rows, ld);
+        return GPGPU_ERROR_TOO_LARGE;
     }
     FILE *f = NULL;
     gpgpu_status s = mtx_create(path, &f, msg, msg_size);
