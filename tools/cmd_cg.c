@@ -7,6 +7,7 @@
 
 #include <gpgpu/io.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -198,6 +199,14 @@ static gpgpu_status precondition(cg_state *s)
     return status;
 }
 
+/* Whether a step's scalar can be handed to the vector updates, which refuse what the type
+ * cannot hold (a tiny p.Ap makes the step overflow f32 long before double): a breakdown then,
+ * not a failed call. */
+static bool scalar_fits(const cg_state *s, double v)
+{
+    return isfinite(v) && (s->type != GPGPU_TYPE_F32 || fabs(v) <= FLT_MAX);
+}
+
 /* One (preconditioned) CG step: x, r, z and p move on, and rr, rz. */
 static gpgpu_status cg_step(cg_state *s)
 {
@@ -216,6 +225,9 @@ static gpgpu_status cg_step(cg_state *s)
         return breakdown(s, "p.Ap = %g, so A is not positive definite (or %s ran out of "
                          "precision)", pap, gpgpu_type_name(s->type));
     alpha = rz / pap;
+    if (!scalar_fits(s, alpha))
+        return breakdown(s, "the step r.z / p.Ap = %g / %g is beyond %s's range", rz, pap,
+                         gpgpu_type_name(s->type));
     status = axpby(s, alpha, s->p, 1, s->x);
     if (status == GPGPU_SUCCESS)
         status = update_residual(s, -alpha, s->ap, 1);
@@ -223,9 +235,12 @@ static gpgpu_status cg_step(cg_state *s)
         status = precondition(s);
     if (status == GPGPU_SUCCESS)
         status = check_residual(s);
-    if (status == GPGPU_SUCCESS && !s->breakdown)
-        status = axpby(s, 1, s->z, s->rz / rz, s->p);
-    return status;
+    if (status != GPGPU_SUCCESS || s->breakdown)
+        return status;
+    if (!scalar_fits(s, s->rz / rz))
+        return breakdown(s, "the direction's factor r.z / r.z(previous) = %g / %g is beyond %s's "
+                         "range", s->rz, rz, gpgpu_type_name(s->type));
+    return axpby(s, 1, s->z, s->rz / rz, s->p);
 }
 
 /* One iteration's line; a GPU time that measured nothing (tool_timer_missed) is '-'. */
