@@ -73,6 +73,7 @@ class DeviceArray:
 
     @property
     def size(self):
+        """Elements in all."""
         n = 1
         for s in self.shape:
             n *= s
@@ -80,14 +81,17 @@ class DeviceArray:
 
     @property
     def ndim(self):
+        """Dimensions."""
         return len(self.shape)
 
     @property
     def itemsize(self):
+        """Bytes per element."""
         return self.dtype.itemsize
 
     @property
     def nbytes(self):
+        """Bytes of the elements."""
         return self.size * self.dtype.itemsize
 
     @property

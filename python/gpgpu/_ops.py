@@ -1,7 +1,7 @@
 """Reductions, prefix sums, sorts, vector dot products and dense products over numpy arrays
 and DeviceArrays: numpy in, numpy out; DeviceArray in, DeviceArray out."""
 import builtins
-from ctypes import byref, c_double
+from ctypes import byref, c_double, c_float
 
 import numpy as np
 
@@ -181,10 +181,12 @@ def dot(x, y, ctx=None):
     r = c_double()
     _check(_lib.gpgpu_dot(c._handle, dx._type, dx.size, dx._ptr(), dx._off, dy._ptr(),
                           dy._off, byref(r)), c)
-    value = dx.dtype.type(r.value)
     if not dev:
-        return value
-    return upload(np.asarray(value), c, "gpgpu.dot")
+        return dx.dtype.type(r.value)
+    res = _new(c, (), dx._type)
+    v = r if dx._type == _F64 else c_float(r.value)
+    _check(_lib.gpgpu_buffer_upload(res._h.ptr, 0, byref(v), dx.dtype.itemsize), c)
+    return res
 
 
 # --------------------------------------------------------------------------- scans

@@ -4,6 +4,7 @@ import gc
 import os
 import subprocess
 import threading
+import types
 import weakref
 
 import numpy as np
@@ -219,3 +220,31 @@ def test_timer_and_helpers(ctx):
     assert gpgpu.library_version() is None or isinstance(gpgpu.library_version(), str)
     assert os.path.exists(gpgpu.LIBRARY_PATH)
     assert ctx.last_error == "" or isinstance(ctx.last_error, str)
+
+
+def test_device_index_and_thread_end_cleanup():
+    with gpgpu.Context(device=0) as c:
+        assert gpgpu.sum(np.ones(3, np.float32), ctx=c) == 3
+    assert "GPGPU_EGL_DEVICE" not in os.environ and "GPGPU_VK_DEVICE" not in os.environ
+    made = []
+    t = threading.Thread(target=lambda: made.append(weakref.ref(gpgpu.default_context())))
+    t.start()
+    t.join()
+    gc.collect()
+    assert made[0]() is None  # a thread's default context goes with the thread
+
+
+def test_every_public_name_is_documented():
+    undocumented = []
+    for name in gpgpu.__all__:
+        obj = getattr(gpgpu, name)
+        if callable(obj) and not (obj.__doc__ or "").strip():
+            undocumented.append(name)
+        if isinstance(obj, type) and not issubclass(obj, BaseException):
+            for attr, member in vars(obj).items():
+                kinds = (types.FunctionType, property, classmethod, staticmethod)
+                if not attr.startswith("_") and isinstance(member, kinds) and \
+                        not (member.__doc__ or "").strip():
+                    undocumented.append(f"{name}.{attr}")
+    assert undocumented == []
+    assert "segments" in gpgpu.sort.__doc__ and "NaN" in gpgpu.sort.__doc__
