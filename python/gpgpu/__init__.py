@@ -42,10 +42,7 @@ MEMORY_CACHE_OFF = _lib.GPGPU_MEMORY_CACHE_OFF
 
 
 def library_version():
-    """The loaded library's version string (gpgpu_version), or None where the library is
-    older than that call."""
-    if _lib.gpgpu_version is None:
-        return None
+    """The loaded library's version string (gpgpu_version)."""
     return _lib.gpgpu_version().decode()
 
 

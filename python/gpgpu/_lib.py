@@ -75,7 +75,7 @@ GPGPU_ERROR_NO_CONTEXT = 200
 GPGPU_ERROR_GL_VERSION = 201
 GPGPU_ERROR_UNSUPPORTED_FEATURE = 202
 GPGPU_ERROR_BACKEND_UNAVAILABLE = 203
-GPGPU_ERROR_WRONG_CONTEXT = 204  # not in the header yet: see ENUMS_AHEAD
+GPGPU_ERROR_WRONG_CONTEXT = 204
 GPGPU_ERROR_SHADER_COMPILE = 300
 GPGPU_ERROR_OUT_OF_MEMORY = 301
 GPGPU_ERROR_BACKEND = 302
@@ -153,11 +153,6 @@ ENUMS = {
     "gpgpu_format": "GPGPU_FORMAT_",
     "gpgpu_generator": "GPGPU_GEN_",
 }
-# Values the package knows before the header has them (API changes under way); the layout
-# test checks each one's value once the header declares it.
-ENUMS_AHEAD = {"GPGPU_ERROR_WRONG_CONTEXT"}
-
-
 def enum_values():
     """{C name: value} of every enum value mirrored here."""
     return {k: v for k, v in globals().items()
@@ -170,6 +165,7 @@ GPGPU_MEMORY_CACHE_OFF = ctypes.c_size_t(-1).value
 
 c_enum = c_int  # every enum of the API is an int on the ABIs Debian builds for
 GetProcAddress = CFUNCTYPE(c_void_p, c_char_p)
+CurrentContext = CFUNCTYPE(c_void_p, c_void_p)
 ErrorCallback = CFUNCTYPE(None, c_enum, c_char_p, c_void_p)
 ProgressCallback = CFUNCTYPE(None, c_char_p, c_void_p)
 
@@ -179,6 +175,8 @@ class ContextDesc(Structure):
         ("backend", c_enum),
         ("gl_platform", c_enum),
         ("gl_get_proc_address", GetProcAddress),
+        ("gl_current_context", CurrentContext),
+        ("gl_accept_shared_contexts", c_bool),
         ("error_callback", ErrorCallback),
         ("user_data", c_void_p),
         ("debug", c_bool),
@@ -414,9 +412,6 @@ PROTOTYPES = {
     "gpgpu_mtx_read_matrix": (st, [c_char_p, POINTER(Csr), POINTER(MtxHeader), c_char_p, sz]),
     "gpgpu_mtx_write_matrix": (st, [c_char_p, POINTER(Csr), c_char_p, sz]),
     "gpgpu_mtx_write_dense": (st, [c_char_p, c_uint32, c_uint32, c_void_p, sz, c_char_p, sz]),
-}
-# Functions a library may lack (declared by newer headers): bound when present, else None.
-OPTIONAL = {
     "gpgpu_version": (c_char_p, []),
 }
 
@@ -430,41 +425,9 @@ def _bind(name, restype, argtypes):
 
 for _name, (_res, _args) in PROTOTYPES.items():
     globals()[_name] = _bind(_name, _res, _args)
-for _name, (_res, _args) in OPTIONAL.items():
-    globals()[_name] = _bind(_name, _res, _args) if hasattr(dll, _name) else None
 
 # libc's free, for the arrays gpgpu_mtx_read_vector mallocs.
 libc_free = ctypes.CDLL(None).free
 libc_free.argtypes = [c_void_p]
 libc_free.restype = None
 
-# ----------------------------------------------------------------------------- SHIM
-# SHIM: today's gpgpu_spmv takes alpha and beta in gpgpu_spmv_desc. The package calls the
-# signature that replaces it, gpgpu_spmv(ctx, desc, alpha, a, x, x_offset, beta, y,
-# y_offset) with SpmvDesc above; this block adapts that call to the current one, and tells
-# the layout test (STRUCTS, PROTOTYPES) that the current struct and prototype are the ones
-# in use. Delete the whole block once include/gpgpu/sparse.h declares the new gpgpu_spmv:
-# the layout test then checks SpmvDesc and the new prototype, and fails while this block
-# is left in.
-
-
-class SpmvDescWithScalars(Structure):
-    _fields_ = [
-        ("algo", c_enum),
-        ("alpha", c_double),
-        ("beta", c_double),
-        ("threads_per_row", c_uint32),
-        ("rows_per_group", c_uint32),
-    ]
-
-
-STRUCTS["gpgpu_spmv_desc"] = SpmvDescWithScalars
-PROTOTYPES["gpgpu_spmv"] = (st, [P, POINTER(SpmvDescWithScalars), P, P, sz, P, sz])
-_spmv_with_desc_scalars = _bind("gpgpu_spmv", *PROTOTYPES["gpgpu_spmv"])
-
-
-def gpgpu_spmv(ctx, desc, alpha, a, x, x_offset, beta, y, y_offset):  # noqa: F811
-    d = SpmvDescWithScalars(desc._obj.algo, alpha, beta, desc._obj.threads_per_row,
-                            desc._obj.rows_per_group)
-    return _spmv_with_desc_scalars(ctx, byref(d), a, x, x_offset, y, y_offset)
-# ------------------------------------------------------------------------- end of SHIM
