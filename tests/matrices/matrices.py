@@ -287,6 +287,8 @@ def generate(outdir):
 
 
 def run(shared, generated, command):
+    # meson names the index relative to the build folder: the tests get absolute paths.
+    generated = os.path.abspath(generated)
     if os.path.isfile(generated):
         generated = os.path.dirname(generated)
     shared = os.path.normpath(shared)
