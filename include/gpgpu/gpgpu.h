@@ -324,7 +324,7 @@ typedef struct gpgpu_info {
 } gpgpu_info;
 
 /** Fills *info. @return GPGPU_SUCCESS or GPGPU_ERROR_NULL_POINTER. */
-GPGPU_API gpgpu_status gpgpu_context_info(gpgpu_context *ctx, gpgpu_info *info);
+GPGPU_API gpgpu_status gpgpu_context_get_info(gpgpu_context *ctx, gpgpu_info *info);
 
 /* ---------------------------------------------------------------- buffers */
 
