@@ -222,10 +222,10 @@ static void check_context_calls(gpgpu_context *ctx)
     EXPECT(strcmp(gpgpu_last_error(ctx), "") == 0, "a new context's last error is \"%s\"",
            gpgpu_last_error(ctx));
     gpgpu_info info;
-    EXPECT_STATUS(NULL, gpgpu_context_info(NULL, &info), E_NULL);
-    EXPECT_STATUS(ctx, gpgpu_context_info(ctx, NULL), E_NULL);
-    EXPECT_NAMED(ctx, "gpgpu_context_info");
-    EXPECT_STATUS(ctx, gpgpu_context_info(ctx, &info), S_OK);
+    EXPECT_STATUS(NULL, gpgpu_context_get_info(NULL, &info), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_context_get_info(ctx, NULL), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_context_get_info");
+    EXPECT_STATUS(ctx, gpgpu_context_get_info(ctx, &info), S_OK);
     bool vk = strcmp(info.backend, "vulkan") == 0;
     EXPECT(strcmp(info.backend, backend_asked()) == 0, "info: backend %s, GPGPU_BACKEND asks for %s",
            info.backend, backend_asked());
@@ -1069,7 +1069,7 @@ static void check_adopt(gpgpu_context *ctx)
     if (!actx)
         return;
     gpgpu_info info;
-    EXPECT_STATUS(actx, gpgpu_context_info(actx, &info), S_OK);
+    EXPECT_STATUS(actx, gpgpu_context_get_info(actx, &info), S_OK);
     EXPECT(strcmp(info.platform, "adopt") == 0, "adopted context's platform is %s", info.platform);
     make_image(20);
     GLuint name = gl_buffer_with(image, GL_BYTES);
@@ -1254,7 +1254,7 @@ int main(void)
      * current once it is gone, as the adopt case below needs. */
     gpgpu_context *ctx = test_context();
     gpgpu_info info;
-    EXPECT_STATUS(ctx, gpgpu_context_info(ctx, &info), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_context_get_info(ctx, &info), S_OK);
     bool is_gl = strcmp(info.backend, "gl") == 0;
     gpgpu_context_destroy(ctx);
     check_create_failures(is_gl);

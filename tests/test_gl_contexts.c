@@ -730,7 +730,7 @@ static void check_headless(void)
     unsetenv("GPGPU_GL_KEEP_CURRENT");
     gpgpu_info info = {.platform = ""};
     if (h)
-        gpgpu_context_info(h, &info);
+        gpgpu_context_get_info(h, &info);
     if (h && strncmp(info.platform, "egl", 3) != 0) { /* GPGPU_GL_PLATFORM=glfw */
         fprintf(stderr, "GPGPU_GL_KEEP_CURRENT is checked on EGL platforms, not %s\n",
                 info.platform);

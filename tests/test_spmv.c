@@ -921,7 +921,7 @@ int main(void)
 {
     ctx = test_context();
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     if (!info.has_f64)
         type_count = 1;
     setenv("GPGPU_TUNE_CACHE", "", 1); /* no test writes the user's cache */

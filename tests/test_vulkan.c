@@ -388,7 +388,7 @@ static gpgpu_context *adopt(void)
         exit(1);
     }
     gpgpu_info info;
-    EXPECT_STATUS(ctx, gpgpu_context_info(ctx, &info), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_context_get_info(ctx, &info), S_OK);
     EXPECT(strcmp(info.backend, "vulkan") == 0 && strcmp(info.platform, "vulkan-adopt") == 0,
            "adopted context: backend %s, platform %s", info.backend, info.platform);
     EXPECT(info.has_f64 == vk.f64, "adopted context: has_f64 %d, the device %d", info.has_f64,
@@ -1183,7 +1183,7 @@ static void check_own_device(void)
                   S_OK);
     if (own) {
         gpgpu_info info;
-        EXPECT_STATUS(own, gpgpu_context_info(own, &info), S_OK);
+        EXPECT_STATUS(own, gpgpu_context_get_info(own, &info), S_OK);
         EXPECT(strcmp(info.platform, "vulkan") == 0, "the library's own device: platform %s",
                info.platform);
         enum { NO = 100000 };

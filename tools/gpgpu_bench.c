@@ -1311,7 +1311,7 @@ int main(int argc, char **argv)
 
     rc = tool_context_create(&opt.desc, &b.ctx);
     if (rc == TOOL_EXIT_OK) {
-        status = gpgpu_context_info(b.ctx, &b.info);
+        status = gpgpu_context_get_info(b.ctx, &b.info);
         if (status != GPGPU_SUCCESS) {
             rc = tool_fail(status, "cannot query the context", gpgpu_last_error(b.ctx));
         } else {
