@@ -113,17 +113,6 @@ static gpgpu_matrix *upload(const gpgpu_csr *a, gpgpu_type t)
     return m;
 }
 
-static const char *algo_name(gpgpu_algo a)
-{
-    switch (a) {
-    case GPGPU_ALGO_CLASSIC_SPGEMM: return "CLASSIC";
-    case GPGPU_ALGO_SPGEMM_ROWS: return "ROWS";
-    case GPGPU_ALGO_SPGEMM_ESC: return "ESC";
-    case GPGPU_ALGO_FAST: return "FAST";
-    default: return "DEFAULT";
-    }
-}
-
 /* Bytes of a CSR matrix of `type` on the GPU: row pointers, columns, values. */
 static size_t csr_bytes(uint32_t rows, size_t nnz, gpgpu_type t)
 {

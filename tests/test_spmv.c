@@ -68,17 +68,6 @@ static void put(gpgpu_type t, void *p, size_t i, double v)
         ((double *)p)[i] = v;
 }
 
-static const char *algo_name(gpgpu_algo a)
-{
-    switch (a) {
-    case GPGPU_ALGO_CLASSIC_SPMV: return "CLASSIC";
-    case GPGPU_ALGO_SPMV_SCALAR: return "SCALAR";
-    case GPGPU_ALGO_SPMV_VECTOR: return "VECTOR";
-    case GPGPU_ALGO_SPMV_BALANCED: return "BALANCED";
-    default: return "DEFAULT";
-    }
-}
-
 /* ------------------------------------------------------- one checked product */
 
 enum { X_PRE = 3, X_POST = 1, Y_PRE = 2, Y_POST = 3 };
