@@ -1166,7 +1166,7 @@ static gpgpu_status call_with_algo(gpgpu_context *ctx, int prim, gpgpu_algo algo
 static bool info_has_coopmat(gpgpu_context *ctx)
 {
     gpgpu_info info;
-    return gpgpu_context_info(ctx, &info) == S_OK && info.has_coopmat_f16;
+    return gpgpu_context_get_info(ctx, &info) == S_OK && info.has_coopmat_f16;
 }
 
 static void check_algorithm_rule(gpgpu_context *ctx)

@@ -626,10 +626,10 @@ typedef struct gpgpu_reduce_desc {
  * @param[out] result receives one element of desc->type, two for MINMAX.
  * @retval GPGPU_SUCCESS *result holds the reduction.
  * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, in or result is NULL.
- * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type or operator; an algorithm that is
- *   neither a reduction's nor a scan's; in belongs to another context.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type or operator; a value that names no
+ *   algorithm; in belongs to another context.
  * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION CLASSIC_MINMAX with an op other than MINMAX;
- *   a scan algorithm; Vulkan: work is recorded into a caller's command buffer, so no result
+ *   another primitive's algorithm (one rule for every call: ::gpgpu_algo); Vulkan: work is recorded into a caller's command buffer, so no result
  *   can come back (gpgpu_reduce_to_buffer can).
  * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
  * @retval GPGPU_ERROR_OUT_OF_RANGE the range runs past the end of in.
@@ -666,7 +666,7 @@ GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, const gpgpu_reduce_desc 
  * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, in or out is NULL.
  * @retval GPGPU_ERROR_INVALID_ARGUMENT as gpgpu_reduce, and out of another context.
  * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION CLASSIC_MINMAX with an op other than MINMAX;
- *   a scan algorithm.
+ *   another primitive's algorithm.
  * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
  * @retval GPGPU_ERROR_OUT_OF_RANGE the input range or the result's place runs past its
  *   buffer.
@@ -723,10 +723,10 @@ typedef struct gpgpu_scan_desc {
  * @param count how many elements.
  * @retval GPGPU_SUCCESS the sums are written (for later GPU work).
  * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, in or out is NULL.
- * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type; an algorithm that is neither a
- *   scan's nor a reduction's; a buffer of another context.
- * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION a reduction algorithm (CLASSIC_HALVING,
- *   CLASSIC_STRIDE, CLASSIC_MINMAX).
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type; a value that names no algorithm; a
+ *   buffer of another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION another primitive's algorithm (a reduction's,
+ *   a sort's, ...).
  * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
  * @retval GPGPU_ERROR_OUT_OF_RANGE a range runs past its buffer.
  * @retval GPGPU_ERROR_OVERLAP the ranges overlap without being equal.
@@ -814,10 +814,10 @@ typedef struct gpgpu_sort_desc {
  * @param count how many keys.
  * @retval GPGPU_SUCCESS the keys (and values) are sorted (for later GPU work).
  * @retval GPGPU_ERROR_NULL_POINTER ctx, desc or keys_in is NULL.
- * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown key type; an unknown algorithm or one
- *   numbered past RADIX (SpMV's, SpGEMM's, GEMM's, the newer scans'); values_out without
- *   values_in; segments with segment_count 0 for count > 0; a buffer of another context.
- * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION a reduction algorithm or CLASSIC_SCAN.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown key type; a value that names no algorithm;
+ *   values_out without values_in; segments with segment_count 0 for count > 0; a buffer of
+ *   another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION another primitive's algorithm.
  * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE work-groups too small (f64 keys are moved as bits
  *   and need no shader doubles).
  * @retval GPGPU_ERROR_OUT_OF_RANGE a range runs past its buffer; segment_count SIZE_MAX; a
@@ -855,9 +855,9 @@ GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *des
  * @param[out] bytes receives the size.
  * @retval GPGPU_SUCCESS *bytes is the size.
  * @retval GPGPU_ERROR_NULL_POINTER ctx, desc or bytes is NULL.
- * @retval GPGPU_ERROR_INVALID_ARGUMENT as gpgpu_sort: an unknown key type, an algorithm
- *   unknown or numbered past RADIX, values_out without values_in.
- * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION a reduction algorithm or CLASSIC_SCAN.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT as gpgpu_sort: an unknown key type, a value that
+ *   names no algorithm, values_out without values_in.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION another primitive's algorithm.
  * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1 keys, which gpgpu_sort refuses too.
  * @thread_safety The thread that uses `ctx`.
  */
@@ -1071,12 +1071,12 @@ typedef struct gpgpu_gemm_desc {
  * @param c_offset C's first element.
  * @retval GPGPU_SUCCESS C is written (for later GPU work).
  * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, a, b or c is NULL.
- * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type; an unknown algorithm, or
- *   SCAN_SINGLE_PASS or SCAN_REDUCE_THEN_SCAN; a tile other than 8/16/32, outputs other than
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type; a value that names no algorithm; a
+ *   tile other than 8/16/32, outputs other than
  *   2/4, a stride below the width, a tuning the kernel cannot run, a buffer of another
  *   context, alpha or beta as gpgpu_axpby refuses them.
- * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION an integer type; another primitive's algorithm
- *   numbered below GEMM's (CLASSIC_HALVING to SPGEMM_ESC); f64 with GEMM_COOPMAT_F16; a
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION an integer type; another primitive's
+ *   algorithm; f64 with GEMM_COOPMAT_F16; a
  *   tile whose shared memory or work-group the device cannot hold.
  * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles, GEMM_COOPMAT_F16 without
  *   cooperative matrices; work-groups too small.

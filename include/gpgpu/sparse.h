@@ -536,11 +536,11 @@ typedef struct gpgpu_spmv_desc {
  * @param y_offset y's first element.
  * @retval GPGPU_SUCCESS y is written (for later GPU work).
  * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, a, x or y is NULL.
- * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown algorithm or one numbered past
- *   SPMV_BALANCED (SpGEMM's, GEMM's, the newer scans'); a vector shape out of range; a
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT a value that names no algorithm; a vector shape out
+ *   of range; a
  *   matrix or buffer of another context; alpha or beta as gpgpu_axpby refuses them.
  * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION an algorithm the format has not (CLASSIC_SPMV,
- *   SPMV_VECTOR and SPMV_BALANCED take CSR); FAST, or a reduce, scan or sort algorithm;
+ *   SPMV_VECTOR and SPMV_BALANCED take CSR); another primitive's algorithm;
  *   CLASSIC_SPMV, which reads the longest row back, while work is recorded into a caller's
  *   Vulkan command buffer.
  * @retval GPGPU_ERROR_OUT_OF_RANGE a vector runs past its buffer.
@@ -729,10 +729,8 @@ typedef struct gpgpu_spgemm_stats {
  * @retval GPGPU_SUCCESS *c is C.
  * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, a, b or c is NULL.
  * @retval GPGPU_ERROR_INVALID_ARGUMENT A's columns differ from B's rows (the message says
- *   both); types that differ; a matrix of another context; an unknown algorithm or one
- *   numbered past SPGEMM_ESC (GEMM's, the newer scans').
- * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION not CSR; an algorithm of reduce, scan, sort or
- *   SpMV (CLASSIC_HALVING to SPMV_BALANCED); Vulkan: recording into a caller's command
+ *   both); types that differ; a matrix of another context; a value that names no algorithm.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION not CSR; another primitive's algorithm; Vulkan: recording into a caller's command
  *   buffer.
  * @retval GPGPU_ERROR_TOO_LARGE C with more than 2^31 - 1 entries; a row with more products
  *   than the global path takes within one storage binding; the classic algorithm past its
