@@ -388,4 +388,22 @@ void ref_gemm(gpgpu_type type, size_t m, size_t n, size_t k, bool trans_a, bool 
 uint16_t ref_f32_to_f16(float f);
 float ref_f16_to_f32(uint16_t h);
 
+/* ---- histogram (glsl/histogram.comp; src/algo/histogram.h) ---- */
+
+/* What BINS writes for a sample counted in no bin. */
+#define REF_HISTOGRAM_NONE UINT32_MAX
+
+/* The bin of the sample at *sample (of `type`): of the bins + 1 levels of type at `levels`, or
+ * of even bins over [lo, hi) when levels is NULL (lo, hi exact in the type), as gpgpu_histogram
+ * defines it, every float operation rounded as the shader rounds it; REF_HISTOGRAM_NONE where
+ * the sample counts in none. */
+uint32_t ref_histogram_bin(gpgpu_type type, uint32_t bins, double lo, double hi,
+                           const void *levels, const void *sample);
+/* BINS: out[i] = the bin of src[i], i < n. */
+void ref_histogram_bins(gpgpu_type type, uint32_t bins, double lo, double hi, const void *levels,
+                        const void *src, size_t n, uint32_t *out);
+/* SHARED and GLOBAL: counts[b] += the samples of src[0..n) in bin b (modulo 2^32). */
+void ref_histogram_count(gpgpu_type type, uint32_t bins, double lo, double hi,
+                         const void *levels, const void *src, size_t n, uint32_t *counts);
+
 #endif /* GPGPU_REF_H */
