@@ -406,4 +406,31 @@ void ref_histogram_bins(gpgpu_type type, uint32_t bins, double lo, double hi, co
 void ref_histogram_count(gpgpu_type type, uint32_t bins, double lo, double hi,
                          const void *levels, const void *src, size_t n, uint32_t *counts);
 
+/* ---- segmented reduce (glsl/segreduce.comp; src/algo/segreduce.h) ---- */
+
+/* The oracle: out[s] = op over elements [segs[s], segs[s + 1]) of src (n elements; offsets
+ * clamped as the shader clamps them), for s < nseg: integers exact (sums wrap), float min and
+ * max exact (NaN propagating, +inf / -inf for an empty segment), float sums in long double
+ * rounded to the type, abs_sum[s] (if not NULL) the sum of |x| over the segment. */
+void ref_segreduce(gpgpu_type type, gpgpu_op op, const void *src, size_t n,
+                   const uint32_t *segs, size_t nseg, void *out, long double *abs_sum);
+/* PLAN, bit for bit: plan[2t], plan[2t + 1] = where tile t <= tiles of the merge path begins
+ * (segments ended, elements taken), starts every `step` steps moved back to a segment start
+ * by up to `slack`. */
+void ref_segreduce_plan(size_t n, const uint32_t *segs, size_t nseg, uint32_t step,
+                        uint32_t slack, uint32_t tiles, uint32_t *plan);
+/* TILES on that plan with tiles of `tile` steps: out[r] for each segment that ends in the
+ * tile it began in, rec[2g], rec[2g + 1] the tile's open segment (or UINT32_MAX) and whether
+ * it began there, work[2g] its partial value (the identity where none is open) and
+ * work[2g + 1] the head partial where the tile began inside a segment that ends in it (else
+ * untouched); abs_out and abs_work (if not NULL) the sums of |x| of what they hold. */
+void ref_segreduce_tiles(gpgpu_type type, gpgpu_op op, const void *src, size_t n,
+                         const uint32_t *segs, size_t nseg, const uint32_t *plan,
+                         uint32_t tiles, uint32_t tile, void *out, long double *abs_out,
+                         uint32_t *rec, void *work, long double *abs_work);
+/* FIX from those records: out[r] = work[2g] op the run's partials in tile order for each tile
+ * g whose open segment r < nseg began in it; abs_out[r] the sum of |partial|. */
+void ref_segreduce_fix(gpgpu_type type, gpgpu_op op, size_t nseg, const uint32_t *rec,
+                       const void *work, uint32_t tiles, void *out, long double *abs_out);
+
 #endif /* GPGPU_REF_H */
