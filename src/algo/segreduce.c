@@ -90,7 +90,7 @@ gpgpu_status segreduce_run(gpgpu_context *ctx, const segreduce_args *a)
 
 static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
-static size_t scratch_bytes(gpgpu_type type, size_t count, size_t segment_count)
+size_t segreduce_scratch_bytes(gpgpu_type type, size_t count, size_t segment_count)
 {
     segreduce_plan p = segreduce_plan_for(count, segment_count);
     return align8(segreduce_aux_words(p) * 4) + segreduce_work_elems(p) * gpgpu_type_size(type);
@@ -116,7 +116,7 @@ gpgpu_status gpgpu_segmented_reduce_scratch_size(gpgpu_context *ctx,
         return GPGPU_ERROR_NULL_POINTER;
     CHECK(bytes, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_segmented_reduce_scratch_size: bytes is NULL");
     TRY(check_type_op(ctx, desc));
-    *bytes = scratch_bytes(desc->type, count, segment_count);
+    *bytes = segreduce_scratch_bytes(desc->type, count, segment_count);
     return GPGPU_SUCCESS;
 }
 
@@ -150,7 +150,7 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_segmented_reduce_
               GPGPU_ERROR_OVERLAP, "%s: the output overlaps the count_buffer", fn);
     }
     if (desc->scratch) {
-        size_t need = scratch_bytes(desc->type, a->n, a->nseg);
+        size_t need = segreduce_scratch_bytes(desc->type, a->n, a->nseg);
         CHECK(desc->scratch->ctx == ctx, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
               "%s: the scratch belongs to another context", fn);
         CHECK(desc->scratch_offset % 8 == 0, ctx, GPGPU_ERROR_MISALIGNED,
@@ -173,17 +173,16 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_segmented_reduce_
     return GPGPU_SUCCESS;
 }
 
-/* The plan and records in the caller's scratch, or in the context's own. */
-static gpgpu_status place_scratch(gpgpu_context *ctx, const gpgpu_segmented_reduce_desc *desc,
-                                  segreduce_args *a)
+gpgpu_status segreduce_place(gpgpu_context *ctx, gpgpu_buffer *scratch, size_t off,
+                             segreduce_args *a)
 {
     segreduce_plan p = segreduce_plan_for(a->n, a->nseg);
     size_t aux_bytes = segreduce_aux_words(p) * 4;
     size_t work_bytes = segreduce_work_elems(p) * gpgpu_type_size(a->type);
-    if (desc->scratch) {
-        a->aux = a->work = desc->scratch;
-        a->aux_off = desc->scratch_offset / 4;
-        a->work_off = (desc->scratch_offset + align8(aux_bytes)) / gpgpu_type_size(a->type);
+    if (scratch) {
+        a->aux = a->work = scratch;
+        a->aux_off = off / 4;
+        a->work_off = (off + align8(aux_bytes)) / gpgpu_type_size(a->type);
         return GPGPU_SUCCESS;
     }
     a->aux_off = a->work_off = 0;
@@ -209,7 +208,7 @@ gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx, const gpgpu_segmented_re
     if (segment_count == 0)
         return GPGPU_SUCCESS;
     TRY(ctx->exec->begin(ctx));
-    gpgpu_status s = place_scratch(ctx, desc, &a);
+    gpgpu_status s = segreduce_place(ctx, desc->scratch, desc->scratch_offset, &a);
     if (s == GPGPU_SUCCESS)
         s = segreduce_run(ctx, &a);
     return ctx_end(ctx, s);

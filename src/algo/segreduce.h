@@ -43,6 +43,12 @@ gpgpu_status segreduce_stage_tiles(gpgpu_context *ctx, const segreduce_args *a, 
 /* FIX: the segments that cross tiles, from the records, written to out. */
 gpgpu_status segreduce_stage_fix(gpgpu_context *ctx, const segreduce_args *a, segreduce_plan p);
 
+/* The bytes of scratch the plan and records of n elements and nseg segments take, and where
+ * they go: from byte `off` of `scratch` (a multiple of 8), or NULL: the context's own. */
+size_t segreduce_scratch_bytes(gpgpu_type type, size_t n, size_t nseg);
+gpgpu_status segreduce_place(gpgpu_context *ctx, gpgpu_buffer *scratch, size_t off,
+                             segreduce_args *a);
+
 /* PLAN, TILES and FIX (where there is more than one tile), inside a call of another
  * primitive (gpgpu_reduce_by_key); nseg > 0. */
 gpgpu_status segreduce_run(gpgpu_context *ctx, const segreduce_args *a);

@@ -433,4 +433,20 @@ void ref_segreduce_tiles(gpgpu_type type, gpgpu_op op, const void *src, size_t n
 void ref_segreduce_fix(gpgpu_type type, gpgpu_op op, size_t nseg, const uint32_t *rec,
                        const void *work, uint32_t tiles, void *out, long double *abs_out);
 
+/* ---- run-length encoding (glsl/rle.comp; src/algo/rle.h) ---- */
+
+/* HEADS: flags[i] = whether key i starts a run (differs from key i - 1 in the sort's total
+ * order: ref_sort_order), for i < bound; 0 from n on. */
+void ref_rle_heads(gpgpu_type type, const void *keys, size_t n, size_t bound, uint32_t *flags);
+/* SCATTER on the flags' inclusive scan: unique[r] (if not NULL) the bits of run r's first
+ * key, starts[r] its index, starts[R] = n and *runs = R, the run count. */
+void ref_rle_scatter(gpgpu_type type, const void *keys, const uint32_t *incl, size_t n,
+                     void *unique, uint32_t *starts, uint32_t *runs);
+/* LENGTHS: lengths[r] = starts[r + 1] - starts[r], r < runs. */
+void ref_rle_lengths(const uint32_t *starts, uint32_t runs, uint32_t *lengths);
+/* The oracle: unique keys, run lengths and starts (n + 1 of them: R + 1 written) of the n
+ * keys, each output NULL when not wanted; returns the run count. */
+size_t ref_rle(gpgpu_type type, const void *keys, size_t n, void *unique, uint32_t *lengths,
+               uint32_t *starts);
+
 #endif /* GPGPU_REF_H */
