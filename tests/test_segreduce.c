@@ -1,7 +1,7 @@
 /* The segmented reduction against its CPU twin (src/ref/ref_segreduce.c): PLAN (bit for bit),
  * TILES and FIX each alone, then gpgpu_segmented_reduce, for sum, min and max of every type on
- * segments empty, single, huge and millions of tiny ones (GPGPU_TEST_MAX_N caps them), offsets
- * that start past 0 and end before the input's end, NaN, infinities and -0 in min and max,
+ * segments empty, single, huge and millions of tiny ones (GPGPU_TEST_MAX_N caps them), the row
+ * pointers of shared and generated matrices, offsets that start past 0 and end before the input's end, NaN, infinities and -0 in min and max,
  * the segment count from a GPU buffer (0, some, all, past the bound), a scratch of the
  * caller's, and the argument checks. Integers and min/max match exactly (min/max of -0 and +0
  * as equals), float sums within gamma_d times the sum of |x| (d the terms summed: any order of
@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gpgpu/io.h"
 
 #include "algo/segreduce.h"
 #include "ref/ref.h"
@@ -309,6 +311,62 @@ static void device_counts(gpgpu_type t)
     fixture_free(&f);
 }
 
+/* The row pointers of CSR matrices as segments and their values as the input (rounded to
+ * f32 and as f64): a few of the shared matrices (GPGPU_MATRIX_DIR) and generated ones with
+ * skewed rows. */
+static void csr_case(const gpgpu_csr *a, const char *label)
+{
+    gpgpu_type types[] = {GPGPU_TYPE_F32, GPGPU_TYPE_F64};
+    for (int k = 0; k < (has_f64 ? 2 : 1); k++) {
+        gpgpu_type t = types[k];
+        fixture f = {.t = t, .op = k ? GPGPU_OP_MAX : GPGPU_OP_SUM, .n = a->nnz, .nseg = a->rows};
+        f.segs = xmalloc(((size_t)a->rows + 1) * 4);
+        memcpy(f.segs, a->row_ptr, ((size_t)a->rows + 1) * 4);
+        f.data = xmalloc(a->nnz * gpgpu_type_size(t) + 8);
+        for (size_t e = 0; e < a->nnz; e++) {
+            if (t == GPGPU_TYPE_F32)
+                ((float *)f.data)[e] = (float)a->values[e];
+            else
+                ((double *)f.data)[e] = a->values[e];
+        }
+        f.in = slab_make(ctx, t, 3, f.n, 1, f.data);
+        f.seg = slab_make(ctx, GPGPU_TYPE_U32, 2, f.nseg + 1, 1, f.segs);
+        char name[200];
+        snprintf(name, sizeof name, "%s %s %s rows=%u nnz=%zu", gpgpu_type_name(t),
+                 op_names[f.op], label, a->rows, a->nnz);
+        stages(&f, name);
+        call(&f, name, NULL, false);
+        fixture_free(&f);
+    }
+}
+
+static void csr_offsets(void)
+{
+    const char *dir = getenv("GPGPU_MATRIX_DIR");
+    EXPECT(dir != NULL, "GPGPU_MATRIX_DIR is not set");
+    static const char *const names[] = {"1138_bus.mtx", "bcsstk13.mtx", "ca-GrQc.mtx",
+                                        "USPowerGrid.mtx"};
+    for (size_t k = 0; dir && k < sizeof names / sizeof *names; k++) {
+        char path[1024], msg[512];
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        gpgpu_csr a = {0};
+        gpgpu_status st = gpgpu_mtx_read_matrix(path, &a, NULL, msg, sizeof msg);
+        EXPECT(st == GPGPU_SUCCESS, "%s: %s", path, msg);
+        if (st == GPGPU_SUCCESS && a.nnz <= test_max_n())
+            csr_case(&a, names[k]);
+        gpgpu_csr_free(&a);
+    }
+    gpgpu_generator gens[] = {GPGPU_GEN_POWER_LAW, GPGPU_GEN_DENSE_ROW, GPGPU_GEN_RMAT};
+    const char *gen_labels[] = {"power_law", "dense_row", "rmat"};
+    uint32_t sizes[] = {20000, 20000, 12};
+    for (int g = 0; g < 3; g++) {
+        gpgpu_csr a = test_generated(gens[g], sizes[g], 16);
+        if (a.nnz <= test_max_n())
+            csr_case(&a, gen_labels[g]);
+        gpgpu_csr_free(&a);
+    }
+}
+
 /* Written out: empty segments give the identity, integer sums wrap, NaN propagates. */
 static void written_out(void)
 {
@@ -437,6 +495,7 @@ int main(void)
     errors();
     written_out();
     bad_offsets();
+    csr_offsets();
     for (size_t ti = 0; ti < sizeof test_types / sizeof *test_types; ti++) {
         gpgpu_type t = test_types[ti];
         if (t == GPGPU_TYPE_F64 && !has_f64)
