@@ -1,6 +1,7 @@
 /* Run-length encoding and reduce-by-key against their CPU twin (src/ref/ref_rle.c): HEADS,
  * SCATTER and LENGTHS each alone, then gpgpu_run_length_encode and gpgpu_reduce_by_key for
- * every key type (and value types other than the keys'), runs of length 1 (all distinct), n
+ * every key type (and value types other than the keys'), CHAINED (the single pass) alone with
+ * its look-back as it runs and forced to count every predecessor again, runs of length 1 (all distinct), n
  * (all equal) and between, NaN runs of different NaN bits (one run), -0 beside +0 (two), the
  * key count from a GPU buffer (0, some, all, past the bound), the run count to a GPU buffer,
  * a scratch of the caller's, and the argument checks. Everything but float sums matches bit
@@ -68,10 +69,13 @@ static void *make_keys(gpgpu_type t, size_t n, size_t longest)
 
 static const size_t run_lengths[] = {1, 4, 100, 0};
 
+enum { FORCED_TILES = 40 };
+
 /* ----------------------------------------------------------------- stages */
 
 /* HEADS from key 2 (count from a buffer where device is set), SCATTER on the twin's scan of
- * the heads, LENGTHS on the twin's starts: each against its twin on poisoned buffers. */
+ * the heads, LENGTHS on the twin's starts: each against its twin on poisoned buffers; then
+ * CHAINED, which must leave what they left. */
 static void stages(gpgpu_type t, size_t n, size_t longest, const uint32_t *device)
 {
     char what[200];
@@ -121,6 +125,54 @@ static void stages(gpgpu_type t, size_t n, size_t longest, const uint32_t *devic
     EXPECT_STATUS(ctx, rle_stage_lengths(ctx, &a), GPGPU_SUCCESS);
     ref_rle_lengths(slab_at(&starts, 3), runs, slab_at(&lens, 2));
     slab_check(&lens, NULL, sw);
+
+    /* CHAINED on fresh poisoned outputs must leave what those stages left (the starts, the
+     * run count words and all), with the look-back as it runs and with every predecessor
+     * counted again from its keys (forced; up to FORCED_TILES tiles: that is tiles^2 / 2 tile
+     * reads). The state is cleared first where there is more than one tile. */
+    rle_chained_plan p = rle_chained_plan_for(t, n);
+    for (int forced = 0; forced < 2; forced++) {
+        if (forced && p.tiles > FORCED_TILES)
+            continue;
+        snprintf(sw, sizeof sw, "%s: CHAINED tiles=%u%s", what, p.tiles, forced ? " forced" : "");
+        slab state = slab_make(ctx, GPGPU_TYPE_U32, 3, 0, p.state_words + 1, NULL);
+        slab starts2 = slab_make(ctx, GPGPU_TYPE_U32, 3, 0, n + 4, NULL);
+        slab uniq2 = slab_make(ctx, t, 1, 0, n + 1, NULL);
+        slab lens2 = slab_make(ctx, GPGPU_TYPE_U32, 2, 0, n + 1, NULL);
+        slab cout2 = slab_make(ctx, GPGPU_TYPE_U32, 0, 0, 3, NULL);
+        rle_args c = a;
+        c.flags = NULL;
+        c.state = state.buf;
+        c.state_off = 3;
+        c.starts = starts2.buf;
+        c.unique = uniq2.buf;
+        c.lengths = lens2.buf;
+        c.count_out = cout2.buf;
+        c.forced = forced;
+        if (p.tiles > 1) {
+            EXPECT_STATUS(ctx, rle_stage_clear(ctx, &c, p), GPGPU_SUCCESS);
+            memset(slab_at(&state, 3), 0, p.state_words * 4);
+        }
+        EXPECT_STATUS(ctx, rle_stage_chained(ctx, &c, p), GPGPU_SUCCESS);
+        memcpy(starts2.host, starts.host, starts.len * 4);
+        memcpy(uniq2.host, uniq.host, uniq.len * gpgpu_type_size(t));
+        memcpy(lens2.host, lens.host, lens.len * 4);
+        memcpy(cout2.host, cout.host, cout.len * 4);
+        slab_check(&uniq2, NULL, sw);
+        slab_check(&starts2, NULL, sw);
+        slab_check(&lens2, NULL, sw);
+        slab_check(&cout2, NULL, sw);
+        if (p.tiles == 1) { /* one tile publishes nothing */
+            char st[260];
+            snprintf(st, sizeof st, "%s: state untouched", sw);
+            slab_check(&state, NULL, st);
+        }
+        slab_free(&cout2);
+        slab_free(&lens2);
+        slab_free(&uniq2);
+        slab_free(&starts2);
+        slab_free(&state);
+    }
 
     gpgpu_buffer_destroy(cb);
     slab_free(&cout);
@@ -253,7 +305,7 @@ static void call_rbk(gpgpu_type t, gpgpu_type vt, size_t n, size_t longest, opti
 static void sweep(size_t ti, bool has_f64)
 {
     gpgpu_type t = test_types[ti];
-    static const size_t stage_sizes[] = {0, 1, 2, 1000, 65537};
+    static const size_t stage_sizes[] = {0, 1, 2, 1000, 2048, 2049, 65537};
     for (size_t s = 0; s < sizeof stage_sizes / sizeof *stage_sizes; s++)
         for (size_t r = 0; r < 4; r++)
             if (stage_sizes[s] <= test_max_n())

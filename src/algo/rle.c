@@ -1,19 +1,31 @@
-/* Run-length encoding and reduce-by-key: the heads of runs flagged (HEADS), the flags
- * scanned in place by the library's scan (the single pass where the device has subgroups),
- * the heads scattered to their run's place (SCATTER), the lengths from the run starts
- * (LENGTHS); reduce-by-key then reduces the values over those starts as segments, with the
- * run count that SCATTER left on the GPU as the segment count. See docs/ALGORITHMS.md. */
+/* Run-length encoding and reduce-by-key. Where the device has subgroups, one pass (CHAINED):
+ * each tile finds its heads, takes the runs before it from its predecessors by a decoupled
+ * look-back, and writes its heads' keys, starts and the lengths of the runs they end.
+ * Elsewhere, staged: the heads flagged (HEADS), the flags scanned in place by the library's
+ * scan, the heads scattered to their run's place (SCATTER), the lengths from the run starts
+ * (LENGTHS). Reduce-by-key then reduces the values over those starts as segments, with the
+ * run count left on the GPU as the segment count. See docs/ALGORITHMS.md. */
 #include "algo/rle.h"
 #include "algo/scan.h"
 #include "algo/segreduce.h"
 
-enum { STAGE_HEADS, STAGE_SCATTER, STAGE_LENGTHS };
+enum { STAGE_HEADS, STAGE_SCATTER, STAGE_LENGTHS, STAGE_CLEAR, STAGE_CHAINED };
 enum {
     P_BOUND = 1, P_KEYS_OFF, P_UNIQUE_OFF, P_LENGTHS_OFF, P_FLAGS_OFF, P_STARTS_OFF, P_HAS_COUNT,
-    P_COUNT_OFF, P_HAS_UNIQUE, P_HAS_COUNT_OUT, P_COUNT_OUT_OFF, P_RUNS_AT
+    P_COUNT_OFF, P_OUTPUTS, P_COUNT_OUT_OFF, P_RUNS_AT, P_FALLBACK, P_POLLS, P_STATE_OFF
 };
+enum { OUT_UNIQUE = 1, OUT_COUNT = 2, OUT_LENGTHS = 4 }; /* P_OUTPUTS */
 /* The context's scratch slots (the scan inside uses slot 1, the segmented reduction 4, 5). */
 enum { SLOT_FLAGS = 2, SLOT_STARTS = 3 };
+
+rle_chained_plan rle_chained_plan_for(gpgpu_type type, size_t n)
+{
+    rle_chained_plan p = {.items = gpgpu_type_size(type) == 8 ? RLE_ITEMS / 2 : RLE_ITEMS};
+    size_t tile = (size_t)RLE_WG * p.items;
+    p.tiles = n ? (uint32_t)((n + tile - 1) / tile) : 1;
+    p.state_words = 4 + 8 * (size_t)p.tiles;
+    return p;
+}
 
 static exec_dispatch rle_stage(const rle_args *a, unsigned stage)
 {
@@ -25,14 +37,21 @@ static exec_dispatch rle_stage(const rle_args *a, unsigned stage)
     if (a->unique) {
         d.bind[1] = a->unique;
         d.params[P_UNIQUE_OFF] = algo_index(a->unique, a->unique_off, a->type);
-        d.params[P_HAS_UNIQUE] = 1;
+        d.params[P_OUTPUTS] |= OUT_UNIQUE;
     }
     if (a->lengths) {
         d.bind[2] = a->lengths;
         d.params[P_LENGTHS_OFF] = algo_index(a->lengths, a->lengths_off, GPGPU_TYPE_U32);
+        d.params[P_OUTPUTS] |= OUT_LENGTHS;
     }
-    d.bind[3] = a->flags;
-    d.params[P_FLAGS_OFF] = algo_index(a->flags, a->flags_off, GPGPU_TYPE_U32);
+    if (a->flags) {
+        d.bind[3] = a->flags;
+        d.params[P_FLAGS_OFF] = algo_index(a->flags, a->flags_off, GPGPU_TYPE_U32);
+    }
+    if (a->state) {
+        d.bind[7] = a->state;
+        d.params[P_STATE_OFF] = algo_index(a->state, a->state_off, GPGPU_TYPE_U32);
+    }
     d.bind[4] = a->starts;
     d.params[P_STARTS_OFF] = algo_index(a->starts, a->starts_off, GPGPU_TYPE_U32);
     d.params[P_RUNS_AT] = algo_index(a->starts, a->runs_at, GPGPU_TYPE_U32);
@@ -43,7 +62,7 @@ static exec_dispatch rle_stage(const rle_args *a, unsigned stage)
     }
     if (a->count_out) {
         d.bind[6] = a->count_out;
-        d.params[P_HAS_COUNT_OUT] = 1;
+        d.params[P_OUTPUTS] |= OUT_COUNT;
         d.params[P_COUNT_OUT_OFF] = algo_index(a->count_out, a->count_out_off, GPGPU_TYPE_U32);
     }
     return d;
@@ -70,9 +89,45 @@ gpgpu_status rle_stage_lengths(gpgpu_context *ctx, const rle_args *a)
     return algo_stage(ctx, &d);
 }
 
-/* HEADS, the scan of the flags in place, SCATTER; LENGTHS where asked. */
+gpgpu_status rle_stage_clear(gpgpu_context *ctx, const rle_args *a, rle_chained_plan p)
+{
+    exec_dispatch d = rle_stage(a, STAGE_CLEAR);
+    d.variant.only_stage = STAGE_CLEAR; /* no tile's registers or shared arrays */
+    d.params[P_BOUND] = (uint32_t)p.state_words;
+    d.groups = algo_groups(p.state_words, RLE_WG);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status rle_stage_chained(gpgpu_context *ctx, const rle_args *a, rle_chained_plan p)
+{
+    exec_dispatch d = rle_stage(a, STAGE_CHAINED);
+    d.variant.items = p.items;
+    d.variant.only_stage = STAGE_CHAINED; /* the tile in registers, a program of its own */
+    d.params[P_FALLBACK] = a->forced;
+    d.params[P_POLLS] = RLE_POLLS;
+    d.groups = p.tiles;
+    return algo_stage(ctx, &d);
+}
+
+/* The single pass where the device has subgroups (its group scans and, in time, its look-back
+ * are subgroup operations; without them each tile's scan takes 16 barriers, and the staged
+ * path with the library's reduce-then-scan is the one that is tuned there). */
+static bool use_chained(const gpgpu_context *ctx) { return ctx->info.has_subgroups; }
+
+/* CHAINED (CLEAR first where there is more than one tile), or HEADS, the scan of the flags in
+ * place, SCATTER, and LENGTHS where asked. */
 static gpgpu_status encode(gpgpu_context *ctx, const rle_args *a)
 {
+    if (use_chained(ctx)) {
+        rle_chained_plan p = rle_chained_plan_for(a->type, a->n);
+        rle_args c = *a;
+        c.state = a->flags; /* the single pass's states in the flags' place */
+        c.state_off = a->flags_off;
+        c.flags = NULL;
+        if (p.tiles > 1)
+            TRY(rle_stage_clear(ctx, &c, p));
+        return rle_stage_chained(ctx, &c, p);
+    }
     TRY(rle_stage_heads(ctx, a));
     TRY(scan_default(ctx, GPGPU_TYPE_U32, false, a->flags, a->flags_off, a->flags, a->flags_off,
                      a->n));
@@ -84,9 +139,15 @@ static gpgpu_status encode(gpgpu_context *ctx, const rle_args *a)
 
 static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
-/* The flags' n words, the starts' n + 1 and the run count, then reduce-by-key's
- * segmented reduction. */
-static size_t encode_bytes(size_t n) { return align8(n * 4) + align8((n + 2) * 4); }
+/* The flags' n words (or the single pass's states, where they are more), the starts' n + 1
+ * and the run count, then reduce-by-key's segmented reduction. */
+static size_t flag_words(size_t n)
+{
+    size_t states = rle_chained_plan_for(GPGPU_TYPE_F64, n).state_words; /* the most tiles */
+    return n > states ? n : states;
+}
+
+static size_t encode_bytes(size_t n) { return align8(flag_words(n) * 4) + align8((n + 2) * 4); }
 
 static gpgpu_type value_type_of(const gpgpu_rle_desc *desc)
 {
@@ -183,9 +244,9 @@ static gpgpu_status place(gpgpu_context *ctx, const gpgpu_rle_desc *desc, rle_ar
         size_t at = desc->scratch_offset;
         a->flags = a->starts = desc->scratch;
         a->flags_off = at / 4;
-        a->starts_off = (at + align8(n * 4)) / 4;
+        a->starts_off = (at + align8(flag_words(n) * 4)) / 4;
     } else {
-        TRY(ctx_scratch(ctx, SLOT_FLAGS, n * 4, &a->flags));
+        TRY(ctx_scratch(ctx, SLOT_FLAGS, flag_words(n) * 4, &a->flags));
         TRY(ctx_scratch(ctx, SLOT_STARTS, (n + 2) * 4, &a->starts));
         a->flags_off = a->starts_off = 0;
     }
