@@ -60,7 +60,10 @@ uint key_count() { return HAS_COUNT != 0u ? min(count_in[COUNT_OFF], BOUND) : BO
 
 // Equal in the sort's total order (bits compared, so no fast-math setting folds it).
 #if defined(TYPE_F32)
-bool same(T a, T b) { return floatBitsToUint(a) == floatBitsToUint(b) || (t_isnan(a) && t_isnan(b)); }
+bool same(T a, T b)
+{
+    return floatBitsToUint(a) == floatBitsToUint(b) || (t_isnan(a) && t_isnan(b));
+}
 #elif defined(TYPE_F64)
 bool same(T a, T b)
 {
@@ -273,7 +276,8 @@ void stage_chained()
     uint lid = gl_LocalInvocationID.x, n = key_count(), tiles = (n + TILE - 1u) / TILE;
     // Tiles in the order groups start (a ticket): a predecessor has then at least started.
     if (lid == 0u)
-        s_ticket = gl_NumWorkGroups.x * gl_NumWorkGroups.y > 1u ? atomicAdd(state[STATE_OFF], 1u) : 0u;
+        s_ticket = gl_NumWorkGroups.x * gl_NumWorkGroups.y > 1u ? atomicAdd(state[STATE_OFF], 1u)
+                                                                : 0u;
     SYNC();
     uint t = s_ticket;
     if (t >= tiles) {
@@ -323,7 +327,8 @@ void main()
     switch (STAGE) {
     case 0u:
         if (i < BOUND) {
-            bool head = i < key_count() && (i == 0u || !same(keys[KEYS_OFF + i], keys[KEYS_OFF + i - 1u]));
+            bool head = i < key_count() &&
+                        (i == 0u || !same(keys[KEYS_OFF + i], keys[KEYS_OFF + i - 1u]));
             flags[FLAGS_OFF + i] = head ? 1u : 0u;
         }
         return;

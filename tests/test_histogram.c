@@ -132,7 +132,9 @@ static void make_levels(binning *b)
         if (is_float(t) && get(t, b->levels, k) < 0 && v + 0.01 >= 0)
             v = -0.0; /* a -0 level next */
         else
-            v += rng() % 8 == 0 ? 0 : is_float(t) ? 0.01 * (0.1 + unit()) : (double)(1 + rng() % 13);
+            v += rng() % 8 == 0 ? 0
+                 : is_float(t)  ? 0.01 * (0.1 + unit())
+                                : (double)(1 + rng() % 13);
     }
     b->levels_buf = test_buffer(ctx, b->levels, ((size_t)b->bins + 1) * gpgpu_type_size(t));
 }
@@ -396,7 +398,8 @@ static void written_out(void)
     /* u32 over [10, 20) in 3 bins: 10..13 bin 0, 14..16 bin 1, 17..19 bin 2; 9, 20 none. */
     uint32_t u[] = {9, 10, 13, 14, 16, 17, 19, 20, 0xffffffffu};
     uint32_t want_u[] = {HIST_NONE, 0, 0, 1, 1, 2, 2, HIST_NONE, HIST_NONE};
-    slab src = slab_make(ctx, GPGPU_TYPE_U32, 0, 9, 0, u), out = slab_make(ctx, GPGPU_TYPE_U32, 0, 9, 0, NULL);
+    slab src = slab_make(ctx, GPGPU_TYPE_U32, 0, 9, 0, u),
+         out = slab_make(ctx, GPGPU_TYPE_U32, 0, 9, 0, NULL);
     histogram_bins hb = {.bins = 3, .lo = 10, .hi = 20};
     EXPECT_STATUS(ctx, histogram_stage_bins(ctx, GPGPU_TYPE_U32, &hb, src.buf, 0, 9,
                                             (histogram_count){0}, out.buf, 0),
@@ -407,7 +410,8 @@ static void written_out(void)
     slab_free(&out);
     /* i32 over the whole range in 65536 bins: INT32_MIN bin 0, -1 bin 32767, 0 bin 32768,
      * INT32_MAX - 1 (the last counted) bin 65535, INT32_MAX none. */
-    int32_t i[] = {INT32_MIN, -1, 0, INT32_MAX - 1, INT32_MAX, INT32_MIN + 65535, INT32_MIN + 65536};
+    int32_t i[] = {INT32_MIN, -1, 0, INT32_MAX - 1, INT32_MAX, INT32_MIN + 65535,
+                   INT32_MIN + 65536};
     uint32_t want_i[] = {0, 32767, 32768, 65535, HIST_NONE,
                          0, /* 65535 * 65536 < 2^32 - 1 */
                          1 /* 65536 * 65536 >= 2^32 - 1 */};

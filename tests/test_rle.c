@@ -1,10 +1,10 @@
 /* Run-length encoding and reduce-by-key against their CPU twin (src/ref/ref_rle.c): HEADS,
  * SCATTER and LENGTHS each alone, then gpgpu_run_length_encode and gpgpu_reduce_by_key for
  * every key type (and value types other than the keys'), CHAINED (the single pass) alone with
- * its look-back as it runs and forced to count every predecessor again, runs of length 1 (all distinct), n
- * (all equal) and between, NaN runs of different NaN bits (one run), -0 beside +0 (two), the
- * key count from a GPU buffer (0, some, all, past the bound), the run count to a GPU buffer,
- * a scratch of the caller's, and the argument checks. Everything but float sums matches bit
+ * its look-back as it runs and forced to count every predecessor again, runs of length 1 (all
+ * distinct), n (all equal) and between, NaN runs of different NaN bits (one run), -0 beside +0
+ * (two), the key count from a GPU buffer (0, some, all, past the bound), the run count to a GPU
+ * buffer, a scratch of the caller's, and the argument checks. Everything but float sums matches bit
  * for bit; those within gamma_len times the sum of |x| of their run. */
 #include <math.h>
 #include <stdlib.h>
@@ -60,7 +60,8 @@ static void *make_keys(gpgpu_type t, size_t n, size_t longest)
                     b = (i % 2) ? 0x8000000000000000u : 0;
                 memcpy((double *)keys + i, &b, 8);
             } else {
-                ((uint32_t *)keys)[i] = t == GPGPU_TYPE_I32 ? (uint32_t)((int32_t)(v % 2001) - 1000) : v;
+                ((uint32_t *)keys)[i] =
+                    t == GPGPU_TYPE_I32 ? (uint32_t)((int32_t)(v % 2001) - 1000) : v;
             }
         }
     }
@@ -226,7 +227,8 @@ static void call_rle(gpgpu_type t, size_t n, size_t longest, options o)
     size_t real = o.device && *o.device < n ? *o.device : n;
     void *keys = make_keys(t, n, longest);
     slab k = slab_make(ctx, t, 1, n, 1, keys);
-    slab uniq = slab_make(ctx, t, 2, 0, n + 1, NULL), lens = slab_make(ctx, GPGPU_TYPE_U32, 1, 0, n, NULL);
+    slab uniq = slab_make(ctx, t, 2, 0, n + 1, NULL),
+         lens = slab_make(ctx, GPGPU_TYPE_U32, 1, 0, n, NULL);
     slab cout = slab_make(ctx, GPGPU_TYPE_U32, 0, 0, 2, NULL);
     gpgpu_rle_desc d = {.type = t, .count_buffer = count_buffer(&o), .count_offset = 2,
                         .count_out = o.count_out ? cout.buf : NULL, .count_out_offset = 1};
@@ -342,7 +344,8 @@ static void written_out(void)
 {
     uint32_t bits[] = {0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x80000000u, 0, 0, 0x3f800000u};
     slab k = slab_make(ctx, GPGPU_TYPE_F32, 0, 7, 0, bits);
-    slab u = slab_make(ctx, GPGPU_TYPE_F32, 0, 0, 7, NULL), l = slab_make(ctx, GPGPU_TYPE_U32, 0, 0, 7, NULL);
+    slab u = slab_make(ctx, GPGPU_TYPE_F32, 0, 0, 7, NULL),
+         l = slab_make(ctx, GPGPU_TYPE_U32, 0, 0, 7, NULL);
     size_t runs = 0;
     EXPECT_STATUS(ctx, gpgpu_run_length_encode(ctx, &(gpgpu_rle_desc){.type = GPGPU_TYPE_F32},
                                                k.buf, 0, 7, u.buf, 0, l.buf, 0, &runs),
@@ -427,7 +430,8 @@ static void errors(void)
     bad.value_type = (gpgpu_type)8;
     EXPECT_STATUS(ctx, gpgpu_reduce_by_key(ctx, &bad, a, 0, b, 0, 10, NULL, 0, b, 20, &runs),
                   GPGPU_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, gpgpu_rle_scratch_size(ctx, NULL, 10, false, &need), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_rle_scratch_size(ctx, NULL, 10, false, &need),
+                  GPGPU_ERROR_NULL_POINTER);
     gpgpu_buffer_destroy(small);
     gpgpu_buffer_destroy(a);
     gpgpu_buffer_destroy(b);

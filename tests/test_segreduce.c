@@ -1,11 +1,11 @@
 /* The segmented reduction against its CPU twin (src/ref/ref_segreduce.c): PLAN (bit for bit),
  * TILES and FIX each alone, then gpgpu_segmented_reduce, for sum, min and max of every type on
  * segments empty, single, huge and millions of tiny ones (GPGPU_TEST_MAX_N caps them), the row
- * pointers of shared and generated matrices, offsets that start past 0 and end before the input's end, NaN, infinities and -0 in min and max,
- * the segment count from a GPU buffer (0, some, all, past the bound), a scratch of the
- * caller's, and the argument checks. Integers and min/max match exactly (min/max of -0 and +0
- * as equals), float sums within gamma_d times the sum of |x| (d the terms summed: any order of
- * pairwise sums keeps that bound). */
+ * pointers of shared and generated matrices, offsets that start past 0 and end before the input's
+ * end, NaN, infinities and -0 in min and max, the segment count from a GPU buffer (0, some, all,
+ * past the bound), a scratch of the caller's, and the argument checks. Integers and min/max match
+ * exactly (min/max of -0 and +0 as equals), float sums within gamma_d times the sum of |x| (d the
+ * terms summed: any order of pairwise sums keeps that bound). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,7 +377,8 @@ static void written_out(void)
         {GPGPU_OP_MIN, {0x20u, UINT32_MAX, 3, UINT32_MAX}},
         {GPGPU_OP_MAX, {0xfffffff0u, 0, 9, 0}},
     };
-    slab in = slab_make(ctx, GPGPU_TYPE_U32, 0, 5, 0, u), seg = slab_make(ctx, GPGPU_TYPE_U32, 0, 5, 0, segs);
+    slab in = slab_make(ctx, GPGPU_TYPE_U32, 0, 5, 0, u),
+         seg = slab_make(ctx, GPGPU_TYPE_U32, 0, 5, 0, segs);
     for (int c = 0; c < 3; c++) {
         slab out = slab_make(ctx, GPGPU_TYPE_U32, 0, 0, 4, NULL);
         gpgpu_segmented_reduce_desc d = {.type = GPGPU_TYPE_U32, .op = cases[c].op,
@@ -393,7 +394,8 @@ static void written_out(void)
     slab_free(&in);
     float f[] = {1, NAN, 2, -INFINITY, 5};
     slab fin = slab_make(ctx, GPGPU_TYPE_F32, 0, 5, 0, f);
-    float want_min[] = {NAN, INFINITY, -INFINITY, INFINITY}, want_max[] = {NAN, -INFINITY, 5, -INFINITY};
+    float want_min[] = {NAN, INFINITY, -INFINITY, INFINITY},
+          want_max[] = {NAN, -INFINITY, 5, -INFINITY};
     for (int c = 0; c < 2; c++) {
         slab out = slab_make(ctx, GPGPU_TYPE_F32, 0, 0, 4, NULL);
         gpgpu_segmented_reduce_desc d = {.type = GPGPU_TYPE_F32,
@@ -417,11 +419,14 @@ static void bad_offsets(void)
     slab in = slab_make(ctx, GPGPU_TYPE_F32, 0, 10, 0, NULL);
     slab seg = slab_make(ctx, GPGPU_TYPE_U32, 0, 7, 0, segs);
     slab out = slab_make(ctx, GPGPU_TYPE_F32, 1, 0, 8, NULL);
-    gpgpu_segmented_reduce_desc d = {.type = GPGPU_TYPE_F32, .op = GPGPU_OP_SUM, .segments = seg.buf};
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in.buf, 0, 10, out.buf, 1, 6), GPGPU_SUCCESS);
+    gpgpu_segmented_reduce_desc d = {
+        .type = GPGPU_TYPE_F32, .op = GPGPU_OP_SUM, .segments = seg.buf};
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in.buf, 0, 10, out.buf, 1, 6),
+                  GPGPU_SUCCESS);
     void *got = xmalloc(9 * 4);
     gpgpu_buffer_download(out.buf, 0, got, 9 * 4);
-    EXPECT(memcmp(got, out.host, 4) == 0 && memcmp((char *)got + 7 * 4, (char *)out.host + 7 * 4, 8) == 0,
+    EXPECT(memcmp(got, out.host, 4) == 0 &&
+               memcmp((char *)got + 7 * 4, (char *)out.host + 7 * 4, 8) == 0,
            "offsets out of order: written outside the output");
     free(got);
     slab_free(&out);
@@ -435,26 +440,36 @@ static void errors(void)
     uint32_t segs[] = {0, 4, 10};
     gpgpu_buffer *seg = test_buffer(ctx, segs, sizeof segs);
     gpgpu_segmented_reduce_desc d = {.type = GPGPU_TYPE_F32, .op = GPGPU_OP_SUM, .segments = seg};
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(NULL, &d, in, 0, 10, out, 0, 2), GPGPU_ERROR_NULL_POINTER);
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, NULL, in, 0, 10, out, 0, 2), GPGPU_ERROR_NULL_POINTER);
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, NULL, 0, 10, out, 0, 2), GPGPU_ERROR_NULL_POINTER);
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, NULL, 0, 2), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(NULL, &d, in, 0, 10, out, 0, 2),
+                  GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, NULL, in, 0, 10, out, 0, 2),
+                  GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, NULL, 0, 10, out, 0, 2),
+                  GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, NULL, 0, 2),
+                  GPGPU_ERROR_NULL_POINTER);
     gpgpu_segmented_reduce_desc bad = d;
     bad.segments = NULL;
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2),
+                  GPGPU_ERROR_NULL_POINTER);
     bad = d;
     bad.op = GPGPU_OP_MINMAX;
     EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2),
                   GPGPU_ERROR_UNSUPPORTED_COMBINATION);
     bad.op = (gpgpu_op)7;
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2), GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2),
+                  GPGPU_ERROR_INVALID_ARGUMENT);
     bad = d;
     bad.type = (gpgpu_type)0;
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2), GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2),
+                  GPGPU_ERROR_INVALID_ARGUMENT);
     /* Three offsets hold two segments, not three; ranges past the buffers. */
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, out, 0, 3), GPGPU_ERROR_OUT_OF_RANGE);
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 1020, 10, out, 0, 2), GPGPU_ERROR_OUT_OF_RANGE);
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, out, 1023, 2), GPGPU_ERROR_OUT_OF_RANGE);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, out, 0, 3),
+                  GPGPU_ERROR_OUT_OF_RANGE);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 1020, 10, out, 0, 2),
+                  GPGPU_ERROR_OUT_OF_RANGE);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, out, 1023, 2),
+                  GPGPU_ERROR_OUT_OF_RANGE);
     EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, out, 0, SIZE_MAX),
                   GPGPU_ERROR_OUT_OF_RANGE);
     /* Overlaps: the output and the input, the offsets, the count. */
@@ -462,24 +477,30 @@ static void errors(void)
     EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, seg, 1, 1), GPGPU_ERROR_OVERLAP);
     bad = d;
     bad.count_buffer = out;
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2), GPGPU_ERROR_OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2),
+                  GPGPU_ERROR_OVERLAP);
     bad.count_offset = 1024;
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2), GPGPU_ERROR_OUT_OF_RANGE);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2),
+                  GPGPU_ERROR_OUT_OF_RANGE);
     /* The caller's scratch: too small, misaligned, overlapping. */
     size_t need;
     EXPECT_STATUS(ctx, gpgpu_segmented_reduce_scratch_size(ctx, &d, 10, 2, &need), GPGPU_SUCCESS);
     EXPECT(need > 0, "scratch size %zu", need);
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce_scratch_size(ctx, &d, 10, 2, NULL), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce_scratch_size(ctx, &d, 10, 2, NULL),
+                  GPGPU_ERROR_NULL_POINTER);
     gpgpu_buffer *small = test_buffer(ctx, NULL, need);
     bad = d;
     bad.scratch = small;
     bad.scratch_offset = 8;
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2), GPGPU_ERROR_OUT_OF_MEMORY);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2),
+                  GPGPU_ERROR_OUT_OF_MEMORY);
     bad.scratch_offset = 4;
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2), GPGPU_ERROR_MISALIGNED);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2),
+                  GPGPU_ERROR_MISALIGNED);
     bad.scratch = out;
     bad.scratch_offset = 0;
-    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2), GPGPU_ERROR_OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &bad, in, 0, 10, out, 0, 2),
+                  GPGPU_ERROR_OVERLAP);
     gpgpu_buffer_destroy(small);
     gpgpu_buffer_destroy(seg);
     gpgpu_buffer_destroy(in);

@@ -106,8 +106,8 @@ static const char *rle_check(rle_run *r, uint32_t runs)
 static int run_case(bench *b, rle_run *r, const rle_case *c, int log2n)
 {
     char name[64];
-    snprintf(name, sizeof(name), c->by_key ? "reduce_by_key_u32_f32_runs%u" : "rle_encode_u32_runs%u",
-             c->run);
+    snprintf(name, sizeof(name),
+             c->by_key ? "reduce_by_key_u32_f32_runs%u" : "rle_encode_u32_runs%u", c->run);
     if (b->opt->case_filter && !strstr(name, b->opt->case_filter))
         return TOOL_EXIT_OK;
     snprintf(b->step, sizeof(b->step), "%s n=2^%d", name, log2n);

@@ -99,8 +99,12 @@ static int read_levels(const histogram_args *h, void **levels)
             const char *p = *levels;
 
             switch (h->in.type) {
-            case GPGPU_TYPE_U32: a = ((const uint32_t *)p)[k - 1], b = ((const uint32_t *)p)[k]; break;
-            case GPGPU_TYPE_I32: a = ((const int32_t *)p)[k - 1], b = ((const int32_t *)p)[k]; break;
+            case GPGPU_TYPE_U32:
+                a = ((const uint32_t *)p)[k - 1], b = ((const uint32_t *)p)[k];
+                break;
+            case GPGPU_TYPE_I32:
+                a = ((const int32_t *)p)[k - 1], b = ((const int32_t *)p)[k];
+                break;
             case GPGPU_TYPE_F32: a = ((const float *)p)[k - 1], b = ((const float *)p)[k]; break;
             default: a = ((const double *)p)[k - 1], b = ((const double *)p)[k]; break;
             }

@@ -164,7 +164,8 @@ gpgpu_status gpgpu_rle_scratch_size(gpgpu_context *ctx, const gpgpu_rle_desc *de
 {
     if (!ctx)
         return GPGPU_ERROR_NULL_POINTER;
-    CHECK(desc && bytes, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_rle_scratch_size: desc or bytes is NULL");
+    CHECK(desc && bytes, ctx, GPGPU_ERROR_NULL_POINTER,
+          "gpgpu_rle_scratch_size: desc or bytes is NULL");
     CHECK(gpgpu_type_size(desc->type) && gpgpu_type_size(value_type_of(desc)), ctx,
           GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_rle_scratch_size: unknown type");
     *bytes = scratch_bytes(desc, count, by_key);

@@ -114,7 +114,8 @@ gpgpu_status gpgpu_segmented_reduce_scratch_size(gpgpu_context *ctx,
 {
     if (!ctx)
         return GPGPU_ERROR_NULL_POINTER;
-    CHECK(bytes, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_segmented_reduce_scratch_size: bytes is NULL");
+    CHECK(bytes, ctx, GPGPU_ERROR_NULL_POINTER,
+          "gpgpu_segmented_reduce_scratch_size: bytes is NULL");
     TRY(check_type_op(ctx, desc));
     *bytes = segreduce_scratch_bytes(desc->type, count, segment_count);
     return GPGPU_SUCCESS;
@@ -129,7 +130,8 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_segmented_reduce_
     CHECK(a->nseg < ALGO_MAX_COUNT, ctx, GPGPU_ERROR_OUT_OF_RANGE,
           "%s: %zu segments (at most 2^31 - 2)", fn, a->nseg);
     size_t size = gpgpu_type_size(desc->type);
-    TRY(algo_check_range(ctx, a->in, a->in_off, a->n, desc->type, "gpgpu_segmented_reduce (input)"));
+    TRY(algo_check_range(ctx, a->in, a->in_off, a->n, desc->type,
+                         "gpgpu_segmented_reduce (input)"));
     TRY(algo_check_range(ctx, a->out, a->out_off, a->nseg, desc->type,
                          "gpgpu_segmented_reduce (output)"));
     TRY(algo_check_range(ctx, a->seg, a->seg_off, a->nseg + 1, GPGPU_TYPE_U32,

@@ -51,7 +51,8 @@ uint32_t ref_histogram_bin(gpgpu_type type, uint32_t bins, double lo, double hi,
         double t = d * scale;
         bin = (uint32_t)t;
     } else {
-        uint64_t d = (uint64_t)((int64_t)v - (int64_t)lo), r = (uint64_t)((int64_t)hi - (int64_t)lo);
+        uint64_t d = (uint64_t)((int64_t)v - (int64_t)lo),
+                 r = (uint64_t)((int64_t)hi - (int64_t)lo);
         bin = (uint32_t)(d * bins / r);
     }
     return bin < bins ? bin : bins - 1;
