@@ -866,6 +866,209 @@ GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_s
 
 /** @} */
 
+/* -------------------------------------------------------------- histogram */
+
+/**
+ * @defgroup histogram Histograms
+ * @brief Counts of samples in even bins or in bins between given levels.
+ * @{
+ */
+
+/** The most bins a histogram takes. */
+#define GPGPU_HISTOGRAM_MAX_BINS 65536u
+
+/**
+ * What to count and in which bins: even bins over [lower, upper) (CUB's
+ * HistogramEven), or, with `levels`, the bins between bins + 1 given levels
+ * (HistogramRange). Zero means default for every other field.
+ */
+typedef struct gpgpu_histogram_desc {
+    gpgpu_type type;   /**< the samples' type (and the levels') */
+    uint32_t bins;     /**< 1 to GPGPU_HISTOGRAM_MAX_BINS */
+    /** Even bins: bin b holds lower + b (upper - lower) / bins <= v < ...: for u32 and i32
+     *  (lower, upper: values of the type) the bin of v is floor((v - lower) * bins / (upper -
+     *  lower)) computed exactly; for f32 and f64 (lower, upper rounded to the type) it is
+     *  CUB's (v - lower) * scale truncated, scale = bins / (upper - lower), every operation
+     *  rounded in the type (the last bin where that rounds up to bins). */
+    double lower, upper;
+    /** HistogramRange: bins + 1 levels of `type`, nondecreasing; bin i holds levels[i] <= v
+     *  < levels[i + 1]. Levels out of order give unspecified counts (never an access outside
+     *  the buffers). NULL: even bins. */
+    gpgpu_buffer *levels;
+    size_t levels_offset;      /**< in elements */
+    /** The sample count on the GPU: min(count_buffer[count_offset], count) (u32, offset in
+     *  elements) is read when the shaders run; `count` then bounds it. NULL: count. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
+} gpgpu_histogram_desc;
+
+/**
+ * Counts the samples [in_offset, in_offset + count) of `in` into the bins: writes `bins`
+ * u32 counts to [counts_offset, counts_offset + bins) of `counts` (overwriting them). A
+ * sample outside [lower, upper) (or outside [levels[0], levels[bins])) counts in no bin,
+ * nor does NaN; comparisons are IEEE's (-0 = +0). Subnormal samples and bounds may be taken
+ * as zero where the device flushes them. Counters live in shared memory where the bins fit
+ * (each work-group counts its part, then adds its counters to the output), else atomics
+ * count on the output itself. Needs no scratch; recordable into a caller's Vulkan command
+ * buffer.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
+ *   type, bins 0 or above GPGPU_HISTOGRAM_MAX_BINS, even bounds that are not finite, not
+ *   lower < upper, not values of an integer type, or whose range or scale the float type
+ *   holds only as infinity or a subnormal number; a buffer of another context);
+ *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE;
+ *   GPGPU_ERROR_OVERLAP (the counts and the samples, levels or count_buffer);
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
+ *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram(gpgpu_context *ctx, const gpgpu_histogram_desc *desc,
+                                       gpgpu_buffer *in, size_t in_offset, size_t count,
+                                       gpgpu_buffer *counts, size_t counts_offset);
+
+/** @} */
+
+/* ------------------------------------------------------ segmented reduce */
+
+/**
+ * @defgroup segreduce Segmented reductions
+ * @brief Sum, min or max of each segment of a range given by offsets.
+ * @{
+ */
+
+/**
+ * A reduction of every segment of a vector: segment s is elements [segments[s],
+ * segments[s + 1]) of the input range (segment_count + 1 u32 offsets, nondecreasing, each at
+ * most count, as CSR row pointers or the segmented sort's offsets; the first need not be 0).
+ */
+typedef struct gpgpu_segmented_reduce_desc {
+    gpgpu_type type;
+    gpgpu_op op;        /**< SUM, MIN or MAX */
+    gpgpu_buffer *segments;
+    size_t segments_offset;    /**< in elements */
+    /** The segment count on the GPU: min(count_buffer[count_offset], segment_count) (u32,
+     *  offset in elements), read when the shaders run; segment_count then bounds it (and
+     *  sizes the dispatch and the scratch). NULL: segment_count. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
+    /** Optional scratch of at least gpgpu_segmented_reduce_scratch_size() bytes from
+     *  scratch_offset (a multiple of 8); NULL uses the context's own, kept between calls. */
+    gpgpu_buffer *scratch;
+    size_t scratch_offset;
+} gpgpu_segmented_reduce_desc;
+
+/**
+ * out[out_offset + s] = op over segment s of the input [in_offset, in_offset + count), for
+ * every s < segment_count. An empty segment gives the identity (0 for sum, the largest value
+ * for min, +inf for floats, the smallest for max); integer sums wrap modulo 2^32; NaN
+ * propagates through min and max, as gpgpu_reduce's. Float sums are deterministic on a
+ * device (a fixed order) but differ from a sequential sum in the last bits. The work is
+ * split by segments and elements together (a merge path over segment ends and elements),
+ * so millions of tiny segments and a few huge ones go at the same speed. Offsets that are
+ * not nondecreasing and at most count give unspecified values (never an access outside
+ * the buffers); the `gpgpu segreduce` command checks them. Recordable into a caller's
+ * Vulkan command buffer.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER (also no segments); GPGPU_ERROR_INVALID_ARGUMENT
+ *   (unknown type or op, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION
+ *   (MINMAX); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE;
+ *   GPGPU_ERROR_OVERLAP (the output and the input, offsets, count_buffer or scratch);
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too
+ *   small); GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx,
+                                              const gpgpu_segmented_reduce_desc *desc,
+                                              gpgpu_buffer *in, size_t in_offset, size_t count,
+                                              gpgpu_buffer *out, size_t out_offset,
+                                              size_t segment_count);
+
+/**
+ * The scratch, in bytes, that gpgpu_segmented_reduce needs for these counts (upper bounds
+ * where the segment count comes from a buffer) and desc's type.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_reduce_scratch_size(
+    gpgpu_context *ctx, const gpgpu_segmented_reduce_desc *desc, size_t count,
+    size_t segment_count, size_t *bytes);
+
+/** @} */
+
+/* ------------------------------------------------- run-length encoding */
+
+/**
+ * @defgroup rle Run-length encoding and reduce-by-key
+ * @brief Runs of equal consecutive keys: their values, lengths and sums.
+ * @{
+ */
+
+/**
+ * Runs of equal consecutive keys. Keys are equal by the sort's total order
+ * (gpgpu_sort_desc): integers by value; floats bit for bit, except that all NaNs are one
+ * value whatever their sign and payload (-0 and +0 differ). Zero means default.
+ */
+typedef struct gpgpu_rle_desc {
+    gpgpu_type type;        /**< the keys' type */
+    gpgpu_type value_type;  /**< gpgpu_reduce_by_key: the values' type (0: the keys') */
+    /** The key count on the GPU: min(count_buffer[count_offset], count) (u32, offset in
+     *  elements) is read when the shaders run; `count` then bounds it (and sizes the
+     *  dispatch and the scratch). NULL: count. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
+    /** Where the run count goes on the GPU (a u32 at count_out_offset, in elements; e.g. the
+     *  count field of a DrawArraysIndirectCommand), or NULL. */
+    gpgpu_buffer *count_out;
+    size_t count_out_offset;
+    /** Optional scratch of at least gpgpu_rle_scratch_size() bytes from scratch_offset (a
+     *  multiple of 8); NULL uses the context's own, kept between calls. */
+    gpgpu_buffer *scratch;
+    size_t scratch_offset;
+} gpgpu_rle_desc;
+
+/**
+ * Run-length encoding of keys [keys_offset, keys_offset + count): the first key of each run
+ * (its bits: a run of NaNs gives its first NaN) to unique_out and the run's length (u32) to
+ * lengths_out, run r at element r of each from their offsets; either output may be NULL.
+ * Each must hold `count` elements (the most runs there can be); elements past the run
+ * count are left as they were. The run count goes to *runs (when runs is not NULL: the call
+ * then waits for the GPU) and to desc->count_out (when set). With runs NULL the call is
+ * recordable into a caller's Vulkan command buffer.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
+ *   type, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (runs not NULL
+ *   while recording into a caller's command buffer); GPGPU_ERROR_OUT_OF_RANGE;
+ *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_OVERLAP (outputs with each
+ *   other or the keys, count_buffer, count_out or scratch); GPGPU_ERROR_UNSUPPORTED_FEATURE;
+ *   GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small); GPGPU_ERROR_SHADER_COMPILE;
+ *   GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, const gpgpu_rle_desc *desc,
+                                               gpgpu_buffer *keys, size_t keys_offset,
+                                               size_t count, gpgpu_buffer *unique_out,
+                                               size_t unique_offset, gpgpu_buffer *lengths_out,
+                                               size_t lengths_offset, size_t *runs);
+
+/**
+ * Reduce-by-key: for each run of equal keys (as gpgpu_run_length_encode finds them), its
+ * first key to keys_out (may be NULL) and the sum of the values at the run's positions (of
+ * desc->value_type, from values_offset of `values`) to sums_out, as gpgpu_segmented_reduce
+ * sums a segment (integers wrap, floats in a fixed order). Counts and outputs as for
+ * gpgpu_run_length_encode.
+ * @return as gpgpu_run_length_encode, and for the values: GPGPU_ERROR_OUT_OF_RANGE,
+ *   GPGPU_ERROR_MISALIGNED, GPGPU_ERROR_OVERLAP (sums_out and values or keys).
+ */
+GPGPU_API gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, const gpgpu_rle_desc *desc,
+                                           gpgpu_buffer *keys, size_t keys_offset,
+                                           gpgpu_buffer *values, size_t values_offset,
+                                           size_t count, gpgpu_buffer *keys_out,
+                                           size_t keys_out_offset, gpgpu_buffer *sums_out,
+                                           size_t sums_out_offset, size_t *runs);
+
+/**
+ * The scratch, in bytes, that gpgpu_run_length_encode (by_key false) or gpgpu_reduce_by_key
+ * (true) needs for `count` keys with this desc.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT.
+ */
+GPGPU_API gpgpu_status gpgpu_rle_scratch_size(gpgpu_context *ctx, const gpgpu_rle_desc *desc,
+                                              size_t count, bool by_key, size_t *bytes);
+
+/** @} */
+
 /* ---------------------------------------------------------------- vectors */
 
 /**
