@@ -4,7 +4,9 @@
  * matrices in and out.
  *
  * These functions need no context. The readers take plain files and gzip'ed ones alike
- * (through zlib). On failure they write a one-line message
+ * (through zlib); a build without zlib (meson -Dzlib=disabled) refuses a gzip file, told
+ * by its first bytes, with GPGPU_ERROR_UNSUPPORTED_FEATURE and a message saying so. On
+ * failure they write a one-line message
  * naming the file and line into `msg` (when msg is not NULL and msg_size > 0).
  * Thread safety: reentrant.
  *
@@ -56,7 +58,8 @@ extern "C" {
  *   GPGPU_ERROR_IO (cannot open or read); GPGPU_ERROR_PARSE (bad header, size line, value,
  *   a shape with more than one column and row, a value out of range, too few or too many
  *   entries, a limit of the file above, a .gz that ends early or does not decode);
- *   GPGPU_ERROR_TOO_LARGE (rows, cols or entries past 2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
+ *   GPGPU_ERROR_TOO_LARGE (rows, cols or entries past 2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY;
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE (a gzip file in a build without zlib).
  */
 GPGPU_API gpgpu_status gpgpu_mtx_read_vector(const char *path, gpgpu_type type, void **data,
                                              size_t *count, char *msg, size_t msg_size);
@@ -101,7 +104,8 @@ typedef struct gpgpu_mtx_header {
  * has been read and checked. `header` (may be NULL) receives what the file declared.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_IO (cannot open or read);
  *   GPGPU_ERROR_PARSE (a malformed file, a .gz that ends early or does not decode included);
- *   GPGPU_ERROR_TOO_LARGE (rows, cols or nnz past 2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
+ *   GPGPU_ERROR_TOO_LARGE (rows, cols or nnz past 2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY;
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE (a gzip file in a build without zlib).
  */
 GPGPU_API gpgpu_status gpgpu_mtx_read_matrix(const char *path, gpgpu_csr *out,
                                              gpgpu_mtx_header *header, char *msg,
