@@ -187,8 +187,9 @@ typedef enum gpgpu_algo {
 
 /** Backends. */
 typedef enum gpgpu_backend {
-    GPGPU_BACKEND_DEFAULT = 0, /**< GPGPU_BACKEND env var (gl or vulkan), else GL */
-    GPGPU_BACKEND_GL = 1,      /**< OpenGL 4.5 compute shaders */
+    GPGPU_BACKEND_DEFAULT = 0, /**< GPGPU_BACKEND env var (gl or vulkan), else GL where built, else
+                                    Vulkan */
+    GPGPU_BACKEND_GL = 1,      /**< OpenGL 4.5 compute shaders; needs a build with GL (-Dgl) */
     GPGPU_BACKEND_VULKAN = 2   /**< needs a build with Vulkan (-Dvulkan); see gpgpu/vulkan.h */
 } gpgpu_backend;
 
