@@ -210,7 +210,7 @@ static bool run_compute(const compute *c, size_t n, stats *out)
                                 c->flags, 0, n, &out->alive),
                    "alive count") &&
            !failed(c->ctx,
-                   gpgpu_scan(c->ctx, &(gpgpu_scan_desc){GPGPU_TYPE_U32, true, 0}, c->flags, 0,
+                   gpgpu_scan(c->ctx, &(gpgpu_scan_desc){.type = GPGPU_TYPE_U32, .exclusive = true, .algo = 0}, c->flags, 0,
                               c->slots, 0, n),
                    "alive slots");
 }

@@ -474,7 +474,7 @@ static void wrapped_scan(gpgpu_context *ctx, const host_buffer *hb, gpgpu_buffer
                     for (size_t i = 0; i < N; i++)
                         tol[i] = is_float(t) ? tolerance(t, N, abs[i]) : -1;
                 }
-                EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){t, ex, classic ? CLASSIC : FAST},
+                EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = t, .exclusive = ex, .algo = classic ? CLASSIC : FAST},
                                               w, IN_OFF, w, dst, N),
                               S_OK);
                 char what[160];
@@ -543,7 +543,7 @@ static void wrapped_f64(gpgpu_context *ctx)
         if (expected == S_OK)
             EXPECT(sum[0] == 1.0 && sum[1] == 256.0, "f64 minmax through a wrap at 24: %g %g",
                    sum[0], sum[1]);
-        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){F64, false, 0}, w, 0, w, 0, 256),
+        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = F64, .exclusive = false, .algo = 0}, w, 0, w, 0, 256),
                       expected);
         if (expected != S_OK)
             EXPECT_NAMED(ctx, "gpgpu_scan");
@@ -654,7 +654,7 @@ static void check_record_into(gpgpu_context *ctx)
 
     VkCommandBuffer cmd = begin_cmd();
     EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, cmd), S_OK);
-    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){U32, false, FAST}, w, A, w, B, NR), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = U32, .exclusive = false, .algo = FAST}, w, A, w, B, NR), S_OK);
     EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &(gpgpu_reduce_desc){U32, SUM, FAST}, w, A, NR,
                                               res, 2),
                   S_OK);
@@ -669,7 +669,7 @@ static void check_record_into(gpgpu_context *ctx)
                                                                    GPGPU_ALGO_CLASSIC_HALVING},
                                               w, B, NR, res, 7),
                   S_OK);
-    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){U32, true, CLASSIC}, w, C, w, C, NR),
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = U32, .exclusive = true, .algo = CLASSIC}, w, C, w, C, NR),
                   S_OK);
     EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &(gpgpu_reduce_desc){U32, GPGPU_OP_MIN, 0}, w,
                                               A, 0, res, 9),
@@ -734,7 +734,7 @@ static void check_many_dispatches(gpgpu_context *ctx)
     EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, cmd), S_OK);
     for (int round = 0; round < ROUNDS; round++) {
         bool fast = round % 4 == 3;
-        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){U32, false, fast ? FAST : CLASSIC},
+        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = U32, .exclusive = false, .algo = fast ? FAST : CLASSIC},
                                       w, 0, w, 0, NM),
                       S_OK);
         uint32_t acc = 0;
@@ -941,7 +941,7 @@ static void check_own_device(void)
         }
         EXPECT_STATUS(own, gpgpu_timer_end(own, &ns), S_OK);
         for (int classic = 0; classic < 2; classic++) {
-            EXPECT_STATUS(own, gpgpu_scan(own, &(gpgpu_scan_desc){U32, true, classic ? CLASSIC : FAST},
+            EXPECT_STATUS(own, gpgpu_scan(own, &(gpgpu_scan_desc){.type = U32, .exclusive = true, .algo = classic ? CLASSIC : FAST},
                                           a, 0, b, 0, NO),
                           S_OK);
             EXPECT_STATUS(own, gpgpu_buffer_download(b, 0, got, 4 * NO), S_OK);

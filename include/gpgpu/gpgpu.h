@@ -377,16 +377,25 @@ typedef struct gpgpu_scan_desc {
                           Float sums of the single pass may differ in the last bits from run to
                           run (the look-back adds the tiles' sums in an order that depends on
                           timing, as CUB's does); the other algorithms are deterministic. */
+    /** A count that stays on the GPU: with count_buffer set the call's `count` is an upper
+     *  bound (it sizes the dispatches and must fit the ranges), and the scan covers the first
+     *  min(count_buffer[count_offset], count) elements (u32, offset in elements), read on the
+     *  GPU when the work runs: no readback, recordable into a caller's Vulkan command buffer.
+     *  Outputs past that count are not written. Not with CLASSIC_SCAN. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
 } gpgpu_scan_desc;
 
 /**
  * Prefix sums of elements [in_offset, in_offset + count) of `in` into
  * [out_offset, out_offset + count) of `out`. In place when in == out and the
- * offsets are equal; other overlaps are refused.
+ * offsets are equal; other overlaps are refused. With desc->count_buffer, `count` bounds
+ * the count read on the GPU.
  *
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type
  *   or algorithm, a buffer of another context);
- *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce-only algorithm); GPGPU_ERROR_OUT_OF_RANGE;
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce-only algorithm, CLASSIC_SCAN with a
+ *   count_buffer); GPGPU_ERROR_OUT_OF_RANGE (also the count_buffer's element);
  *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED;
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE;
  *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
@@ -432,6 +441,13 @@ typedef struct gpgpu_sort_desc {
      *  scratch_offset (a multiple of 8); NULL uses the context's own, kept between calls. */
     gpgpu_buffer *scratch;
     size_t scratch_offset;
+    /** A count that stays on the GPU, as gpgpu_scan_desc.count_buffer: `count` is the upper
+     *  bound that sizes the sort (and its scratch), and the first min(count_buffer
+     *  [count_offset], count) keys (and values) are sorted, read on the GPU; the rest of the
+     *  ranges is neither read nor written. The radix sort only (DEFAULT/FAST take it), not
+     *  with segments. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
 } gpgpu_sort_desc;
 
 /**
@@ -448,7 +464,8 @@ typedef struct gpgpu_sort_desc {
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type or
  *   algorithm, values_out without values_in, segments with segment_count 0 for count > 0, a
  *   buffer of another context);
- *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm);
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm; a count_buffer with
+ *   CLASSIC_NETSORT, BITONIC or segments);
  *   GPGPU_ERROR_OUT_OF_RANGE (also segment_count SIZE_MAX); GPGPU_ERROR_OVERLAP (keys in and
  *   out, values in and out, keys and values, the scratch and the keys, values or segment
  *   offsets, or the segment offsets and the keys or values written); GPGPU_ERROR_TOO_LARGE;
