@@ -486,6 +486,100 @@ GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *des
 GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
                                                size_t count, size_t *bytes);
 
+/* ---------------------------------------------------------------- select */
+
+/** What gpgpu_select keeps when it compares: elements x with `x OP value`, compared in the
+ *  element type as C compares (a NaN on either side: false for all but NE; -0 == +0). */
+typedef enum gpgpu_compare {
+    GPGPU_COMPARE_NONE = 0, /**< no comparison: keep by gpgpu_select_desc.flags */
+    GPGPU_COMPARE_LT = 1,
+    GPGPU_COMPARE_LE = 2,
+    GPGPU_COMPARE_GT = 3,
+    GPGPU_COMPARE_GE = 4,
+    GPGPU_COMPARE_EQ = 5,
+    GPGPU_COMPARE_NE = 6
+} gpgpu_compare;
+
+/**
+ * Stream compaction (CUB's DeviceSelect::Flagged and ::If) and partition
+ * (DevicePartition::Flagged and ::If), stable: the kept elements in input order, and
+ * partitioning, after them the rejected ones in input order too (not reversed, as CUB
+ * writes them). Zero means default for every field.
+ */
+typedef struct gpgpu_select_desc {
+    gpgpu_type type; /**< of the elements selected: u32, i32, f32 or f64 (shader doubles) */
+    /** u32 flags, one per element from flags_offset: nonzero keeps. Or NULL, and: */
+    gpgpu_buffer *flags;
+    size_t flags_offset;
+    gpgpu_compare compare; /**< keeps x where `x compare value` (with flags NULL) */
+    /** The comparison's constant, rounded to the type first (f32: to nearest; u32 and i32:
+     *  an integer of the type's range, else GPGPU_ERROR_INVALID_ARGUMENT). */
+    double value;
+    bool partition; /**< the output holds all `count` elements, the kept first */
+    /** DEFAULT/FAST (the single pass where the device has subgroups and nothing is
+     *  partitioned, up to 2^30 - 1 elements; else reduce-then-scan), SCAN_SINGLE_PASS (one
+     *  pass over the input: tiles chained by a decoupled look-back), SCAN_REDUCE_THEN_SCAN
+     *  (a counting pass first: the flags, or the values compared, are read twice;
+     *  partition always runs it, so that every element is written once, where it ends). */
+    gpgpu_algo algo;
+    /** u32 values, one per element, moved with the elements (values_out required then). */
+    gpgpu_buffer *values_in;
+    size_t values_in_offset;
+    gpgpu_buffer *values_out;
+    size_t values_out_offset;
+    /** Where each output element's input index (0-based, from `in_offset`) goes, or NULL. */
+    gpgpu_buffer *indices_out;
+    size_t indices_out_offset;
+    /** A count that stays on the GPU, as gpgpu_scan_desc.count_buffer: `count` is then an
+     *  upper bound, and the first min(count_buffer[count_offset], count) elements are
+     *  selected from (partitioned: that many are written). */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
+    /** Where the kept count goes on the GPU (a u32 at count_out_offset), or NULL: a
+     *  DrawArraysIndirectCommand's `count` field, a later call's count_buffer. */
+    gpgpu_buffer *count_out;
+    size_t count_out_offset;
+    /** Optional scratch of at least gpgpu_select_scratch_size() bytes from scratch_offset
+     *  (a multiple of 4); NULL uses the context's own, kept between calls. */
+    gpgpu_buffer *scratch;
+    size_t scratch_offset;
+} gpgpu_select_desc;
+
+/**
+ * Selects from elements [in_offset, in_offset + count) of `in` the kept ones (desc->flags
+ * set, or the comparison true) into `out` from out_offset, in input order; with
+ * desc->partition the rejected ones follow, in input order. `out` holds `count` elements
+ * (any number may be kept); values_out and indices_out likewise. *selected (may be NULL;
+ * NULL while recording into a caller's Vulkan command buffer) receives the kept count,
+ * desc->count_out (may be NULL) too, on the GPU. Elements of the outputs past the kept
+ * count (past the count, partitioning) are left as they were. No range the call writes
+ * may overlap another range of the call (GPGPU_ERROR_OVERLAP); count_out may be the
+ * count_buffer's element.
+ *
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER (ctx, desc, in, out); GPGPU_ERROR_INVALID_ARGUMENT
+ *   (an unknown type, compare or algorithm; both flags and a comparison, or neither;
+ *   values_in without values_out or the reverse; an integer value that is not one of the
+ *   type's; a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or
+ *   classic algorithm; partition with SCAN_SINGLE_PASS; *selected while recording);
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles); GPGPU_ERROR_OUT_OF_RANGE;
+ *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE (also
+ *   SCAN_SINGLE_PASS past 2^30 - 1 elements); GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch
+ *   too small); GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_select(gpgpu_context *ctx, const gpgpu_select_desc *desc,
+                                    gpgpu_buffer *in, size_t in_offset, gpgpu_buffer *out,
+                                    size_t out_offset, size_t count, size_t *selected);
+
+/**
+ * The scratch memory, in bytes, gpgpu_select needs for `count` elements with this desc
+ * (its type, algo and partition): a few words per tile of 4096 elements.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
+ *   type or algorithm); GPGPU_ERROR_UNSUPPORTED_COMBINATION.
+ */
+GPGPU_API gpgpu_status gpgpu_select_scratch_size(gpgpu_context *ctx,
+                                                 const gpgpu_select_desc *desc, size_t count,
+                                                 size_t *bytes);
+
 /* ---------------------------------------------------------------- vectors */
 
 /**
