@@ -580,6 +580,62 @@ GPGPU_API gpgpu_status gpgpu_select_scratch_size(gpgpu_context *ctx,
                                                  const gpgpu_select_desc *desc, size_t count,
                                                  size_t *bytes);
 
+/* ---------------------------------------------------------------- gather */
+
+/** Records moved by gpgpu_gather and gpgpu_scatter. Zero means default for every field. */
+typedef struct gpgpu_gather_desc {
+    /** Bytes of a record: any multiple of 4 (a vec4 position is 16, a 32-byte vertex 32);
+     *  0 means 4. Record offsets and counts are in records. */
+    size_t record_bytes;
+    /** A count that stays on the GPU, as gpgpu_scan_desc.count_buffer: `count` is then an
+     *  upper bound, and the first min(count_buffer[count_offset], count) records move. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
+    /** Where the index check's outcome goes on the GPU (a u32: 1 when an index was out of
+     *  range and nothing was written, else 0), or NULL. */
+    gpgpu_buffer *status_out;
+    size_t status_out_offset;
+} gpgpu_gather_desc;
+
+/**
+ * out[i] = in[indices[i]] for i < count: records from in_offset of `in`, which holds
+ * in_count records there, into records [out_offset, out_offset + count) of `out`; indices
+ * are u32 from indices_offset, each below in_count.
+ *
+ * The indices are checked before anything is written: the largest is found on the GPU
+ * first (a MAX reduction). With a count from the host, and nothing recorded into a
+ * caller's Vulkan command buffer, it is read back and an out-of-range index fails the call
+ * with GPGPU_ERROR_OUT_OF_RANGE, naming it, before the records move. With a count_buffer,
+ * or while recording, nothing comes back to the host: the GPU skips every write when an
+ * index is out of range, and only desc->status_out says so; the call succeeds.
+ * `out` must not overlap `in` or the indices.
+ *
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (a record
+ *   size that is not a multiple of 4, a buffer of another context); GPGPU_ERROR_OUT_OF_RANGE
+ *   (a range past its buffer; an index past in_count, as above); GPGPU_ERROR_MISALIGNED;
+ *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE (more than 2^31 - 1 words in a range);
+ *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_gather(gpgpu_context *ctx, const gpgpu_gather_desc *desc,
+                                    gpgpu_buffer *in, size_t in_offset, size_t in_count,
+                                    gpgpu_buffer *indices, size_t indices_offset,
+                                    gpgpu_buffer *out, size_t out_offset, size_t count);
+
+/**
+ * out[indices[i]] = in[i] for i < count: records [in_offset, in_offset + count) of `in`
+ * into `out` from out_offset, which holds out_count records there; each index below
+ * out_count, checked as gpgpu_gather checks them. Records of `out` no index names keep
+ * their contents. Where indices repeat, each word of the target record holds the same
+ * word of one of the records sent there, which one unspecified (the writes race; a record
+ * of several words may mix them): give distinct indices for a defined result.
+ * @return as gpgpu_gather (GPGPU_ERROR_OUT_OF_RANGE for an index past out_count).
+ */
+GPGPU_API gpgpu_status gpgpu_scatter(gpgpu_context *ctx, const gpgpu_gather_desc *desc,
+                                     gpgpu_buffer *in, size_t in_offset,
+                                     gpgpu_buffer *indices, size_t indices_offset,
+                                     gpgpu_buffer *out, size_t out_offset, size_t out_count,
+                                     size_t count);
+
 /* ---------------------------------------------------------------- vectors */
 
 /**

@@ -414,4 +414,13 @@ void ref_select_chained_state(gpgpu_type type, unsigned keep, double value, cons
                               const uint32_t *flags, size_t n, uint32_t tile, uint32_t tiles,
                               uint32_t *state);
 
+/* ---- gather and scatter (glsl/gather.comp; src/algo/gather.h) ---- */
+
+/* out record i = in record idx[i] (gather), or out record idx[i] = in record i (scatter,
+ * later i winning where indices repeat), records of `words` u32, i < n. */
+void ref_gather(size_t words, const uint32_t *in, const uint32_t *idx, size_t n,
+                uint32_t *out);
+void ref_scatter(size_t words, const uint32_t *in, const uint32_t *idx, size_t n,
+                 uint32_t *out);
+
 #endif /* GPGPU_REF_H */
