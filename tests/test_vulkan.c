@@ -793,6 +793,91 @@ static void check_scratch_outlives_recording(gpgpu_context *ctx)
     hb_free(&hb);
 }
 
+/* A pipeline with its counts on the GPU, recorded into one command buffer: a selection
+ * writes its count into an indirect draw's command, a sort, a gather of 16-byte records
+ * and a scan take their count from there; nothing comes back to the host until the
+ * submit, and a call that would read back is refused meanwhile. */
+static void check_record_counts(gpgpu_context *ctx)
+{
+    enum { NC = 50020, RW = 4 }; /* the records start at word 2 NC: a whole record */
+    const size_t wrap_off = 20;
+    /* The test's buffer: keys, flags, then records, from wrap_off. */
+    host_buffer hb = hb_make(wrap_off + 4 * (size_t)NC * (2 + RW) + 16);
+    pattern(hb.map, hb.bytes, 11);
+    float *keys = (float *)(hb.map + wrap_off);
+    uint32_t *flags = (uint32_t *)keys + NC, *recs = flags + NC;
+    test_random(F32, keys, NC, test_seed++);
+    for (size_t i = 0; i < NC; i++)
+        flags[i] = (i * 2654435761u >> 7) % 3 != 0;
+    test_random(U32, recs, (size_t)NC * RW, test_seed++);
+    gpgpu_buffer *w = wrap(ctx, &hb, wrap_off, 4 * (size_t)NC * (2 + RW));
+    gpgpu_buffer *sel_keys, *sel_idx, *gathered, *scanned, *cmd_words;
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 4 * NC, &sel_keys), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 4 * NC, &sel_idx), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 16 * NC, &gathered), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 4 * NC, &scanned), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 16, &cmd_words), S_OK);
+    uint32_t draw[4] = {0xA5A5A5A5u, 1, 0, 0}; /* count, instanceCount, first, baseInstance */
+    EXPECT_STATUS(ctx, gpgpu_buffer_upload(cmd_words, 0, draw, sizeof draw), S_OK);
+
+    VkCommandBuffer cmd = begin_cmd();
+    EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, cmd), S_OK);
+    gpgpu_select_desc sd = {.type = F32, .flags = w, .flags_offset = NC, .indices_out = sel_idx,
+                            .count_out = cmd_words};
+    size_t selected;
+    EXPECT_STATUS(ctx, gpgpu_select(ctx, &sd, w, 0, sel_keys, 0, NC, &selected), E_COMBO);
+    EXPECT_NAMED(ctx, "gpgpu_select");
+    EXPECT_STATUS(ctx, gpgpu_select(ctx, &sd, w, 0, sel_keys, 0, NC, NULL), S_OK);
+    gpgpu_sort_desc so = {.type = F32, .descending = true, .values_in = sel_idx,
+                          .count_buffer = cmd_words};
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &so, sel_keys, 0, NULL, 0, NC), S_OK);
+    gpgpu_gather_desc gd = {.record_bytes = 4 * RW, .count_buffer = cmd_words};
+    EXPECT_STATUS(ctx, gpgpu_gather(ctx, &gd, w, 2 * NC / RW, NC, sel_idx, 0, gathered, 0, NC),
+                  S_OK);
+    gpgpu_scan_desc sc = {.type = U32, .count_buffer = cmd_words};
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &sc, sel_idx, 0, scanned, 0, NC), S_OK);
+    VK_OK(vkEndCommandBuffer(cmd));
+    submit_and_wait(cmd);
+    EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, VK_NULL_HANDLE), S_OK);
+
+    /* The CPU's pipeline. */
+    float *want_k = xmalloc(4 * NC);
+    uint32_t *want_i = xmalloc(4 * NC), *want_r = xmalloc(16 * (size_t)NC);
+    size_t k = ref_select(F32, 0, 0, false, keys, flags, NULL, NC, want_k, NULL, want_i);
+    ref_sort(F32, true, want_k, want_i, k, NULL, 0);
+    ref_gather(RW, recs, want_i, k, want_r);
+    uint32_t got_cmd[4];
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(cmd_words, 0, got_cmd, sizeof got_cmd), S_OK);
+    EXPECT(got_cmd[0] == k && got_cmd[1] == 1 && got_cmd[2] == 0 && got_cmd[3] == 0,
+           "the draw command after the recorded selection: {%u, %u, %u, %u}, expected {%zu, 1, "
+           "0, 0}", got_cmd[0], got_cmd[1], got_cmd[2], got_cmd[3], k);
+    float *got_k = xmalloc(4 * NC);
+    uint32_t *got_i = xmalloc(4 * NC), *got_r = xmalloc(16 * (size_t)NC), *got_s = xmalloc(4 * NC);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(sel_keys, 0, got_k, 4 * k), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(sel_idx, 0, got_i, 4 * k), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(gathered, 0, got_r, 16 * k), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(scanned, 0, got_s, 4 * k), S_OK);
+    check_elems("recorded select + sort: keys", F32, got_k, want_k, k, NULL);
+    check_elems("recorded select + sort: indices", U32, got_i, want_i, k, NULL);
+    check_elems("recorded gather of the sorted records", U32, got_r, want_r, RW * k, NULL);
+    uint32_t acc = 0;
+    for (size_t i = 0; i < k; i++)
+        want_i[i] = acc += want_i[i];
+    check_elems("recorded scan of the sorted indices", U32, got_s, want_i, k, NULL);
+    vkFreeCommandBuffers(vk.device, vk.pool, 1, &cmd);
+    gpgpu_buffer *bufs[] = {w, sel_keys, sel_idx, gathered, scanned, cmd_words};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        gpgpu_buffer_destroy(bufs[i]);
+    hb_free(&hb);
+    free(want_k);
+    free(want_i);
+    free(want_r);
+    free(got_k);
+    free(got_i);
+    free(got_r);
+    free(got_s);
+}
+
 /* ---------------------------------------------------------- error codes */
 
 static void check_errors(gpgpu_context *ctx)
@@ -985,6 +1070,7 @@ int main(void)
     check_errors(ctx);
     check_wrapped(ctx);
     check_record_into(ctx);
+    check_record_counts(ctx);
     check_many_dispatches(ctx);
     check_scratch_outlives_recording(ctx);
     check_second_adopt(ctx);
