@@ -22,6 +22,10 @@ const command gpgpu_commands[] = {
     { "cg", cmd_cg, cmd_cg_parse, cg_help, sparse_options_help, true, "gpgpu cg --help" },
     { "spgemm", cmd_spgemm, cmd_spgemm_parse, spgemm_help, NULL, true, "gpgpu spgemm --help" },
     { "gemm", cmd_gemm, cmd_gemm_parse, gemm_help, NULL, true, "gpgpu gemm --help" },
+    { "select", cmd_select, cmd_select_parse, select_help, vector_options_help, true,
+      "gpgpu select --help" },
+    { "gather", cmd_gather, cmd_gather_parse, gather_help, vector_options_help, true,
+      "gpgpu gather --help" },
 };
 const size_t gpgpu_command_count = sizeof(gpgpu_commands) / sizeof(gpgpu_commands[0]);
 
@@ -178,6 +182,40 @@ int download_output(gpgpu_context *ctx, gpgpu_buffer *buf, size_t count, size_t 
         *host = NULL;
         return tool_fail(status, "cannot download the result", gpgpu_last_error(ctx));
     }
+    return TOOL_EXIT_OK;
+}
+
+int upload_array(gpgpu_context *ctx, const void *data, size_t count, size_t size,
+                 gpgpu_buffer **buf)
+{
+    gpgpu_status status = gpgpu_buffer_create(ctx, (count > 0 ? count : 1) * size, buf);
+
+    if (status == GPGPU_SUCCESS && count > 0)
+        status = gpgpu_buffer_upload(*buf, 0, data, count * size);
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot upload", gpgpu_last_error(ctx));
+    return TOOL_EXIT_OK;
+}
+
+int write_output(gpgpu_context *ctx, gpgpu_buffer *buf, gpgpu_type type, size_t count,
+                 const char *path, bool progress)
+{
+    void *host;
+    char msg[512] = "";
+    gpgpu_status status;
+    int rc;
+
+    if (progress)
+        tool_message("downloading...");
+    rc = download_output(ctx, buf, count, gpgpu_type_size(type), &host);
+    if (rc != TOOL_EXIT_OK)
+        return rc;
+    if (progress)
+        tool_message("writing %s...", path);
+    status = gpgpu_mtx_write_vector(path, type, host, count, msg, sizeof(msg));
+    free(host);
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot write the output", msg);
     return TOOL_EXIT_OK;
 }
 

@@ -31,6 +31,8 @@ int cmd_spmv(int argc, char **argv);
 int cmd_cg(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
+int cmd_select(int argc, char **argv);
+int cmd_gather(int argc, char **argv);
 
 bool cmd_info_parse(int argc, char **argv);
 bool cmd_reduce_parse(int argc, char **argv);
@@ -41,6 +43,8 @@ bool cmd_spmv_parse(int argc, char **argv);
 bool cmd_cg_parse(int argc, char **argv);
 bool cmd_spgemm_parse(int argc, char **argv);
 bool cmd_gemm_parse(int argc, char **argv);
+bool cmd_select_parse(int argc, char **argv);
+bool cmd_gather_parse(int argc, char **argv);
 
 /* Every command, in the order of the main help. */
 extern const command gpgpu_commands[];
@@ -55,6 +59,8 @@ extern const char spmv_help[];
 extern const char cg_help[];
 extern const char spgemm_help[];
 extern const char gemm_help[];
+extern const char select_help[];
+extern const char gather_help[];
 
 /* Help lines of the vector input options. */
 extern const char vector_options_help[];
@@ -115,6 +121,15 @@ int prepare(const vector_args *a, gpgpu_context **ctx, gpgpu_buffer **buf, size_
  * *host (NULL for count 0). */
 int download_output(gpgpu_context *ctx, gpgpu_buffer *buf, size_t count, size_t size,
                     void **host);
+
+/* Creates a buffer of at least one element of `size` bytes holding data[0..count). */
+int upload_array(gpgpu_context *ctx, const void *data, size_t count, size_t size,
+                 gpgpu_buffer **buf);
+
+/* Downloads `count` elements of `type` from buf and writes them to path (progress lines
+ * when asked). */
+int write_output(gpgpu_context *ctx, gpgpu_buffer *buf, gpgpu_type type, size_t count,
+                 const char *path, bool progress);
 
 /* ------------------------------------------------ sparse matrices: spmv, cg */
 

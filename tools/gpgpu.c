@@ -21,6 +21,8 @@ static const char main_help[] =
     "  cg        conjugate-gradient solve of A*x = b, every step on the GPU\n"
     "  spgemm    sparse matrix times sparse matrix, C = A*B\n"
     "  gemm      dense matrix times dense matrix, C = op(A)*op(B)\n"
+    "  select    the elements of a vector with a flag or a property, in order\n"
+    "  gather    a vector's elements at given indices\n"
     "  help [COMMAND]\n"
     "\n"
     "'gpgpu COMMAND --help' describes a command; 'gpgpu --version' prints the\n"
