@@ -59,8 +59,8 @@ static const char bench_help[] =
     "                        to 2^K only (default 24)\n"
     "  --bitonic-max-log2 K  run the bitonic sort up to 2^K only (default 30)\n"
     "  --only LIST           only these primitives, comma-separated: reduce,\n"
-    "                        scan, sort, spmv, spgemm, gemm (default: reduce,scan,sort;\n"
-    "                        spmv where --matrix or --gen is given)\n"
+    "                        scan, sort, spmv, spgemm, gemm, select (default:\n"
+    "                        reduce,scan,sort; spmv where --matrix or --gen is given)\n"
     "  --case TEXT           only cases whose name contains TEXT (e.g. reduce_sum_f32)\n"
     "  --algos LIST          only these algorithms, comma-separated (e.g.\n"
     "                        fast,radix; names as in the algo column)\n"
@@ -74,7 +74,7 @@ static const char bench_help[] =
     "  --version             print the version of the library and exit\n";
 
 static const char *const kind_names[KIND_COUNT] = { "reduce", "scan", "sort", "spmv",
-                                                     "spgemm", "gemm" };
+                                                     "spgemm", "gemm", "select" };
 
 /* One benchmark case: an operation, a type and an algorithm. */
 typedef struct bench_case {
@@ -200,7 +200,7 @@ static void parse_only(bench_options *o, const char *value)
             k++;
         if (k == KIND_COUNT)
             tool_usage_error("--only: unknown value '%s' (expected reduce, scan, sort, spmv,"
-                             " spgemm or gemm, comma-separated)", word);
+                             " spgemm, gemm or select, comma-separated)", word);
         o->kinds[k] = true;
     }
 }
@@ -264,6 +264,7 @@ static void parse_options(int argc, char **argv, bench_options *o)
             fputs(bench_spmv_help, stdout);
             fputs(bench_spgemm_help, stdout);
             fputs(bench_gemm_help, stdout);
+            fputs(bench_select_help, stdout);
             fputs(tool_context_options_help, stdout);
             fputs(tool_help_footer, stdout);
             exit(TOOL_EXIT_OK);
@@ -1212,6 +1213,8 @@ static int run(bench *b)
         rc = bench_spgemm_run(b);
     if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_GEMM])
         rc = bench_gemm_run(b);
+    if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_SELECT])
+        rc = bench_select_run(b);
     if (rc == TOOL_EXIT_OK && b->check_failed) {
         tool_message("a check failed (see CHECK FAILED above)");
         rc = TOOL_EXIT_FAILURE;

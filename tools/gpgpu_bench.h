@@ -15,6 +15,7 @@ typedef enum bench_kind {
     KIND_SPMV,
     KIND_SPGEMM,
     KIND_GEMM,
+    KIND_SELECT,
     KIND_COUNT
 } bench_kind;
 
@@ -185,5 +186,9 @@ int bench_spgemm_run(bench *b);
 
 extern const char bench_gemm_help[]; /* with --gemm-sizes and --gemm-tune */
 int bench_gemm_run(bench *b);
+
+/* Compaction, partition, gather against a copy (bench_select.c). */
+extern const char bench_select_help[];
+int bench_select_run(bench *b);
 
 #endif /* GPGPU_BENCH_H */
