@@ -137,7 +137,7 @@ static void row(bench *b, const char *name, const char *algo, size_t n, timing t
     bench_json_field(f, "min_us", t.min_ns / 1e3);
     bench_json_field(f, "wall_us", t.wall_ns / 1e3);
     bench_json_field(f, "gbps", gbps);
-    bench_json_field(f, "vs_copy", ratio);
+    bench_json_field(f, "ratio_to_copy", ratio);
     bench_json_text(f, "check", check);
     bench_json_end(b);
 }
