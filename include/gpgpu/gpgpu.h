@@ -4,9 +4,9 @@
  * Vulkan as a second backend (see gpgpu/vulkan.h).
  *
  * One context, buffers that the library owns or that wrap the caller's GL
- * (or Vulkan) buffers, and primitives (reduce, scan, sort) that run staged compute
- * shaders on an element range of a buffer and leave everything outside it
- * untouched.
+ * (or Vulkan) buffers, and primitives (reduce, scan, sort, select, gather and
+ * scatter) that run staged compute shaders on an element range of a buffer and
+ * leave everything outside it untouched; their counts may stay on the GPU.
  *
  * Every function that can fail returns a ::gpgpu_status (0 = success). The
  * context keeps the message of its last failure (gpgpu_last_error()) and

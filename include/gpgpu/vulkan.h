@@ -49,10 +49,14 @@ GPGPU_API gpgpu_status gpgpu_buffer_wrap_vk(gpgpu_context *ctx, VkBuffer buffer,
                                             size_t bytes, gpgpu_buffer **out);
 
 /**
- * From now on, record the work of gpgpu_scan, gpgpu_reduce_to_buffer and
- * gpgpu_buffer_copy into the caller's command buffer `cmd` (in the recording
- * state) instead of submitting it; the caller submits it. Calls that must
- * read back to the host (gpgpu_reduce, upload, download) then return
+ * From now on, record the work of gpgpu_scan, gpgpu_sort, gpgpu_select (with
+ * `selected` NULL: its count goes to desc.count_out), gpgpu_gather,
+ * gpgpu_scatter (their index check then reports through desc.status_out),
+ * gpgpu_reduce_to_buffer and gpgpu_buffer_copy into the caller's command
+ * buffer `cmd` (in the recording state) instead of submitting it; the caller
+ * submits it. Counts can stay on the GPU between the recorded calls (their
+ * descs' count_buffer). Calls that must read back to the host (gpgpu_reduce,
+ * gpgpu_select with `selected`, upload, download) then return
  * GPGPU_ERROR_UNSUPPORTED_COMBINATION. Each recorded dispatch is followed by
  * a compute-to-compute/transfer barrier. Pass VK_NULL_HANDLE to go back to
  * the library's own submissions. Scratch buffers that recorded work uses live
