@@ -582,6 +582,13 @@ static void errors(void)
     EXPECT_STATUS(ctx, gpgpu_select_scratch_size(ctx, NULL, 10, &bytes), E_NULL);
     d.algo = GPGPU_ALGO_BITONIC;
     EXPECT_STATUS(ctx, gpgpu_select_scratch_size(ctx, &d, 10, &bytes), E_COMBO);
+    d.algo = GPGPU_ALGO_SCAN_SINGLE_PASS;
+    d.partition = true;
+    EXPECT_STATUS(ctx, gpgpu_select_scratch_size(ctx, &d, 10, &bytes), E_COMBO);
+    d.partition = false;
+    EXPECT_STATUS(ctx, gpgpu_select_scratch_size(ctx, &d, 8192, &bytes), GPGPU_SUCCESS);
+    EXPECT(bytes == 4 * (2 + 2), "the single pass over 8192 elements: %zu bytes of scratch, "
+           "expected a ticket, the total and 2 tiles' words", bytes);
     /* n = 0: nothing written but count_out, *selected 0. */
     d = ok;
     d.count_out = f.buf;

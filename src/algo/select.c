@@ -277,6 +277,9 @@ gpgpu_status gpgpu_select_scratch_size(gpgpu_context *ctx, const gpgpu_select_de
               a == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN,
           ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
           "gpgpu_select_scratch_size: algorithm %d is not a selection's", (int)a);
+    CHECK(!desc->partition || a != GPGPU_ALGO_SCAN_SINGLE_PASS, ctx,
+          GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_select_scratch_size: a partition runs reduce-then-scan");
     *bytes = select_plan_for(ctx, desc->type, count, a, desc->partition).state_words * 4;
     return GPGPU_SUCCESS;
 }
