@@ -31,7 +31,8 @@ gather_case() {
     fi
 }
 
-gather_case "u32" u32 integer "10 11 12 4294967295" "3 0 0 2 1 3" "4294967295 10 10 12 11 4294967295"
+gather_case "u32" u32 integer "10 11 12 4294967295" "3 0 0 2 1 3" \
+    "4294967295 10 10 12 11 4294967295"
 gather_case "i32 reversed" i32 integer "-5 0 2147483647 -2147483648" "3 2 1 0" \
     "-2147483648 2147483647 0 -5"
 gather_case "f32 specials" f32 real "1.5 -0 nan -inf -nan" "4 3 2 1 0 1" "-nan -inf nan -0 1.5 -0"

@@ -90,8 +90,8 @@ select_case "empty" f32 real "" "" "" 0 --flags "$tmp/empty_flags.mtx"
 n=5000
 awk -v n=$n 'BEGIN { x = 4242; for (i = 0; i < n; i++) { x = (x * 16807) % 2147483647;
                      print x % 2001 - 1000, i } }' >"$tmp/big_pairs"
-{ echo "%%MatrixMarket matrix array integer general"; echo "$n 1"; cut -d' ' -f1 "$tmp/big_pairs"; } \
-    >"$tmp/big.mtx"
+{ echo "%%MatrixMarket matrix array integer general"; echo "$n 1"
+  cut -d' ' -f1 "$tmp/big_pairs"; } >"$tmp/big.mtx"
 awk '$1 > 17' "$tmp/big_pairs" >"$tmp/big_kept"
 awk '!($1 > 17)' "$tmp/big_pairs" >"$tmp/big_rejected"
 k=$(wc -l <"$tmp/big_kept")
@@ -150,10 +150,12 @@ usage "short flags file" "expected 3 values, found 2" --backend "$backend" --typ
 mtx "$tmp/in_bad.mtx" integer 1 x 3
 usage "malformed input" "'x' is not an integer" --type u32 --where eq 1 "$tmp/in_bad.mtx" \
     -o "$tmp/out.mtx" --backend "$backend"
-usage "fractional value" "'2.5' is not an integer of type u32" --type u32 --where lt 2.5 "$tmp/in.mtx" -o -
-usage "negative u32 value" "'-1' is not an integer of type u32" --type u32 --where lt -1 "$tmp/in.mtx" -o -
-usage "i32 value too large" "'2147483648' is not an integer of type i32" --type i32 --where lt 2147483648 \
+usage "fractional value" "'2.5' is not an integer of type u32" --type u32 --where lt 2.5 \
     "$tmp/in.mtx" -o -
+usage "negative u32 value" "'-1' is not an integer of type u32" --type u32 --where lt -1 \
+    "$tmp/in.mtx" -o -
+usage "i32 value too large" "'2147483648' is not an integer of type i32" --type i32 \
+    --where lt 2147483648 "$tmp/in.mtx" -o -
 usage "not a number" "'one' is not a number" --type f32 --where lt one "$tmp/in.mtx" -o -
 usage "unknown operator" "unknown operator 'lte'" --type u32 --where lte 1 "$tmp/in.mtx" -o -
 usage "both flags and where" "give one of --flags" --type u32 --where lt 1 \
