@@ -1,7 +1,8 @@
 // cub_peer: CUDA/CUB reference numbers for the libgpgpu GL benchmarks.
 //
-// Times cub::DeviceReduce / cub::DeviceScan / cub::DeviceRadixSort (and a
-// plain device-to-device copy as the bandwidth ceiling) over power-of-two
+// Times cub::DeviceReduce / cub::DeviceScan / cub::DeviceRadixSort /
+// cub::DeviceSelect / cub::DevicePartition (and a plain device-to-device
+// copy as the bandwidth ceiling) over power-of-two
 // sizes and reports the median GPU time per call, measured with CUDA events,
 // and the median wall-clock time of a call followed by a stream sync; also
 // cub::DeviceHistogram::HistogramEven, cub::DeviceSegmentedReduce::Sum (on
@@ -11,7 +12,7 @@
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_peer bench/cub_peer.cu
 // Usage: cub_peer [--min-log2 10] [--max-log2 28] [--step 2] [--sizes LIST]
-//                 [--only reduce,scan,sort,histogram,segreduce,rle] [--runs 20]
+//                 [--only reduce,scan,sort,select,histogram,segreduce,rle] [--runs 20]
 //                 [--matrix FILE.mtx]... [--json FILE] [--help]
 
 #include <cub/cub.cuh>
@@ -64,6 +65,9 @@ enum class Op {
     Copy,
     SortKeys,   // cub::DeviceRadixSort::SortKeys, out of place, all key bits
     SortPairs,  // cub::DeviceRadixSort::SortPairs, u32 values (element index)
+    SelectFlagged,    // cub::DeviceSelect::Flagged, u32 flags, half of them set
+    SelectIf,         // cub::DeviceSelect::If, x < 1 on values in [0.5, 1.5)
+    PartitionFlagged, // cub::DevicePartition::Flagged: the rejected reversed at the end
 };
 enum class DType { U32, F32, F64 };
 
@@ -87,9 +91,15 @@ const Case kCases[] = {
     {"sort_keys_u32", Op::SortKeys, DType::U32},
     {"sort_keys_f32", Op::SortKeys, DType::F32},
     {"sort_pairs_u32", Op::SortPairs, DType::U32},
+    {"select_flagged_u32", Op::SelectFlagged, DType::U32},
+    {"select_if_f32", Op::SelectIf, DType::F32},
+    {"partition_flagged_u32", Op::PartitionFlagged, DType::U32},
 };
 
 bool is_sort(Op op) { return op == Op::SortKeys || op == Op::SortPairs; }
+bool is_select(Op op) {
+    return op == Op::SelectFlagged || op == Op::SelectIf || op == Op::PartitionFlagged;
+}
 
 // The primitive a case belongs to, for --only; the copy always runs.
 const char *family(Op op) {
@@ -100,6 +110,9 @@ const char *family(Op op) {
     case Op::ScanInclusive: return "scan";
     case Op::SortKeys:
     case Op::SortPairs: return "sort";
+    case Op::SelectFlagged:
+    case Op::SelectIf:
+    case Op::PartitionFlagged: return "select";
     case Op::Copy: break;
     }
     return "copy";
@@ -108,9 +121,14 @@ const char *family(Op op) {
 size_t elem_bytes(DType t) { return t == DType::F64 ? 8 : 4; }
 
 // Bytes a call must move at minimum: reduce reads n elements; scan, copy and
-// sort read and write n elements (keys), a sort of pairs also n u32 values.
+// sort read and write n elements (keys), a sort of pairs also n u32 values; a
+// selection reads the n elements (and the n flags) and writes the kept half
+// (a partition all n), as gpgpu-bench counts them (tools/bench_select.c).
 double bytes_moved(Op op, DType t, size_t n) {
     double b = double(n) * double(elem_bytes(t));
+    if (is_select(op))
+        return b * (op == Op::SelectIf ? 1.0 : 2.0) +
+               (op == Op::PartitionFlagged ? b : 0.5 * b);
     if (op == Op::SortPairs) b += double(n) * 4.0;
     return op == Op::ReduceSum || op == Op::ReduceMin ? b : 2.0 * b;
 }
@@ -184,6 +202,20 @@ __global__ void fill_sort_kernel(uint32_t *keys, uint32_t *values, size_t n,
     }
 }
 
+// Selection flags, as gpgpu-bench makes them (tools/bench_select.c): bit 0 of
+// a hash of the index, half set.
+__global__ void fill_flags_kernel(uint32_t *flags, size_t n) {
+    size_t stride = size_t(gridDim.x) * blockDim.x;
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        flags[i] = hash32(uint32_t(i) ^ 0x5bd1e995u) & 1u;
+}
+
+// The predicate of select_if_f32: half the values of fill() are below 1.
+struct BelowOne {
+    __host__ __device__ bool operator()(const float &x) const { return x < 1.0f; }
+};
+
 // Keys of T (u32 or f32, written as bits) and, if values is not null, the
 // values 0..n-1.
 template <typename T>
@@ -197,7 +229,8 @@ void fill_sort(T *keys, uint32_t *values, size_t n, cudaStream_t s) {
     CUDA_CHECK(cudaGetLastError());
 }
 
-// Input of a case: sort keys (and values) or the reduce/scan/copy values.
+// Input of a case: sort keys (and values), or the reduce/scan/copy/select
+// values (and a selection's flags, in `values`).
 template <typename T>
 void fill_case(Op op, T *in, uint32_t *values, size_t n, cudaStream_t s) {
     if constexpr (sizeof(T) == 4) {
@@ -206,14 +239,20 @@ void fill_case(Op op, T *in, uint32_t *values, size_t n, cudaStream_t s) {
             return;
         }
     }
+    if (op == Op::SelectFlagged || op == Op::PartitionFlagged) {
+        const size_t blocks = std::min<size_t>((n + 255) / 256, 65536);
+        fill_flags_kernel<<<unsigned(blocks), 256, 0, s>>>(values, n);
+        CUDA_CHECK(cudaGetLastError());
+    }
     fill(in, n, s);
 }
 
 // ---------------------------------------------------------------------------
 // One call of the operation under test. With temp == nullptr this is CUB's
 // size query: it only sets temp_bytes and launches nothing. vin/vout: the
-// values of SortPairs (unused otherwise). Sorts are out of place: the input
-// is never changed, so every timed call sorts the same unsorted data.
+// values of SortPairs; a selection's flags (vin) and its count (vout, as an
+// int). Sorts are out of place: the input is never changed, so every timed
+// call sorts the same unsorted data.
 
 template <typename T>
 cudaError_t launch(Op op, void *temp, size_t &temp_bytes, const T *in, T *out,
@@ -231,6 +270,20 @@ cudaError_t launch(Op op, void *temp, size_t &temp_bytes, const T *in, T *out,
                                                    vin, vout, n, 0,
                                                    int(sizeof(T) * 8), s);
         }
+    case Op::SelectFlagged:
+        return cub::DeviceSelect::Flagged(temp, temp_bytes, in, vin, out,
+                                          reinterpret_cast<int *>(vout), n, s);
+    case Op::PartitionFlagged:
+        return cub::DevicePartition::Flagged(temp, temp_bytes, in, vin, out,
+                                             reinterpret_cast<int *>(vout), n,
+                                             s);
+    case Op::SelectIf:
+        if constexpr (std::is_same<T, float>::value)
+            return cub::DeviceSelect::If(temp, temp_bytes, in, out,
+                                         reinterpret_cast<int *>(vout), n,
+                                         BelowOne(), s);
+        else
+            return cudaErrorInvalidValue;  // f32 only
     case Op::ReduceSum:
         return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, s);
     case Op::ReduceMin:
@@ -291,7 +344,7 @@ bool check_case(const Case &c, cudaStream_t s) {
     uint32_t *d_vin = nullptr, *d_vout = nullptr;
     CUDA_CHECK(cudaMalloc(&d_in, n * sizeof(T)));
     CUDA_CHECK(cudaMalloc(&d_out, n * sizeof(T)));
-    if (c.op == Op::SortPairs) {
+    if (c.op == Op::SortPairs || is_select(c.op)) {
         CUDA_CHECK(cudaMalloc(&d_vin, n * sizeof(uint32_t)));
         CUDA_CHECK(cudaMalloc(&d_vout, n * sizeof(uint32_t)));
     }
@@ -305,9 +358,12 @@ bool check_case(const Case &c, cudaStream_t s) {
     CUDA_CHECK(cudaStreamSynchronize(s));
 
     std::vector<T> in(n), out(n);
-    std::vector<uint32_t> vout(d_vout ? n : 0);
+    std::vector<uint32_t> vin(d_vin ? n : 0), vout(d_vout ? n : 0);
     CUDA_CHECK(cudaMemcpy(in.data(), d_in, n * sizeof(T),
                           cudaMemcpyDeviceToHost));
+    if (d_vin)
+        CUDA_CHECK(cudaMemcpy(vin.data(), d_vin, n * sizeof(uint32_t),
+                              cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(T),
                           cudaMemcpyDeviceToHost));
     if (d_vout)
@@ -321,6 +377,24 @@ bool check_case(const Case &c, cudaStream_t s) {
 
     int bad = -1;  // first mismatching index
     switch (c.op) {
+    case Op::SelectFlagged:
+    case Op::SelectIf:
+    case Op::PartitionFlagged: {
+        // The kept elements in order, then (partition) the rejected ones from
+        // the end backwards, as CUB writes them; vout[0] the kept count.
+        std::vector<T> want;
+        for (int i = 0; i < n; ++i)
+            if (c.op == Op::SelectIf ? BelowOne()(float(in[i])) : vin[i] != 0)
+                want.push_back(in[i]);
+        const int kept = int(want.size());
+        if (c.op == Op::PartitionFlagged)
+            for (int i = n - 1; i >= 0; --i)
+                if (vin[i] == 0) want.push_back(in[i]);
+        if (int(vout[0]) != kept) bad = 0;
+        for (int i = 0; i < int(want.size()) && bad < 0; ++i)
+            if (std::memcmp(&want[i], &out[i], sizeof(T)) != 0) bad = i;
+        break;
+    }
     case Op::ReduceSum: {
         Acc acc = 0;
         for (int i = 0; i < n; ++i) acc += Acc(in[i]);
@@ -821,7 +895,7 @@ struct Options {
     int runs = 20;
     const char *json = nullptr;
     std::vector<int> sizes;  // log2 sizes: --sizes, else the range
-    std::string only = "reduce,scan,sort,histogram,segreduce,rle";
+    std::string only = "reduce,scan,sort,select,histogram,segreduce,rle";
     std::vector<std::string> matrices;  // --matrix: segreduce_csr_sum_f32 on each
 };
 
@@ -846,9 +920,9 @@ void usage(FILE *f) {
                  "  --sizes LIST  these log2 sizes (comma-separated) instead"
                  " of the range\n"
                  "  --only LIST   primitives, comma-separated: reduce, scan,"
-                 " sort, histogram,\n"
-                 "                segreduce, rle (default all; the copy always"
-                 " runs)\n"
+                 " sort, select,\n"
+                 "                histogram, segreduce, rle (default all; the copy"
+                 " always runs)\n"
                  "  --matrix FILE segreduce_csr_sum_f32 on the row pointers and"
                  " values of a\n"
                  "                MatrixMarket file (not gzip'ed; repeatable;"
@@ -896,8 +970,8 @@ Options parse_args(int argc, char **argv) {
                 size_t e = o.only.find(',', p);
                 if (e == std::string::npos) e = o.only.size();
                 std::string w = o.only.substr(p, e - p);
-                if (w != "reduce" && w != "scan" && w != "sort" && w != "histogram" &&
-                    w != "segreduce" && w != "rle") {
+                if (w != "reduce" && w != "scan" && w != "sort" && w != "select" &&
+                    w != "histogram" && w != "segreduce" && w != "rle") {
                     std::fprintf(stderr, "cub_peer: --only: unknown '%s'\n",
                                  w.c_str());
                     std::exit(1);
@@ -1036,8 +1110,9 @@ int main(int argc, char **argv) {
 
     std::printf("%-20s %12s %12s %10s %12s %10s\n", "case", "n", "median_us",
                 "GB/s", "wall_us", "Gkeys/s");
-    bool any_sort = false;
-    for (const Case &c : kCases) any_sort = any_sort || (is_sort(c.op) && case_enabled(opt, c));
+    bool any_sort = false;  // or a selection: flags and a count in vin, vout
+    for (const Case &c : kCases)
+        any_sort = any_sort || ((is_sort(c.op) || is_select(c.op)) && case_enabled(opt, c));
     std::vector<Result> results;
     for (int k : opt.sizes) {
         const int n = 1 << k;

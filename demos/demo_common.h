@@ -34,7 +34,8 @@ extern const char demo_name[];
     X(PFNGLDISABLEPROC, Disable)                                              \
     X(PFNGLBLENDFUNCPROC, BlendFunc)                                          \
     X(PFNGLDRAWARRAYSPROC, DrawArrays)                                        \
-    X(PFNGLDRAWELEMENTSPROC, DrawElements)                                    \
+    X(PFNGLDRAWARRAYSINDIRECTPROC, DrawArraysIndirect)                        \
+    X(PFNGLBINDBUFFERPROC, BindBuffer)                                        \
     X(PFNGLREADPIXELSPROC, ReadPixels)                                        \
     X(PFNGLPIXELSTOREIPROC, PixelStorei)                                      \
     X(PFNGLCREATEBUFFERSPROC, CreateBuffers)                                  \
@@ -46,7 +47,6 @@ extern const char demo_name[];
     X(PFNGLDELETEVERTEXARRAYSPROC, DeleteVertexArrays)                        \
     X(PFNGLBINDVERTEXARRAYPROC, BindVertexArray)                              \
     X(PFNGLVERTEXARRAYVERTEXBUFFERPROC, VertexArrayVertexBuffer)              \
-    X(PFNGLVERTEXARRAYELEMENTBUFFERPROC, VertexArrayElementBuffer)            \
     X(PFNGLENABLEVERTEXARRAYATTRIBPROC, EnableVertexArrayAttrib)              \
     X(PFNGLVERTEXARRAYATTRIBFORMATPROC, VertexArrayAttribFormat)              \
     X(PFNGLVERTEXARRAYATTRIBIFORMATPROC, VertexArrayAttribIFormat)            \

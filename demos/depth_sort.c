@@ -1,22 +1,30 @@
-/* depth_sort: back-to-front drawing of semi-transparent particles, sorted by
- * view depth every frame by libgpgpu on the application's own GL buffers.
+/* depth_sort: back-to-front drawing of semi-transparent particles, culled to the view
+ * frustum, sorted by view depth and moved into draw order every frame by libgpgpu on the
+ * application's own GL buffers, with no readback in the frame.
  *
- * The application owns three GL buffers: the particles (vec4: position xyz,
- * hue w), one f32 depth key per particle and one u32 index per particle. Each
- * frame a small compute shader of the demo moves the particles (a swirl around
- * the vertical axis, faster near it) and writes each one's view depth as its
- * key and its own index 0..n-1 as its value. libgpgpu, adopting the window's
- * context, wraps the key and index buffers (no copies) and sorts the
- * (depth, index) pairs in place, descending: farthest first. The index buffer
- * is the draw's element buffer, so glDrawElements(GL_POINTS) draws the
- * particles back to front as alpha-blended, shaded round sprites. The camera
- * orbits as well, so the order changes every frame.
+ * The particles are interleaved records (vec4: position xyz, hue w). Each frame a small
+ * compute shader of the demo moves them (a swirl around the vertical axis, faster near it)
+ * and writes each one's view depth as its key and whether its centre lies in the view
+ * frustum as its flag. libgpgpu, adopting the window's context, wraps the application's
+ * buffers (no copies) and then:
+ *   1. compacts the visible particles' keys and indices (gpgpu_select), writing their
+ *      count into the `count` field of a DrawArraysIndirectCommand in a GL buffer;
+ *   2. sorts those (key, index) pairs, farthest first (gpgpu_sort), its count read from
+ *      that field on the GPU;
+ *   3. gathers the particles' records in that order into a vertex buffer (gpgpu_gather),
+ *      its count read there too;
+ * and glDrawArraysIndirect draws that buffer back to front as alpha-blended, shaded round
+ * sprites, with the count the compaction wrote. The camera orbits close to the cloud, so
+ * the visible set and the order change every frame. With --no-cull the frame is the three
+ * calls of a plain depth sort of interleaved vertices: the keys (the compute shader, with
+ * each particle's index as its value), the sort by key with the indices, the gather.
  *
- * The check reads the three buffers back from GL and recomputes the depths
- * on the CPU: the indices must be a permutation of 0..n-1, the sorted keys
- * nonincreasing, each key the depth of the particle it came with, and the
- * draw order back to front. --png writes the last frame (a small encoder
- * below: zlib's deflate where the build has zlib, stored blocks otherwise). */
+ * The check reads the buffers back from GL and redoes the frame on the CPU: the culling
+ * (a particle within rounding of a frustum plane may go either way), the count in the
+ * draw command, the sort (keys nonincreasing, equal keys in index order, each key the
+ * depth of its particle), and the gathered records bit for bit. --png writes the last
+ * frame (a small encoder below: zlib's deflate where the build has zlib, stored blocks
+ * otherwise). */
 #include "demo_common.h"
 
 #ifdef DEPTH_SORT_HAVE_ZLIB
@@ -34,6 +42,7 @@
 enum { MAX_COUNT = 4000000, GROUP = 256, WIDTH = 800, HEIGHT = 800 };
 
 static const float PI = 3.14159265f;
+static const float NEAR_Z = 0.1f, FAR_Z = 100.0f; /* the projection's near and far planes */
 
 const char demo_name[] = "depth_sort";
 
@@ -41,27 +50,31 @@ const char demo_name[] = "depth_sort";
 
 typedef struct options {
     demo_options base; /* --hidden, --frames, --count */
-    bool unsorted;
+    bool unsorted, no_cull;
     const char *png;
 } options;
 
 static const char usage[] =
-    "Usage: depth_sort [--hidden] [--frames N] [--count N] [--png FILE] [--unsorted]\n"
+    "Usage: depth_sort [--hidden] [--frames N] [--count N] [--png FILE] [--no-cull]\n"
+    "                  [--unsorted]\n"
     "\n"
     "Draws N semi-transparent particles back to front with GLFW. Every frame a\n"
-    "compute shader writes each particle's view depth into a GL buffer of keys\n"
-    "and its index into a GL buffer of values; libgpgpu, adopting the window's\n"
-    "GL context, sorts those buffers in place (descending: farthest first), and\n"
-    "the sorted indices are the element buffer of the draw.\n"
+    "compute shader writes each particle's view depth into a GL buffer of keys and\n"
+    "whether it lies in the view frustum into one of flags; libgpgpu, adopting the\n"
+    "window's GL context, compacts the visible particles' keys and indices (their\n"
+    "count goes into the draw's indirect command), sorts them farthest first and\n"
+    "gathers the particles' records in that order into the vertex buffer that\n"
+    "glDrawArraysIndirect draws: no readback in the frame.\n"
     "\n"
-    "The order is checked on the CPU (a permutation, keys nonincreasing and\n"
-    "matching the depths recomputed from the particles): every frame with\n"
-    "--hidden, the last frame otherwise.\n"
+    "The frame is checked on the CPU (the culling, the count, the order, the\n"
+    "records): every frame with --hidden, the last frame otherwise.\n"
     "\n"
     "  --hidden     no visible window (runs 10 frames unless --frames is given)\n"
     "  --frames N   stop after N frames (default: until the window is closed)\n"
     "  --count N    number of particles (default 20000, at most 4000000)\n"
     "  --png FILE   write the last frame to FILE as a PNG\n"
+    "  --no-cull    every particle: the keys, a sort by key with the indices and a\n"
+    "               gather of the records; glDrawArrays\n"
     "  --unsorted   skip the sort and draw in index order (shows what the sort\n"
     "               fixes; no check)\n"
     "  --help       this text\n"
@@ -77,6 +90,8 @@ static int parse_options(int argc, char **argv, options *o)
         const char *a = argv[i];
         if (strcmp(a, "--unsorted") == 0) {
             o->unsorted = true;
+        } else if (strcmp(a, "--no-cull") == 0) {
+            o->no_cull = true;
         } else if (strcmp(a, "--png") == 0) {
             if (i + 1 >= argc || !*argv[i + 1]) {
                 fprintf(stderr, "depth_sort: --png needs a file name\n%s", usage);
@@ -142,20 +157,25 @@ static vec4 *make_particles(size_t n)
     return p;
 }
 
-/* The camera of a frame: it orbits the origin, looking at it. */
+/* The camera of a frame: it orbits the origin close enough for part of the ring to leave
+ * the view, looking at it; focal holds f / aspect and f of the projection. */
 typedef struct camera {
     vec3 eye, right, up, forward;
+    float focal[2];
 } camera;
 
-static camera camera_at(long frame)
+static camera camera_at(long frame, int width, int height)
 {
-    float azimuth = 0.3f + 0.015f * (float)frame, elevation = 0.5f, distance = 5.4f;
+    float azimuth = 0.3f + 0.015f * (float)frame, elevation = 0.5f, distance = 3.3f;
     camera c;
     c.eye = (vec3){distance * cosf(elevation) * sinf(azimuth), distance * sinf(elevation),
                    distance * cosf(elevation) * cosf(azimuth)};
     c.forward = normalize((vec3){-c.eye.x, -c.eye.y, -c.eye.z});
     c.right = normalize(cross(c.forward, (vec3){0.0f, 1.0f, 0.0f}));
     c.up = cross(c.right, c.forward);
+    float f = 1.0f / tanf(0.5f * 45.0f * PI / 180.0f);
+    c.focal[0] = f * (float)(height > 0 ? height : 1) / (float)(width > 0 ? width : 1);
+    c.focal[1] = f;
     return c;
 }
 
@@ -165,20 +185,34 @@ static float depth_of(const camera *c, vec4 p)
     return dot(sub((vec3){p.x, p.y, p.z}, c->eye), c->forward);
 }
 
+/* The least margin of a particle's centre inside the frustum's six planes, in view
+ * units: positive inside, negative outside (the compute shader's test, on the CPU). */
+static float frustum_margin(const camera *c, vec4 p)
+{
+    vec3 v = sub((vec3){p.x, p.y, p.z}, c->eye);
+    float z = dot(v, c->forward), x = dot(v, c->right) * c->focal[0],
+          y = dot(v, c->up) * c->focal[1];
+    float m = fminf(z - NEAR_Z, FAR_Z - z);
+    m = fminf(m, fminf(z - x, z + x));
+    return fminf(m, fminf(z - y, z + y));
+}
+
 /* ------------------------------------------------------------ shaders */
 
-/* Moves the particles one step (a swirl around the y axis, faster near it)
- * and writes each one's view depth (key) and index (value). */
+/* Moves the particles one step (a swirl around the y axis, faster near it) and writes
+ * each one's view depth (key), whether its centre is in the view frustum (flag: as GL
+ * clips a point, by its centre) and its index (the values of the sort without culling). */
 static const char depth_source[] =
     "#version 450 core\n"
     "layout(local_size_x = 256) in;\n"
     "layout(std430, binding = 0) buffer Particles { vec4 particle[]; };\n"
     "layout(std430, binding = 1) writeonly buffer Depths { float depth[]; };\n"
-    "layout(std430, binding = 2) writeonly buffer Order { uint order[]; };\n"
+    "layout(std430, binding = 2) writeonly buffer Flags { uint visible[]; };\n"
+    "layout(std430, binding = 3) writeonly buffer Order { uint order[]; };\n"
     "uniform uint count;\n"
     "uniform float dt;\n"
-    "uniform vec3 eye;\n"
-    "uniform vec3 forward;\n"
+    "uniform vec3 eye, right, up, forward;\n"
+    "uniform vec2 focal;\n"
     "void main() {\n"
     "    uint i = gl_GlobalInvocationID.x;\n"
     "    if (i >= count) return;\n"
@@ -186,7 +220,11 @@ static const char depth_source[] =
     "    float a = dt * 0.9 / (0.3 + length(p.xz));\n"
     "    p.xz = mat2(cos(a), sin(a), -sin(a), cos(a)) * p.xz;\n"
     "    particle[i] = p;\n"
-    "    depth[i] = dot(p.xyz - eye, forward);\n"
+    "    vec3 v = p.xyz - eye;\n"
+    "    float z = dot(v, forward);\n"
+    "    vec2 xy = vec2(dot(v, right), dot(v, up)) * focal;\n"
+    "    depth[i] = z;\n"
+    "    visible[i] = z > 0.1 && z < 100.0 && abs(xy.x) < z && abs(xy.y) < z ? 1u : 0u;\n"
     "    order[i] = i;\n"
     "}\n";
 
@@ -230,9 +268,13 @@ static const char fragment_source[] =
 /* The application's GL objects. */
 typedef struct scene {
     size_t n;
-    GLuint particles, depths, order; /* vec4, f32 keys, u32 indices (the element buffer) */
-    GLuint vao, draw, depth;         /* the vertex array, the draw and compute programs */
-    float size;                      /* sprite diameter in world units */
+    GLuint particles;      /* the records, vec4 each, moved by the compute shader */
+    GLuint depths, flags;  /* a key and a visibility flag per particle */
+    GLuint keys, order;    /* the visible ones' keys and indices, then sorted */
+    GLuint sorted;         /* the records in draw order: the vertex buffer */
+    GLuint command;        /* DrawArraysIndirectCommand {count, 1, 0, 0} */
+    GLuint vao, draw, depth; /* the vertex array, the draw and compute programs */
+    float size;            /* sprite diameter in world units */
 } scene;
 
 static bool make_scene(scene *s, const vec4 *particles, size_t n)
@@ -241,14 +283,18 @@ static bool make_scene(scene *s, const vec4 *particles, size_t n)
     s->size = 1.0f / cbrtf((float)n);
     s->particles = buffer_with(particles, n * sizeof(vec4));
     s->depths = buffer_with(NULL, n * sizeof(float));
+    s->flags = buffer_with(NULL, n * sizeof(uint32_t));
+    s->keys = buffer_with(NULL, n * sizeof(float));
     s->order = buffer_with(NULL, n * sizeof(uint32_t));
+    s->sorted = buffer_with(NULL, n * sizeof(vec4));
+    const uint32_t command[4] = {0, 1, 0, 0};
+    s->command = buffer_with(command, sizeof command);
     s->draw = make_program(vertex_source, GL_VERTEX_SHADER, fragment_source, GL_FRAGMENT_SHADER);
     s->depth = make_program(depth_source, GL_COMPUTE_SHADER, NULL, 0);
     if (!s->draw || !s->depth)
         return false;
     gl.CreateVertexArrays(1, &s->vao);
-    attribute(s->vao, 0, s->particles, 0, sizeof(vec4), 4, GL_FLOAT, false);
-    gl.VertexArrayElementBuffer(s->vao, s->order);
+    attribute(s->vao, 0, s->sorted, 0, sizeof(vec4), 4, GL_FLOAT, false);
     return !gl_failed("making the scene");
 }
 
@@ -257,11 +303,12 @@ static void free_scene(scene *s)
     gl.DeleteVertexArrays(1, &s->vao);
     gl.DeleteProgram(s->draw);
     gl.DeleteProgram(s->depth);
-    GLuint names[] = {s->particles, s->depths, s->order};
-    gl.DeleteBuffers(3, names);
+    GLuint names[] = {s->particles, s->depths, s->flags, s->keys, s->order, s->sorted,
+                      s->command};
+    gl.DeleteBuffers(7, names);
 }
 
-/* One step of motion, then the keys (depths) and values (indices). */
+/* One step of motion, then the keys (depths), flags (visible) and values (indices). */
 static void compute_depths(const scene *s, const camera *c, float dt)
 {
     GLuint p = s->depth;
@@ -269,24 +316,28 @@ static void compute_depths(const scene *s, const camera *c, float dt)
     gl.Uniform1ui(gl.GetUniformLocation(p, "count"), (GLuint)s->n);
     gl.Uniform1f(gl.GetUniformLocation(p, "dt"), dt);
     gl.Uniform3fv(gl.GetUniformLocation(p, "eye"), 1, &c->eye.x);
+    gl.Uniform3fv(gl.GetUniformLocation(p, "right"), 1, &c->right.x);
+    gl.Uniform3fv(gl.GetUniformLocation(p, "up"), 1, &c->up.x);
     gl.Uniform3fv(gl.GetUniformLocation(p, "forward"), 1, &c->forward.x);
+    gl.Uniform2f(gl.GetUniformLocation(p, "focal"), c->focal[0], c->focal[1]);
     gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, s->particles);
     gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, s->depths);
-    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, s->order);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, s->flags);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, s->order);
     gl.DispatchCompute((GLuint)((s->n + GROUP - 1) / GROUP), 1, 1);
-    /* The sort starts with a barrier of its own; this one is for the draw
-     * (vertex fetch of the moved particles) when the sort is skipped. */
-    gl.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT |
-                     GL_ELEMENT_ARRAY_BARRIER_BIT);
+    /* libgpgpu's calls start with a barrier of their own; this one is for the draw
+     * (vertex fetch of the moved particles) when they are skipped (--unsorted). */
+    gl.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT);
 }
 
-static void draw(GLFWwindow *window, const scene *s, const camera *c)
+/* The frame: every particle through the vertex buffer, or (indirect) as many as the
+ * compaction's count in the draw command says. */
+static void draw(GLFWwindow *window, const scene *s, const camera *c, bool indirect)
 {
     int width, height;
     glfwGetFramebufferSize(window, &width, &height);
     if (width <= 0 || height <= 0)
         return;
-    float f = 1.0f / tanf(0.5f * 45.0f * PI / 180.0f);
     gl.Viewport(0, 0, width, height);
     gl.ClearColor(0.03f, 0.03f, 0.06f, 1.0f);
     gl.Clear(GL_COLOR_BUFFER_BIT);
@@ -296,19 +347,31 @@ static void draw(GLFWwindow *window, const scene *s, const camera *c)
     gl.Uniform3fv(gl.GetUniformLocation(p, "right"), 1, &c->right.x);
     gl.Uniform3fv(gl.GetUniformLocation(p, "up"), 1, &c->up.x);
     gl.Uniform3fv(gl.GetUniformLocation(p, "forward"), 1, &c->forward.x);
-    gl.Uniform2f(gl.GetUniformLocation(p, "focal"), f * (float)height / (float)width, f);
-    gl.Uniform1f(gl.GetUniformLocation(p, "size"), s->size * f * 0.5f * (float)height);
+    gl.Uniform2f(gl.GetUniformLocation(p, "focal"), c->focal[0], c->focal[1]);
+    gl.Uniform1f(gl.GetUniformLocation(p, "size"), s->size * c->focal[1] * 0.5f * (float)height);
     gl.BindVertexArray(s->vao);
-    gl.DrawElements(GL_POINTS, (GLsizei)s->n, GL_UNSIGNED_INT, NULL);
+    if (indirect) {
+        gl.BindBuffer(GL_DRAW_INDIRECT_BUFFER, s->command);
+        gl.DrawArraysIndirect(GL_POINTS, NULL);
+        gl.BindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+    } else {
+        gl.DrawArrays(GL_POINTS, 0, (GLsizei)s->n);
+    }
 }
 
-/* ------------------------------------------------------------ the sort */
+/* ------------------------------------------------------- the library's part */
 
-/* libgpgpu's views of the application's key and index buffers. */
+/* libgpgpu's views of the application's buffers (no copies). */
 typedef struct sorter {
     gpgpu_context *ctx;
-    gpgpu_buffer *depths, *order;
+    gpgpu_buffer *particles, *depths, *flags, *keys, *order, *sorted, *command;
 } sorter;
+
+static bool wrap(const sorter *t, GLuint name, size_t bytes, gpgpu_buffer **out,
+                 const char *what)
+{
+    return !failed(t->ctx, gpgpu_buffer_wrap_gl(t->ctx, name, 0, bytes, out), what);
+}
 
 static bool start_sorter(sorter *t, const scene *s)
 {
@@ -316,89 +379,148 @@ static bool start_sorter(sorter *t, const scene *s)
     t->ctx = adopt_context();
     if (!t->ctx)
         return false;
-    return !failed(t->ctx, gpgpu_buffer_wrap_gl(t->ctx, s->depths, 0, s->n * 4, &t->depths),
-                   "wrapping the depths") &&
-           !failed(t->ctx, gpgpu_buffer_wrap_gl(t->ctx, s->order, 0, s->n * 4, &t->order),
-                   "wrapping the draw order");
+    size_t n = s->n;
+    return wrap(t, s->particles, n * sizeof(vec4), &t->particles, "wrapping the particles") &&
+           wrap(t, s->depths, n * 4, &t->depths, "wrapping the depths") &&
+           wrap(t, s->flags, n * 4, &t->flags, "wrapping the flags") &&
+           wrap(t, s->keys, n * 4, &t->keys, "wrapping the visible keys") &&
+           wrap(t, s->order, n * 4, &t->order, "wrapping the draw order") &&
+           wrap(t, s->sorted, n * sizeof(vec4), &t->sorted, "wrapping the vertex buffer") &&
+           wrap(t, s->command, 16, &t->command, "wrapping the draw command");
 }
 
 static void stop_sorter(sorter *t)
 {
-    gpgpu_buffer_destroy(t->depths);
-    gpgpu_buffer_destroy(t->order);
+    gpgpu_buffer *bufs[] = {t->particles, t->depths, t->flags, t->keys, t->order, t->sorted,
+                            t->command};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        gpgpu_buffer_destroy(bufs[i]);
     gpgpu_context_destroy(t->ctx);
 }
 
-/* (depth, index) pairs in place, farthest first. */
-static bool sort_by_depth(const sorter *t, size_t n)
+/* The frame's calls. Culling: the visible particles' keys and indices compacted, their
+ * count into the draw command (word 0); the sort and the gather read it there. Without:
+ * the keys sorted in place with the indices the compute shader wrote, all n. */
+static bool cull_sort_gather(const sorter *t, size_t n, bool cull)
 {
-    gpgpu_sort_desc desc = {.type = GPGPU_TYPE_F32, .descending = true, .values_in = t->order};
-    return !failed(t->ctx, gpgpu_sort(t->ctx, &desc, t->depths, 0, NULL, 0, n),
-                   "sorting by depth");
+    gpgpu_buffer *keys = cull ? t->keys : t->depths, *count = cull ? t->command : NULL;
+    if (cull) {
+        gpgpu_select_desc select = {.type = GPGPU_TYPE_F32, .flags = t->flags,
+                                    .indices_out = t->order, .count_out = t->command};
+        if (failed(t->ctx, gpgpu_select(t->ctx, &select, t->depths, 0, t->keys, 0, n, NULL),
+                   "culling"))
+            return false;
+    }
+    gpgpu_sort_desc sort = {.type = GPGPU_TYPE_F32, .descending = true, .values_in = t->order,
+                            .count_buffer = count};
+    gpgpu_gather_desc gather = {.record_bytes = sizeof(vec4), .count_buffer = count};
+    return !failed(t->ctx, gpgpu_sort(t->ctx, &sort, keys, 0, NULL, 0, n), "sorting by depth") &&
+           !failed(t->ctx,
+                   gpgpu_gather(t->ctx, &gather, t->particles, 0, n, t->order, 0, t->sorted, 0,
+                                n),
+                   "gathering the particles");
 }
 
 /* ---------------------------------------------------------------- check */
 
-/* Reads the frame's buffers back from GL and checks the draw order against
- * the depths recomputed on the CPU. `previous` (n indices, or NULL) is the
- * last frame's order: *changed counts the draw slots whose particle differs. */
-static bool check(const scene *s, const camera *c, uint32_t *order, uint32_t *previous,
-                  size_t *changed)
+/* A frame's buffers, read back from GL for the check. */
+typedef struct readback {
+    vec4 *particle, *sorted;
+    float *key;
+    uint32_t *order;
+    unsigned char *seen;
+} readback;
+
+/* Reads the frame's buffers back and redoes the frame on the CPU: the culling (a
+ * particle within `margin` of a plane may go either way, as the GPU's rounding puts it),
+ * the count the draw command holds, the sort, the gathered records. `previous` (n
+ * indices, or NULL) is the last frame's order: *changed counts the draw slots whose
+ * particle differs; *drawn receives the count. */
+static bool check(const scene *s, const camera *c, bool cull, uint32_t *order,
+                  uint32_t *previous, size_t *changed, size_t *drawn)
 {
     size_t n = s->n;
-    vec4 *particle = malloc(n * sizeof *particle);
-    float *key = malloc(n * sizeof *key);
-    unsigned char *seen = calloc(n, 1);
-    bool ok = particle && key && seen;
+    readback r = {malloc(n * sizeof(vec4)), malloc(n * sizeof(vec4)), malloc(n * sizeof(float)),
+                  order, calloc(n, 1)};
+    bool ok = r.particle && r.sorted && r.key && r.seen;
     if (!ok) {
         fprintf(stderr, "depth_sort: out of memory for the check\n");
         goto done;
     }
-    gl.GetNamedBufferSubData(s->particles, 0, (GLsizeiptr)(n * sizeof *particle), particle);
-    gl.GetNamedBufferSubData(s->depths, 0, (GLsizeiptr)(n * sizeof *key), key);
-    gl.GetNamedBufferSubData(s->order, 0, (GLsizeiptr)(n * sizeof *order), order);
+    uint32_t command[4] = {(uint32_t)n, 1, 0, 0};
+    if (cull)
+        gl.GetNamedBufferSubData(s->command, 0, sizeof command, command);
+    size_t k = command[0] <= n ? command[0] : n;
+    gl.GetNamedBufferSubData(s->particles, 0, (GLsizeiptr)(n * sizeof(vec4)), r.particle);
+    gl.GetNamedBufferSubData(s->sorted, 0, (GLsizeiptr)(k * sizeof(vec4)), r.sorted);
+    gl.GetNamedBufferSubData(cull ? s->keys : s->depths, 0, (GLsizeiptr)(k * 4), r.key);
+    gl.GetNamedBufferSubData(s->order, 0, (GLsizeiptr)(k * 4), r.order);
+    *drawn = k;
+    if (command[0] > n || command[1] != 1 || command[2] != 0 || command[3] != 0) {
+        fprintf(stderr, "depth_sort: the draw command is {%u, %u, %u, %u}\n", command[0],
+                command[1], command[2], command[3]);
+        ok = false;
+    }
 
     /* The GPU may contract the depth's dot product into fused multiply-adds:
      * allow a few ulps of the terms (positions and eye are within ~8). */
-    const float tolerance = 2e-5f;
-    size_t bad_index = 0, bad_key = 0, unsorted = 0, behind = 0, first = n;
+    const float tolerance = 2e-5f, margin = 1e-4f;
+    size_t bad_index = 0, bad_key = 0, unsorted = 0, behind = 0, first = n, bad_record = 0;
     float prev_depth = INFINITY;
-    for (size_t k = 0; k < n; k++) {
-        uint32_t i = order[k];
-        if (i >= n || seen[i]) {
+    for (size_t j = 0; j < k; j++) {
+        uint32_t i = r.order[j];
+        if (i >= n || r.seen[i]) {
             if (bad_index++ == 0)
-                fprintf(stderr, "depth_sort: draw slot %zu holds %s index %u\n", k,
+                fprintf(stderr, "depth_sort: draw slot %zu holds %s index %u\n", j,
                         i >= n ? "the out-of-range" : "the repeated", i);
             continue;
         }
-        seen[i] = 1;
-        float d = depth_of(c, particle[i]);
-        if (fabsf(key[k] - d) > tolerance && bad_key++ == 0)
+        r.seen[i] = 1;
+        float d = depth_of(c, r.particle[i]);
+        if (fabsf(r.key[j] - d) > tolerance && bad_key++ == 0)
             fprintf(stderr, "depth_sort: slot %zu: key %.9g, but particle %u is at depth %.9g\n",
-                    k, key[k], i, d);
-        if (k > 0 && !(key[k - 1] >= key[k]) && unsorted++ == 0)
-            fprintf(stderr, "depth_sort: keys not descending at slot %zu: %.9g then %.9g\n", k,
-                    key[k - 1], key[k]);
+                    j, r.key[j], i, d);
+        /* Keys nonincreasing; equal keys keep their index order (both calls are stable). */
+        if (j > 0 && !(r.key[j - 1] > r.key[j] ||
+                       (r.key[j - 1] == r.key[j] && r.order[j - 1] < i)) &&
+            unsorted++ == 0)
+            fprintf(stderr, "depth_sort: slot %zu: key %.9g (particle %u) after %.9g (%u)\n", j,
+                    r.key[j], i, r.key[j - 1], r.order[j - 1]);
         if (d > prev_depth + 2 * tolerance && behind++ == 0)
-            first = k;
+            first = j;
         prev_depth = d;
-        if (previous && previous[k] != i)
+        if (memcmp(&r.sorted[j], &r.particle[i], sizeof(vec4)) != 0 && bad_record++ == 0)
+            fprintf(stderr, "depth_sort: vertex %zu is not particle %u's record\n", j, i);
+        if (previous && previous[j] != i)
             ++*changed;
+    }
+    /* The culling: every particle clearly inside drawn, none clearly outside. */
+    size_t missing = 0, extra = 0;
+    for (size_t i = 0; cull && i < n; i++) {
+        float m = frustum_margin(c, r.particle[i]);
+        if (m > margin && !r.seen[i] && missing++ == 0)
+            fprintf(stderr, "depth_sort: particle %zu is in view (by %g) but not drawn\n", i, m);
+        if (m < -margin && r.seen[i] && extra++ == 0)
+            fprintf(stderr, "depth_sort: particle %zu is out of view (by %g) but drawn\n", i,
+                    -m);
     }
     if (behind)
         fprintf(stderr,
                 "depth_sort: %zu particles are drawn after a nearer one, the first at slot %zu\n",
                 behind, first);
-    ok = !bad_index && !bad_key && !unsorted && !behind;
+    ok = ok && !bad_index && !bad_key && !unsorted && !behind && !bad_record && !missing &&
+         !extra;
     if (!ok)
         fprintf(stderr,
                 "depth_sort: %zu bad or repeated indices, %zu keys off their particle's depth, "
-                "%zu keys out of order\n",
-                bad_index, bad_key, unsorted);
+                "%zu keys out of order, %zu records not their particle's, %zu in view not "
+                "drawn, %zu out of view drawn\n",
+                bad_index, bad_key, unsorted, bad_record, missing, extra);
 done:
-    free(particle);
-    free(key);
-    free(seen);
+    free(r.particle);
+    free(r.sorted);
+    free(r.key);
+    free(r.seen);
     return ok;
 }
 
@@ -543,7 +665,7 @@ static bool save_frame(GLFWwindow *window, const char *path)
 static int run(GLFWwindow *window, const options *o, const scene *s, const sorter *t)
 {
     size_t n = s->n;
-    bool every_frame = o->base.hidden && !o->unsorted;
+    bool cull = !o->no_cull && !o->unsorted, every_frame = o->base.hidden && !o->unsorted;
     uint32_t *order = malloc(n * sizeof *order), *previous = malloc(n * sizeof *previous);
     if (!order || !previous) {
         fprintf(stderr, "depth_sort: out of memory for %zu indices\n", n);
@@ -558,21 +680,31 @@ static int run(GLFWwindow *window, const options *o, const scene *s, const sorte
 
     bool ok = true;
     long frame = 0, checked = 0;
-    size_t changed = 0;
-    camera cam = camera_at(0);
+    size_t changed = 0, drawn = 0, drawn_sum = 0;
+    int width = WIDTH, height = HEIGHT;
+    camera cam = camera_at(0, width, height);
     double start = glfwGetTime();
     while (ok && !glfwWindowShouldClose(window) && (o->base.frames == 0 || frame < o->base.frames)) {
-        cam = camera_at(frame);
+        glfwGetFramebufferSize(window, &width, &height);
+        cam = camera_at(frame, width, height);
         compute_depths(s, &cam, 1.0f / 60.0f);
-        if (!o->unsorted && !sort_by_depth(t, n)) {
-            ok = false;
-            break;
+        if (o->unsorted) {
+            /* the records as they are, in index order */
+            gpgpu_gather_desc copy = {.record_bytes = sizeof(vec4)};
+            ok = !failed(t->ctx, gpgpu_gather(t->ctx, &copy, t->particles, 0, n, t->order, 0,
+                                              t->sorted, 0, n),
+                         "copying the particles");
+        } else {
+            ok = cull_sort_gather(t, n, cull);
         }
-        draw(window, s, &cam);
+        if (!ok)
+            break;
+        draw(window, s, &cam, cull);
         glfwSwapBuffers(window);
         glfwPollEvents();
         if (every_frame) {
-            ok = check(s, &cam, order, checked ? previous : NULL, &changed);
+            ok = check(s, &cam, cull, order, checked ? previous : NULL, &changed, &drawn);
+            drawn_sum += drawn;
             uint32_t *swap = order;
             order = previous;
             previous = swap;
@@ -582,12 +714,13 @@ static int run(GLFWwindow *window, const options *o, const scene *s, const sorte
     }
     double seconds = glfwGetTime() - start;
     if (ok && frame > 0 && !o->unsorted && !every_frame) {
-        ok = check(s, &cam, order, NULL, &changed);
+        ok = check(s, &cam, cull, order, NULL, &changed, &drawn);
+        drawn_sum += drawn;
         checked++;
     }
     bool checked_ok = ok;
     if (ok && frame > 0 && o->png) {
-        draw(window, s, &cam); /* the last frame again, into the back buffer */
+        draw(window, s, &cam, cull); /* the last frame again, into the back buffer */
         ok = save_frame(window, o->png);
     }
     if (gl_failed(NULL))
@@ -596,6 +729,8 @@ static int run(GLFWwindow *window, const options *o, const scene *s, const sorte
     printf("depth_sort: %zu particles, %ld frames in %.2f s, %s", n, frame, seconds,
            o->unsorted ? "unsorted (no check)\n" : "");
     if (!o->unsorted) {
+        if (cull && checked > 0)
+            printf("%.1f%% in view, ", 100.0 * (double)drawn_sum / ((double)n * (double)checked));
         printf("%ld checked", checked);
         if (checked > 1)
             printf(" (%.1f%% of the draw slots change particle per frame)",

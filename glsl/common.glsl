@@ -116,6 +116,15 @@ layout(local_size_x_id = 0) in;
 layout(local_size_x = WG_SIZE) in;
 #endif
 
+// Counts that stay on the GPU (src/algo/count.h): a count parameter with bit 31 set is an
+// upper bound, and the count is the word a call staged at binding 7, clamped to the bound.
+// Families that take such counts leave binding 7 to it; others never read it.
+layout(std430, binding = 7) readonly buffer DeviceCount { uint device_count_word[]; };
+uint device_count(uint n)
+{
+    return (n & 0x80000000u) != 0u ? min(device_count_word[0], n & 0x7fffffffu) : n;
+}
+
 // The invocation's index in a dispatch of gx * gy groups: the executor spreads
 // dispatches wider than the implementation's x limit over y.
 uint invocation_index()

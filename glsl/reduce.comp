@@ -31,7 +31,11 @@ layout(std430, binding = 3) coherent buffer Counter { uint counter[]; };
 layout(std430, binding = 4) restrict readonly buffer Times { T times[]; };
 layout(std430, binding = 5) restrict buffer Update { T upd[]; };
 
-#define N         params[1] /* elements (TILES, EXPAND) or V elements left (classic steps) */
+// Elements (TILES, EXPAND) or V elements left (classic steps): params[1], or with bit 31 set
+// the count on the GPU it bounds (device_count, common.glsl; TILES inside other families'
+// calls), read once by main.
+uint g_n;
+#define N         g_n
 #define SRC_OFF   params[2]
 #define DST_OFF   params[3]
 #define SRC_PAIRS params[4] /* TILES on OP_MINMAX: src already holds (min, max) pairs */
@@ -158,6 +162,7 @@ void choose(uint lo, uint hi, uint from_lo, uint from_hi)
 void main()
 {
     uint iid = invocation_index();
+    g_n = device_count(params[1]);
     switch (STAGE) {
     case 0u:
         stage_tiles(FROM_SRC);

@@ -49,7 +49,10 @@ layout(std430, binding = 2) restrict buffer Part { T part[]; };
 // CHAINED's ticket (state[0].x) and each tile's published values (below).
 layout(std430, binding = 3) coherent volatile buffer State { uvec4 state[]; };
 
-#define N               params[1]
+// The count: params[1], or with bit 31 set the count on the GPU it bounds (device_count,
+// common.glsl); main reads it once.
+uint g_n;
+#define N               g_n
 #define SRC_OFF         params[2]
 #define DST_OFF         params[3]
 #define EXCLUSIVE       params[4]
@@ -555,9 +558,11 @@ void stage_chained()
     uint lid = gl_LocalInvocationID.x;
     uint tiles = (N + (TILE - 1u)) / TILE;
     // Tiles in the order groups start (a ticket), not by group index: a
-    // predecessor has then at least started, and usually publishes soon.
+    // predecessor has then at least started, and usually publishes soon. Tickets
+    // wherever the dispatch has more than one group (the state was cleared): with a
+    // count on the GPU the groups may outnumber the count's tiles.
     if (lid == 0u)
-        s_ticket = tiles > 1u ? atomicAdd(state[0].x, 1u) : 0u;
+        s_ticket = gl_NumWorkGroups.x * gl_NumWorkGroups.y > 1u ? atomicAdd(state[0].x, 1u) : 0u;
     SYNC();
     uint t = s_ticket;
     if (t >= tiles)
@@ -619,6 +624,7 @@ void stage_chained()
 void main()
 {
     uint iid = invocation_index();
+    g_n = device_count(params[1]);
     switch (STAGE) {
     case 0u:
         stage_reduce();

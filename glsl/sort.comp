@@ -40,7 +40,10 @@ layout(std430, binding = 3) buffer PayB { uint pay_b[]; };
 layout(std430, binding = 4) buffer Aux { uint aux[]; };
 layout(std430, binding = 5) readonly buffer Segs { uint segs[]; };
 
-#define N               params[1]
+// The count: params[1], or with bit 31 set the count on the GPU it bounds (device_count,
+// common.glsl; the radix stages of a sort given a count_buffer), read once by main.
+uint g_n;
+#define N               g_n
 #define KEY_OFF_A       params[2]
 #define KEY_OFF_B       params[3]
 #define PAY_OFF_A       params[4]
@@ -1207,6 +1210,10 @@ void stage_onesweep()
         stop = range_first(range + 1u);
     }
     uint tile = begin + (t - lo) * TILE, end = min(stop, tile + TILE);
+    // With a count on the GPU the dispatch covers the bound's tiles: those past the
+    // count's have nothing to sort, and no later tile looks back at them.
+    if (t > lo && tile >= stop)
+        return; // the whole group (t is shared)
     uint chunk = tile + sg * sgs * ITEMS;
     bool one_digit = WG_SIZE >= DIGITS && lid < DIGITS; // invocation lid owns digit lid
     KEY k[ITEMS];
@@ -1429,6 +1436,7 @@ void stage_small()
 void main()
 {
     uint iid = invocation_index();
+    g_n = device_count(params[1]);
     switch (STAGE) {
     case 1u:
         if (OWN_PROGRAM)

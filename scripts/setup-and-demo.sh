@@ -2,8 +2,9 @@
 # Sets up a fresh Debian machine (as root), builds libgpgpu and runs the
 # demos: `gpgpu info`, a reduce, a scan, a sort and a dense product from the
 # command line, the particle demo (a GLFW app whose own buffers the library
-# reduces and scans) and the depth-sort demo (its particles sorted back to
-# front every frame) under a virtual display.
+# reduces and compacts) and the depth-sort demo (its particles culled to the
+# view, sorted back to front and gathered into draw order every frame) under a
+# virtual display.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive

@@ -1,7 +1,8 @@
 # What the CLI test scripts share (sourced, after they set $gpgpu and
 # $backend): a temporary directory $tmp removed on exit, fail() counting
 # into $failures, and exit 77 when the backend cannot start at all; `gpgpu
-# info` for the backend is left in $tmp/info.
+# info` for the backend is left in $tmp/info; mtx() writes a one-column file
+# and same() compares two.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -9,6 +10,25 @@ failures=0
 fail() {
     echo "FAIL: $*" >&2
     failures=$((failures + 1))
+}
+
+# mtx FILE FIELD VALUE... : a one-column array file.
+mtx() {
+    local file=$1 field=$2
+    shift 2
+    {
+        echo "%%MatrixMarket matrix array $field general"
+        echo "$# 1"
+        for v in "$@"; do echo "$v"; done
+    } >"$file"
+}
+
+# same NAME GOT EXPECTED : two files must be equal.
+same() {
+    if ! cmp -s "$2" "$3"; then
+        fail "$1: $2 differs from the expected"
+        diff "$3" "$2" | head -20 >&2
+    fi
 }
 
 "$gpgpu" info --backend "$backend" >"$tmp/info" 2>&1

@@ -526,8 +526,8 @@ typedef struct scan_case {
     gpgpu_status expected;
 } scan_case;
 
-#define INCL(algo) {U32, false, algo}
-#define EXCL(algo) {U32, true, algo}
+#define INCL(a) {.type = U32, .exclusive = false, .algo = (a)}
+#define EXCL(a) {.type = U32, .exclusive = true, .algo = (a)}
 #define FAST GPGPU_ALGO_FAST
 #define CLASSIC GPGPU_ALGO_CLASSIC_SCAN
 
@@ -540,8 +540,8 @@ static const scan_case scan_cases[] = {
     {INCL(FAST), true, 0, 4, 4, S_OK},           /* adjacent ranges */
     {INCL(CLASSIC), true, 8, 4, 4, S_OK},
     {INCL(FAST), true, 0, 1, 0, S_OK},           /* empty ranges never overlap */
-    {{(gpgpu_type)0, false, 0}, false, 0, 0, 1, E_INVALID},
-    {{(gpgpu_type)5, false, 0}, false, 0, 0, 1, E_INVALID},
+    {{.type = (gpgpu_type)0}, false, 0, 0, 1, E_INVALID},
+    {{.type = (gpgpu_type)5}, false, 0, 0, 1, E_INVALID},
     {INCL(GPGPU_ALGO_CLASSIC_NETSORT), false, 0, 0, 1, E_COMBO},
     {INCL((gpgpu_algo)-1), false, 0, 0, 1, E_INVALID},
     {INCL(GPGPU_ALGO_GEMM_COOPMAT_F16), false, 0, 0, 1, E_COMBO},
@@ -642,7 +642,7 @@ static void check_empty_scan(gpgpu_context *ctx, gpgpu_buffer *a, gpgpu_buffer *
     for (gpgpu_type t = U32; t <= F64; t++)
         for (size_t k = 0; k < 3; k++)
             for (int exclusive = 0; exclusive < 2; exclusive++) {
-                gpgpu_scan_desc d = {t, exclusive, algos[k]};
+                gpgpu_scan_desc d = {.type = t, .exclusive = exclusive, .algo = algos[k]};
                 EXPECT_STATUS(ctx, gpgpu_scan(ctx, &d, a, 0, b, 0, 0), S_OK);
                 EXPECT_STATUS(ctx, gpgpu_scan(ctx, &d, a, 3, a, 3, 0), S_OK);
                 EXPECT_STATUS(ctx, gpgpu_scan(ctx, &d, a, 0, a, 1, 0), S_OK);
@@ -856,7 +856,7 @@ static void check_wrapped_scan(gpgpu_context *ctx, gpgpu_buffer *w, GLuint name,
                 size_t dst = in_place ? IN_OFF : OUT_OFF;
                 gl.NamedBufferSubData(name, 0, GL_BYTES, image);
                 cpu_scan(offset, exclusive, dst);
-                EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){U32, exclusive, algos[a]},
+                EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = U32, .exclusive = exclusive, .algo = algos[a]},
                                               w, IN_OFF, w, dst, N),
                               S_OK);
                 char what[128];
@@ -929,7 +929,7 @@ static void check_wrapped_f64(gpgpu_context *ctx)
             EXPECT(sum == 32896.0, "f64 sum through a wrap at 24 is %.17g", sum);
         else
             EXPECT_NAMED(ctx, "gpgpu_reduce");
-        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){F64, false, 0}, w, 0, w, 0, 256),
+        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = F64, .exclusive = false, .algo = 0}, w, 0, w, 0, 256),
                       cases[i].expected);
         /* u32 data at the same offset is fine. */
         uint32_t r;
@@ -1051,11 +1051,11 @@ static void adopted_calls(gpgpu_context *actx, GLuint name, const gl_snapshot *w
                   S_OK);
     expect_restored(want, "a classic reduce");
     cpu_scan(OFFSET, true, OUT_OFF);
-    EXPECT_STATUS(actx, gpgpu_scan(actx, &(gpgpu_scan_desc){U32, true, FAST}, w, IN_OFF, w, OUT_OFF, N),
+    EXPECT_STATUS(actx, gpgpu_scan(actx, &(gpgpu_scan_desc){.type = U32, .exclusive = true, .algo = FAST}, w, IN_OFF, w, OUT_OFF, N),
                   S_OK);
     expect_restored(want, "a fast scan");
     expect_image(name, want_image, OFFSET, "adopted fast exclusive scan");
-    EXPECT_STATUS(actx, gpgpu_scan(actx, &(gpgpu_scan_desc){U32, false, CLASSIC}, w, IN_OFF, w, IN_OFF, N),
+    EXPECT_STATUS(actx, gpgpu_scan(actx, &(gpgpu_scan_desc){.type = U32, .exclusive = false, .algo = CLASSIC}, w, IN_OFF, w, IN_OFF, N),
                   S_OK);
     expect_restored(want, "a classic scan");
     EXPECT_STATUS(actx, gpgpu_buffer_copy(w, 0, own, 0, 4096), S_OK);
@@ -1343,7 +1343,7 @@ static void check_second_context(gpgpu_context *ctx)
     EXPECT(r.calls == 1 && r.status == E_INVALID && strcmp(r.message, gpgpu_last_error(c2)) == 0,
            "callback: %d calls, status %d, message \"%s\"", r.calls, (int)r.status, r.message);
     EXPECT_NAMED(c2, "gpgpu_reduce");
-    EXPECT_STATUS(c2, gpgpu_scan(c2, &(gpgpu_scan_desc){U32, false, 0}, theirs, 0, mine, 0, 16),
+    EXPECT_STATUS(c2, gpgpu_scan(c2, &(gpgpu_scan_desc){.type = U32, .exclusive = false, .algo = 0}, theirs, 0, mine, 0, 16),
                   E_INVALID);
     EXPECT_STATUS(c2, gpgpu_buffer_copy(theirs, 0, mine, 0, 16), E_INVALID);
     EXPECT_STATUS(c2, gpgpu_timer_end(c2, &(double){0}), E_INVALID);

@@ -128,7 +128,7 @@ static void scan_all(gpgpu_type t, const uint32_t *data, size_t n, gpgpu_buffer 
                 ref_scan(t, ex, data, n, want + OFF, NULL);
             for (int b = 0; b < BACKENDS; b++) {
                 EXPECT_STATUS(ctxs[b],
-                              gpgpu_scan(ctxs[b], &(gpgpu_scan_desc){t, ex, algo}, in[b], OFF,
+                              gpgpu_scan(ctxs[b], &(gpgpu_scan_desc){.type = t, .exclusive = ex, .algo = algo}, in[b], OFF,
                                          out[b], OFF, n),
                               GPGPU_SUCCESS);
                 EXPECT_STATUS(ctxs[b], gpgpu_buffer_download(out[b], 0, got[b], bytes),
@@ -160,7 +160,7 @@ static void check_foreign_buffers(void)
         gpgpu_context *ctx = ctxs[b];
         gpgpu_buffer *theirs = mine[1 - b];
         const gpgpu_reduce_desc sum = {GPGPU_TYPE_U32, GPGPU_OP_SUM, 0};
-        const gpgpu_scan_desc scan = {GPGPU_TYPE_U32, false, 0};
+        const gpgpu_scan_desc scan = {.type = GPGPU_TYPE_U32, .exclusive = false, .algo = 0};
         EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &sum, theirs, 0, 16, result),
                       GPGPU_ERROR_INVALID_ARGUMENT);
         EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &sum, mine[b], 0, 16, theirs, 0),

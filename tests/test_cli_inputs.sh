@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Hostile inputs to the gpgpu commands that read files: each stops with exit
+# Hostile inputs to the gpgpu commands that read files (reduce, sort, scan,
+# matinfo, select's flags, gather's indices): each stops with exit
 # code 2 and the reader's message before any GPU work (the files are read
 # before a context is made, so this runs in the cpu suite): /dev/zero, an
 # endless pipe, a size line past 2^31 - 1 and one that promises 2^31 - 1
@@ -47,6 +48,10 @@ expect "NUL byte" -- "$gpgpu" matinfo /dev/zero
 expect "past 2^31 - 1" -- "$gpgpu" reduce --op sum --type f64 "$tmp/huge.mtx"
 expect "found 1" -- "$gpgpu" scan --inclusive --type f32 -o - "$tmp/claim.mtx"
 expect "past 2^31 - 1" -- "$gpgpu" matinfo "$tmp/nnz.mtx"
+printf '%%%%MatrixMarket matrix array integer general\n2 1\n1\n2\n' >"$tmp/two.mtx"
+expect "NUL byte" -- "$gpgpu" select --type u32 --flags /dev/zero "$tmp/two.mtx" -o -
+expect "NUL byte" -- "$gpgpu" gather --type u32 --indices /dev/zero "$tmp/two.mtx" -o -
+expect "found 1" -- "$gpgpu" gather --type u32 --indices "$tmp/claim.mtx" "$tmp/two.mtx" -o -
 expect "comments" -- bash -c "(echo '%%MatrixMarket matrix array real general'; yes %) |
     '$gpgpu' reduce --op max --type f32 /dev/stdin"
 expect "longer than" -- bash -c "(echo '%%MatrixMarket matrix coordinate real general';
@@ -95,7 +100,7 @@ for c in $commands; do
     "$gpgpu" help "$c" | cmp -s - "$tmp/help" || fail "gpgpu help $c differs from $c --help"
 done
 # The list is the table of commands: every command the project documents, each once.
-want="info reduce scan sort matinfo spmv cg spgemm gemm histogram segreduce rle"
+want="info reduce scan sort matinfo spmv cg spgemm gemm select gather histogram segreduce rle"
 [ "$(echo $commands)" = "$want" ] || fail "gpgpu --help lists: $(echo $commands) (expected: $want)"
 
 # Integer sums wrap, and the help says so where it says how results print.

@@ -31,7 +31,7 @@ rle_exact() {
     same "$name (counts)" "$tmp/counts.mtx" "$tmp/want_counts.mtx"
     # shellcheck disable=SC2086
     set -- $counts
-    grep -q "runs: $#\$" "$tmp/stderr" || fail "$name: stderr does not say 'runs: $#'"
+    grep -qx "runs: $#" "$tmp/stderr" || fail "$name: stderr does not say 'runs: $#'"
 }
 
 rle_exact "u32" u32 integer "5 5 5 3 3 4294967295 5 0 0" "5 3 4294967295 5 0" "3 2 1 1 2"

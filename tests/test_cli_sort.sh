@@ -14,17 +14,6 @@ gpgpu=$1
 backend=$2
 . "$(dirname "$0")/cli_common.sh"
 
-# mtx FILE FIELD VALUE... : a one-column array file.
-mtx() {
-    local file=$1 field=$2
-    shift 2
-    {
-        echo "%%MatrixMarket matrix array $field general"
-        echo "$# 1"
-        for v in "$@"; do echo "$v"; done
-    } >"$file"
-}
-
 # sort_ok NAME ARGS... : runs gpgpu sort on the backend; it must succeed.
 sort_ok() {
     local name=$1
@@ -32,14 +21,6 @@ sort_ok() {
     if ! "$gpgpu" sort --backend "$backend" "$@" 2>"$tmp/stderr"; then
         fail "$name: gpgpu sort $* failed: $(cat "$tmp/stderr")"
         return 1
-    fi
-}
-
-# same NAME GOT EXPECTED : two files must be equal.
-same() {
-    if ! cmp -s "$2" "$3"; then
-        fail "$1: $2 differs from the expected"
-        diff "$3" "$2" | head -20 >&2
     fi
 }
 

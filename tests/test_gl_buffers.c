@@ -117,7 +117,7 @@ static void staged_transfers(gpgpu_context *ctx)
     /* A download right after a dispatch that wrote the range, then an upload over part of
      * it: the download sees the scan, the last download the upload. */
     gpgpu_buffer *out = test_buffer(ctx, NULL, 4096 * 4);
-    const gpgpu_scan_desc inclusive = {GPGPU_TYPE_U32, false, GPGPU_ALGO_DEFAULT};
+    const gpgpu_scan_desc inclusive = {.type = GPGPU_TYPE_U32, .exclusive = false, .algo = GPGPU_ALGO_DEFAULT};
     EXPECT_STATUS(ctx, gpgpu_scan(ctx, &inclusive, buf, off / 4, out, 0, 1000), GPGPU_SUCCESS);
     EXPECT_STATUS(ctx, gpgpu_buffer_download(out, 0, got, 1000 * 4), GPGPU_SUCCESS);
     uint32_t run = 0;

@@ -278,7 +278,7 @@ static void call(gpgpu_type t, gpgpu_algo algo, bool ex, bool in_place, size_t n
     else
         out = slab_make(ctx, t, out_off + n + 3, 0, 0, NULL);
     EXPECT_STATUS(ctx,
-                  gpgpu_scan(ctx, &(gpgpu_scan_desc){t, ex, algo}, in.buf, in_off, out.buf,
+                  gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = t, .exclusive = ex, .algo = algo}, in.buf, in_off, out.buf,
                              out_off, n),
                   GPGPU_SUCCESS);
     double *tol = exact(out.len);
@@ -394,6 +394,85 @@ static void edge_cases(gpgpu_type t)
     free(res);
 }
 
+/* ------------------------------------------------ counts on the GPU */
+
+/* gpgpu_scan with count_buffer: `bound` sizes the call, `real` (which may exceed it: the
+ * count is clamped) sits in a u32 buffer among poisoned words; the elements past the count
+ * keep their poison, in place and not, for every fast algorithm. */
+static void counted_once(gpgpu_type t, gpgpu_algo algo, bool ex, bool in_place, size_t bound,
+                         uint32_t real)
+{
+    char what[200];
+    snprintf(what, sizeof what, "%s %s %s%s count_buffer %u of bound %zu", gpgpu_type_name(t),
+             algo_name(algo), kind(ex), in_place ? " in place" : "", real, bound);
+    size_t n = real < bound ? real : bound;
+    slab in = slab_make(ctx, t, 2, bound, 1, NULL), out = in;
+    size_t out_off = 2;
+    if (!in_place) {
+        out = slab_make(ctx, t, 3 + bound + 2, 0, 0, NULL);
+        out_off = 3;
+    }
+    uint32_t words[4] = {0xA5A5A5A5u, 0xA5A5A5A5u, real, 0xA5A5A5A5u};
+    gpgpu_buffer *cb = test_buffer(ctx, words, sizeof words);
+    gpgpu_scan_desc desc = {.type = t, .exclusive = ex, .algo = algo, .count_buffer = cb,
+                            .count_offset = 2};
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &desc, in.buf, 2, out.buf, out_off, bound),
+                  GPGPU_SUCCESS);
+    long double *abs = xmalloc((n + 1) * sizeof *abs);
+    void *input = xmalloc(n * gpgpu_type_size(t) + 1);
+    memcpy(input, slab_at(&in, 2), n * gpgpu_type_size(t));
+    ref_scan(t, ex, input, n, slab_at(&out, out_off), abs);
+    double *tol = exact(out.len);
+    size_t depth = algo == GPGPU_ALGO_SCAN_SINGLE_PASS       ? chained_depth(t, bound)
+                   : algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN ? rts_depth(bound)
+                                                             : fast_depth(t, bound);
+    fill_tol(t, tol + out_off, abs, n, depth);
+    slab_check(&out, tol, what);
+    if (!in_place) {
+        char iw[240];
+        snprintf(iw, sizeof iw, "%s: input unchanged", what);
+        slab_check(&in, NULL, iw);
+        slab_free(&out);
+    }
+    free(tol);
+    free(abs);
+    free(input);
+    gpgpu_buffer_destroy(cb);
+    slab_free(&in);
+}
+
+/* Counts 0, 1, between and the bound (and past it: clamped), for bounds of one tile and of
+ * many; the errors of the count_buffer's own arguments. */
+static void device_counts(gpgpu_type t, size_t type_index)
+{
+    static const size_t bounds[] = {1, 1000, 65537, (1u << 20) + 3};
+    static const gpgpu_algo algos[] = {GPGPU_ALGO_FAST, GPGPU_ALGO_SCAN_SINGLE_PASS,
+                                       GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN};
+    for (size_t b = 0; b < sizeof bounds / sizeof *bounds; b++) {
+        size_t bound = bounds[b];
+        if (bound > test_max_n() || !test_runs_large(bound * 8, type_index))
+            continue;
+        uint32_t reals[] = {0, 1, (uint32_t)(bound / 2 + 1), (uint32_t)bound,
+                            (uint32_t)bound + 7};
+        for (size_t a = 0; a < sizeof algos / sizeof *algos; a++)
+            for (size_t r = 0; r < sizeof reals / sizeof *reals; r++)
+                counted_once(t, algos[a], (a + r) % 2, r % 2 == 1, bound, reals[r]);
+    }
+    if (type_index != 0)
+        return;
+    gpgpu_buffer *buf = test_buffer(ctx, NULL, 64);
+    gpgpu_scan_desc classic = {.type = t, .algo = GPGPU_ALGO_CLASSIC_SCAN, .count_buffer = buf};
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &classic, buf, 0, buf, 0, 4),
+                  GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    EXPECT(strstr(gpgpu_last_error(ctx), "CLASSIC_SCAN takes no count_buffer") != NULL,
+           "classic scan with a count_buffer: message '%s'", gpgpu_last_error(ctx));
+    gpgpu_scan_desc past = {.type = t, .count_buffer = buf, .count_offset = 16};
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &past, buf, 0, buf, 0, 4), GPGPU_ERROR_OUT_OF_RANGE);
+    EXPECT(strstr(gpgpu_last_error(ctx), "gpgpu_scan (count_buffer)") != NULL,
+           "count_buffer past its buffer: message '%s'", gpgpu_last_error(ctx));
+    gpgpu_buffer_destroy(buf);
+}
+
 int main(void)
 {
     ctx = test_context();
@@ -424,6 +503,7 @@ int main(void)
             call_all(t, large, 1, 2, NULL, false);
         }
         edge_cases(t);
+        device_counts(t, ti);
     }
     gpgpu_context_destroy(ctx);
     return test_finish();

@@ -278,7 +278,7 @@ static staged staged_make(gpgpu_type t, size_t n, flagset f, int data)
         free(segs);
     }
     s.gpu = (sort_keys){t, s.keys.buf, 3, s.has_pay ? s.pay.buf : NULL, 5, n, f.flags,
-                        s.has_segs ? s.segs.buf : NULL, 2, nseg, 0, 0, 0, NULL};
+                        s.has_segs ? s.segs.buf : NULL, 2, nseg, 0, 0, 0, NULL, NULL};
     s.host = (ref_sort_keys){t, slab_at(&s.keys, 3), s.has_pay ? slab_at(&s.pay, 5) : NULL, n,
                              f.flags, s.has_segs ? slab_at(&s.segs, 2) : NULL, nseg, 0};
     return s;
@@ -456,7 +456,7 @@ static scatter_dest scatter_dest_make(gpgpu_type t, size_t n, flagset f)
                       .pay = slab_make(ctx, GPGPU_TYPE_U32, 4 + n + 2, 0, 0, NULL)};
     bool pay = f.pay != 0;
     d.gpu = (sort_keys){t, d.keys.buf, 1, pay ? d.pay.buf : NULL, 4, n, 0, NULL, 0, 0, 0, 0,
-                        0, NULL};
+                        0, NULL, NULL};
     d.host = (ref_sort_keys){t, slab_at(&d.keys, 1), pay ? slab_at(&d.pay, 4) : NULL, n, 0,
                              NULL, 0, 0};
     return d;
@@ -749,7 +749,7 @@ static void radix_in_ranges(gpgpu_type t, size_t n, bool values, bool desc, int 
     size_t ko_off = values ? 3 : 1, vo_off = values ? 5 : 4;
     unsigned flags = (desc ? SORT_DESCENDING : 0) | (values ? 0 : SORT_PAYLOAD_IS_INDEX);
     sort_keys src = {t, k.buf, 3, values ? v.buf : NULL, 5, n, flags, NULL, 0, 0, 0,
-                     values ? 0 : 11, TEST_RANGES, at};
+                     values ? 0 : 11, TEST_RANGES, at, NULL};
     sort_keys dst = src;
     dst.keys = ko.buf;
     dst.keys_off = ko_off;
@@ -1106,6 +1106,113 @@ static void run_case_(const sort_case *c)
     free(keys);
     free(vals);
     free(segs);
+}
+
+/* --------------------------------------------------- counts on the GPU */
+
+/* gpgpu_sort with count_buffer: `bound` keys (and values) sized into the call, the count
+ * `real` (clamped to the bound) in a u32 buffer between poisoned words. The first
+ * min(real, bound) must come out as the CPU's stable sort of them; every other element of
+ * the buffers keeps its bits (the input's past the count in place, the poison out of
+ * place). */
+static void counted_case(gpgpu_type t, size_t bound, uint32_t real, bool values, bool desc,
+                         bool in_place, int data)
+{
+    if (bound > test_max_n())
+        return;
+    char what[200];
+    snprintf(what, sizeof what, "gpgpu_sort %s count_buffer %u of bound %zu%s%s%s, %s",
+             gpgpu_type_name(t), real, bound, values ? ", values" : "", desc ? " desc" : "",
+             in_place ? " in place" : "", data_names[data]);
+    size_t n = real < bound ? real : bound, es = ksize(t), in_off = 3, out_off = 5;
+    void *keys = xmalloc(bound * es);
+    gen_keys(t, data, keys, bound);
+    slab in = slab_make(ctx, t, in_off, bound, 2, keys), out = in;
+    if (in_place)
+        out_off = in_off;
+    else
+        out = slab_make(ctx, t, out_off + bound + 3, 0, 0, NULL);
+    uint32_t *vals = values ? gen_u32(bound) : NULL;
+    slab v = {0};
+    if (values)
+        v = slab_make(ctx, GPGPU_TYPE_U32, 1, bound, 2, vals);
+    uint32_t words[3] = {0xA5A5A5A5u, real, 0xA5A5A5A5u};
+    gpgpu_buffer *cb = test_buffer(ctx, words, sizeof words);
+    gpgpu_sort_desc d = {.type = t, .descending = desc, .count_buffer = cb, .count_offset = 1};
+    if (values) {
+        d.values_in = v.buf;
+        d.values_in_offset = 1;
+    }
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &d, in.buf, in_off, in_place ? NULL : out.buf, out_off,
+                                  bound),
+                  GPGPU_SUCCESS);
+    /* The first n keys sorted (and their values with them) into the images. */
+    memcpy(slab_at(&out, out_off), keys, n * es);
+    ref_sort(t, desc, slab_at(&out, out_off), values ? (uint32_t *)slab_at(&v, 1) : NULL, n,
+             NULL, 0);
+    slab_check(&out, NULL, what);
+    if (values)
+        slab_check(&v, NULL, what);
+    if (!in_place) {
+        char w[240];
+        snprintf(w, sizeof w, "%s: input unchanged", what);
+        slab_check(&in, NULL, w);
+        slab_free(&out);
+    }
+    gpgpu_buffer_destroy(cb);
+    if (values)
+        slab_free(&v);
+    slab_free(&in);
+    free(keys);
+    free(vals);
+}
+
+/* Counts 0, 1, between, the bound and past it, on the one-group sort, the one-sweep and
+ * (radix_onesweep=0) the reduce-then-scan passes, every type. */
+static void device_counts(void)
+{
+    static const size_t bounds[] = {1, 1000, 4096, 70001};
+    for (size_t ti = 0; ti < 4; ti++)
+        for (size_t b = 0; b < sizeof bounds / sizeof *bounds; b++) {
+            size_t bound = bounds[b];
+            uint32_t reals[] = {0, 1, (uint32_t)(bound / 3 + 1), (uint32_t)bound,
+                                (uint32_t)bound + 5};
+            for (size_t r = 0; r < 5; r++)
+                counted_case(test_types[ti], bound, reals[r], (r + ti) % 2 == 0, r == 2,
+                             (b + r) % 2 == 1, (int)((ti + b + r) % D_COUNT));
+        }
+    counted_case(GPGPU_TYPE_U32, 1000003, 999983, true, false, false, D_RANDOM);
+    counted_case(GPGPU_TYPE_F32, 1000003, 123457, false, true, true, D_SPECIAL);
+    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
+    tuning->radix_onesweep = 0;
+    counted_case(GPGPU_TYPE_I32, 70001, 30011, true, false, false, D_DUPS);
+    counted_case(GPGPU_TYPE_F64, 70001, 0, true, true, true, D_RANDOM);
+    tuning->radix_onesweep = 1;
+    tuning->radix_small = 0;
+    counted_case(GPGPU_TYPE_U32, 3000, 2999, true, false, true, D_DUPS);
+    tuning->radix_small = 1;
+
+    gpgpu_buffer *cb = test_buffer(ctx, NULL, 16);
+    slab a = slab_make(ctx, GPGPU_TYPE_U32, 0, 100, 0, NULL);
+    slab segs = slab_make(ctx, GPGPU_TYPE_U32, 0, 2, 0, (uint32_t[]){0, 100});
+    static const gpgpu_algo networks[] = {GPGPU_ALGO_BITONIC, GPGPU_ALGO_CLASSIC_NETSORT};
+    for (size_t k = 0; k < 2; k++) {
+        gpgpu_sort_desc d = {.type = GPGPU_TYPE_U32, .algo = networks[k], .count_buffer = cb};
+        EXPECT_STATUS(ctx, gpgpu_sort(ctx, &d, a.buf, 0, NULL, 0, 100),
+                      GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+        EXPECT(strstr(gpgpu_last_error(ctx), "a count_buffer takes the radix sort"),
+               "%s with a count_buffer: '%s'", algo_name(networks[k]), gpgpu_last_error(ctx));
+    }
+    gpgpu_sort_desc sd = {.type = GPGPU_TYPE_U32, .count_buffer = cb, .segments = segs.buf,
+                          .segment_count = 1};
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &sd, a.buf, 0, NULL, 0, 100),
+                  GPGPU_ERROR_UNSUPPORTED_COMBINATION);
+    gpgpu_sort_desc past = {.type = GPGPU_TYPE_U32, .count_buffer = cb, .count_offset = 4};
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &past, a.buf, 0, NULL, 0, 100), GPGPU_ERROR_OUT_OF_RANGE);
+    slab_check(&a, NULL, "refused counted sorts leave the keys alone");
+    slab_free(&segs);
+    slab_free(&a);
+    gpgpu_buffer_destroy(cb);
 }
 
 /* ------------------------------------------------------ argument errors */
@@ -1593,6 +1700,8 @@ int main(void)
     for (size_t ai = 0; ai < 4; ai++)
         fprintf(stderr, "gpgpu_sort %s: %.1f s in all (with the checks)\n",
                 algo_name(sort_algos[ai]), seconds[sort_algos[ai]]);
+    device_counts();
+    section("counts on the GPU");
     errors();
     section("errors");
     gpgpu_context_destroy(ctx);

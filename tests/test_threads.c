@@ -71,7 +71,7 @@ static void reduce_and_scan(gpgpu_context *ctx, const char *who, const uint32_t 
                                         &got),
                       S_OK);
         EXPECT(got == sum, "%s: reduce of %zu gives %u, expected %u", who, n, got, sum);
-        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){U32, true, 0}, in, 0, res, 0, n),
+        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = U32, .exclusive = true, .algo = 0}, in, 0, res, 0, n),
                       S_OK);
         download(ctx, res, out, n * 4);
         char what[96];

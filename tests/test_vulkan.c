@@ -474,7 +474,7 @@ static void wrapped_scan(gpgpu_context *ctx, const host_buffer *hb, gpgpu_buffer
                     for (size_t i = 0; i < N; i++)
                         tol[i] = is_float(t) ? tolerance(t, N, abs[i]) : -1;
                 }
-                EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){t, ex, classic ? CLASSIC : FAST},
+                EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = t, .exclusive = ex, .algo = classic ? CLASSIC : FAST},
                                               w, IN_OFF, w, dst, N),
                               S_OK);
                 char what[160];
@@ -543,7 +543,7 @@ static void wrapped_f64(gpgpu_context *ctx)
         if (expected == S_OK)
             EXPECT(sum[0] == 1.0 && sum[1] == 256.0, "f64 minmax through a wrap at 24: %g %g",
                    sum[0], sum[1]);
-        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){F64, false, 0}, w, 0, w, 0, 256),
+        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = F64}, w, 0, w, 0, 256),
                       expected);
         if (expected != S_OK)
             EXPECT_NAMED(ctx, "gpgpu_scan");
@@ -654,7 +654,7 @@ static void check_record_into(gpgpu_context *ctx)
 
     VkCommandBuffer cmd = begin_cmd();
     EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, cmd), S_OK);
-    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){U32, false, FAST}, w, A, w, B, NR), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = U32, .algo = FAST}, w, A, w, B, NR), S_OK);
     EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &(gpgpu_reduce_desc){U32, SUM, FAST}, w, A, NR,
                                               res, 2),
                   S_OK);
@@ -669,7 +669,7 @@ static void check_record_into(gpgpu_context *ctx)
                                                                    GPGPU_ALGO_CLASSIC_HALVING},
                                               w, B, NR, res, 7),
                   S_OK);
-    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){U32, true, CLASSIC}, w, C, w, C, NR),
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = U32, .exclusive = true, .algo = CLASSIC}, w, C, w, C, NR),
                   S_OK);
     EXPECT_STATUS(ctx, gpgpu_reduce_to_buffer(ctx, &(gpgpu_reduce_desc){U32, GPGPU_OP_MIN, 0}, w,
                                               A, 0, res, 9),
@@ -769,6 +769,91 @@ static void check_recorded_counts(gpgpu_context *ctx)
     free(want);
 }
 
+/* A pipeline with its counts on the GPU, recorded into one command buffer: a selection
+ * writes its count into an indirect draw's command, a sort, a gather of 16-byte records
+ * and a scan take their count from there; nothing comes back to the host until the
+ * submit, and a call that would read back is refused meanwhile. */
+static void check_record_counts(gpgpu_context *ctx)
+{
+    enum { NC = 50020, RW = 4 }; /* the records start at word 2 NC: a whole record */
+    const size_t wrap_off = 20;
+    /* The test's buffer: keys, flags, then records, from wrap_off. */
+    host_buffer hb = hb_make(wrap_off + 4 * (size_t)NC * (2 + RW) + 16);
+    pattern(hb.map, hb.bytes, 11);
+    float *keys = (float *)(hb.map + wrap_off);
+    uint32_t *flags = (uint32_t *)keys + NC, *recs = flags + NC;
+    test_random(F32, keys, NC, test_seed++);
+    for (size_t i = 0; i < NC; i++)
+        flags[i] = (i * 2654435761u >> 7) % 3 != 0;
+    test_random(U32, recs, (size_t)NC * RW, test_seed++);
+    gpgpu_buffer *w = wrap(ctx, &hb, wrap_off, 4 * (size_t)NC * (2 + RW));
+    gpgpu_buffer *sel_keys, *sel_idx, *gathered, *scanned, *cmd_words;
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 4 * NC, &sel_keys), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 4 * NC, &sel_idx), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 16 * NC, &gathered), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 4 * NC, &scanned), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, 16, &cmd_words), S_OK);
+    uint32_t draw[4] = {0xA5A5A5A5u, 1, 0, 0}; /* count, instanceCount, first, baseInstance */
+    EXPECT_STATUS(ctx, gpgpu_buffer_upload(cmd_words, 0, draw, sizeof draw), S_OK);
+
+    VkCommandBuffer cmd = begin_cmd();
+    EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, cmd), S_OK);
+    gpgpu_select_desc sd = {.type = F32, .flags = w, .flags_offset = NC, .indices_out = sel_idx,
+                            .count_out = cmd_words};
+    size_t selected;
+    EXPECT_STATUS(ctx, gpgpu_select(ctx, &sd, w, 0, sel_keys, 0, NC, &selected), E_COMBO);
+    EXPECT_NAMED(ctx, "gpgpu_select");
+    EXPECT_STATUS(ctx, gpgpu_select(ctx, &sd, w, 0, sel_keys, 0, NC, NULL), S_OK);
+    gpgpu_sort_desc so = {.type = F32, .descending = true, .values_in = sel_idx,
+                          .count_buffer = cmd_words};
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &so, sel_keys, 0, NULL, 0, NC), S_OK);
+    gpgpu_gather_desc gd = {.record_bytes = 4 * RW, .count_buffer = cmd_words};
+    EXPECT_STATUS(ctx, gpgpu_gather(ctx, &gd, w, 2 * NC / RW, NC, sel_idx, 0, gathered, 0, NC),
+                  S_OK);
+    gpgpu_scan_desc sc = {.type = U32, .count_buffer = cmd_words};
+    EXPECT_STATUS(ctx, gpgpu_scan(ctx, &sc, sel_idx, 0, scanned, 0, NC), S_OK);
+    VK_OK(vkEndCommandBuffer(cmd));
+    submit_and_wait(cmd);
+    EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, VK_NULL_HANDLE), S_OK);
+
+    /* The CPU's pipeline. */
+    float *want_k = xmalloc(4 * NC);
+    uint32_t *want_i = xmalloc(4 * NC), *want_r = xmalloc(16 * (size_t)NC);
+    size_t k = ref_select(F32, 0, 0, false, keys, flags, NULL, NC, want_k, NULL, want_i);
+    ref_sort(F32, true, want_k, want_i, k, NULL, 0);
+    ref_gather(RW, recs, want_i, k, want_r);
+    uint32_t got_cmd[4];
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(cmd_words, 0, got_cmd, sizeof got_cmd), S_OK);
+    EXPECT(got_cmd[0] == k && got_cmd[1] == 1 && got_cmd[2] == 0 && got_cmd[3] == 0,
+           "the draw command after the recorded selection: {%u, %u, %u, %u}, expected {%zu, 1, "
+           "0, 0}", got_cmd[0], got_cmd[1], got_cmd[2], got_cmd[3], k);
+    float *got_k = xmalloc(4 * NC);
+    uint32_t *got_i = xmalloc(4 * NC), *got_r = xmalloc(16 * (size_t)NC), *got_s = xmalloc(4 * NC);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(sel_keys, 0, got_k, 4 * k), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(sel_idx, 0, got_i, 4 * k), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(gathered, 0, got_r, 16 * k), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_download(scanned, 0, got_s, 4 * k), S_OK);
+    check_elems("recorded select + sort: keys", F32, got_k, want_k, k, NULL);
+    check_elems("recorded select + sort: indices", U32, got_i, want_i, k, NULL);
+    check_elems("recorded gather of the sorted records", U32, got_r, want_r, RW * k, NULL);
+    uint32_t acc = 0;
+    for (size_t i = 0; i < k; i++)
+        want_i[i] = acc += want_i[i];
+    check_elems("recorded scan of the sorted indices", U32, got_s, want_i, k, NULL);
+    vkFreeCommandBuffers(vk.device, vk.pool, 1, &cmd);
+    gpgpu_buffer *bufs[] = {w, sel_keys, sel_idx, gathered, scanned, cmd_words};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        gpgpu_buffer_destroy(bufs[i]);
+    hb_free(&hb);
+    free(want_k);
+    free(want_i);
+    free(want_r);
+    free(got_k);
+    free(got_i);
+    free(got_r);
+    free(got_s);
+}
+
 /* More dispatches in one command buffer than one descriptor pool holds
  * (256 sets): 14 classic in-place scans of 2^20 elements, 20 steps each,
  * and fast scans between them. Repeated inclusive scans of the same range
@@ -790,7 +875,7 @@ static void check_many_dispatches(gpgpu_context *ctx)
     EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, cmd), S_OK);
     for (int round = 0; round < ROUNDS; round++) {
         bool fast = round % 4 == 3;
-        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){U32, false, fast ? FAST : CLASSIC},
+        EXPECT_STATUS(ctx, gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = U32, .algo = fast ? FAST : CLASSIC},
                                       w, 0, w, 0, NM),
                       S_OK);
         uint32_t acc = 0;
@@ -1260,8 +1345,8 @@ static void check_own_device(void)
         }
         EXPECT_STATUS(own, gpgpu_timer_end(own, &ns), S_OK);
         for (int classic = 0; classic < 2; classic++) {
-            EXPECT_STATUS(own, gpgpu_scan(own, &(gpgpu_scan_desc){U32, true, classic ? CLASSIC : FAST},
-                                          a, 0, b, 0, NO),
+            gpgpu_scan_desc d = {.type = U32, .exclusive = true, .algo = classic ? CLASSIC : FAST};
+            EXPECT_STATUS(own, gpgpu_scan(own, &d, a, 0, b, 0, NO),
                           S_OK);
             EXPECT_STATUS(own, gpgpu_buffer_download(b, 0, got, 4 * NO), S_OK);
             EXPECT(got[0] == 0 && got[NO - 1] == sum - data[NO - 1],
@@ -1307,6 +1392,7 @@ int main(void)
     check_record_more(ctx);
     check_foreign_objects(ctx);
     check_recorded_counts(ctx);
+    check_record_counts(ctx);
     check_many_dispatches(ctx);
     check_scratch_outlives_recording(ctx);
     check_second_adopt(ctx);

@@ -71,10 +71,10 @@ static void cpu_scan(uint32_t *dst, const uint32_t *src, size_t n, bool exclusiv
 static void scans(gpgpu_context *ctx, gpgpu_buffer *const w[4])
 {
     gpgpu_buffer *a = w[0], *b = w[1], *c = w[2], *a2 = w[3];
-    const gpgpu_scan_desc incl = {U32, false, GPGPU_ALGO_FAST},
-                          excl = {U32, true, GPGPU_ALGO_FAST},
-                          classic_incl = {U32, false, GPGPU_ALGO_CLASSIC_SCAN},
-                          classic_excl = {U32, true, GPGPU_ALGO_CLASSIC_SCAN};
+    const gpgpu_scan_desc incl = {.type = U32, .exclusive = false, .algo = GPGPU_ALGO_FAST},
+                          excl = {.type = U32, .exclusive = true, .algo = GPGPU_ALGO_FAST},
+                          classic_incl = {.type = U32, .exclusive = false, .algo = GPGPU_ALGO_CLASSIC_SCAN},
+                          classic_excl = {.type = U32, .exclusive = true, .algo = GPGPU_ALGO_CLASSIC_SCAN};
     test_random(U32, img, WORDS, 102);
     upload_image(ctx, w);
     /* The same words through two wraps: in place. The classic exclusive scan

@@ -124,7 +124,7 @@ static int run_rle(gpgpu_context *ctx, const rle_args *r, gpgpu_buffer *keys, si
             rc = tool_fail(status, "rle", gpgpu_last_error(ctx));
     }
     if (rc == TOOL_EXIT_OK) {
-        tool_message("runs: %zu", runs);
+        fprintf(stderr, "runs: %zu\n", runs); /* a result: the line alone, as the help says */
         rc = write_elements(ctx, unique, r->in.type, runs, r->out_path);
     }
     if (rc == TOOL_EXIT_OK && lengths != NULL)

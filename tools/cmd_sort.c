@@ -133,27 +133,6 @@ static int upload_iota(gpgpu_context *ctx, size_t n, gpgpu_buffer **buf)
     return TOOL_EXIT_OK;
 }
 
-/* Downloads `count` elements of buf and writes them to path. */
-static int write_result(gpgpu_context *ctx, gpgpu_buffer *buf, gpgpu_type type, size_t count,
-                        const char *path)
-{
-    void *host;
-    char msg[512] = "";
-    gpgpu_status status;
-    int rc;
-
-    tool_progress_step(long_step(count), "downloading %zu values...", count);
-    rc = download_output(ctx, buf, count, gpgpu_type_size(type), &host);
-    if (rc != TOOL_EXIT_OK)
-        return rc;
-    tool_progress_step(long_step(count), "writing %s...", path);
-    status = gpgpu_mtx_write_vector(path, type, host, count, msg, sizeof(msg));
-    free(host);
-    if (status != GPGPU_SUCCESS)
-        return tool_fail(status, "cannot write the output", msg);
-    return TOOL_EXIT_OK;
-}
-
 /* Sorts the keys in place (and the numbering with them, for --perm), then
  * downloads and writes. */
 static int run_sort(gpgpu_context *ctx, const sort_args *s, size_t count, gpgpu_buffer *keys,
@@ -175,9 +154,9 @@ static int run_sort(gpgpu_context *ctx, const sort_args *s, size_t count, gpgpu_
     status = gpgpu_sort(ctx, &desc, keys, 0, NULL, 0, count);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "sort", gpgpu_last_error(ctx));
-    rc = write_result(ctx, keys, s->in.type, count, s->out_path);
+    rc = write_output(ctx, keys, s->in.type, count, s->out_path);
     if (rc == TOOL_EXIT_OK && perm != NULL)
-        rc = write_result(ctx, perm, GPGPU_TYPE_U32, count, s->perm_path);
+        rc = write_output(ctx, perm, GPGPU_TYPE_U32, count, s->perm_path);
     return rc;
 }
 

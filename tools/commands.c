@@ -10,41 +10,57 @@
 
 const command gpgpu_commands[] = {
     { .name = "info", .summary = "print what the context runs on",
-      .run = cmd_info, .parse = cmd_info_parse, .help = info_help, .options_help = NULL,
-      .context_options = true, .help_hint = "gpgpu info --help" },
+      .run = cmd_info, .parse = cmd_info_parse, .help = info_help,
+      .options_help = NULL, .context_options = true, .help_hint = "gpgpu info --help" },
     { .name = "reduce", .summary = "sum, min, max or min and max of a vector",
-      .run = cmd_reduce, .parse = cmd_reduce_parse, .help = reduce_help, .options_help = vector_options_help,
-      .context_options = true, .help_hint = "gpgpu reduce --help" },
+      .run = cmd_reduce, .parse = cmd_reduce_parse, .help = reduce_help,
+      .options_help = vector_options_help, .context_options = true,
+      .help_hint = "gpgpu reduce --help" },
     { .name = "scan", .summary = "inclusive or exclusive prefix sums of a vector",
-      .run = cmd_scan, .parse = cmd_scan_parse, .help = scan_help, .options_help = vector_options_help,
-      .context_options = true, .help_hint = "gpgpu scan --help" },
+      .run = cmd_scan, .parse = cmd_scan_parse, .help = scan_help,
+      .options_help = vector_options_help, .context_options = true,
+      .help_hint = "gpgpu scan --help" },
     { .name = "sort", .summary = "sort a vector (and its permutation), whole or by segments",
-      .run = cmd_sort, .parse = cmd_sort_parse, .help = sort_help, .options_help = vector_options_help,
-      .context_options = true, .help_hint = "gpgpu sort --help" },
+      .run = cmd_sort, .parse = cmd_sort_parse, .help = sort_help,
+      .options_help = vector_options_help, .context_options = true,
+      .help_hint = "gpgpu sort --help" },
     { .name = "matinfo", .summary = "shape, row lengths and format sizes of a sparse matrix file",
-      .run = cmd_matinfo, .parse = cmd_matinfo_parse, .help = matinfo_help, .options_help = NULL,
-      .context_options = false, .help_hint = "gpgpu matinfo --help" },
+      .run = cmd_matinfo, .parse = cmd_matinfo_parse, .help = matinfo_help,
+      .options_help = NULL, .context_options = false, .help_hint = "gpgpu matinfo --help" },
     { .name = "spmv", .summary = "sparse matrix times vector, y = alpha*A*x + beta*y0",
-      .run = cmd_spmv, .parse = cmd_spmv_parse, .help = spmv_help, .options_help = sparse_options_help,
-      .context_options = true, .help_hint = "gpgpu spmv --help" },
+      .run = cmd_spmv, .parse = cmd_spmv_parse, .help = spmv_help,
+      .options_help = sparse_options_help, .context_options = true,
+      .help_hint = "gpgpu spmv --help" },
     { .name = "cg", .summary = "conjugate-gradient solve of A*x = b, every step on the GPU",
-      .run = cmd_cg, .parse = cmd_cg_parse, .help = cg_help, .options_help = sparse_options_help,
-      .context_options = true, .help_hint = "gpgpu cg --help" },
+      .run = cmd_cg, .parse = cmd_cg_parse, .help = cg_help,
+      .options_help = sparse_options_help, .context_options = true,
+      .help_hint = "gpgpu cg --help" },
     { .name = "spgemm", .summary = "sparse matrix times sparse matrix, C = A*B",
-      .run = cmd_spgemm, .parse = cmd_spgemm_parse, .help = spgemm_help, .options_help = NULL,
-      .context_options = true, .help_hint = "gpgpu spgemm --help" },
+      .run = cmd_spgemm, .parse = cmd_spgemm_parse, .help = spgemm_help,
+      .options_help = NULL, .context_options = true, .help_hint = "gpgpu spgemm --help" },
     { .name = "gemm", .summary = "dense matrix times dense matrix, C = op(A)*op(B)",
-      .run = cmd_gemm, .parse = cmd_gemm_parse, .help = gemm_help, .options_help = NULL,
-      .context_options = true, .help_hint = "gpgpu gemm --help" },
+      .run = cmd_gemm, .parse = cmd_gemm_parse, .help = gemm_help,
+      .options_help = NULL, .context_options = true, .help_hint = "gpgpu gemm --help" },
+    { .name = "select", .summary = "the elements of a vector with a flag or a property, in order",
+      .run = cmd_select, .parse = cmd_select_parse, .help = select_help,
+      .options_help = vector_options_help, .context_options = true,
+      .help_hint = "gpgpu select --help" },
+    { .name = "gather", .summary = "a vector's elements at given indices",
+      .run = cmd_gather, .parse = cmd_gather_parse, .help = gather_help,
+      .options_help = vector_options_help, .context_options = true,
+      .help_hint = "gpgpu gather --help" },
     { .name = "histogram", .summary = "counts of a vector's values in even bins or between levels",
-      .run = cmd_histogram, .parse = cmd_histogram_parse, .help = histogram_help, .options_help = vector_options_help,
-      .context_options = true, .help_hint = "gpgpu histogram --help" },
+      .run = cmd_histogram, .parse = cmd_histogram_parse, .help = histogram_help,
+      .options_help = vector_options_help, .context_options = true,
+      .help_hint = "gpgpu histogram --help" },
     { .name = "segreduce", .summary = "sum, min or max of each segment of a vector",
-      .run = cmd_segreduce, .parse = cmd_segreduce_parse, .help = segreduce_help, .options_help = vector_options_help,
-      .context_options = true, .help_hint = "gpgpu segreduce --help" },
+      .run = cmd_segreduce, .parse = cmd_segreduce_parse, .help = segreduce_help,
+      .options_help = vector_options_help, .context_options = true,
+      .help_hint = "gpgpu segreduce --help" },
     { .name = "rle", .summary = "run-length encoding of a vector (and reduce-by-key)",
-      .run = cmd_rle, .parse = cmd_rle_parse, .help = rle_help, .options_help = vector_options_help,
-      .context_options = true, .help_hint = "gpgpu rle --help" },
+      .run = cmd_rle, .parse = cmd_rle_parse, .help = rle_help,
+      .options_help = vector_options_help, .context_options = true,
+      .help_hint = "gpgpu rle --help" },
 };
 const size_t gpgpu_command_count = sizeof(gpgpu_commands) / sizeof(gpgpu_commands[0]);
 
@@ -227,6 +243,38 @@ int download_output(gpgpu_context *ctx, gpgpu_buffer *buf, size_t count, size_t 
         *host = NULL;
         return tool_fail(status, "cannot download the result", gpgpu_last_error(ctx));
     }
+    return TOOL_EXIT_OK;
+}
+
+int upload_array(gpgpu_context *ctx, const void *data, size_t count, size_t size,
+                 gpgpu_buffer **buf)
+{
+    gpgpu_status status = gpgpu_buffer_create(ctx, (count > 0 ? count : 1) * size, buf);
+
+    if (status == GPGPU_SUCCESS && count > 0)
+        status = gpgpu_buffer_upload(*buf, 0, data, count * size);
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot upload", gpgpu_last_error(ctx));
+    return TOOL_EXIT_OK;
+}
+
+int write_output(gpgpu_context *ctx, gpgpu_buffer *buf, gpgpu_type type, size_t count,
+                 const char *path)
+{
+    void *host;
+    char msg[512] = "";
+    gpgpu_status status;
+    int rc;
+
+    tool_progress_step(long_step(count), "downloading %zu values...", count);
+    rc = download_output(ctx, buf, count, gpgpu_type_size(type), &host);
+    if (rc != TOOL_EXIT_OK)
+        return rc;
+    tool_progress_step(long_step(count), "writing %s...", path);
+    status = gpgpu_mtx_write_vector(path, type, host, count, msg, sizeof(msg));
+    free(host);
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot write the output", msg);
     return TOOL_EXIT_OK;
 }
 

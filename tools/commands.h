@@ -32,6 +32,8 @@ int cmd_spmv(int argc, char **argv);
 int cmd_cg(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
+int cmd_select(int argc, char **argv);
+int cmd_gather(int argc, char **argv);
 int cmd_histogram(int argc, char **argv);
 int cmd_segreduce(int argc, char **argv);
 int cmd_rle(int argc, char **argv);
@@ -45,6 +47,8 @@ bool cmd_spmv_parse(int argc, char **argv);
 bool cmd_cg_parse(int argc, char **argv);
 bool cmd_spgemm_parse(int argc, char **argv);
 bool cmd_gemm_parse(int argc, char **argv);
+bool cmd_select_parse(int argc, char **argv);
+bool cmd_gather_parse(int argc, char **argv);
 bool cmd_histogram_parse(int argc, char **argv);
 bool cmd_segreduce_parse(int argc, char **argv);
 bool cmd_rle_parse(int argc, char **argv);
@@ -62,6 +66,8 @@ extern const char spmv_help[];
 extern const char cg_help[];
 extern const char spgemm_help[];
 extern const char gemm_help[];
+extern const char select_help[];
+extern const char gather_help[];
 extern const char histogram_help[];
 extern const char segreduce_help[];
 extern const char rle_help[];
@@ -131,6 +137,15 @@ int download_output(gpgpu_context *ctx, gpgpu_buffer *buf, size_t count, size_t 
  * against the number of values n: S + 1 of them, 0 first, n last, nondecreasing; anything
  * else prints why and gives TOOL_EXIT_USAGE. *offsets is malloc'ed (NULL on failure). */
 int read_offsets(const char *path, size_t n, uint32_t **offsets, size_t *count);
+
+/* Creates a buffer of at least one element of `size` bytes holding data[0..count). */
+int upload_array(gpgpu_context *ctx, const void *data, size_t count, size_t size,
+                 gpgpu_buffer **buf);
+
+/* Downloads `count` elements of `type` from buf and writes them to path (with progress
+ * lines where the size says it takes seconds). */
+int write_output(gpgpu_context *ctx, gpgpu_buffer *buf, gpgpu_type type, size_t count,
+                 const char *path);
 
 /* ------------------------------------------------ sparse matrices: spmv, cg */
 

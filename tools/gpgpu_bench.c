@@ -60,8 +60,8 @@ static const char bench_help[] =
     "                        to 2^K only (default 24)\n"
     "  --bitonic-max-log2 K  run the bitonic sort up to 2^K only (default 30)\n"
     "  --only LIST           only these primitives, comma-separated: reduce,\n"
-    "                        scan, sort, spmv, spgemm, gemm, histogram, segreduce,\n"
-    "                        rle (default: reduce,scan,sort;\n"
+    "                        scan, sort, spmv, spgemm, gemm, select, histogram,\n"
+    "                        segreduce, rle (default: reduce,scan,sort;\n"
     "                        spmv where --matrix or --gen is given)\n"
     "  --case TEXT           only cases whose name contains TEXT (e.g. reduce_sum_f32)\n"
     "  --algos LIST          only these algorithms, comma-separated (e.g.\n"
@@ -76,7 +76,7 @@ static const char bench_help[] =
     "  --version             print the version of the library and exit\n";
 
 static const char *const kind_names[KIND_COUNT] = { "reduce", "scan", "sort", "spmv",
-                                                     "spgemm", "gemm", "histogram",
+                                                     "spgemm", "gemm", "select", "histogram",
                                                      "segreduce", "rle" };
 
 /* One benchmark case: an operation, a type and an algorithm. */
@@ -203,8 +203,8 @@ static void parse_only(bench_options *o, const char *value)
             k++;
         if (k == KIND_COUNT)
             tool_usage_error("--only: unknown value '%s' (expected reduce, scan, sort, spmv,"
-                             " spgemm, gemm, histogram, segreduce or rle, comma-separated)",
-                             word);
+                             " spgemm, gemm, select, histogram, segreduce or rle,"
+                             " comma-separated)", word);
         o->kinds[k] = true;
     }
 }
@@ -268,6 +268,7 @@ static void parse_options(int argc, char **argv, bench_options *o)
             fputs(bench_spmv_help, stdout);
             fputs(bench_spgemm_help, stdout);
             fputs(bench_gemm_help, stdout);
+            fputs(bench_select_help, stdout);
             fputs(bench_histogram_help, stdout);
             fputs(bench_segreduce_help, stdout);
             fputs(bench_rle_help, stdout);
@@ -1282,6 +1283,8 @@ static int run(bench *b)
         rc = bench_spgemm_run(b);
     if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_GEMM])
         rc = bench_gemm_run(b);
+    if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_SELECT])
+        rc = bench_select_run(b);
     if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_HISTOGRAM])
         rc = bench_histogram_run(b);
     if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_SEGREDUCE])

@@ -15,6 +15,7 @@ typedef enum bench_kind {
     KIND_SPMV,
     KIND_SPGEMM,
     KIND_GEMM,
+    KIND_SELECT,
     KIND_HISTOGRAM,
     KIND_SEGREDUCE,
     KIND_RLE,
@@ -198,6 +199,9 @@ int bench_spgemm_run(bench *b);
 extern const char bench_gemm_help[]; /* with --gemm-sizes and --gemm-tune */
 int bench_gemm_run(bench *b);
 
+/* Compaction, partition, gather against a copy (bench_select.c). */
+extern const char bench_select_help[];
+int bench_select_run(bench *b);
 /* Histograms, segmented sums and run-length encoding (bench_histogram.c, bench_segreduce.c,
  * bench_rle.c): their inputs made on the host from one hash, as bench/cub_peer.cu makes them
  * on the GPU, so that both time the same data. */

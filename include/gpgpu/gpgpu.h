@@ -4,11 +4,12 @@
  * Vulkan as a second backend (see gpgpu/vulkan.h).
  *
  * One context, buffers that the library owns or that wrap the caller's GL
- * (or Vulkan) buffers, and primitives (reduce, scan, sort, vector operations,
- * dense products; sparse matrices in gpgpu/sparse.h) that run staged compute
- * shaders on an element range of a buffer and leave everything outside it
- * untouched. docs/GUIDE.md says how the pieces fit, docs/INTERNALS.md how
- * the library is built.
+ * (or Vulkan) buffers, and primitives (reduce, scan, sort, select, gather and
+ * scatter, histograms, segmented reductions, run-length encoding, vector
+ * operations, dense products; sparse matrices in gpgpu/sparse.h) that run staged
+ * compute shaders on an element range of a buffer and leave everything outside
+ * it untouched; their counts may stay on the GPU. docs/GUIDE.md says how the
+ * pieces fit, docs/INTERNALS.md how the library is built.
  *
  * @anchor errors
  * <b>Errors.</b> Every function that can fail returns a ::gpgpu_status (0 = success); each
@@ -706,6 +707,13 @@ typedef struct gpgpu_scan_desc {
                           Float sums of the single pass may differ in the last bits from run to
                           run (the look-back adds the tiles' sums in an order that depends on
                           timing, as CUB's does); the other algorithms are deterministic. */
+    /** A count that stays on the GPU: with count_buffer set the call's `count` is an upper
+     *  bound (it sizes the dispatches and must fit the ranges), and the scan covers the first
+     *  min(count_buffer[count_offset], count) elements (u32, offset in elements), read on the
+     *  GPU when the work runs: no readback, recordable into a caller's Vulkan command buffer.
+     *  Outputs past that count are not written. Not with CLASSIC_SCAN. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
 } gpgpu_scan_desc;
 
 /**
@@ -713,7 +721,8 @@ typedef struct gpgpu_scan_desc {
  * [out_offset, out_offset + count) of `out`.
  *
  * In place when in == out and the
- * offsets are equal; other overlaps are refused.
+ * offsets are equal; other overlaps are refused. With desc->count_buffer, `count` bounds
+ * the count read on the GPU.
  *
  * @param[in] ctx the context.
  * @param[in] desc type, inclusive or exclusive, algorithm.
@@ -727,9 +736,10 @@ typedef struct gpgpu_scan_desc {
  * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type; a value that names no algorithm; a
  *   buffer of another context.
  * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION another primitive's algorithm (a reduction's,
- *   a sort's, ...).
+ *   a sort's, ...); CLASSIC_SCAN with a count_buffer.
  * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
- * @retval GPGPU_ERROR_OUT_OF_RANGE a range runs past its buffer.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a range runs past its buffer; the count_buffer's element
+ *   past its buffer.
  * @retval GPGPU_ERROR_OVERLAP the ranges overlap without being equal.
  * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
  *   size.
@@ -792,6 +802,13 @@ typedef struct gpgpu_sort_desc {
      *  scratch_offset (a multiple of 8); NULL uses the context's own, kept between calls. */
     gpgpu_buffer *scratch;
     size_t scratch_offset;     /**< in bytes, a multiple of 8 */
+    /** A count that stays on the GPU, as gpgpu_scan_desc.count_buffer: `count` is the upper
+     *  bound that sizes the sort (and its scratch), and the first min(count_buffer
+     *  [count_offset], count) keys (and values) are sorted, read on the GPU; the rest of the
+     *  ranges is neither read nor written. The radix sort only (DEFAULT/FAST take it), not
+     *  with segments. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;       /**< in elements (u32) */
 } gpgpu_sort_desc;
 
 /**
@@ -818,7 +835,8 @@ typedef struct gpgpu_sort_desc {
  * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown key type; a value that names no algorithm;
  *   values_out without values_in; segments with segment_count 0 for count > 0; a buffer of
  *   another context.
- * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION another primitive's algorithm.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION another primitive's algorithm; a count_buffer
+ *   with CLASSIC_NETSORT, BITONIC or segments.
  * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE work-groups too small (f64 keys are moved as bits
  *   and need no shader doubles).
  * @retval GPGPU_ERROR_OUT_OF_RANGE a range runs past its buffer; segment_count SIZE_MAX; a
@@ -864,6 +882,172 @@ GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *des
  */
 GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
                                                size_t count, size_t *bytes);
+
+/** @} */
+
+/* ---------------------------------------------------------------- select */
+
+/**
+ * @defgroup select Stream compaction and partition
+ * @brief The elements with a flag or a property, in input order; partitions.
+ * @{
+ */
+
+/** What gpgpu_select keeps when it compares: elements x with `x OP value`, compared in the
+ *  element type as C compares (a NaN on either side: false for all but NE; -0 == +0). */
+typedef enum gpgpu_compare {
+    GPGPU_COMPARE_NONE = 0, /**< no comparison: keep by gpgpu_select_desc.flags */
+    GPGPU_COMPARE_LT = 1,
+    GPGPU_COMPARE_LE = 2,
+    GPGPU_COMPARE_GT = 3,
+    GPGPU_COMPARE_GE = 4,
+    GPGPU_COMPARE_EQ = 5,
+    GPGPU_COMPARE_NE = 6
+} gpgpu_compare;
+
+/**
+ * Stream compaction (CUB's DeviceSelect::Flagged and ::If) and partition
+ * (DevicePartition::Flagged and ::If), stable: the kept elements in input order, and
+ * partitioning, after them the rejected ones in input order too (not reversed, as CUB
+ * writes them). Zero means default for every field.
+ */
+typedef struct gpgpu_select_desc {
+    gpgpu_type type; /**< of the elements selected: u32, i32, f32 or f64 (shader doubles) */
+    /** u32 flags, one per element from flags_offset: nonzero keeps. Or NULL, and: */
+    gpgpu_buffer *flags;
+    size_t flags_offset;
+    gpgpu_compare compare; /**< keeps x where `x compare value` (with flags NULL) */
+    /** The comparison's constant, rounded to the type first (f32: to nearest; u32 and i32:
+     *  an integer of the type's range, else GPGPU_ERROR_INVALID_ARGUMENT). */
+    double value;
+    bool partition; /**< the output holds all `count` elements, the kept first */
+    /** DEFAULT/FAST (the single pass where the device has subgroups and nothing is
+     *  partitioned, up to 2^30 - 1 elements; else reduce-then-scan), SCAN_SINGLE_PASS (one
+     *  pass over the input: tiles chained by a decoupled look-back), SCAN_REDUCE_THEN_SCAN
+     *  (a counting pass first: the flags, or the values compared, are read twice;
+     *  partition always runs it, so that every element is written once, where it ends). */
+    gpgpu_algo algo;
+    /** u32 values, one per element, moved with the elements (values_out required then). */
+    gpgpu_buffer *values_in;
+    size_t values_in_offset;
+    gpgpu_buffer *values_out;
+    size_t values_out_offset;
+    /** Where each output element's input index (0-based, from `in_offset`) goes, or NULL. */
+    gpgpu_buffer *indices_out;
+    size_t indices_out_offset;
+    /** A count that stays on the GPU, as gpgpu_scan_desc.count_buffer: `count` is then an
+     *  upper bound, and the first min(count_buffer[count_offset], count) elements are
+     *  selected from (partitioned: that many are written). */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
+    /** Where the kept count goes on the GPU (a u32 at count_out_offset), or NULL: a
+     *  DrawArraysIndirectCommand's `count` field, a later call's count_buffer. */
+    gpgpu_buffer *count_out;
+    size_t count_out_offset;
+    /** Optional scratch of at least gpgpu_select_scratch_size() bytes from scratch_offset
+     *  (a multiple of 4); NULL uses the context's own, kept between calls. */
+    gpgpu_buffer *scratch;
+    size_t scratch_offset;
+} gpgpu_select_desc;
+
+/**
+ * Selects from elements [in_offset, in_offset + count) of `in` the kept ones (desc->flags
+ * set, or the comparison true) into `out` from out_offset, in input order; with
+ * desc->partition the rejected ones follow, in input order. `out` holds `count` elements
+ * (any number may be kept); values_out and indices_out likewise. *selected (may be NULL;
+ * NULL while recording into a caller's Vulkan command buffer) receives the kept count,
+ * desc->count_out (may be NULL) too, on the GPU. Elements of the outputs past the kept
+ * count (past the count, partitioning) are left as they were. No range the call writes
+ * may overlap another range of the call (GPGPU_ERROR_OVERLAP); count_out may be the
+ * count_buffer's element.
+ *
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER (ctx, desc, in, out); GPGPU_ERROR_INVALID_ARGUMENT
+ *   (an unknown type, compare or algorithm; both flags and a comparison, or neither;
+ *   values_in without values_out or the reverse; an integer value that is not one of the
+ *   type's; a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or
+ *   classic algorithm; partition with SCAN_SINGLE_PASS; *selected while recording);
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles); GPGPU_ERROR_OUT_OF_RANGE;
+ *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE (also
+ *   SCAN_SINGLE_PASS past 2^30 - 1 elements); GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch
+ *   too small); GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_select(gpgpu_context *ctx, const gpgpu_select_desc *desc,
+                                    gpgpu_buffer *in, size_t in_offset, gpgpu_buffer *out,
+                                    size_t out_offset, size_t count, size_t *selected);
+
+/**
+ * The scratch memory, in bytes, gpgpu_select needs for `count` elements with this desc
+ * (its type, algo and partition): a few words per tile of 4096 elements.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
+ *   type or algorithm); GPGPU_ERROR_UNSUPPORTED_COMBINATION.
+ */
+GPGPU_API gpgpu_status gpgpu_select_scratch_size(gpgpu_context *ctx,
+                                                 const gpgpu_select_desc *desc, size_t count,
+                                                 size_t *bytes);
+
+/** @} */
+
+/* ---------------------------------------------------------------- gather */
+
+/**
+ * @defgroup gather Gather and scatter of records
+ * @brief Records moved by an index buffer, indices checked first.
+ * @{
+ */
+
+/** Records moved by gpgpu_gather and gpgpu_scatter. Zero means default for every field. */
+typedef struct gpgpu_gather_desc {
+    /** Bytes of a record: any multiple of 4 (a vec4 position is 16, a 32-byte vertex 32);
+     *  0 means 4. Record offsets and counts are in records. */
+    size_t record_bytes;
+    /** A count that stays on the GPU, as gpgpu_scan_desc.count_buffer: `count` is then an
+     *  upper bound, and the first min(count_buffer[count_offset], count) records move. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
+    /** Where the index check's outcome goes on the GPU (a u32: 1 when an index was out of
+     *  range and nothing was written, else 0), or NULL. */
+    gpgpu_buffer *status_out;
+    size_t status_out_offset;
+} gpgpu_gather_desc;
+
+/**
+ * out[i] = in[indices[i]] for i < count: records from in_offset of `in`, which holds
+ * in_count records there, into records [out_offset, out_offset + count) of `out`; indices
+ * are u32 from indices_offset, each below in_count.
+ *
+ * The indices are checked before anything is written: the largest is found on the GPU
+ * first (a MAX reduction). With a count from the host, and nothing recorded into a
+ * caller's Vulkan command buffer, it is read back and an out-of-range index fails the call
+ * with GPGPU_ERROR_OUT_OF_RANGE, naming it, before the records move. With a count_buffer,
+ * or while recording, nothing comes back to the host: the GPU skips every write when an
+ * index is out of range, and only desc->status_out says so; the call succeeds.
+ * `out` must not overlap `in` or the indices.
+ *
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (a record
+ *   size that is not a multiple of 4, a buffer of another context); GPGPU_ERROR_OUT_OF_RANGE
+ *   (a range past its buffer; an index past in_count, as above); GPGPU_ERROR_MISALIGNED;
+ *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE (more than 2^31 - 1 words in a range);
+ *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_gather(gpgpu_context *ctx, const gpgpu_gather_desc *desc,
+                                    gpgpu_buffer *in, size_t in_offset, size_t in_count,
+                                    gpgpu_buffer *indices, size_t indices_offset,
+                                    gpgpu_buffer *out, size_t out_offset, size_t count);
+
+/**
+ * out[indices[i]] = in[i] for i < count: records [in_offset, in_offset + count) of `in`
+ * into `out` from out_offset, which holds out_count records there; each index below
+ * out_count, checked as gpgpu_gather checks them. Records of `out` no index names keep
+ * their contents. Where indices repeat, each word of the target record holds the same
+ * word of one of the records sent there, which one unspecified (the writes race; a record
+ * of several words may mix them): give distinct indices for a defined result.
+ * @return as gpgpu_gather (GPGPU_ERROR_OUT_OF_RANGE for an index past out_count).
+ */
+GPGPU_API gpgpu_status gpgpu_scatter(gpgpu_context *ctx, const gpgpu_gather_desc *desc,
+                                     gpgpu_buffer *in, size_t in_offset,
+                                     gpgpu_buffer *indices, size_t indices_offset,
+                                     gpgpu_buffer *out, size_t out_offset, size_t out_count,
+                                     size_t count);
 
 /** @} */
 

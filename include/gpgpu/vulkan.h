@@ -83,11 +83,16 @@ GPGPU_API gpgpu_status gpgpu_buffer_wrap_vk(gpgpu_context *ctx, VkBuffer buffer,
  * instead of submitting it; the caller submits it.
  *
  * `cmd` is in the recording state. The calls that need nothing back from the GPU are
- * recorded: gpgpu_scan, gpgpu_reduce_to_buffer, gpgpu_buffer_copy, gpgpu_sort, gpgpu_axpby,
- * gpgpu_gemm, gpgpu_spmv (not CLASSIC_SPMV) and gpgpu_matrix_create of arrays of at most
- * 64 KiB each (docs/GUIDE.md, "What can be recorded"). Calls that must
- * read back to the host (gpgpu_reduce, gpgpu_dot, gpgpu_axpby_dot, upload, download,
- * gpgpu_matrix_wrap_csr and _validate, SpGEMM, the tuners) then return
+ * recorded: gpgpu_scan, gpgpu_reduce_to_buffer, gpgpu_buffer_copy, gpgpu_sort, gpgpu_select
+ * (with `selected` NULL: its count goes to desc.count_out), gpgpu_gather and gpgpu_scatter
+ * (their index check then reports through desc.status_out), gpgpu_histogram,
+ * gpgpu_segmented_reduce, gpgpu_run_length_encode and gpgpu_reduce_by_key (with `runs`
+ * NULL), gpgpu_axpby, gpgpu_gemm, gpgpu_spmv (not CLASSIC_SPMV) and gpgpu_matrix_create of
+ * arrays of at most 64 KiB each (docs/GUIDE.md, "What can be recorded"). Counts can stay
+ * on the GPU between the recorded calls (their descs' count_buffer). Calls that must
+ * read back to the host (gpgpu_reduce, gpgpu_dot, gpgpu_axpby_dot, gpgpu_select with
+ * `selected`, upload, download, gpgpu_matrix_wrap_csr and _validate, SpGEMM, the tuners)
+ * then return
  * GPGPU_ERROR_UNSUPPORTED_COMBINATION. Each recorded dispatch is followed by
  * a compute-to-compute/transfer barrier. Pass VK_NULL_HANDLE to go back to
  * the library's own submissions. Scratch buffers that recorded work uses live

@@ -215,7 +215,13 @@ class ReduceDesc(Structure):
 
 
 class ScanDesc(Structure):
-    _fields_ = [("type", c_enum), ("exclusive", c_bool), ("algo", c_enum)]
+    _fields_ = [
+        ("type", c_enum),
+        ("exclusive", c_bool),
+        ("algo", c_enum),
+        ("count_buffer", c_void_p),
+        ("count_offset", c_size_t),
+    ]
 
 
 class SortDesc(Structure):
@@ -233,6 +239,8 @@ class SortDesc(Structure):
         ("segment_count", c_size_t),
         ("scratch", c_void_p),
         ("scratch_offset", c_size_t),
+        ("count_buffer", c_void_p),
+        ("count_offset", c_size_t),
     ]
 
 

@@ -115,6 +115,19 @@ void algo_bind_io(exec_dispatch *d, gpgpu_buffer *src, size_t src_off, gpgpu_buf
     d->params[3] = dst ? algo_index(dst, dst_off, type) : 0;
 }
 
+gpgpu_status algo_check_disjoint(gpgpu_context *ctx, const char *what, const algo_range *r,
+                                 size_t count, size_t first_written)
+{
+    for (size_t w = first_written; w < count; w++)
+        for (size_t o = 0; o < count; o++) {
+            if (o == w || !r[w].buf || !r[o].buf || (o > w && o >= first_written))
+                continue; /* each pair of written ranges once */
+            CHECK(!algo_overlap(r[w].buf, r[w].off, r[w].bytes, r[o].buf, r[o].off, r[o].bytes),
+                  ctx, GPGPU_ERROR_OVERLAP, "%s: %s and %s overlap", what, r[w].name, r[o].name);
+        }
+    return GPGPU_SUCCESS;
+}
+
 void algo_put_scalar(exec_dispatch *d, unsigned at, gpgpu_type type, double v)
 {
     if (type == GPGPU_TYPE_F32) {

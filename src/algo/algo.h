@@ -83,6 +83,18 @@ static inline bool algo_same_range(const gpgpu_buffer *a, size_t a_off, const gp
            a->storage_offset + a_off == b->storage_offset + b_off;
 }
 
+/* A range of a call's buffers, in bytes, for algo_check_disjoint (buf NULL: none). */
+typedef struct algo_range {
+    const gpgpu_buffer *buf;
+    size_t off, bytes;
+    const char *name;
+} algo_range;
+
+/* GPGPU_ERROR_OVERLAP, naming both, where a range of r[first_written..count) (what the
+ * call writes) shares a byte with any other range of r (algo_overlap). */
+gpgpu_status algo_check_disjoint(gpgpu_context *ctx, const char *what, const algo_range *r,
+                                 size_t count, size_t first_written);
+
 /* Work-groups of `size` invocations that cover n invocations. */
 static inline uint32_t algo_groups(size_t n, unsigned size)
 {

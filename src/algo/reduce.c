@@ -1,5 +1,6 @@
 /* Reductions: the fast two-pass default and Kiciak's three classic ones. */
 #include "algo/copy.h"
+#include "algo/count.h"
 #include "algo/reduce.h"
 #include "algo/tuning.h"
 
@@ -62,6 +63,7 @@ static exec_dispatch tiles_dispatch(gpgpu_type type, gpgpu_op op, reduce_source 
         algo_put_scalar(&d, P_ALPHA, type, src.alpha);
         algo_put_scalar(&d, P_BETA, type, src.beta);
     }
+    count_bind(&d, src.count, P_N);
     d.groups = groups;
     return d;
 }

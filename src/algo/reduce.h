@@ -47,6 +47,9 @@ typedef struct reduce_source {
     gpgpu_buffer *update;
     size_t update_off;
     double alpha, beta;
+    /* NULL, or a staged device count (algo/count.h): TILES then reads at most n elements,
+     * as many as it says (another family's call, e.g. gather's check of its indices). */
+    gpgpu_buffer *count;
 } reduce_source;
 
 /* TILES: V element g of dst (from dst_off) = op over what group g reads of

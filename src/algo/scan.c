@@ -10,6 +10,7 @@
  * nor Vulkan promises). Without subgroups its look-back walks one tile per
  * barrier, which is why reduce-then-scan stays the default there. */
 #include "algo/copy.h"
+#include "algo/count.h"
 #include "algo/scan.h"
 #include "algo/tuning.h"
 
@@ -100,6 +101,7 @@ static void bind_fast(exec_dispatch *d, gpgpu_buffer *src, size_t src_off, gpgpu
     d->params[P_GROUPS] = plan.groups;
     d->params[P_PART_OFF] = algo_index(part, plan.part_off, type);
     d->groups = plan.groups;
+    count_bind(d, plan.count, P_N);
 }
 
 gpgpu_status scan_stage_reduce(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *src,
@@ -195,6 +197,7 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
     d.params[P_VEC] = p.items % vw == 0 && d.params[P_SRC_OFF] % vw == 0 &&
                       d.params[P_DST_OFF] % vw == 0;
     d.groups = p.tiles;
+    count_bind(&d, p.count, P_N);
     return algo_stage(ctx, &d);
 }
 
@@ -221,9 +224,10 @@ static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type
 
 static gpgpu_status scan_single_pass(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
                                      gpgpu_buffer *in, size_t in_off, gpgpu_buffer *out,
-                                     size_t out_off, size_t n)
+                                     size_t out_off, size_t n, gpgpu_buffer *count)
 {
     scan_chained_plan p = scan_chained_plan_for(ctx, desc->type, n);
+    p.count = count;
     gpgpu_buffer *state;
     TRY(ctx_scratch(ctx, 1, p.state_words * sizeof(uint32_t), &state));
     if (p.tiles > 1)
@@ -233,9 +237,11 @@ static gpgpu_status scan_single_pass(gpgpu_context *ctx, const gpgpu_scan_desc *
 }
 
 static gpgpu_status scan_fast(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_buffer *in,
-                              size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n)
+                              size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n,
+                              gpgpu_buffer *count)
 {
     scan_plan plan = scan_plan_for(n);
+    plan.count = count;
     gpgpu_buffer *part;
     TRY(ctx_scratch(ctx, 1, plan.groups * gpgpu_type_size(desc->type), &part));
     TRY(scan_stage_reduce(ctx, desc->type, in, in_off, n, part, plan));
@@ -275,6 +281,10 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_scan_desc *desc, 
     TRY(algo_check_type(ctx, desc->type, "gpgpu_scan"));
     TRY(ALGO_CHECK(ctx, desc->algo, "gpgpu_scan", GPGPU_ALGO_SCAN_SINGLE_PASS,
                    GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN, GPGPU_ALGO_CLASSIC_SCAN));
+    TRY(count_check(ctx, desc->count_buffer, desc->count_offset, "gpgpu_scan (count_buffer)"));
+    CHECK(!desc->count_buffer || desc->algo != GPGPU_ALGO_CLASSIC_SCAN, ctx,
+          GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_scan: CLASSIC_SCAN takes no count_buffer (its steps are counted on the host)");
     TRY(algo_check_range(ctx, in, in_off, n, desc->type, "gpgpu_scan (input)"));
     TRY(algo_check_range(ctx, out, out_off, n, desc->type, "gpgpu_scan (output)"));
     size_t size = gpgpu_type_size(desc->type);
@@ -291,23 +301,24 @@ gpgpu_status scan_reduce_then_scan(gpgpu_context *ctx, gpgpu_type type, bool exc
                                    size_t out_off, size_t n)
 {
     gpgpu_scan_desc desc = {.type = type, .exclusive = exclusive};
-    return n == 0 ? GPGPU_SUCCESS : scan_fast(ctx, &desc, in, in_off, out, out_off, n);
+    return n == 0 ? GPGPU_SUCCESS : scan_fast(ctx, &desc, in, in_off, out, out_off, n, NULL);
 }
 
 /* The single pass or reduce-then-scan, as desc->algo and use_single_pass say (n > 0). */
 static gpgpu_status scan_run(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_buffer *in,
-                             size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n)
+                             size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n,
+                             gpgpu_buffer *count)
 {
     if (use_single_pass(ctx, desc->algo, desc->type, n))
-        return scan_single_pass(ctx, desc, in, in_off, out, out_off, n);
-    return scan_fast(ctx, desc, in, in_off, out, out_off, n);
+        return scan_single_pass(ctx, desc, in, in_off, out, out_off, n, count);
+    return scan_fast(ctx, desc, in, in_off, out, out_off, n, count);
 }
 
 gpgpu_status scan_default(gpgpu_context *ctx, gpgpu_type type, bool exclusive, gpgpu_buffer *in,
                           size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n)
 {
     gpgpu_scan_desc desc = {.type = type, .exclusive = exclusive, .algo = GPGPU_ALGO_DEFAULT};
-    return n == 0 ? GPGPU_SUCCESS : scan_run(ctx, &desc, in, in_off, out, out_off, n);
+    return n == 0 ? GPGPU_SUCCESS : scan_run(ctx, &desc, in, in_off, out, out_off, n, NULL);
 }
 
 gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_buffer *in,
@@ -321,5 +332,11 @@ gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc, gpgpu_b
     TRY(ctx->exec->begin(ctx));
     if (desc->algo == GPGPU_ALGO_CLASSIC_SCAN)
         return ctx_end(ctx, scan_classic(ctx, desc, in, in_offset, out, out_offset, count));
-    return ctx_end(ctx, scan_run(ctx, desc, in, in_offset, out, out_offset, count));
+    /* A count on the GPU: the plans are made for the bound `count`, and the stages read
+     * the real one (algo/count.h). */
+    gpgpu_buffer *staged;
+    gpgpu_status s = count_stage(ctx, desc->count_buffer, desc->count_offset, count, &staged);
+    if (s == GPGPU_SUCCESS)
+        s = scan_run(ctx, desc, in, in_offset, out, out_offset, count, staged);
+    return ctx_end(ctx, s);
 }

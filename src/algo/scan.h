@@ -29,6 +29,7 @@ typedef struct scan_chained_plan {
     uint32_t wg, items, tiles; /* tiles of wg * items elements */
     bool reload; /* the tile is loaded again after its look-back (scan_chained_plan_for says why) */
     size_t state_words;
+    gpgpu_buffer *count; /* NULL, or the staged device count (algo/count.h): n is its bound */
 } scan_chained_plan;
 
 scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n);
@@ -54,6 +55,8 @@ typedef struct scan_plan {
     uint32_t tiles_per_group;
     uint32_t items; /* elements per invocation per tile: tiles hold SCAN_WG * items */
     size_t part_off; /* where the partial sums start in their buffer, in elements (0 by default) */
+    gpgpu_buffer *count; /* NULL, or the staged device count (algo/count.h) that REDUCE and
+                          * TILES read their n from: n is its bound */
 } scan_plan;
 
 scan_plan scan_plan_for(size_t n);

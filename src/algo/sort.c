@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "algo/copy.h"
+#include "algo/count.h"
 #include "algo/sort.h"
 
 /* The stages built as programs of their own (ONLY_STAGE, see exec_variant):
@@ -54,6 +55,7 @@ exec_dispatch sort_dispatch(const sort_keys *a, unsigned stage, unsigned wg, uns
         d.params[SORT_P_SEG_OFF] = algo_index(a->segs, a->segs_off, GPGPU_TYPE_U32);
         d.params[SORT_P_NSEG] = (uint32_t)a->nseg;
     }
+    count_bind(&d, a->count, SORT_P_N);
     return d;
 }
 
@@ -117,7 +119,12 @@ static gpgpu_algo resolve_algo(gpgpu_context *ctx, gpgpu_type type, gpgpu_algo a
 
 static sort_plan plan_for(gpgpu_context *ctx, const gpgpu_sort_desc *desc, size_t n)
 {
-    sort_plan p = {.algo = resolve_algo(ctx, desc->type, desc->algo, n),
+    /* A count on the GPU: the radix sort, whose stages read it (the network's steps are
+     * counted on the host). */
+    bool by_default = desc->algo == GPGPU_ALGO_DEFAULT || desc->algo == GPGPU_ALGO_FAST;
+    sort_plan p = {.algo = desc->count_buffer && by_default
+                               ? GPGPU_ALGO_RADIX
+                               : resolve_algo(ctx, desc->type, desc->algo, n),
                    .values = desc->values_in != NULL};
     bool network = p.algo != GPGPU_ALGO_RADIX;
     p.by_index = desc->segments != NULL || (network && desc->stable);
@@ -250,6 +257,7 @@ static gpgpu_status run(gpgpu_context *ctx, const gpgpu_sort_desc *desc, gpgpu_b
         a.pay_off = values_out_off;
     }
     a.flags = desc->descending ? SORT_DESCENDING : 0;
+    TRY(count_stage(ctx, desc->count_buffer, desc->count_offset, n, &a.count));
     if (p.by_index && p.algo != GPGPU_ALGO_RADIX)
         a.flags |= SORT_TIES_BY_PAYLOAD;
     if (desc->segments) {
@@ -290,6 +298,14 @@ static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_sort_desc *desc)
                    GPGPU_ALGO_RADIX));
     CHECK(desc->values_in || !desc->values_out, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "gpgpu_sort: values_out is set but values_in is not");
+    TRY(count_check(ctx, desc->count_buffer, desc->count_offset, "gpgpu_sort (count_buffer)"));
+    CHECK(!desc->count_buffer || desc->algo == GPGPU_ALGO_DEFAULT ||
+              desc->algo == GPGPU_ALGO_FAST || desc->algo == GPGPU_ALGO_RADIX,
+          ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_sort: a count_buffer takes the radix sort (the bitonic network's steps are "
+          "counted on the host)");
+    CHECK(!desc->count_buffer || !desc->segments, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "gpgpu_sort: a count_buffer does not go with segments");
     return GPGPU_SUCCESS;
 }
 

@@ -87,6 +87,10 @@ typedef struct sort_keys {
      * shorter (spgemm_esc_sort). */
     size_t ranges;
     const size_t *range_at;
+    /* NULL, or a staged device count (algo/count.h): n is then the bound that sizes the
+     * plans and dispatches, and the radix stages sort the first min(count, n) elements
+     * alone, leaving the rest unread and unwritten. Radix stages only, without ranges. */
+    gpgpu_buffer *count;
 } sort_keys;
 
 /* The stages of glsl/sort.comp, and the parameters they read. None is 0,

@@ -5,7 +5,10 @@
 #include "exec.h"
 #include "gpgpu/gpgpu.h"
 
-enum { CTX_SCRATCH_SLOTS = 8, CTX_MESSAGE_SIZE = 16384, CTX_TUNE_KEY_SIZE = 256 };
+/* Scratch slots: 0-7 the reduce, scan, sort and sparse families' (sort.c takes 2-7), 8 a
+ * call's staged device count (algo/count.h), 9 and 10 the select and gather families', the
+ * last the reduce fold's counter. */
+enum { CTX_SCRATCH_SLOTS = 16, CTX_MESSAGE_SIZE = 16384, CTX_TUNE_KEY_SIZE = 256 };
 /* ctx->memory_cache when neither the desc nor the environment sets it: the backend's own
  * default (core/kept.h's KEPT_DEFAULT_LIMIT). */
 #define CTX_CACHE_DEFAULT SIZE_MAX

@@ -448,5 +448,39 @@ void ref_rle_lengths(const uint32_t *starts, uint32_t runs, uint32_t *lengths);
  * keys, each output NULL when not wanted; returns the run count. */
 size_t ref_rle(gpgpu_type type, const void *keys, size_t n, void *unique, uint32_t *lengths,
                uint32_t *starts);
+/* ---- select (glsl/select.comp; src/algo/select.h) ---- */
+
+/* Whether element i is kept: flags[i] != 0 for keep 0 (SELECT_KEEP_FLAGS), else
+ * in[i] `keep` value (a gpgpu_compare) in the type, value rounded to it first, compared as
+ * C compares. */
+bool ref_select_keep(gpgpu_type type, unsigned keep, double value, const void *in,
+                     const uint32_t *flags, size_t i);
+/* The selection of n elements: the kept ones in order into out[0..k) (pay_out, idx_out
+ * alike where not NULL; pay_in is read where pay_out is set), and partitioning the
+ * rejected ones in order into out[k..n); returns k. */
+size_t ref_select(gpgpu_type type, unsigned keep, double value, bool partition, const void *in,
+                  const uint32_t *flags, const uint32_t *pay_in, size_t n, void *out,
+                  uint32_t *pay_out, uint32_t *idx_out);
+/* COUNT: part[g] = the kept elements of [g * tiles_per_group * tile, ...) for g < groups. */
+void ref_select_count(gpgpu_type type, unsigned keep, double value, const void *in,
+                      const uint32_t *flags, size_t n, uint32_t groups,
+                      uint32_t tiles_per_group, uint32_t tile, uint32_t *part);
+/* CHAINED's state after a single pass over n elements in `tiles` tiles of `tile` (the
+ * dispatch's: with a count on the GPU more than n needs), `total` kept: word 0 the tickets
+ * drawn (tiles, when there is more than one), word 1 the total, then per tile of the n
+ * elements (at least one) bit 31 | the kept elements of tiles 0..t where there is more
+ * than one tile; the other tiles' words 0. */
+void ref_select_chained_state(gpgpu_type type, unsigned keep, double value, const void *in,
+                              const uint32_t *flags, size_t n, uint32_t tile, uint32_t tiles,
+                              uint32_t *state);
+
+/* ---- gather and scatter (glsl/gather.comp; src/algo/gather.h) ---- */
+
+/* out record i = in record idx[i] (gather), or out record idx[i] = in record i (scatter,
+ * later i winning where indices repeat), records of `words` u32, i < n. */
+void ref_gather(size_t words, const uint32_t *in, const uint32_t *idx, size_t n,
+                uint32_t *out);
+void ref_scatter(size_t words, const uint32_t *in, const uint32_t *idx, size_t n,
+                 uint32_t *out);
 
 #endif /* GPGPU_REF_H */

@@ -1,0 +1,484 @@
+// select.comp: stream compaction and partition (gpgpu_select). The elements whose flag is
+// set, or whose value compares true with a constant, are written in input order, with a
+// u32 payload and their input indices where asked; partitioning, the rejected ones follow
+// them, in input order too.
+// variants: TYPE=U32,I32,F32,F64
+//
+// Stages (STAGE = params[0]); offsets and counts in elements. A tile is WG_SIZE * ITEMS
+// elements; N may be a count on the GPU (device_count, common.glsl).
+//   1 COUNT     reduce-then-scan, pass 1: group g counts the kept elements of its run of
+//               TILES_PER_GROUP tiles into state[g] (g < GROUPS).
+//   2 SCATTER   pass 2: group g sums state[0..GROUPS) into the kept elements before its
+//               run and the total (each group reads the few partial counts itself: no
+//               scan between the passes), then writes its run tile by tile: a kept
+//               element at its rank among the kept, a rejected one (PARTITION) at the
+//               total plus its rank among the rejected. Group 0 leaves the total at
+//               state[GROUPS].
+//   3 CLEAR     single pass: state words [0, N) = 0.
+//   4 CHAINED   single pass (no partition): each group draws a tile by ticket (state[0]),
+//               counts its kept elements, publishes the count at state[2 + t], learns the
+//               count before its tile by a decoupled look-back over those words (a silent
+//               predecessor is counted again from its input after POLLS reads, so no group
+//               waits on another), and writes; the last tile leaves the total at state[1].
+// Keep modes (MODE bits 0-3): 0 the flag (binding 1) is nonzero; 1-6 the value compares
+// <, <=, >, >=, ==, != with VALUE (gpgpu_compare), floats as C compares them: a NaN on
+// either side makes every comparison false but !=, and -0 equals +0.
+
+layout(std430, binding = 0) restrict readonly buffer Src { T src[]; };
+layout(std430, binding = 1) restrict readonly buffer Flags { uint flags[]; };
+layout(std430, binding = 2) restrict writeonly buffer Dst { T dst[]; };
+layout(std430, binding = 3) restrict readonly buffer PayIn { uint pay_in[]; };
+layout(std430, binding = 4) restrict writeonly buffer PayOut { uint pay_out[]; };
+layout(std430, binding = 5) restrict writeonly buffer IdxOut { uint idx_out[]; };
+// COUNT's and SCATTER's partial counts, or CHAINED's ticket, total and tile statuses.
+layout(std430, binding = 6) coherent buffer State { uint state[]; };
+
+uint g_n; // the count (main reads it once)
+#define N             g_n
+#define SRC_OFF       params[2]
+#define DST_OFF       params[3]
+#define FLAGS_OFF     params[4]
+#define PAY_IN_OFF    params[5]
+#define PAY_OUT_OFF   params[6]
+#define IDX_OFF       params[7]
+#define STATE_OFF     params[8]
+#define MODE          params[9]
+// VALUE: params[10] (and params[11] for f64)
+#define POLLS         params[12]
+#define TILES_PER_GROUP params[13] /* COUNT, SCATTER */
+#define GROUPS        params[14]   /* COUNT, SCATTER: the partial counts */
+#define FORCE_RECOUNT params[15]   /* CHAINED (tests): every look-back counts again */
+
+#define KEEP_OP       (MODE & 15u)
+#define PARTITION     ((MODE & 16u) != 0u)
+#define HAS_PAY       ((MODE & 32u) != 0u)
+#define HAS_IDX       ((MODE & 64u) != 0u)
+
+#define TILE (WG_SIZE * ITEMS)
+
+#if defined(TYPE_U32)
+T value() { return params[10]; }
+#elif defined(TYPE_I32)
+T value() { return int(params[10]); }
+#else
+T value() { return param_t(10u); }
+#endif
+
+// The comparison of keep mode op (1-6), NaN tested by its bits so that no fast-math
+// setting folds it away.
+bool compare(T v, uint op)
+{
+    T c = value();
+    if (t_isnan(v) || t_isnan(c))
+        return op == 6u;
+    switch (op) {
+    case 1u: return v < c;
+    case 2u: return v <= c;
+    case 3u: return v > c;
+    case 4u: return v >= c;
+    case 5u: return v == c;
+    default: return v != c;
+    }
+}
+
+// An invocation's ITEMS elements of a tile: with subgroups in subgroup rows (subgroup s
+// owns the s-th run of width * ITEMS elements, lane l holds element r * width + l of it in
+// row r), so that each row's loads and its kept elements' stores are one contiguous
+// stretch per subgroup; without, ITEMS consecutive elements per invocation.
+#ifdef SUBGROUPS
+#define AT(r) (gl_SubgroupID * gl_SubgroupSize * ITEMS + (r) * gl_SubgroupSize + \
+               gl_SubgroupInvocationID)
+#else
+#define AT(r) (gl_LocalInvocationID.x * ITEMS + (r))
+#endif
+
+// Loads the elements of the tile's first `count` from `first` into x (the values are
+// needed to compare, and to be written) and returns which are kept (bit r: row r).
+uint load_tile(uint first, uint count, out T x[ITEMS])
+{
+    uint op = KEEP_OP, mask = 0u;
+    UNROLL for (uint r = 0u; r < ITEMS; r++) {
+        uint at = AT(r);
+        bool inside = at < count;
+        x[r] = inside ? src[SRC_OFF + first + at] : T_ZERO;
+        bool keep = inside && (op == 0u ? flags[FLAGS_OFF + first + at] != 0u : compare(x[r], op));
+        mask |= keep ? 1u << r : 0u;
+    }
+    return mask;
+}
+
+// The kept elements among the first `count` from `first`, counted only (the values are
+// read only where a comparison needs them).
+uint count_kept(uint first, uint count)
+{
+    uint op = KEEP_OP, kept = 0u;
+    UNROLL for (uint r = 0u; r < ITEMS; r++) {
+        uint at = AT(r);
+        if (at < count)
+            kept += (op == 0u ? flags[FLAGS_OFF + first + at] != 0u
+                              : compare(src[SRC_OFF + first + at], op)) ? 1u : 0u;
+    }
+    return kept;
+}
+
+shared uint s_part[WG_SIZE];
+shared uint s_total;
+
+// Sum of one value per invocation over the work-group (valid in every invocation). Every
+// invocation must call it.
+uint wg_sum(uint v)
+{
+#ifdef SUBGROUPS
+    v = subgroupAdd(v);
+    if (subgroupElect())
+        s_part[gl_SubgroupID] = v;
+    SYNC();
+    if (gl_LocalInvocationID.x == 0u) {
+        uint t = 0u;
+        for (uint i = 0u; i < gl_NumSubgroups; i++)
+            t += s_part[i];
+        s_total = t;
+    }
+#else
+    s_part[gl_LocalInvocationID.x] = v;
+    SYNC();
+    for (uint s = WG_SIZE / 2u; s > 0u; s >>= 1) {
+        if (gl_LocalInvocationID.x < s)
+            s_part[gl_LocalInvocationID.x] += s_part[gl_LocalInvocationID.x + s];
+        SYNC();
+    }
+    if (gl_LocalInvocationID.x == 0u)
+        s_total = s_part[0];
+#endif
+    SYNC();
+    uint r = s_total;
+    SYNC();
+    return r;
+}
+
+// rank[r] = how many kept elements come before row r's element in the tile, from the
+// keep mask; returns the tile's kept count. Every invocation must call it.
+uint tile_ranks(uint mask, out uint rank[ITEMS])
+{
+    uint lid = gl_LocalInvocationID.x;
+#ifdef SUBGROUPS
+    // Within the subgroup's run, row by row: a ballot per row.
+    uint run = 0u;
+    UNROLL for (uint r = 0u; r < ITEMS; r++) {
+        uvec4 b = subgroupBallot((mask >> r & 1u) != 0u);
+        rank[r] = run + subgroupBallotExclusiveBitCount(b);
+        run += subgroupBallotBitCount(b);
+    }
+    // Then the subgroups' runs across the group: an exclusive sum of their counts.
+    if (subgroupElect())
+        s_part[gl_SubgroupID] = run;
+    SYNC();
+    if (gl_SubgroupID == 0u) {
+        uint carry = 0u;
+        for (uint base = 0u; base < gl_NumSubgroups; base += gl_SubgroupSize) {
+            uint i = base + gl_SubgroupInvocationID;
+            uint v = i < gl_NumSubgroups ? s_part[i] : 0u;
+            uint e = subgroupExclusiveAdd(v);
+            if (i < gl_NumSubgroups)
+                s_part[i] = carry + e;
+            carry += subgroupAdd(v);
+        }
+        if (subgroupElect())
+            s_total = carry;
+    }
+    SYNC();
+    uint before = s_part[gl_SubgroupID];
+#else
+    // Hillis-Steele over the invocations' counts (inclusive; the exclusive value is the
+    // neighbour's), then within the invocation's consecutive elements.
+    s_part[lid] = bitCount(mask);
+    SYNC();
+    for (uint d = 1u; d < WG_SIZE; d <<= 1) {
+        uint v = lid >= d ? s_part[lid - d] : 0u;
+        SYNC();
+        s_part[lid] += v;
+        SYNC();
+    }
+    if (lid == WG_SIZE - 1u)
+        s_total = s_part[lid];
+    uint before = lid > 0u ? s_part[lid - 1u] : 0u;
+    SYNC();
+    UNROLL for (uint r = 0u; r < ITEMS; r++) {
+        rank[r] = before;
+        before += mask >> r & 1u;
+    }
+    before = 0u;
+#endif
+    uint total = s_total;
+    UNROLL for (uint r = 0u; r < ITEMS; r++)
+        rank[r] += before;
+    SYNC();
+    return total;
+}
+
+// Writes the tile's elements (the first `count` from `first`; `kept_before` kept
+// elements precede the tile): a kept one at kept_before + its rank, and partitioning a
+// rejected one at total + the rejected before it (those before the tile, first -
+// kept_before, and those before it in the tile, its place less its rank).
+void write_tile(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS],
+                uint kept_before, uint total)
+{
+    UNROLL for (uint r = 0u; r < ITEMS; r++) {
+        uint at = AT(r);
+        if (at >= count)
+            continue;
+        bool keep = (mask >> r & 1u) != 0u;
+        if (!keep && !PARTITION)
+            continue;
+        uint to = keep ? kept_before + rank[r] : total + (first - kept_before) + (at - rank[r]);
+        dst[DST_OFF + to] = x[r];
+        if (HAS_PAY)
+            pay_out[PAY_OUT_OFF + to] = pay_in[PAY_IN_OFF + first + at];
+        if (HAS_IDX)
+            idx_out[IDX_OFF + to] = first + at;
+    }
+}
+
+uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
+
+// ----------------------------------------------------------- reduce-then-scan
+
+void stage_count()
+{
+    uint g = group_index();
+    if (g >= GROUPS)
+        return;
+    uint begin = g * TILES_PER_GROUP * TILE;
+    uint end = min(N, begin + TILES_PER_GROUP * TILE);
+    uint kept = 0u;
+    for (uint first = begin; first < end; first += TILE)
+        kept += count_kept(first, min(TILE, end - first));
+    kept = wg_sum(kept);
+    if (gl_LocalInvocationID.x == 0u)
+        state[STATE_OFF + g] = kept;
+}
+
+void stage_scatter()
+{
+    uint g = group_index(), lid = gl_LocalInvocationID.x;
+    if (g >= GROUPS)
+        return;
+    uint before = 0u, total = 0u;
+    for (uint i = lid; i < GROUPS; i += WG_SIZE) {
+        uint c = state[STATE_OFF + i];
+        total += c;
+        before += i < g ? c : 0u;
+    }
+    before = wg_sum(before);
+    total = wg_sum(total);
+    if (g == 0u && lid == 0u)
+        state[STATE_OFF + GROUPS] = total;
+    uint begin = g * TILES_PER_GROUP * TILE;
+    uint end = min(N, begin + TILES_PER_GROUP * TILE);
+    for (uint first = begin; first < end; first += TILE) {
+        uint count = min(TILE, end - first);
+        T x[ITEMS];
+        uint rank[ITEMS];
+        uint mask = load_tile(first, count, x);
+        uint kept = tile_ranks(mask, rank);
+        write_tile(first, count, x, mask, rank, before, total);
+        before += kept;
+    }
+}
+
+// --------------------------------------------------------------- single pass
+//
+// Tile t's status word at state[2 + t]: 0 while it has published nothing, then AGG | its
+// own count, then INC | the count of tiles 0..t (bits 0-29: the single pass takes at most
+// 2^30 - 1 elements). Words are written once each per call (CLEAR zeroes them first), by
+// relaxed atomics where SPIR-V has them (the sort's one-sweep does the same).
+#define ST_AGG   0x40000000u
+#define ST_INC   0x80000000u
+#define ST_COUNT 0x3fffffffu
+#ifdef VULKAN
+uint status_load(uint t)
+{
+    return atomicLoad(state[STATE_OFF + 2u + t], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                      gl_SemanticsRelaxed);
+}
+void status_store(uint t, uint v)
+{
+    atomicStore(state[STATE_OFF + 2u + t], v, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                gl_SemanticsRelaxed);
+}
+#else
+uint status_load(uint t) { return atomicOr(state[STATE_OFF + 2u + t], 0u); }
+void status_store(uint t, uint v) { atomicExchange(state[STATE_OFF + 2u + t], v); }
+#endif
+
+shared uint s_ticket;
+shared uint s_lb_j;    // the walk's next tile to read is s_lb_j - 1
+shared uint s_lb_done; // the walk met an inclusive count (or went past tile 0)
+shared uint s_lb_sum;  // what the walk added
+
+// One walk back from tile j-1 over the published words, adding them, until an inclusive
+// count (done) or a tile that has published nothing (stop there); it never waits. Leaves
+// its result in s_lb_*: the caller's barrier makes the rest of the group wait once.
+#ifdef SUBGROUPS
+// By subgroup 0: lane l reads tile j-1-l's word, ballots find the nearest inclusive and
+// the nearest silent one, subgroupAdd sums the lanes before them; window after window
+// while every lane found a count.
+void walk(uint j)
+{
+    uint lane = gl_SubgroupInvocationID, width = gl_SubgroupSize, sum = 0u;
+    bool done = false;
+    while (j > 0u) {
+        uint st = lane < j ? (FORCE_RECOUNT != 0u ? 0u : status_load(j - 1u - lane)) : ST_INC;
+        bool inc = (st & ST_INC) != 0u, gap = (st & (ST_INC | ST_AGG)) == 0u;
+        uint first_inc = subgroupAny(inc) ? subgroupBallotFindLSB(subgroupBallot(inc)) : width;
+        uint first_gap = subgroupAny(gap) ? subgroupBallotFindLSB(subgroupBallot(gap)) : width;
+        if (first_inc < first_gap) {
+            sum += subgroupAdd(lane <= first_inc ? st & ST_COUNT : 0u);
+            done = true;
+            break;
+        }
+        sum += subgroupAdd(lane < first_gap ? st & ST_COUNT : 0u);
+        j -= first_gap;
+        if (first_gap < width)
+            break;
+    }
+    if (subgroupElect()) {
+        s_lb_j = j;
+        s_lb_done = done || j == 0u ? 1u : 0u;
+        s_lb_sum = sum;
+    }
+}
+#define WALKER (gl_SubgroupID == 0u)
+#else
+// By invocation 0, one tile at a time.
+void walk(uint j)
+{
+    uint sum = 0u;
+    bool done = false;
+    for (; j > 0u; j--) {
+        uint st = FORCE_RECOUNT != 0u ? 0u : status_load(j - 1u);
+        if ((st & (ST_INC | ST_AGG)) == 0u)
+            break;
+        sum += st & ST_COUNT;
+        if ((st & ST_INC) != 0u) {
+            done = true;
+            break;
+        }
+    }
+    s_lb_j = j;
+    s_lb_done = done || j == 0u ? 1u : 0u;
+    s_lb_sum = sum;
+}
+#define WALKER (gl_LocalInvocationID.x == 0u)
+#endif
+
+// The kept count of tile k, counted again by the group from its input (the input is never
+// written by the call, so the recount is exact); `inclusive` when tile k has published
+// its inclusive count meanwhile (then taken instead) or is tile 0.
+uint recount(uint k, out bool inclusive)
+{
+    uint first = k * TILE;
+    uint kept = wg_sum(count_kept(first, min(TILE, N - first)));
+    if (gl_LocalInvocationID.x == 0u) {
+        uint st = FORCE_RECOUNT != 0u ? 0u : status_load(k);
+        bool inc = (st & ST_INC) != 0u;
+        s_lb_done = inc || k == 0u ? 1u : 0u;
+        s_lb_sum = inc ? st & ST_COUNT : kept;
+    }
+    SYNC();
+    inclusive = s_lb_done != 0u;
+    uint r = s_lb_sum;
+    SYNC();
+    return r;
+}
+
+// The kept elements of tiles 0..t-1 (decoupled look-back): walks, no barrier per step; at
+// a silent tile the group reads it again up to POLLS times (a barrier each), then counts
+// it itself: a bounded wait, never a dependence on another group's progress. The loop is
+// the whole group's (uniform), with barriers only in it.
+uint look_back(uint t)
+{
+    uint prefix = 0u, polls = 0u;
+    for (uint j = t;;) {
+        if (WALKER)
+            walk(j);
+        SYNC();
+        uint next = s_lb_j;
+        bool done = s_lb_done != 0u;
+        prefix += s_lb_sum;
+        SYNC();
+        if (done)
+            break;
+        polls = next < j ? 0u : polls;
+        j = next;
+        if (FORCE_RECOUNT == 0u && ++polls < POLLS)
+            continue;
+        polls = 0u; // tile j-1 stays silent: count it here
+        bool inclusive;
+        prefix += recount(j - 1u, inclusive);
+        if (inclusive)
+            break;
+        j -= 1u;
+    }
+    return prefix;
+}
+
+void stage_chained()
+{
+    uint lid = gl_LocalInvocationID.x;
+    uint tiles = max(1u, (N + TILE - 1u) / TILE); // N = 0: tile 0 still writes the total
+    // Tiles in the order groups start (a ticket), where the dispatch has several groups
+    // (the state was cleared): a predecessor has then at least started. With a count on
+    // the GPU the groups may outnumber the count's tiles.
+    if (lid == 0u)
+        s_ticket = gl_NumWorkGroups.x * gl_NumWorkGroups.y > 1u ? atomicAdd(state[STATE_OFF], 1u)
+                                                                 : 0u;
+    SYNC();
+    uint t = s_ticket;
+    if (t >= tiles)
+        return; // the whole group
+    uint first = t * TILE, count = min(TILE, N - first);
+    T x[ITEMS];
+    uint rank[ITEMS];
+    uint mask = load_tile(first, count, x);
+    uint kept = tile_ranks(mask, rank);
+    uint before = 0u;
+    if (tiles > 1u) {
+        // Published before the look-back, and sent out at once, so that successors find it.
+        if (lid == 0u) {
+            status_store(t, (t == 0u ? ST_INC : ST_AGG) | kept);
+            memoryBarrierBuffer();
+        }
+        if (t > 0u)
+            before = look_back(t);
+        if (lid == 0u && t > 0u)
+            status_store(t, ST_INC | (before + kept));
+    }
+    if (lid == 0u && t == tiles - 1u)
+        state[STATE_OFF + 1u] = before + kept;
+    write_tile(first, count, x, mask, rank, before, 0u);
+}
+
+void main()
+{
+    g_n = device_count(params[1]);
+    switch (STAGE) {
+    case 1u:
+        stage_count();
+        return;
+    case 2u:
+        stage_scatter();
+        return;
+    case 3u: {
+        uint i = invocation_index();
+        if (i < N)
+            state[STATE_OFF + i] = 0u;
+        return;
+    }
+    case 4u:
+        stage_chained();
+        return;
+    default:
+        return;
+    }
+}
