@@ -45,20 +45,7 @@ const char cg_help[] =
     "  --every K         prints every K-th iteration (and the last); default 1\n"
     "  -o, --output X    writes x as a one-column MatrixMarket array (%.17g)\n";
 
-typedef struct cg_args {
-    sparse_args m;
-    const char *matrix_path; /* NULL with --laplace3d */
-    uint32_t laplace_n;
-    const char *b_path; /* NULL: b = A*ones */
-    const char *out_path;
-    double tol;         /* 0 until resolved by the type */
-    uint64_t max_iter;  /* 0 until resolved by the size */
-    uint64_t every;
-    bool jacobi;
-} cg_args;
-
-/* Returns false when it printed the help (and nothing is to run). */
-static bool parse_cg_args(int argc, char **argv, cg_args *c)
+bool parse_cg_args(int argc, char **argv, cg_args *c)
 {
     *c = (cg_args){ .every = 1 };
     for (int i = 1; i < argc; i++) {
@@ -416,8 +403,7 @@ static void warn_unless_symmetric(const char *name, const gpgpu_csr *a)
     gpgpu_sparse_free(&t);
 }
 
-/* The matrix from the file or the generator, checked to be square. */
-static int load_matrix(const cg_args *c, gpgpu_csr *a)
+int load_cg_matrix(const cg_args *c, gpgpu_csr *a)
 {
     gpgpu_mtx_header h = { .symmetry = "symmetric" };
     int rc;
@@ -453,7 +439,7 @@ int cmd_cg(int argc, char **argv)
     if (!parse_cg_args(argc, argv, &c))
         return TOOL_EXIT_OK;
     /* Every file is read and checked before the GPU starts. */
-    rc = load_matrix(&c, &a);
+    rc = load_cg_matrix(&c, &a);
     if (rc == TOOL_EXIT_OK && c.b_path != NULL)
         rc = read_vector_of_length(c.b_path, a.rows, "rows", &b);
     if (c.max_iter == 0)

@@ -24,19 +24,7 @@ const char spmv_help[] =
     "                    prints to stderr the GPU and wall time per product and\n"
     "                    GFLOP/s (2 x nnz flops a product)\n";
 
-typedef struct spmv_args {
-    sparse_args m;
-    const char *matrix_path;
-    const char *x_path;  /* NULL: all ones */
-    const char *y0_path; /* NULL: no y0 */
-    const char *out_path;
-    double alpha, beta;
-    bool beta_given;
-    uint64_t repeat;
-} spmv_args;
-
-/* Returns false when it printed the help (and nothing is to run). */
-static bool parse_spmv_args(int argc, char **argv, spmv_args *s)
+bool parse_spmv_args(int argc, char **argv, spmv_args *s)
 {
     *s = (spmv_args){ .alpha = 1, .out_path = "-" };
     for (int i = 1; i < argc; i++) {
