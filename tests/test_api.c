@@ -61,7 +61,7 @@ static const gpgpu_status all_statuses[] = {
     GPGPU_ERROR_OUT_OF_RANGE, GPGPU_ERROR_UNSUPPORTED_COMBINATION, GPGPU_ERROR_OVERLAP,
     GPGPU_ERROR_MISALIGNED, GPGPU_ERROR_TOO_LARGE, GPGPU_ERROR_NO_CONTEXT,
     GPGPU_ERROR_GL_VERSION, GPGPU_ERROR_UNSUPPORTED_FEATURE, GPGPU_ERROR_BACKEND_UNAVAILABLE,
-    GPGPU_ERROR_SHADER_COMPILE, GPGPU_ERROR_OUT_OF_MEMORY, GPGPU_ERROR_BACKEND,
+    GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_SHADER_COMPILE, GPGPU_ERROR_OUT_OF_MEMORY, GPGPU_ERROR_BACKEND,
     GPGPU_ERROR_IO, GPGPU_ERROR_PARSE,
 };
 enum { STATUS_COUNT = sizeof all_statuses / sizeof all_statuses[0] };
@@ -1169,11 +1169,11 @@ static void check_foreign_arguments(gpgpu_context *c2, gpgpu_buffer *mine, gpgpu
                   E_INVALID);
     EXPECT_STATUS(c2, gpgpu_axpby_dot(c2, f32, 4, 1, theirs, 8, 1, theirs, 0, mine, 0, &dot),
                   E_INVALID);
-    const gpgpu_spmv_desc d = {.alpha = 1};
+    const gpgpu_spmv_desc d = {0};
     if (mine_m && theirs_m) {
-        EXPECT_STATUS(c2, gpgpu_spmv(c2, &d, theirs_m, mine, 0, theirs, 8), E_INVALID);
-        EXPECT_STATUS(c2, gpgpu_spmv(c2, &d, theirs_m, theirs, 8, mine, 0), E_INVALID);
-        EXPECT_STATUS(c2, gpgpu_spmv(c2, &d, mine_m, theirs, 0, theirs, 8), E_INVALID);
+        EXPECT_STATUS(c2, gpgpu_spmv(c2, &d, 1, theirs_m, mine, 0, 0, theirs, 8), E_INVALID);
+        EXPECT_STATUS(c2, gpgpu_spmv(c2, &d, 1, theirs_m, theirs, 8, 0, mine, 0), E_INVALID);
+        EXPECT_STATUS(c2, gpgpu_spmv(c2, &d, 1, mine_m, theirs, 0, 0, theirs, 8), E_INVALID);
         EXPECT_STATUS(c2, gpgpu_spmv_tune(c2, mine_m, NULL, NULL, NULL), E_INVALID);
         gpgpu_matrix *t = SENTINEL;
         EXPECT_STATUS(c2, gpgpu_matrix_transpose(c2, mine_m, &t), E_INVALID);

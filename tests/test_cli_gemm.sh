@@ -92,11 +92,24 @@ if "$gpgpu" gemm --m 70 --n 45 --k 33 --check --backend "$backend" >"$tmp/stdout
         grep -q "^$key: " "$tmp/stdout" || fail "generated: no $key line: $(cat "$tmp/stdout")"
     done
     grep -q '^check_errors: 0$' "$tmp/stdout" || fail "generated: --check found errors"
+    grep -Eq '^timer: (gpu|wall)$' "$tmp/stdout" || fail "generated: no timer line"
+    awk '$1 == "gflops:" { r = $2 } $1 == "gflops_wall:" { w = $2 }
+         END { exit !(r > 0 && r <= 1000 * w) }' "$tmp/stdout" ||
+        fail "generated: gflops is not a rate the wall time allows: $(cat "$tmp/stdout")"
 else
     fail "generated: $(cat "$tmp/stderr")"
 fi
 "$gpgpu" gemm --m 40 --n 33 --k 20 --method 6 --tile 8 --type f32 --transpose-a --check \
     --backend "$backend" >"$tmp/stdout" 2>"$tmp/stderr" || fail "generated method 6: $(cat "$tmp/stderr")"
+
+# Progress lines where every one is due (GPGPU_PROGRESS_AFTER=0), none with --quiet (nor
+# the GPU timer's note).
+GPGPU_PROGRESS_AFTER=0 "$gpgpu" gemm --m 40 --n 40 --k 40 --repeat 2 --backend "$backend" \
+    >/dev/null 2>"$tmp/stderr" || fail "progress: $(cat "$tmp/stderr")"
+grep -q "timing: product 2 of 2" "$tmp/stderr" || fail "progress: no line: $(cat "$tmp/stderr")"
+GPGPU_PROGRESS_AFTER=0 "$gpgpu" gemm --m 40 --n 40 --k 40 --repeat 2 --check --quiet \
+    --backend "$backend" >/dev/null 2>"$tmp/stderr" || fail "--quiet: $(cat "$tmp/stderr")"
+[ -s "$tmp/stderr" ] && fail "--quiet printed: $(cat "$tmp/stderr")"
 
 usage_error "mismatch" "dimension mismatch" -- "$tmp/a.mtx" "$tmp/a.mtx" -o "$tmp/c.mtx"
 usage_error "no output" "-o C.mtx is required" -- "$tmp/a.mtx" "$tmp/b.mtx"
@@ -109,6 +122,31 @@ usage_error "zero size" "--m" -- --m 0 --n 4 --k 4
 usage_error "gz output" "plain text" -- "$tmp/a.mtx" "$tmp/b.mtx" -o "$tmp/c.mtx.gz"
 printf '%%%%MatrixMarket matrix array complex general\n1 1\n1 0\n' >"$tmp/cx.mtx"
 usage_error "complex" "complex" -- "$tmp/cx.mtx" "$tmp/b.mtx" -o "$tmp/c.mtx"
+# Sizes no device holds: refused before anything is made, with exit 2 on either backend (A:
+# 16 GiB of f64, past every storage binding; C: past the 2^31 - 1 the shaders index; a
+# coordinate file of one entry standing for 10^10 dense ones).
+too_large() { # NAME EXPECTED-TEXT GPGPU-ARGS...
+    local name=$1 text=$2
+    shift 2
+    timeout 60 "$gpgpu" gemm "$@" --backend "$backend" >/dev/null 2>"$tmp/stderr"
+    local rc=$?
+    [ "$rc" -eq 2 ] && grep -q -- "$text" "$tmp/stderr" ||
+        fail "$name: exit $rc: $(cat "$tmp/stderr")"
+}
+too_large "A past a binding" "A would take 17179869176 bytes, more than one storage binding" \
+    --m 1 --n 1 --k 2147483647 --type f64
+too_large "C past the index" "C has 10000000000 elements, more than the 2^31 - 1" \
+    --m 100000 --n 100000 --k 1
+printf '%%%%MatrixMarket matrix coordinate real general\n100000 100000 1\n1 1 1\n' >"$tmp/wide.mtx"
+too_large "dense file" "wide.mtx is 100000 x 100000: as a dense matrix" "$tmp/wide.mtx" \
+    "$tmp/wide.mtx" -o "$tmp/c.mtx"
+
+# Beyond f32's range for an f32 product: the file's value with its line, and --alpha.
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n5e38\n' >"$tmp/big.mtx"
+usage_error "f32 value" "big.mtx:4: 5e38 is out of range for f32" -- "$tmp/big.mtx" "$tmp/row.mtx" \
+    -o "$tmp/c.mtx"
+usage_error "f32 alpha" "--alpha: -3.5e38 is out of range for f32" -- --m 2 --n 2 --k 2 \
+    --alpha -3.5e38
 
 [ "$failures" -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -246,6 +246,35 @@ usage "bad algo" "unknown value 'halving'" --type u32 --algo halving "$tmp/in.mt
 usage "same outputs" "same file" --type u32 "$tmp/in.mtx" -o - --perm -
 mtx "$tmp/bad_in.mtx" real 1 0.5
 usage "bad input" "'0.5' is not an integer" --type u32 "$tmp/bad_in.mtx" -o -
+# Progress lines where every one is due (GPGPU_PROGRESS_AFTER=0), none with --quiet, none in
+# a run shorter than 2 s.
+for cmd in "sort -o /dev/null --perm /dev/null" "reduce --op max" \
+    "scan --exclusive -o /dev/null"; do
+    GPGPU_PROGRESS_AFTER=0 "$gpgpu" $cmd --backend "$backend" --type u32 --random 3000000 \
+        >/dev/null 2>"$tmp/stderr" || fail "$cmd progress: $(cat "$tmp/stderr")"
+    grep -q "generating and uploading: 2097152 of 3000000 values" "$tmp/stderr" ||
+        fail "$cmd progress: $(cat "$tmp/stderr")"
+    GPGPU_PROGRESS_AFTER=0 "$gpgpu" $cmd --backend "$backend" --type u32 --random 3000000 \
+        --quiet >/dev/null 2>"$tmp/stderr" || fail "$cmd --quiet: $(cat "$tmp/stderr")"
+    [ -s "$tmp/stderr" ] && fail "$cmd --quiet printed: $(cat "$tmp/stderr")"
+    "$gpgpu" $cmd --backend "$backend" --type u32 --random 1000 >/dev/null 2>"$tmp/stderr" ||
+        fail "$cmd: $(cat "$tmp/stderr")"
+    [ -s "$tmp/stderr" ] && fail "$cmd, a short run, printed: $(cat "$tmp/stderr")"
+done
+GPGPU_PROGRESS_AFTER=0 "$gpgpu" sort --backend "$backend" --type u32 --random 3000000 \
+    -o /dev/null --perm /dev/null >/dev/null 2>"$tmp/stderr"
+grep -q "numbering for --perm: 2097152 of 3000000 values" "$tmp/stderr" ||
+    fail "sort --perm progress: $(cat "$tmp/stderr")"
+
+# More than any device's storage binding (16 GiB of f64): refused before a value is made,
+# with exit 2 on either backend (a timeout shows generating first).
+for cmd in "sort -o -" "reduce --op sum" "scan --inclusive -o -"; do
+    timeout 60 "$gpgpu" $cmd --backend "$backend" --type f64 --random 2147483647 \
+        >/dev/null 2>"$tmp/stderr"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q "the --random input would take 17179869176 bytes" "$tmp/stderr" ||
+        fail "$cmd --random 2^31 - 1: exit $rc: $(cat "$tmp/stderr")"
+done
 if ! "$gpgpu" sort --help | grep -q -- "--segments"; then
     fail "--help does not describe --segments"
 fi

@@ -102,6 +102,25 @@ for key in dropped chunks long_rows one_phase peak_bytes gpu_us wall_us gflops g
     [ -n "$(stat $key)" ] || fail "karate --stats: no '$key:' line in $(cat "$tmp/stdout")"
 done
 [ "$(stat peak_bytes)" -gt 0 ] 2>/dev/null || fail "karate --stats: peak_bytes '$(stat peak_bytes)'"
+# gflops from the GPU time, or from the wall time where the timer measured nothing (GL on
+# llvmpipe): never a rate the wall time does not allow (within its 1000x of overhead).
+case $(stat timer) in gpu|wall) ;; *) fail "karate --stats: timer '$(stat timer)'" ;; esac
+awk -v r="$(stat gflops)" -v w="$(stat gflops_wall)" 'BEGIN { exit !(r > 0 && r <= 1000 * w) }' ||
+    fail "karate --stats: gflops $(stat gflops) against gflops_wall $(stat gflops_wall)"
+
+# ---- progress: a line a step of the classic algorithm where every line is due
+# (GPGPU_PROGRESS_AFTER=0), none with --quiet, none in a run shorter than 2 s
+GPGPU_PROGRESS_AFTER=0 "$gpgpu" spgemm "$mdir/west0067.mtx" A --algo classic -o "$tmp/c.mtx" \
+    --backend "$backend" >/dev/null 2>"$tmp/stderr" || fail "classic progress: $(cat "$tmp/stderr")"
+grep -q "spgemm (classic): step 1 done (stage 2, EXPAND, 1283 products)" "$tmp/stderr" &&
+    grep -q "stage 13, ROW_PTRS" "$tmp/stderr" ||
+    fail "classic progress: no line a step: $(cat "$tmp/stderr")"
+GPGPU_PROGRESS_AFTER=0 "$gpgpu" spgemm "$mdir/west0067.mtx" A --algo classic -o "$tmp/c.mtx" \
+    --backend "$backend" --quiet >/dev/null 2>"$tmp/stderr" || fail "classic --quiet failed"
+[ -s "$tmp/stderr" ] && fail "classic --quiet printed: $(cat "$tmp/stderr")"
+"$gpgpu" spgemm "$mdir/west0067.mtx" A -o "$tmp/c.mtx" --backend "$backend" >/dev/null \
+    2>"$tmp/stderr" || fail "a short product failed"
+[ -s "$tmp/stderr" ] && fail "a short product printed: $(cat "$tmp/stderr")"
 
 # ---- --drop-zeros: [1 1; 1 -1]^2 = [2 0; 0 2], where both zeros are exact
 # (1*1 + 1*(-1)): kept as structural entries by default, dropped on request
@@ -173,6 +192,10 @@ usage "gz output" "plain text" "$af" At -o "$tmp/c.mtx.gz"
 usage "bad budget" "not a byte count" "$af" At -o "$tmp/c.mtx" --memory-budget 12X
 usage "zero budget" "out of range" "$af" At -o "$tmp/c.mtx" --memory-budget 0
 usage "unknown option" "unknown option '--fast'" "$af" At -o "$tmp/c.mtx" --fast
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1e39\n' >"$tmp/big.mtx"
+usage "f32 value" "big.mtx:4: 1e39 is out of range for f32" "$tmp/big.mtx" A -o "$tmp/c.mtx"
+usage "f32 value of B" "big.mtx:4: 1e39 is out of range for f32" "$tmp/big.mtx" "$tmp/big.mtx" \
+    -o "$tmp/c.mtx" --type f32
 # A missing file is an I/O failure (exit 1, as for spmv), named in the message.
 "$gpgpu" spgemm "$tmp/none.mtx" A -o "$tmp/c.mtx" >/dev/null 2>"$tmp/stderr"
 rc=$?

@@ -110,6 +110,12 @@ spmv_ok "tune quiet" -- "$mdir/bcsstk05.mtx" --tune --quiet
 [ -s "$tmp/stderr" ] && fail "--tune --quiet printed: $(cat "$tmp/stderr")"
 spmv_ok "repeat" -- "$mdir/west0067.mtx" --repeat 5
 grep -q "GFLOP/s" "$tmp/stderr" || fail "--repeat printed no rate: $(cat "$tmp/stderr")"
+# The rate is one the wall clock allows (within its 1000x of launch overhead): where the
+# GPU timer measures nothing (GL on llvmpipe), it comes from the wall time and says so.
+awk '/GFLOP\/s/ { for (i = 1; i <= NF; i++) { if ($i == "wall") wall = $(i - 2)
+                                             if ($i == "GFLOP/s") rate = $(i - 1) } }
+     END { exit !(rate > 0 && rate <= 1000 * 2 * 294 / (wall * 1e3)) }' "$tmp/stderr" ||
+    fail "--repeat: a rate the wall time does not allow: $(cat "$tmp/stderr")"
 
 # ---- the checker itself refuses a wrong y (the last row off by 1e-3)
 "$gpgpu" spmv --backend "$backend" "$mdir/west0067.mtx" -o "$tmp/y.mtx" 2>/dev/null
@@ -152,7 +158,7 @@ usage "y0 length" "has 3 entries, but the matrix has 5 rows" \
 usage "malformed" "bad.mtx" spmv "$tmp/bad.mtx" --backend "$backend"
 usage "bad format" "unknown value 'dia'" spmv "$mdir/cage3.mtx" --format dia
 usage "unknown algo" "unknown value 'radix'" spmv "$mdir/cage3.mtx" --algo radix
-usage "algo of another format" "SPMV_VECTOR works on CSR" \
+usage "algo of another format" "--algo vector works on CSR matrices, not --format ell" \
     spmv "$mdir/cage3.mtx" --format ell --algo vector --backend "$backend"
 usage "classic on coo" "CSR" spmv "$mdir/cage3.mtx" --format coo --algo classic --backend "$backend"
 usage "integer type" "f32 or f64" spmv "$mdir/cage3.mtx" --type u32
@@ -166,6 +172,26 @@ usage "cg not square" "CG needs a square matrix" cg "$mdir/Trec4.mtx" --backend 
 usage "cg b length" "has 3 entries, but the matrix has 5 rows" \
     cg "$mdir/cage3.mtx" --b "$tmp/x3.mtx" --backend "$backend"
 usage "cg both inputs" "one of them" cg "$mdir/cage3.mtx" --laplace3d 4
+# Beyond f32's range, for an f32 product: refused with the value and where it is, one rule
+# for the matrix, the vectors and the numeric options (f64 takes them).
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1e39\n' >"$tmp/big.mtx"
+mtx "$tmp/big_x.mtx" 1 -4e38
+mtx "$tmp/x2.mtx" 1 1
+usage "f32 matrix value" "big.mtx:4: 1e39 is out of range for f32" spmv "$tmp/big.mtx"
+usage "f32 x value" "big_x.mtx:4: -4e38 is out of range for f32" \
+    spmv "$mdir/cage3.mtx" --type f32 --x "$tmp/big_x.mtx"
+usage "f32 y0 value" "big_x.mtx:4: -4e38 is out of range for f32" \
+    spmv "$mdir/cage3.mtx" --y0 "$tmp/big_x.mtx"
+usage "f32 alpha" "--alpha: 1e39 is out of range for f32" spmv "$mdir/cage3.mtx" --alpha 1e39
+usage "f32 beta" "--beta: -1e39 is out of range for f32" \
+    spmv "$mdir/cage3.mtx" --beta -1e39 --y0 "$tmp/x3.mtx"
+usage "cg f32 matrix value" "big.mtx:4: 1e39 is out of range for f32" cg "$tmp/big.mtx"
+usage "cg f32 b value" "big_x.mtx:4: -4e38 is out of range for f32" \
+    cg "$mdir/cage3.mtx" --b "$tmp/big_x.mtx"
+if [ "$types" = "f32 f64" ]; then
+    "$gpgpu" spmv --backend "$backend" "$tmp/big.mtx" --type f64 --x "$tmp/x2.mtx" --alpha 1e39 \
+        -o "$tmp/y.mtx" 2>"$tmp/stderr" || fail "f64 past f32's range: $(cat "$tmp/stderr")"
+fi
 
 # ---- matinfo: karate is 34 x 34 with 78 stored entries, 156 once symmetric
 "$gpgpu" matinfo "$mdir/karate.mtx" >"$tmp/matinfo" 2>"$tmp/stderr" ||
@@ -176,6 +202,13 @@ for line in "rows: 34" "cols: 34" "nnz: 156" "file_entries: 78" "field: pattern"
 done
 # CSR bytes: (35 + 156) u32 + 156 values.
 grep -Eq "^csr +156 +1388 +2012$" "$tmp/matinfo" || fail "matinfo karate: csr line wrong"
+# A real hermitian file is symmetric: read as one (the lower triangle mirrored).
+printf '%%%%MatrixMarket matrix coordinate real hermitian\n3 3 3\n1 1 4\n2 1 1\n3 3 2\n' \
+    >"$tmp/herm.mtx"
+"$gpgpu" matinfo "$tmp/herm.mtx" >"$tmp/matinfo" 2>"$tmp/stderr" ||
+    fail "matinfo real hermitian: $(cat "$tmp/stderr")"
+grep -qx "nnz: 4" "$tmp/matinfo" && grep -qx "symmetry: hermitian" "$tmp/matinfo" ||
+    fail "matinfo real hermitian: $(cat "$tmp/matinfo")"
 "$gpgpu" matinfo --ell-max-fill 2 "$mdir/karate.mtx" >"$tmp/matinfo" 2>&1
 grep -q "^ell  *refused: " "$tmp/matinfo" || fail "matinfo: ell not refused past --ell-max-fill 2"
 "$gpgpu" matinfo --help | grep -q -- "--ell-max-fill" || fail "matinfo --help"
@@ -196,6 +229,10 @@ cg_ok() { # NAME MAX-ERROR ARGS...
         fail "$name: max error above $max_error: $(grep '^max' "$tmp/cg")"
 }
 cg_ok "laplace3d 8 f32" 1e-4 --laplace3d 8
+# A GPU time per iteration that the wall time allows, or none where the timer measured nothing.
+awk '/^time: / && /GPU/ { for (i = 1; i <= NF; i++) if ($i == "us") u[++n] = $(i - 1) }
+     END { exit n == 2 && !(u[1] * 1000 >= u[2]) }' "$tmp/cg" ||
+    fail "cg: a GPU time the wall time does not allow: $(grep '^time' "$tmp/cg")"
 if [ "$types" = "f32 f64" ]; then
     cg_ok "laplace3d 8 f64" 1e-7 --laplace3d 8 --type f64 --format sell
     cg_ok "bcsstk05 jacobi" 1e-6 "$mdir/bcsstk05.mtx" --type f64 --jacobi
@@ -209,6 +246,79 @@ if [ "$types" = "f32 f64" ]; then
         fail "cg -o -: $(cat "$tmp/stderr")"
     fi
 fi
+# NaN or inf in A or b: refused before the solve (exit 2), naming the entry.
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n2 2 nan\n3 3 4\n' \
+    >"$tmp/nan_a.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n2 2 4\n3 3 4\n' \
+    >"$tmp/diag.mtx"
+mtx "$tmp/inf_b.mtx" 1 inf 1
+mtx "$tmp/nan_b.mtx" 1 1 -nan
+usage "cg nan in A" "nan_a.mtx: entry (2, 2) is nan" cg "$tmp/nan_a.mtx" --backend "$backend"
+usage "cg inf in b" "inf_b.mtx: entry 2 is inf" cg "$tmp/diag.mtx" --b "$tmp/inf_b.mtx"
+usage "cg nan in b" "nan_b.mtx: entry 3 is -nan" cg "$tmp/diag.mtx" --b "$tmp/nan_b.mtx"
+# A breakdown stops the solve with its iteration and reason (exit 1): an indefinite A, and
+# b = A*ones whose norm overflows f32.
+cg_breaks() { # NAME EXPECTED-TEXT ARGS...
+    local name=$1 text=$2
+    shift 2
+    "$gpgpu" cg --backend "$backend" "$@" >"$tmp/cg" 2>"$tmp/stderr"
+    local rc=$?
+    [ "$rc" -eq 1 ] || fail "$name: exit $rc, expected 1 ($(cat "$tmp/stderr"))"
+    grep -q -- "$text" "$tmp/stderr" || fail "$name: '$(cat "$tmp/stderr")' lacks '$text'"
+    grep -q "^broke down after" "$tmp/cg" || fail "$name: no 'broke down' line: $(cat "$tmp/cg")"
+}
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 -2\n' >"$tmp/indef.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 3e38\n2 2 3e38\n' \
+    >"$tmp/huge.mtx"
+cg_breaks "cg indefinite" "breakdown at iteration 1: p.Ap = -7, so A is not positive definite" \
+    "$tmp/indef.mtx"
+cg_breaks "cg f32 overflow" "breakdown at iteration 0: ||b||^2 = inf: f32 overflowed" \
+    "$tmp/huge.mtx"
+# A Laplacian whose values no storage binding holds (674^3 rows, 8.6 GB of f32 values) is
+# refused before it is generated; one past the 2^31 - 1 entries the shaders index, at once.
+timeout 60 "$gpgpu" cg --backend "$backend" --laplace3d 674 >/dev/null 2>"$tmp/stderr"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "more than one storage binding" "$tmp/stderr" ||
+    fail "cg --laplace3d 674: exit $rc: $(cat "$tmp/stderr")"
+usage "cg laplace3d past the index" "675 is out of range \[1, 674\]" cg --laplace3d 675
+# 0 x 0: converged at once, and no error to report on an empty x.
+printf '%%%%MatrixMarket matrix coordinate real general\n0 0 0\n' >"$tmp/empty.mtx"
+"$gpgpu" cg --backend "$backend" "$tmp/empty.mtx" >"$tmp/cg" 2>"$tmp/stderr" ||
+    fail "cg 0 x 0: $(cat "$tmp/stderr")"
+grep -q "^max |x_i - 1|: none" "$tmp/cg" || fail "cg 0 x 0: $(cat "$tmp/cg")"
+"$gpgpu" cg --help | grep -q "with a NaN or infinite entry is refused" ||
+    fail "cg --help: non-finite input"
+# Progress lines: none for a run shorter than 2 s, none with --quiet even where every line
+# is due (GPGPU_PROGRESS_AFTER=0), and then the lines of each long step.
+quiet_ok() { # NAME ARGS... : succeeds, with nothing on stderr
+    local name=$1
+    shift
+    "$gpgpu" "$@" >/dev/null 2>"$tmp/stderr" || fail "$name: exit $?: $(cat "$tmp/stderr")"
+    [ -s "$tmp/stderr" ] && fail "$name printed on stderr: $(cat "$tmp/stderr")"
+}
+progress_ok() { # NAME TEXT ARGS... : succeeds, TEXT among the progress lines
+    local name=$1 text=$2
+    shift 2
+    GPGPU_PROGRESS_AFTER=0 "$gpgpu" "$@" >/dev/null 2>"$tmp/stderr" ||
+        fail "$name: exit $?: $(cat "$tmp/stderr")"
+    grep -q -- "$text" "$tmp/stderr" || fail "$name: no '$text' in: $(cat "$tmp/stderr")"
+}
+quiet_ok "spmv, a short run" spmv "$mdir/bcsstk05.mtx" --backend "$backend" -o "$tmp/y.mtx"
+quiet_ok "cg, a short run" cg --laplace3d 4 --backend "$backend"
+for cmd in "spmv $mdir/bcsstk05.mtx --tune -o $tmp/y.mtx" "info" \
+    "cg $mdir/bcsstk05.mtx --jacobi --tol 1e-3"; do
+    GPGPU_PROGRESS_AFTER=0 quiet_ok "$cmd --quiet" $cmd --quiet --backend "$backend"
+done
+GPGPU_PROGRESS_AFTER=0 quiet_ok "matinfo --quiet" matinfo "$mdir/bcsstk05.mtx" --quiet
+progress_ok "matinfo" "measuring sell" matinfo "$mdir/bcsstk05.mtx"
+progress_ok "spmv" "timing: product 3 of 3" spmv "$mdir/bcsstk05.mtx" --repeat 3 \
+    --backend "$backend" -o "$tmp/y.mtx"
+progress_ok "spmv --tune" "spmv tune: 1 invocations per row" spmv "$mdir/bcsstk05.mtx" --tune \
+    --backend "$backend" -o "$tmp/y.mtx"
+progress_ok "cg" "cg: iteration 2, ||r||/||b|| = " cg --laplace3d 6 --backend "$backend"
+progress_ok "cg --laplace3d" "generating the 3D Laplacian of 6^3 rows" cg --laplace3d 6 \
+    --backend "$backend"
+
 # Not symmetric: a warning, then no convergence (exit 1).
 "$gpgpu" cg --backend "$backend" "$mdir/cage3.mtx" --max-iter 3 >/dev/null 2>"$tmp/stderr"
 rc=$?

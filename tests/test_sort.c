@@ -1213,8 +1213,28 @@ static void errors(void)
     EXPECT_STATUS(ctx, gpgpu_sort(ctx, &bad, a.buf, 0, NULL, 0, 100), E_ALIGN);
     bad.scratch_offset = 72;
     EXPECT_STATUS(ctx, gpgpu_sort(ctx, &bad, a.buf, 0, NULL, 0, 100), E_OOM);
+    size_t need = bytes;
+    char text[200];
+    snprintf(text, sizeof text, "hold %zu from scratch_offset 72; this sort needs %zu",
+             need - 8, need);
+    EXPECT(strstr(gpgpu_last_error(ctx), text), "scratch 8 bytes short: \"%s\" lacks \"%s\"",
+           gpgpu_last_error(ctx), text);
     bad.scratch_offset = 64;
     EXPECT_STATUS(ctx, gpgpu_sort(ctx, &bad, a.buf, 0, NULL, 0, 100), GPGPU_SUCCESS);
+    /* An offset past the buffer's end is out of range, with the real sizes, whether the sort
+     * needs scratch memory or (one work-group) none. */
+    for (int one_group = 0; one_group < 2; one_group++) {
+        tuning->radix_small = one_group;
+        bad.scratch_offset = need + 64 + 8;
+        EXPECT_STATUS(ctx, gpgpu_sort(ctx, &bad, a.buf, 0, NULL, 0, 100), E_RANGE);
+        snprintf(text, sizeof text, "scratch_offset %zu is past the end of the scratch "
+                 "buffer's %zu bytes (this sort needs %zu bytes there)", need + 72, need + 64,
+                 one_group ? (size_t)0 : need);
+        EXPECT(strstr(gpgpu_last_error(ctx), text), "scratch offset past the end: \"%s\" lacks "
+               "\"%s\"", gpgpu_last_error(ctx), text);
+    }
+    tuning->radix_small = 0;
+    bad.scratch_offset = 64;
     /* Keys inside the scratch range of the same buffer. */
     EXPECT_STATUS(ctx, gpgpu_sort(ctx, &bad, s, 20, NULL, 0, 10), E_OVERLAP);
     gpgpu_buffer_destroy(s);

@@ -84,24 +84,24 @@ enum { X_PRE = 3, X_POST = 1, Y_PRE = 2, Y_POST = 3 };
 
 /* gpgpu_spmv of m (holding a) against ref_spmv_csr; y_in NaN when beta is 0. */
 static void check_product(const char *what, const gpgpu_matrix *m, const gpgpu_csr *a,
-                          gpgpu_type t, const gpgpu_spmv_desc *desc)
+                          gpgpu_type t, const gpgpu_spmv_desc *desc, double alpha, double beta)
 {
     double *x = random_doubles(a->cols), *y = random_doubles(a->rows);
-    for (size_t i = 0; desc->beta == 0 && i < a->rows; i++)
+    for (size_t i = 0; beta == 0 && i < a->rows; i++)
         y[i] = NAN;
     void *xt = typed(t, x, a->cols), *yt = typed(t, y, a->rows);
     slab xs = slab_make(ctx, t, X_PRE, a->cols, X_POST, xt);
     slab ys = slab_make(ctx, t, Y_PRE, a->rows, Y_POST, yt);
-    gpgpu_status s = gpgpu_spmv(ctx, desc, m, xs.buf, X_PRE, ys.buf, Y_PRE);
+    gpgpu_status s = gpgpu_spmv(ctx, desc, alpha, m, xs.buf, X_PRE, beta, ys.buf, Y_PRE);
     EXPECT(s == GPGPU_SUCCESS, "%s: gpgpu_spmv: %s", what, gpgpu_last_error(ctx));
 
     gpgpu_csr ar = as_type(a, t);
     double *want = xmalloc((a->rows + 1) * sizeof *want);
     double *b = xmalloc((a->rows + 1) * sizeof *b), *b64 = xmalloc((a->rows + 1) * sizeof *b64);
     memcpy(want, y, a->rows * sizeof *want);
-    ref_spmv_bound(&ar, x, desc->alpha, desc->beta, y, t == GPGPU_TYPE_F32 ? 0x1p-24 : 0x1p-53, b);
-    ref_spmv_bound(&ar, x, desc->alpha, desc->beta, y, 0x1p-53, b64);
-    ref_spmv_csr(&ar, desc->alpha, x, desc->beta, want);
+    ref_spmv_bound(&ar, x, alpha, beta, y, t == GPGPU_TYPE_F32 ? 0x1p-24 : 0x1p-53, b);
+    ref_spmv_bound(&ar, x, alpha, beta, y, 0x1p-53, b64);
+    ref_spmv_csr(&ar, alpha, x, beta, want);
     double *tol = exact(ys.len);
     for (size_t i = 0; i < a->rows; i++) {
         put(t, slab_at(&ys, Y_PRE + i), 0, want[i]);
@@ -132,13 +132,12 @@ static void check_algo(const char *name, const gpgpu_matrix *m, const gpgpu_csr 
                        gpgpu_format f, gpgpu_algo algo, uint32_t tpr, uint32_t rpg)
 {
     const double *c = coefs[coef_turn++ % (sizeof coefs / sizeof *coefs)];
-    gpgpu_spmv_desc desc = {.algo = algo, .alpha = c[0], .beta = c[1], .threads_per_row = tpr,
-                            .rows_per_group = rpg};
+    gpgpu_spmv_desc desc = {.algo = algo, .threads_per_row = tpr, .rows_per_group = rpg};
     char what[256];
     snprintf(what, sizeof what, "%s %ux%u nnz=%zu %s %s %s tpr=%u rpg=%u alpha=%g beta=%g", name,
              a->rows, a->cols, a->nnz, gpgpu_type_name(t), gpgpu_format_name(f),
              algo_name(algo), tpr, rpg, c[0], c[1]);
-    check_product(what, m, a, t, &desc);
+    check_product(what, m, a, t, &desc, c[0], c[1]);
 }
 
 /* Every algorithm the format has, on a matrix made in it from a. */
@@ -187,6 +186,35 @@ static void check_all_formats(const char *name, const gpgpu_csr *a)
                      &(gpgpu_format_params){.sell_c = 8, .sell_sigma = 64});
         check_format(name, a, t, GPGPU_FORMAT_BSR, &(gpgpu_format_params){.bsr_block = 3});
     }
+}
+
+/* The zero desc follows "zero means default" as every desc does: the default kernel, with
+ * alpha and beta as passed. gpgpu_spmv(ctx, &(gpgpu_spmv_desc){0}, 1, ..., 0, ...) is y = A*x;
+ * alpha = 0 is simply passed (y = beta*y). On every format, on rows the scalar kernel takes
+ * and on rows the vector kernel takes (the 27-point Laplacian: 15.6 a row on average). */
+static void zero_desc(void)
+{
+    const gpgpu_spmv_desc zero = {0};
+    gpgpu_csr mats[2] = {test_generated(GPGPU_GEN_RANDOM, 40, 4),
+                         test_generated(GPGPU_GEN_LAPLACE3D_27, 4, 0)};
+    for (size_t i = 0; i < 2; i++)
+        for (gpgpu_format f = GPGPU_FORMAT_CSR; f <= GPGPU_FORMAT_BSR; f++) {
+            gpgpu_matrix *m = NULL;
+            gpgpu_matrix_desc md = {.type = GPGPU_TYPE_F32, .format = f};
+            EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &md, &mats[i], &m), GPGPU_SUCCESS);
+            if (!m)
+                continue;
+            char what[160];
+            snprintf(what, sizeof what, "zero desc, %s %s, alpha 1, beta 0", i ? "laplace27" :
+                     "random", gpgpu_format_name(f));
+            check_product(what, m, &mats[i], GPGPU_TYPE_F32, &zero, 1, 0);
+            snprintf(what, sizeof what, "zero desc, %s %s, alpha 0, beta 1.5", i ? "laplace27" :
+                     "random", gpgpu_format_name(f));
+            check_product(what, m, &mats[i], GPGPU_TYPE_F32, &zero, 0, 1.5);
+            gpgpu_matrix_destroy(m);
+        }
+    gpgpu_csr_free(&mats[0]);
+    gpgpu_csr_free(&mats[1]);
 }
 
 /* ------------------------------------------------------ the classic stages */
@@ -261,8 +289,8 @@ static void classic_stages(const char *name, const gpgpu_csr *a, gpgpu_type t)
     snprintf(what, sizeof what, "%s %s CLASSIC driver", name, gpgpu_type_name(t));
     slab y = slab_make(ctx, t, 2, a->rows, 2, NULL);
     EXPECT_STATUS(ctx,
-                  gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.algo = GPGPU_ALGO_CLASSIC_SPMV, .alpha = 0.5, .beta = 2}, m, x.buf,
-                             3, y.buf, 2),
+                  gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.algo = GPGPU_ALGO_CLASSIC_SPMV}, 0.5, m,
+                             x.buf, 3, 2, y.buf, 2),
                   GPGPU_SUCCESS);
     ref_spmv_classic(t, &ar, slab_at(&x, 3), 0.5, 2, slab_at(&y, 2));
     slab_check(&y, NULL, what);
@@ -558,7 +586,8 @@ static void refused(const char *what, const gpgpu_csr *bad, const gpgpu_csr *goo
     static const gpgpu_algo algos[] = {GPGPU_ALGO_DEFAULT, GPGPU_ALGO_CLASSIC_SPMV,
                                        GPGPU_ALGO_SPMV_SCALAR, GPGPU_ALGO_SPMV_VECTOR};
     for (size_t k = 0; k < sizeof algos / sizeof *algos; k++)
-        EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.algo = algos[k], .alpha = 1}, m, x.buf, 0, y.buf, 0),
+        EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.algo = algos[k]}, 1, m, x.buf, 0,
+                                      0, y.buf, 0),
                       GPGPU_SUCCESS);
     float probe;
     EXPECT_STATUS(ctx, gpgpu_buffer_download(y.buf, 0, &probe, sizeof probe), GPGPU_SUCCESS);
@@ -793,10 +822,10 @@ static void misuse(void)
 
     gpgpu_buffer *x = test_buffer(ctx, NULL, 64 * 4), *y = test_buffer(ctx, NULL, 64 * 4);
     gpgpu_buffer *xy = test_buffer(ctx, NULL, 100 * 4), *small = test_buffer(ctx, NULL, 10 * 4);
-    gpgpu_spmv_desc d = {.alpha = 1};
+    gpgpu_spmv_desc d = {0};
 #define SPMV(desc_, mat, xb, xo, yb, yo, code) \
-    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, desc_, mat, xb, xo, yb, yo), code)
-    EXPECT_STATUS(NULL, gpgpu_spmv(NULL, &d, m, x, 0, y, 0), GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, desc_, 1, mat, xb, xo, 0, yb, yo), code)
+    EXPECT_STATUS(NULL, gpgpu_spmv(NULL, &d, 1, m, x, 0, 0, y, 0), GPGPU_ERROR_NULL_POINTER);
     SPMV(NULL, m, x, 0, y, 0, GPGPU_ERROR_NULL_POINTER);
     SPMV(&d, NULL, x, 0, y, 0, GPGPU_ERROR_NULL_POINTER);
     SPMV(&d, m, NULL, 0, y, 0, GPGPU_ERROR_NULL_POINTER);
@@ -870,9 +899,9 @@ static void misaligned(void)
     gpgpu_buffer *lib = test_buffer(ctx, NULL, 4096), *w = NULL, *ok = test_buffer(ctx, NULL, 1024);
     EXPECT_STATUS(ctx, gpgpu_buffer_wrap_gl(ctx, ((gl_buffer *)lib->impl)->name, 4, 2048, &w),
                   GPGPU_SUCCESS);
-    gpgpu_spmv_desc d = {.alpha = 1};
-    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, m, w, 0, ok, 0), GPGPU_ERROR_MISALIGNED);
-    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, m, ok, 0, w, 0), GPGPU_ERROR_MISALIGNED);
+    gpgpu_spmv_desc d = {0};
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, 1, m, w, 0, 0, ok, 0), GPGPU_ERROR_MISALIGNED);
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, 1, m, ok, 0, 0, w, 0), GPGPU_ERROR_MISALIGNED);
     gpgpu_matrix *wm = NULL;
     EXPECT_STATUS(ctx,
                   gpgpu_matrix_wrap_csr(ctx, &f64, 4, 4, 4, ok, 0, ok, 0, w, 0, &wm),
@@ -893,6 +922,7 @@ int main(void)
         type_count = 1;
     setenv("GPGPU_TUNE_CACHE", "", 1); /* no test writes the user's cache */
     misuse();
+    zero_desc();
     misaligned();
     edge_matrices();
     one_long_row();

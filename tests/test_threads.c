@@ -145,7 +145,7 @@ static void spmv(gpgpu_context *ctx, const char *who, const uint32_t *data, uint
                   S_OK);
     gpgpu_buffer *xb = upload(ctx, x, cols * 4), *yb = upload(ctx, want, rows * 4);
     if (m && xb && yb) {
-        EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.alpha = 1}, m, xb, 0, yb, 0),
+        EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){0}, 1, m, xb, 0, 0, yb, 0),
                       S_OK);
         download(ctx, yb, got, rows * 4);
         char what[96];

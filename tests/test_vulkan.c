@@ -374,7 +374,7 @@ static void check_messenger(void)
 
 static gpgpu_context *adopt(void)
 {
-    gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family};
+    gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family, 0};
     gpgpu_context *ctx = NULL;
     gpgpu_status s = gpgpu_context_create(&(gpgpu_context_desc){.vk_adopt = &objects}, &ctx);
     if (s == GPGPU_ERROR_BACKEND_UNAVAILABLE) {
@@ -793,6 +793,269 @@ static void check_scratch_outlives_recording(gpgpu_context *ctx)
     hb_free(&hb);
 }
 
+/* -------------------------------------------- objects of another device */
+
+/* A second device on the test's physical device, with a queue and a command buffer: handles
+ * that look right but belong to another device, which adopting and recording refuse. */
+typedef struct other_device {
+    VkDevice device;
+    VkQueue queue;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+} other_device;
+
+static other_device other_open(void)
+{
+    other_device o = {0};
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                     .queueFamilyIndex = vk.family,
+                                     .queueCount = 1,
+                                     .pQueuePriorities = &priority};
+    VkDeviceCreateInfo dev = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                              .queueCreateInfoCount = 1,
+                              .pQueueCreateInfos = &queue};
+    VK_OK(vkCreateDevice(vk.physical, &dev, NULL, &o.device));
+    vkGetDeviceQueue(o.device, vk.family, 0, &o.queue);
+    VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                    .queueFamilyIndex = vk.family};
+    VK_OK(vkCreateCommandPool(o.device, &pool, NULL, &o.pool));
+    VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                         .commandPool = o.pool,
+                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                         .commandBufferCount = 1};
+    VK_OK(vkAllocateCommandBuffers(o.device, &alloc, &o.cmd));
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VK_OK(vkBeginCommandBuffer(o.cmd, &begin));
+    return o;
+}
+
+static void other_close(other_device *o)
+{
+    VK_OK(vkEndCommandBuffer(o->cmd));
+    vkDestroyCommandPool(o->device, o->pool, NULL);
+    vkDestroyDevice(o->device, NULL);
+}
+
+/* Adopting refuses a queue of another device, family or index, and a physical device of
+ * another instance; recording refuses another device's command buffer. */
+static void check_foreign_objects(gpgpu_context *ctx)
+{
+    other_device o = other_open();
+    uint32_t families = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(vk.physical, &families, NULL);
+    VkQueueFamilyProperties *props = xmalloc(families * sizeof *props);
+    vkGetPhysicalDeviceQueueFamilyProperties(vk.physical, &families, props);
+    uint32_t queues = props[vk.family].queueCount;
+    free(props);
+
+    VkInstance second = VK_NULL_HANDLE;
+    VkPhysicalDevice second_physical = VK_NULL_HANDLE;
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .apiVersion = VK_API_VERSION_1_1};
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                 .pApplicationInfo = &app};
+    uint32_t one = 1;
+    VK_OK(vkCreateInstance(&info, NULL, &second));
+    VkResult r = vkEnumeratePhysicalDevices(second, &one, &second_physical);
+    EXPECT(r >= VK_SUCCESS && second_physical, "the second instance has no device (%d)", (int)r);
+
+    const struct {
+        const char *what, *message;
+        gpgpu_vk_adopt objects;
+    } cases[] = {
+        {"another device's queue", "not one of the device's",
+         {vk.instance, vk.physical, vk.device, o.queue, vk.family, 0}},
+        {"a family past the device's", "not a compute family",
+         {vk.instance, vk.physical, vk.device, vk.queue, families, 0}},
+        /* one past the family's queues; or, where it has more, a queue index the test's
+         * queue is not (the test's device was made with one queue: index 1 would not be
+         * valid to ask for) */
+        {"a queue index past the family's", queues == 1 ? "has 1 queues" : "is not queue",
+         {vk.instance, vk.physical, vk.device, queues == 1 ? vk.queue : o.queue, vk.family,
+          queues}},
+        {"another instance's physical device", "not one of the instance's",
+         {vk.instance, second_physical, vk.device, vk.queue, vk.family, 0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpgpu_context *bad = SENTINEL;
+        gpgpu_status s =
+            gpgpu_context_create(&(gpgpu_context_desc){.vk_adopt = &cases[i].objects}, &bad);
+        EXPECT(s == E_INVALID && bad == NULL &&
+                   strstr(gpgpu_last_error(NULL), cases[i].message),
+               "adopting %s returned %d (%s): %s", cases[i].what, (int)s, gpgpu_status_string(s),
+               gpgpu_last_error(NULL));
+        if (bad && bad != SENTINEL)
+            gpgpu_context_destroy(bad);
+    }
+    vkDestroyInstance(second, NULL);
+
+    EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, o.cmd), E_INVALID);
+    EXPECT_NAMED(ctx, "gpgpu_vk_record_into");
+    EXPECT(strstr(gpgpu_last_error(ctx), "not allocated from the context's device"),
+           "the message does not say whose command buffer: %s", gpgpu_last_error(ctx));
+    /* Still the library's own submissions. */
+    uint32_t data[4] = {1, 2, 3, 4}, sum = 0;
+    gpgpu_buffer *b = test_buffer(ctx, data, sizeof data);
+    EXPECT_STATUS(ctx, gpgpu_reduce(ctx, &(gpgpu_reduce_desc){U32, SUM, 0}, b, 0, 4, &sum), S_OK);
+    EXPECT(sum == 10, "a reduce after a refused command buffer: %u", sum);
+    gpgpu_buffer_destroy(b);
+    other_close(&o);
+}
+
+/* ------------------------------------------- more calls recorded */
+
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The other calls that need nothing back from the GPU are recorded too: sorts (the one-tile
+ * bitonic sort, radix sort of pairs, a segmented sort), axpby, a dense product, a small matrix
+ * and SpMV; a write of more than the command buffer holds is refused; the timer reads 0 of
+ * recorded work. */
+static void check_record_more(gpgpu_context *ctx)
+{
+    enum { SMALL = 1000, LARGE = 40000, M = 8, CUT = 300 };
+    const size_t keys_at = 0, pairs_at = keys_at + SMALL, values_at = pairs_at + LARGE,
+                 vec_at = values_at + LARGE, gemm_at = vec_at + 64, seg_at = gemm_at + 3 * M * M,
+                 offsets_at = seg_at + SMALL, words = offsets_at + 4;
+    host_buffer hb = hb_make(4 * words);
+    uint32_t *map = (uint32_t *)(void *)hb.map;
+    uint32_t *small = xmalloc(4 * SMALL), *large = xmalloc(4 * LARGE);
+    test_random(U32, small, SMALL, test_seed++);
+    test_random(U32, large, LARGE, test_seed++);
+    for (uint32_t i = 0; i < LARGE; i++)
+        large[i] = large[i] * 65536u + i; /* distinct: the pairs' order is the keys' */
+    memcpy(map + keys_at, small, 4 * SMALL);
+    memcpy(map + seg_at, small, 4 * SMALL);
+    map[offsets_at] = 0;
+    map[offsets_at + 1] = CUT;
+    map[offsets_at + 2] = SMALL;
+    memcpy(map + pairs_at, large, 4 * LARGE);
+    for (uint32_t i = 0; i < LARGE; i++)
+        map[values_at + i] = i;
+    float *vec = (float *)(void *)(map + vec_at), *g = (float *)(void *)(map + gemm_at);
+    for (int i = 0; i < 64; i++)
+        vec[i] = (float)i;
+    for (int i = 0; i < 2 * M * M; i++)
+        g[i] = (float)(i % 7) - 3.0f;
+    for (int i = 0; i < M * M; i++)
+        g[2 * M * M + i] = 0.0f;
+    uint32_t row_ptr[5] = {0, 1, 2, 3, 4}, col_idx[4] = {0, 1, 2, 3};
+    double values[4] = {2, 3, 4, 5};
+    gpgpu_matrix *a = NULL;
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = F32},
+                                           &(gpgpu_csr){4, 4, 4, row_ptr, col_idx, values}, &a),
+                  S_OK);
+    gpgpu_buffer *w = wrap(ctx, &hb, 0, 4 * words);
+    uint8_t *before = xmalloc(hb.bytes);
+    memcpy(before, hb.map, hb.bytes);
+
+    VkCommandBuffer cmd = begin_cmd();
+    EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, cmd), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_timer_begin(ctx), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &(gpgpu_sort_desc){.type = U32}, w, keys_at, NULL, 0,
+                                  SMALL),
+                  S_OK);
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &(gpgpu_sort_desc){.type = U32, .segments = w,
+                                                          .segments_offset = offsets_at,
+                                                          .segment_count = 2},
+                                  w, seg_at, NULL, 0, SMALL),
+                  S_OK);
+    EXPECT_STATUS(ctx, gpgpu_sort(ctx, &(gpgpu_sort_desc){.type = U32,
+                                                          .algo = GPGPU_ALGO_RADIX,
+                                                          .values_in = w,
+                                                          .values_in_offset = values_at},
+                                  w, pairs_at, NULL, 0, LARGE),
+                  S_OK);
+    EXPECT_STATUS(ctx, gpgpu_axpby(ctx, F32, 16, 2.0, w, vec_at, 1.0, w, vec_at + 16), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_gemm(ctx, &(gpgpu_gemm_desc){.type = F32}, M, M, M, 1.0, w,
+                                  gemm_at, w, gemm_at + M * M, 0.0, w, gemm_at + 2 * M * M),
+                  S_OK);
+    gpgpu_matrix *recorded = NULL; /* its arrays go into the command buffer */
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = F32},
+                                           &(gpgpu_csr){4, 4, 4, row_ptr, col_idx, values},
+                                           &recorded),
+                  S_OK);
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){0}, 1, a, w, vec_at, 0, w,
+                                  vec_at + 32),
+                  S_OK);
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &(gpgpu_spmv_desc){0}, 1, recorded, w, vec_at, 0,
+                                  w, vec_at + 40),
+                  S_OK);
+    double ns = -1;
+    EXPECT_STATUS(ctx, gpgpu_timer_end(ctx, &ns), S_OK);
+    EXPECT(ns == 0, "the timer gave %g ns of recorded work", ns);
+    /* A matrix's arrays past 64 KiB would need the staging buffer while recording. */
+    enum { BIG = 20000 };
+    uint32_t *big_ptr = xmalloc(4 * (BIG + 1)), *big_idx = xmalloc(4 * BIG);
+    double *big_val = xmalloc(8 * BIG);
+    for (uint32_t i = 0; i < BIG; i++) {
+        big_ptr[i] = i;
+        big_idx[i] = i;
+        big_val[i] = 1;
+    }
+    big_ptr[BIG] = BIG;
+    gpgpu_matrix *big = SENTINEL;
+    EXPECT_STATUS(ctx, gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){.type = F32},
+                                           &(gpgpu_csr){BIG, BIG, BIG, big_ptr, big_idx, big_val},
+                                           &big),
+                  E_COMBO);
+    EXPECT(strstr(gpgpu_last_error(ctx), "staging buffer"), "the message does not say why: %s",
+           gpgpu_last_error(ctx));
+    EXPECT(memcmp(hb.map, before, hb.bytes) == 0, "recorded work ran before the submit");
+    VK_OK(vkEndCommandBuffer(cmd));
+    submit_and_wait(cmd);
+    EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, VK_NULL_HANDLE), S_OK);
+
+    uint32_t *segmented = xmalloc(4 * SMALL);
+    memcpy(segmented, small, 4 * SMALL);
+    qsort(segmented, CUT, 4, compare_u32);
+    qsort(segmented + CUT, SMALL - CUT, 4, compare_u32);
+    EXPECT(memcmp(map + seg_at, segmented, 4 * SMALL) == 0, "a recorded segmented sort: wrong");
+    free(segmented);
+    qsort(small, SMALL, 4, compare_u32);
+    EXPECT(memcmp(map + keys_at, small, 4 * SMALL) == 0, "a recorded bitonic sort: wrong order");
+    uint32_t *order = xmalloc(4 * LARGE);
+    memcpy(order, large, 4 * LARGE);
+    qsort(order, LARGE, 4, compare_u32);
+    bool pairs_ok = memcmp(map + pairs_at, order, 4 * LARGE) == 0;
+    for (uint32_t i = 0; i < LARGE && pairs_ok; i++)
+        pairs_ok = large[map[values_at + i]] == map[pairs_at + i];
+    EXPECT(pairs_ok, "a recorded radix sort of pairs: wrong keys or values");
+    bool axpby_ok = true, spmv_ok = true;
+    for (int i = 0; i < 16; i++)
+        axpby_ok &= vec[16 + i] == 2.0f * (float)i + (float)(16 + i);
+    for (int i = 0; i < 4; i++)
+        spmv_ok &= vec[32 + i] == (float)values[i] * (float)i &&
+                   vec[40 + i] == (float)values[i] * (float)i;
+    EXPECT(axpby_ok, "a recorded axpby: wrong y");
+    EXPECT(spmv_ok, "a recorded SpMV: wrong y");
+    bool gemm_ok = true;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < M; j++) {
+            float want = 0;
+            for (int k = 0; k < M; k++)
+                want += g[i * M + k] * g[M * M + k * M + j];
+            gemm_ok &= g[2 * M * M + i * M + j] == want;
+        }
+    EXPECT(gemm_ok, "a recorded dense product: wrong C");
+    vkFreeCommandBuffers(vk.device, vk.pool, 1, &cmd);
+    gpgpu_matrix_destroy(recorded);
+    gpgpu_matrix_destroy(a);
+    gpgpu_buffer_destroy(w);
+    hb_free(&hb);
+    free(before);
+    free(order);
+    free(small);
+    free(large);
+    free(big_ptr);
+    free(big_idx);
+    free(big_val);
+}
+
 /* ---------------------------------------------------------- error codes */
 
 static void check_errors(gpgpu_context *ctx)
@@ -852,7 +1115,7 @@ static void check_errors(gpgpu_context *ctx)
     /* Adopting needs all four objects. */
     static const char *const missing[] = {"instance", "physical device", "device", "queue"};
     for (int m = 0; m < 4; m++) {
-        gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family};
+        gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family, 0};
         switch (m) {
         case 0: objects.instance = VK_NULL_HANDLE; break;
         case 1: objects.physical_device = VK_NULL_HANDLE; break;
@@ -877,7 +1140,7 @@ static void check_errors(gpgpu_context *ctx)
 static void check_second_adopt(gpgpu_context *ctx)
 {
     gpgpu_context *c2 = NULL;
-    gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family};
+    gpgpu_vk_adopt objects = {vk.instance, vk.physical, vk.device, vk.queue, vk.family, 0};
     EXPECT_STATUS(NULL, gpgpu_context_create(&(gpgpu_context_desc){.vk_adopt = &objects}, &c2),
                   S_OK);
     if (!c2)
@@ -985,6 +1248,8 @@ int main(void)
     check_errors(ctx);
     check_wrapped(ctx);
     check_record_into(ctx);
+    check_record_more(ctx);
+    check_foreign_objects(ctx);
     check_many_dispatches(ctx);
     check_scratch_outlives_recording(ctx);
     check_second_adopt(ctx);

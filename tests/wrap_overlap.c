@@ -249,10 +249,10 @@ static void spmv(gpgpu_context *ctx, gpgpu_buffer *const w[4])
     for (size_t i = 0; i < 4; i++)
         fset(QUARTER + i, (float)(i + 1));
     upload_image(ctx, w);
-    const gpgpu_spmv_desc d = {.alpha = 1};
-    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, m, a, QUARTER, b, 2), OVERLAP);
-    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, m, b, 0, a, QUARTER + 3), OVERLAP);
-    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, m, a, QUARTER, b, 4), OK); /* adjacent */
+    const gpgpu_spmv_desc d = {0};
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, 1, m, a, QUARTER, 0, b, 2), OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, 1, m, b, 0, 0, a, QUARTER + 3), OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, 1, m, a, QUARTER, 0, b, 4), OK); /* adjacent */
     for (size_t r = 0; r < 4; r++) {
         float y = 0;
         for (uint32_t k = row_ptr[r]; k < row_ptr[r + 1]; k++)
@@ -284,7 +284,7 @@ static void spmv(gpgpu_context *ctx, gpgpu_buffer *const w[4])
               {COLS - 3, OVERLAP}, {COLS + 7, OVERLAP}, {COLS + 8, OK},     {VALS + 7, OVERLAP},
               {VALS + 8, OK}};
     for (size_t i = 0; i < sizeof ys / sizeof ys[0]; i++) {
-        gpgpu_status s = gpgpu_spmv(ctx, &d, m, a, QUARTER, b, ys[i].at - QUARTER);
+        gpgpu_status s = gpgpu_spmv(ctx, &d, 1, m, a, QUARTER, 0, b, ys[i].at - QUARTER);
         EXPECT(s == ys[i].expected, "spmv with y at word %zu of the object: %d (%s), expected %d",
                ys[i].at, (int)s, gpgpu_status_string(s), (int)ys[i].expected);
         for (size_t r = 0; s == OK && r < 4; r++) {
@@ -294,7 +294,8 @@ static void spmv(gpgpu_context *ctx, gpgpu_buffer *const w[4])
             fset(ys[i].at + r, y);
         }
     }
-    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, m, b, VALS - QUARTER, a, 0), OK); /* x on the values */
+    /* x on the values */
+    EXPECT_STATUS(ctx, gpgpu_spmv(ctx, &d, 1, m, b, VALS - QUARTER, 0, a, 0), OK);
     for (size_t r = 0; r < 4; r++) {
         float y = 0;
         for (uint32_t k = row_ptr[r]; k < row_ptr[r + 1]; k++)

@@ -203,7 +203,7 @@ typedef struct spmv_call {
 static gpgpu_status spmv_once(void *user)
 {
     spmv_call *c = user;
-    return gpgpu_spmv(c->ctx, &c->desc, c->a, c->x, 0, c->y, 0);
+    return gpgpu_spmv(c->ctx, &c->desc, 1, c->a, c->x, 0, 0, c->y, 0);
 }
 
 /* The latency a caller sees where launch cost dominates: the wall time of
@@ -343,7 +343,7 @@ static int run_case(spmv_run *r, const spmv_case *c, gpgpu_matrix *a, spmv_row *
 {
     bench *b = r->b;
     spmv_call call = { .ctx = b->ctx, .a = a, .x = r->x, .y = r->y,
-                       .desc = { .algo = c->algo, .alpha = 1.0, .beta = 0.0 } };
+                       .desc = { .algo = c->algo } };
 
     snprintf(b->step, sizeof(b->step), "spmv %.64s %s %s %s", r->m->name,
              gpgpu_format_name(c->format), c->name, gpgpu_type_name(r->type));

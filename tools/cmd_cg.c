@@ -7,7 +7,9 @@
 
 #include <gpgpu/io.h>
 
+#include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,13 +26,18 @@ const char cg_help[] =
     "GPU time and the wall time of the step; then a summary with the true residual\n"
     "||b - A*x||/||b|| and, for the default b = A*ones (whose solution is all\n"
     "ones), the largest |x_i - 1|. The lines go to standard output, or to\n"
-    "standard error with -o -. A matrix that is not symmetric gets a warning.\n"
-    "Exits 1 when it does not converge within --max-iter, or breaks down\n"
-    "(p.Ap <= 0: A is not positive definite, or the precision ran out).\n"
+    "standard error with -o -. A matrix that is not symmetric gets a warning;\n"
+    "an A or b with a NaN or infinite entry is refused (exit 2, naming it).\n"
+    "Exits 1 when it does not converge within --max-iter, or when it breaks\n"
+    "down, which stops it with the iteration and the reason on standard error:\n"
+    "p.Ap <= 0 (A is not positive definite, or the precision ran out), or p.Ap\n"
+    "or r.r infinite or NaN (the values overflowed TYPE).\n"
     "\n"
     "  A.mtx             a square MatrixMarket matrix\n"
     "  --laplace3d N     instead: the 7-point 3D Laplacian of an N^3 grid\n"
-    "                    (GPGPU_GEN_LAPLACE3D_7, N^3 rows)\n"
+    "                    (GPGPU_GEN_LAPLACE3D_7, N^3 rows); N up to 674, whose\n"
+    "                    7 N^3 - 6 N^2 entries the shaders index, and made once\n"
+    "                    the device is known to hold it\n"
     "  --b B.mtx         the right-hand side, rows(A) entries; default A*ones\n"
     "  --tol T           stop when ||r||/||b|| <= T; default 1e-8 for f64 and\n"
     "                    1e-5 for f32: in f32 the recurrence's residual keeps\n"
@@ -45,6 +52,10 @@ const char cg_help[] =
     "  --every K         prints every K-th iteration (and the last); default 1\n"
     "  -o, --output X    writes x as a one-column MatrixMarket array (%.17g)\n";
 
+/* The largest --laplace3d N whose 7 N^3 - 6 N^2 entries stay within the 2^31 - 1 the shaders
+ * index (675 passes it). */
+#define LAPLACE_MAX_N 674
+
 bool parse_cg_args(int argc, char **argv, cg_args *c)
 {
     *c = (cg_args){ .every = 1 };
@@ -56,7 +67,7 @@ bool parse_cg_args(int argc, char **argv, cg_args *c)
             return false;
         }
         if ((value = tool_option_value(argc, argv, &i, "--laplace3d")) != NULL)
-            c->laplace_n = (uint32_t)tool_parse_uint("--laplace3d", value, 1, 1290);
+            c->laplace_n = (uint32_t)tool_parse_uint("--laplace3d", value, 1, LAPLACE_MAX_N);
         else if ((value = tool_option_value(argc, argv, &i, "--b")) != NULL)
             c->b_path = value;
         else if ((value = tool_output_option(argc, argv, &i)) != NULL)
@@ -105,6 +116,7 @@ typedef struct cg_state {
     double b_norm;
     double rr, rz; /* r.r and r.z (the same without --jacobi) */
     uint64_t iterations;
+    bool started;   /* the iterations have begun (a breakdown before is at iteration 0) */
     bool breakdown;
     double gpu_ns, wall_ns; /* of all the iterations */
 } cg_state;
@@ -127,49 +139,106 @@ static gpgpu_status update_residual(cg_state *s, double a, gpgpu_buffer *x, doub
     return gpgpu_axpby_dot(s->ctx, s->type, s->n, a, x, 0, b, s->r, 0, s->r, 0, &s->rr);
 }
 
+/* Stops the solve at the step under way (0: before the first) and says why. Returns
+ * GPGPU_SUCCESS: a breakdown is the solve's outcome, not a failed call. */
+TOOL_PRINTF(2, 3)
+static gpgpu_status breakdown(cg_state *s, const char *fmt, ...)
+{
+    char reason[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    tool_message("breakdown at iteration %llu: %s",
+                 (unsigned long long)s->iterations + (s->started ? 1 : 0), reason);
+    s->breakdown = true;
+    return GPGPU_SUCCESS;
+}
+
+/* r.r and r.z as the residual's update left them: a sum that overflowed the type (or NaN
+ * from one) would end the loop as if converged, or never. */
+static gpgpu_status check_residual(cg_state *s)
+{
+    const char *type = gpgpu_type_name(s->type);
+
+    if (!isfinite(s->rr))
+        return breakdown(s, "r.r = %g: %s overflowed (the values are too large for it)",
+                         s->rr, type);
+    if (!isfinite(s->rz))
+        return breakdown(s, "r.z = %g with z = r/diag(A): %s overflowed", s->rz, type);
+    return GPGPU_SUCCESS;
+}
+
 /* z = M^-1 r and r.z (r.r itself without --jacobi). */
 static gpgpu_status precondition(cg_state *s)
 {
-    gpgpu_spmv_desc scale = { .algo = GPGPU_ALGO_SPMV_SCALAR, .alpha = 1 };
+    gpgpu_spmv_desc scale = { .algo = GPGPU_ALGO_SPMV_SCALAR };
     gpgpu_status status;
 
     if (s->inv_diag == NULL) {
         s->rz = s->rr;
         return GPGPU_SUCCESS;
     }
-    status = gpgpu_spmv(s->ctx, &scale, s->inv_diag, s->r, 0, s->z, 0);
+    status = gpgpu_spmv(s->ctx, &scale, 1, s->inv_diag, s->r, 0, 0, s->z, 0);
     if (status == GPGPU_SUCCESS)
         status = dot(s, s->r, s->z, &s->rz);
     return status;
+}
+
+/* Whether a step's scalar can be handed to the vector updates, which refuse what the type
+ * cannot hold (a tiny p.Ap makes the step overflow f32 long before double): a breakdown then,
+ * not a failed call. */
+static bool scalar_fits(const cg_state *s, double v)
+{
+    return isfinite(v) && (s->type != GPGPU_TYPE_F32 || fabs(v) <= FLT_MAX);
 }
 
 /* One (preconditioned) CG step: x, r, z and p move on, and rr, rz. */
 static gpgpu_status cg_step(cg_state *s)
 {
     double pap = 0, alpha, rz = s->rz;
-    gpgpu_status status = gpgpu_spmv(s->ctx, &s->spmv, s->a, s->p, 0, s->ap, 0);
+    gpgpu_status status = gpgpu_spmv(s->ctx, &s->spmv, 1, s->a, s->p, 0, 0, s->ap, 0);
 
     if (status == GPGPU_SUCCESS)
         status = dot(s, s->p, s->ap, &pap);
     if (status != GPGPU_SUCCESS)
         return status;
-    /* p.Ap > 0 for every p != 0 is what positive definite means; NaN fails too. */
-    if (!(pap > 0)) {
-        tool_message("breakdown at iteration %llu: p.Ap = %g, so A is not positive "
-                     "definite (or %s ran out of precision)",
-                     (unsigned long long)s->iterations + 1, pap, gpgpu_type_name(s->type));
-        s->breakdown = true;
-        return GPGPU_SUCCESS;
-    }
+    /* p.Ap > 0 for every p != 0 is what positive definite means. */
+    if (!isfinite(pap))
+        return breakdown(s, "p.Ap = %g: %s overflowed (the values are too large for it)", pap,
+                         gpgpu_type_name(s->type));
+    if (!(pap > 0))
+        return breakdown(s, "p.Ap = %g, so A is not positive definite (or %s ran out of "
+                         "precision)", pap, gpgpu_type_name(s->type));
     alpha = rz / pap;
+    if (!scalar_fits(s, alpha))
+        return breakdown(s, "the step r.z / p.Ap = %g / %g is beyond %s's range", rz, pap,
+                         gpgpu_type_name(s->type));
     status = axpby(s, alpha, s->p, 1, s->x);
     if (status == GPGPU_SUCCESS)
         status = update_residual(s, -alpha, s->ap, 1);
     if (status == GPGPU_SUCCESS)
         status = precondition(s);
     if (status == GPGPU_SUCCESS)
-        status = axpby(s, 1, s->z, s->rz / rz, s->p);
-    return status;
+        status = check_residual(s);
+    if (status != GPGPU_SUCCESS || s->breakdown)
+        return status;
+    if (!scalar_fits(s, s->rz / rz))
+        return breakdown(s, "the direction's factor r.z / r.z(previous) = %g / %g is beyond %s's "
+                         "range", s->rz, rz, gpgpu_type_name(s->type));
+    return axpby(s, 1, s->z, s->rz / rz, s->p);
+}
+
+/* One iteration's line; a GPU time that measured nothing (tool_timer_missed) is '-'. */
+static void print_step(const cg_state *s, double rel, double gpu_ns, double wall_ns)
+{
+    char gpu[32] = "-";
+
+    if (!tool_timer_missed(gpu_ns, wall_ns, 1))
+        snprintf(gpu, sizeof(gpu), "%.1f", gpu_ns / 1e3);
+    fprintf(s->log, "%8llu  %-14.6e %12s %12.1f\n", (unsigned long long)s->iterations, rel, gpu,
+            wall_ns / 1e3);
 }
 
 /* Runs the steps and prints their lines; false with *status success when it
@@ -182,6 +251,7 @@ static bool cg_iterate(cg_state *s, gpgpu_status *status)
     fprintf(s->log, "%8s  %-14s %12s %12s\n", "iter", "||r||/||b||", "gpu_us", "wall_us");
     fprintf(s->log, "%8d  %-14.6e %12s %12s\n", 0, rel, "-", "-");
     *status = GPGPU_SUCCESS;
+    s->started = true;
     while (rel > c->tol && s->iterations < c->max_iter) {
         double gpu_ns = 0, wall_ns = tool_now_ns();
 
@@ -197,9 +267,10 @@ static bool cg_iterate(cg_state *s, gpgpu_status *status)
         s->gpu_ns += gpu_ns;
         s->wall_ns += wall_ns;
         rel = sqrt(s->rr) / s->b_norm;
+        tool_progress_line("cg: iteration %llu, ||r||/||b|| = %.3e",
+                           (unsigned long long)s->iterations, rel);
         if (s->iterations % c->every == 0 || rel <= c->tol || s->iterations == c->max_iter)
-            fprintf(s->log, "%8llu  %-14.6e %12.1f %12.1f\n", (unsigned long long)s->iterations,
-                    rel, gpu_ns / 1e3, wall_ns / 1e3);
+            print_step(s, rel, gpu_ns, wall_ns);
     }
     return rel <= c->tol;
 }
@@ -207,14 +278,11 @@ static bool cg_iterate(cg_state *s, gpgpu_status *status)
 /* ||b - A*x|| / ||b|| (in r, free once the steps are done). */
 static gpgpu_status true_residual(cg_state *s, double *rel)
 {
-    gpgpu_spmv_desc residual = s->spmv;
     double rr = 0;
     gpgpu_status status = axpby(s, 1, s->b, 0, s->r);
 
-    residual.alpha = -1;
-    residual.beta = 1;
     if (status == GPGPU_SUCCESS)
-        status = gpgpu_spmv(s->ctx, &residual, s->a, s->x, 0, s->r, 0);
+        status = gpgpu_spmv(s->ctx, &s->spmv, -1, s->a, s->x, 0, 1, s->r, 0);
     if (status == GPGPU_SUCCESS)
         status = dot(s, s->r, s->r, &rr);
     *rel = s->b_norm > 0 ? sqrt(rr) / s->b_norm : 0;
@@ -239,6 +307,12 @@ static gpgpu_status max_error_from_one(cg_state *s, double *error)
     return status;
 }
 
+/* The summary's first line: how the solve ended. */
+static const char *outcome(const cg_state *s, bool converged)
+{
+    return converged ? "converged" : s->breakdown ? "broke down" : "not converged";
+}
+
 static gpgpu_status print_summary(cg_state *s, bool converged)
 {
     double rel = s->b_norm > 0 ? sqrt(s->rr) / s->b_norm : 0, true_rel, error;
@@ -248,15 +322,22 @@ static gpgpu_status print_summary(cg_state *s, bool converged)
     if (status != GPGPU_SUCCESS)
         return status;
     fprintf(s->log, "%s after %llu iterations: ||r||/||b|| = %.3e (tol %.3g)\n",
-            converged ? "converged" : "not converged", (unsigned long long)s->iterations, rel,
-            s->args->tol);
+            outcome(s, converged), (unsigned long long)s->iterations, rel, s->args->tol);
     fprintf(s->log, "true residual ||b - A*x||/||b|| = %.3e\n", true_rel);
-    fprintf(s->log, "time: %.3f ms GPU, %.3f ms wall; per iteration %.1f us GPU, %.1f us wall\n",
-            s->gpu_ns / 1e6, s->wall_ns / 1e6, s->gpu_ns / per / 1e3, s->wall_ns / per / 1e3);
-    if (s->gpu_ns == 0 && s->iterations > 0)
-        fprintf(s->log, "(the GPU timer measured nothing: this driver's timer query reads 0)\n");
+    if (s->iterations > 0 && tool_timer_missed(s->gpu_ns, s->wall_ns, per))
+        fprintf(s->log, "time: %.3f ms wall, per iteration %.1f us wall (the GPU timer measured "
+                "nothing: this driver's timer queries miss compute work)\n",
+                s->wall_ns / 1e6, s->wall_ns / per / 1e3);
+    else
+        fprintf(s->log, "time: %.3f ms GPU, %.3f ms wall; per iteration %.1f us GPU, %.1f us "
+                "wall\n", s->gpu_ns / 1e6, s->wall_ns / 1e6, s->gpu_ns / per / 1e3,
+                s->wall_ns / per / 1e3);
     if (s->args->b_path != NULL)
         return GPGPU_SUCCESS;
+    if (s->n == 0) { /* the reduction's identity (-inf, +inf) would print as an error */
+        fprintf(s->log, "max |x_i - 1|: none (A is 0 x 0: x has no entries)\n");
+        return GPGPU_SUCCESS;
+    }
     status = max_error_from_one(s, &error);
     if (status == GPGPU_SUCCESS)
         fprintf(s->log, "max |x_i - 1| = %.3e (b = A*ones: the solution is all ones)\n", error);
@@ -278,7 +359,7 @@ static gpgpu_status cg_setup(cg_state *s, const double *b_host)
     if (s->inv_diag == NULL)
         s->z = s->r;
     if (status == GPGPU_SUCCESS && b_host == NULL)
-        status = gpgpu_spmv(s->ctx, &s->spmv, s->a, s->ones, 0, s->b, 0);
+        status = gpgpu_spmv(s->ctx, &s->spmv, 1, s->a, s->ones, 0, 0, s->b, 0);
     if (status == GPGPU_SUCCESS)
         status = update_residual(s, 1, s->b, 0);
     if (status == GPGPU_SUCCESS)
@@ -286,6 +367,11 @@ static gpgpu_status cg_setup(cg_state *s, const double *b_host)
     if (status == GPGPU_SUCCESS)
         status = axpby(s, 1, s->z, 0, s->p);
     s->b_norm = sqrt(s->rr);
+    if (status == GPGPU_SUCCESS && !isfinite(s->rr))
+        return breakdown(s, "||b||^2 = %g: %s overflowed (b%s is too large for it)", s->rr,
+                         gpgpu_type_name(s->type), b_host == NULL ? " = A*ones" : "");
+    if (status == GPGPU_SUCCESS)
+        status = check_residual(s);
     return status;
 }
 
@@ -357,12 +443,11 @@ static int run_cg(gpgpu_context *ctx, const cg_args *c, const gpgpu_csr *a, cons
     bool converged = false;
     int rc = create_matrix(ctx, &c->m, a, &s.a);
 
-    s.spmv.alpha = 1;
     if (rc == TOOL_EXIT_OK && c->jacobi)
         rc = create_inv_diag(ctx, c, a, &s.inv_diag);
     if (rc == TOOL_EXIT_OK)
         status = cg_setup(&s, b_host);
-    if (rc == TOOL_EXIT_OK && status == GPGPU_SUCCESS)
+    if (rc == TOOL_EXIT_OK && status == GPGPU_SUCCESS && !s.breakdown)
         converged = cg_iterate(&s, &status);
     if (rc == TOOL_EXIT_OK && status == GPGPU_SUCCESS)
         status = print_summary(&s, converged);
@@ -403,17 +488,90 @@ static void warn_unless_symmetric(const char *name, const gpgpu_csr *a)
     gpgpu_sparse_free(&t);
 }
 
+/* A NaN or an infinity in A or b makes every residual NaN, which the stopping test would
+ * take for convergence: such input is refused, by entry (1-based, as in the file). */
+static int refuse_non_finite(const char *what, const char *where, double v)
+{
+    char msg[512];
+
+    snprintf(msg, sizeof(msg), "%s: %s is %g; CG needs finite values", what, where, v);
+    return tool_fail(GPGPU_ERROR_INVALID_ARGUMENT, "cannot solve", msg);
+}
+
+static int check_finite_matrix(const char *path, const gpgpu_csr *a)
+{
+    for (uint32_t i = 0; i < a->rows; i++) {
+        for (uint32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+            char where[64];
+
+            if (isfinite(a->values[k]))
+                continue;
+            snprintf(where, sizeof(where), "entry (%u, %u)", i + 1, a->col_idx[k] + 1);
+            return refuse_non_finite(path, where, a->values[k]);
+        }
+    }
+    return TOOL_EXIT_OK;
+}
+
+int check_finite_vector(const char *path, const double *v, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        char where[64];
+
+        if (isfinite(v[k]))
+            continue;
+        snprintf(where, sizeof(where), "entry %zu", k + 1);
+        return refuse_non_finite(path, where, v[k]);
+    }
+    return TOOL_EXIT_OK;
+}
+
+/* The rows of the system: the file's matrix, or the Laplacian's N^3. */
+static size_t system_rows(const cg_args *c, const gpgpu_csr *a)
+{
+    return c->laplace_n > 0 ? (size_t)c->laplace_n * c->laplace_n * c->laplace_n : a->rows;
+}
+
+/* What the solve puts on the GPU, checked before anything is made: the Laplacian's CSR
+ * arrays (a file's matrix was read, and gpgpu_matrix_create checks its own), and the
+ * vectors x, r, p, Ap, b, ones and z. */
+static int check_fit(gpgpu_context *ctx, const cg_args *c, size_t rows)
+{
+    size_t size = gpgpu_type_size(c->m.matrix.type), n = c->laplace_n;
+    size_t nnz = 7 * n * n * n - 6 * n * n; /* 7 points less the 6 faces' missing ones */
+    tool_fit fit;
+    int rc = tool_fit_begin(ctx, &fit);
+
+    if (rc == TOOL_EXIT_OK && n > 0)
+        rc = tool_fit_array(&fit, "the Laplacian's row pointers", rows + 1, sizeof(uint32_t));
+    if (rc == TOOL_EXIT_OK && n > 0)
+        rc = tool_fit_array(&fit, "the Laplacian's column indices", nnz, sizeof(uint32_t));
+    if (rc == TOOL_EXIT_OK && n > 0)
+        rc = tool_fit_array(&fit, "the Laplacian's values", nnz, size);
+    for (int k = 0; k < (c->jacobi ? 7 : 6) && rc == TOOL_EXIT_OK; k++)
+        rc = tool_fit_array(&fit, "a vector of the solve", rows, size);
+    return rc == TOOL_EXIT_OK ? tool_fit_end(&fit) : rc;
+}
+
+static int generate_laplacian(const cg_args *c, gpgpu_csr *a)
+{
+    size_t n = c->laplace_n;
+    gpgpu_status status;
+
+    tool_progress_step(long_step(7 * n * n * n), "generating the 3D Laplacian of %zu^3 rows...",
+                       n);
+    status = gpgpu_generate(GPGPU_GEN_LAPLACE3D_7, c->laplace_n, 0, 0, a);
+
+    return status == GPGPU_SUCCESS ? TOOL_EXIT_OK
+                                   : tool_fail(status, "cannot generate the Laplacian", NULL);
+}
+
 int load_cg_matrix(const cg_args *c, gpgpu_csr *a)
 {
-    gpgpu_mtx_header h = { .symmetry = "symmetric" };
+    gpgpu_mtx_header h = { 0 };
     int rc;
 
-    if (c->laplace_n > 0) {
-        gpgpu_status status = gpgpu_generate(GPGPU_GEN_LAPLACE3D_7, c->laplace_n, 0, 0, a);
-        return status == GPGPU_SUCCESS ? TOOL_EXIT_OK
-                                       : tool_fail(status, "cannot generate the Laplacian", NULL);
-    }
-    rc = read_matrix(c->matrix_path, c->m.quiet, a, &h);
+    rc = read_matrix(c->matrix_path, c->m.matrix.type, a, &h);
     if (rc != TOOL_EXIT_OK)
         return rc;
     if (a->rows != a->cols) {
@@ -422,10 +580,12 @@ int load_cg_matrix(const cg_args *c, gpgpu_csr *a)
                  a->rows, a->cols);
         return tool_fail(GPGPU_ERROR_INVALID_ARGUMENT, "cannot solve", msg);
     }
-    /* A file that says symmetric was expanded from one triangle. */
-    if (strcmp(h.symmetry, "symmetric") != 0)
+    rc = check_finite_matrix(c->matrix_path, a);
+    /* A file that says symmetric (or real hermitian) was expanded from one triangle. */
+    if (rc == TOOL_EXIT_OK && strcmp(h.symmetry, "symmetric") != 0 &&
+        strcmp(h.symmetry, "hermitian") != 0)
         warn_unless_symmetric(c->matrix_path, a);
-    return TOOL_EXIT_OK;
+    return rc;
 }
 
 int cmd_cg(int argc, char **argv)
@@ -438,14 +598,23 @@ int cmd_cg(int argc, char **argv)
 
     if (!parse_cg_args(argc, argv, &c))
         return TOOL_EXIT_OK;
-    /* Every file is read and checked before the GPU starts. */
-    rc = load_cg_matrix(&c, &a);
+    tool_progress_init(c.m.quiet);
+    /* Every file is read and checked before the GPU starts; the Laplacian is made once the
+     * device is known to hold it. */
+    rc = c.laplace_n > 0 ? TOOL_EXIT_OK : load_cg_matrix(&c, &a);
+    size_t rows = system_rows(&c, &a);
     if (rc == TOOL_EXIT_OK && c.b_path != NULL)
-        rc = read_vector_of_length(c.b_path, a.rows, "rows", &b);
+        rc = read_vector_of_length(c.b_path, c.m.matrix.type, rows, "rows", &b);
+    if (rc == TOOL_EXIT_OK && b != NULL)
+        rc = check_finite_vector(c.b_path, b, rows);
     if (c.max_iter == 0)
-        c.max_iter = a.rows > 1000 ? a.rows : 1000;
+        c.max_iter = rows > 1000 ? rows : 1000;
     if (rc == TOOL_EXIT_OK)
         rc = tool_context_create(&c.m.desc, &ctx);
+    if (rc == TOOL_EXIT_OK)
+        rc = check_fit(ctx, &c, rows);
+    if (rc == TOOL_EXIT_OK && c.laplace_n > 0)
+        rc = generate_laplacian(&c, &a);
     if (rc == TOOL_EXIT_OK)
         rc = run_cg(ctx, &c, &a, b);
     gpgpu_context_destroy(ctx);

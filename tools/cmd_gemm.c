@@ -10,10 +10,10 @@
 #include <string.h>
 
 const char gemm_help[] =
-    "Usage: gpgpu gemm A.mtx B.mtx -o C.mtx [--type f32|f64] [--method 1|2|6|fast]\n"
-    "                  [--backend gl|vulkan]\n"
-    "       gpgpu gemm --m M --n N --k K [--type f32|f64] [--method 1|2|6|fast]\n"
-    "                  [--backend gl|vulkan]\n"
+    "Usage: gpgpu gemm A.mtx B.mtx -o C.mtx [--type f32|f64]\n"
+    "                  [--method 1|2|6|fast|coopmat] [--backend gl|vulkan]\n"
+    "       gpgpu gemm --m M --n N --k K [--type f32|f64]\n"
+    "                  [--method 1|2|6|fast|coopmat] [--backend gl|vulkan]\n"
     "\n"
     "Multiplies two dense matrices on the GPU, C = alpha * op(A) * op(B)\n"
     "(gpgpu_gemm). With files, A and B are MatrixMarket files (array files, which\n"
@@ -24,8 +24,9 @@ const char gemm_help[] =
     "(K x N) are random (values of magnitude 0.5 to 1.5, seeded), the product is\n"
     "timed after one untimed run, and one 'key: value' a line is printed: the\n"
     "sizes, the method and its block, the GPU time per product (median of the\n"
-    "repeats), GFLOP/s (2 M N K flops) and CGMA, the lab report's flops per\n"
-    "global memory access of the method.\n"
+    "repeats), GFLOP/s (2 M N K flops; from the wall time, with timer: wall,\n"
+    "where the GPU timer measures nothing, as GL on llvmpipe) and CGMA, the lab\n"
+    "report's flops per global memory access of the method.\n"
     "\n"
     "  -o, --output C    where C goes (required with files); - is standard output\n"
     "  --type TYPE       f32 (default) or f64\n"
@@ -52,8 +53,7 @@ const char gemm_help[] =
     "  --repeat R        generated input: timed products (default 5)\n"
     "  --check           generated input: compares up to 64 rows of C with a CPU\n"
     "                    product in long double, within the error bound of K\n"
-    "                    products (exit 1 when one is off)\n"
-    "  --quiet           no progress lines on stderr\n";
+    "                    products (exit 1 when one is off)\n";
 
 typedef struct gemm_args {
     gpgpu_context_desc desc;
@@ -61,6 +61,7 @@ typedef struct gemm_args {
     const char *a_path, *b_path, *out_path;
     size_t m, n, k;     /* generated input when m > 0 */
     double alpha;
+    const char *alpha_text; /* as given, for the range check of the type */
     uint64_t seed;
     unsigned repeat;
     bool tune, check, quiet;
@@ -97,9 +98,10 @@ static bool parse_options(int argc, char **argv, gemm_args *s)
             s->gemm.outputs = (unsigned)tool_parse_uint("--outputs", value, 2, 4);
             if (s->gemm.outputs == 3)
                 tool_usage_error("--outputs: 2 or 4, not 3");
-        } else if ((value = tool_option_value(argc, argv, &i, "--alpha")) != NULL)
+        } else if ((value = tool_option_value(argc, argv, &i, "--alpha")) != NULL) {
             s->alpha = tool_parse_double("--alpha", value);
-        else if ((value = tool_option_value(argc, argv, &i, "--m")) != NULL)
+            s->alpha_text = value;
+        } else if ((value = tool_option_value(argc, argv, &i, "--m")) != NULL)
             s->m = parse_size("--m", value);
         else if ((value = tool_option_value(argc, argv, &i, "--n")) != NULL)
             s->n = parse_size("--n", value);
@@ -123,6 +125,28 @@ static bool parse_options(int argc, char **argv, gemm_args *s)
             tool_matrix_operand(argv[i], &s->a_path, &s->b_path);
     }
     return true;
+}
+
+/* Options the method does not read are refused: silently ignoring one would time or
+ * test something other than what was asked. */
+static void check_method_options(const gemm_args *s)
+{
+    gpgpu_algo algo = s->gemm.algo;
+    bool lab = algo == GPGPU_ALGO_GEMM_METHOD1 || algo == GPGPU_ALGO_GEMM_METHOD2 ||
+               algo == GPGPU_ALGO_GEMM_METHOD6;
+
+    if (s->gemm.tile != 0 && !lab)
+        tool_usage_error("--tile is the work-group side of methods 1, 2 and 6, not of "
+                         "--method %s", tool_gemm_method_name(algo));
+    if (s->gemm.outputs != 0 && algo != GPGPU_ALGO_GEMM_METHOD6)
+        tool_usage_error("--outputs is method 6's, not --method %s's",
+                         tool_gemm_method_name(algo));
+    if (algo == GPGPU_ALGO_GEMM_COOPMAT_F16 && s->gemm.type != GPGPU_TYPE_F32)
+        tool_usage_error("--method coopmat multiplies f32 matrices (rounded to f16), not %s",
+                         gpgpu_type_name(s->gemm.type));
+    if (s->tune && algo != GPGPU_ALGO_DEFAULT && algo != GPGPU_ALGO_GEMM_TILED)
+        tool_usage_error("--tune times the fast method's blocks: it does not go with "
+                         "--method %s", tool_gemm_method_name(algo));
 }
 
 /* Returns false when it printed the help (and nothing is to run). */
@@ -149,6 +173,9 @@ static bool parse_gemm_args(int argc, char **argv, gemm_args *s)
         tool_usage_error("--check is for generated input (--m --n --k)");
     if (s->gemm.type == 0)
         s->gemm.type = GPGPU_TYPE_F32;
+    check_method_options(s);
+    if (s->alpha_text != NULL)
+        tool_check_value_range("--alpha", s->alpha_text, s->gemm.type);
     return true;
 }
 
@@ -161,17 +188,26 @@ bool cmd_gemm_parse(int argc, char **argv)
 
 /* ------------------------------------------------------------------ files */
 
-/* A file's matrix as row-major doubles (zeros where a coordinate file has no entry). */
-static int read_dense(const char *path, uint32_t *rows, uint32_t *cols, double **out)
+/* A file's matrix as row-major doubles (zeros where a coordinate file has no entry), its
+ * values within the range of `type`. */
+static int read_dense(const char *path, gpgpu_type type, uint32_t *rows, uint32_t *cols,
+                      double **out)
 {
     gpgpu_csr a = { 0 };
     char msg[1024];
-    gpgpu_status status = gpgpu_mtx_read_matrix(path, &a, NULL, msg, sizeof(msg));
+    int rc = read_matrix(path, type, &a, NULL);
 
-    if (status != GPGPU_SUCCESS)
-        return tool_fail(status, "cannot read the matrix", msg);
+    if (rc != TOOL_EXIT_OK)
+        return rc;
     *rows = a.rows;
     *cols = a.cols;
+    /* A coordinate file's few entries can stand for a dense matrix of any size. */
+    if ((size_t)a.rows * a.cols > GPGPU_SPARSE_MAX_INDEX) {
+        snprintf(msg, sizeof(msg), "%s is %u x %u: as a dense matrix, %zu entries, more than "
+                 "the 2^31 - 1 the shaders index", path, a.rows, a.cols, (size_t)a.rows * a.cols);
+        gpgpu_csr_free(&a);
+        return tool_fail(GPGPU_ERROR_TOO_LARGE, "too large", msg);
+    }
     *out = calloc((size_t)a.rows * a.cols + 1, sizeof(double));
     if (*out == NULL) {
         gpgpu_csr_free(&a);
@@ -241,6 +277,11 @@ static int check_shapes(const gemm_args *s, const dense *a, const dense *b, size
     *m = s->gemm.transpose_a ? a->cols : a->rows;
     *n = s->gemm.transpose_b ? b->rows : b->cols;
     *k = ak;
+    if (ak == bk && *m * *n > GPGPU_SPARSE_MAX_INDEX) {
+        snprintf(msg, sizeof(msg), "C is %zu x %zu: %zu entries, more than the 2^31 - 1 the "
+                 "shaders index", *m, *n, *m * *n);
+        return tool_fail(GPGPU_ERROR_TOO_LARGE, "too large", msg);
+    }
     if (ak == bk)
         return TOOL_EXIT_OK;
     snprintf(msg, sizeof(msg), "op(A) (%s%s, %u x %u) has %zu columns and op(B) (%s%s, %u x %u) "
@@ -250,13 +291,55 @@ static int check_shapes(const gemm_args *s, const dense *a, const dense *b, size
     return tool_fail(GPGPU_ERROR_INVALID_ARGUMENT, "dimension mismatch", msg);
 }
 
+/* A product that takes seconds (2^30 flops: a fraction of a second on a GPU, seconds on a
+ * CPU driver): announced before it starts, since no line can come during it. */
+static bool long_product(size_t m, size_t n, size_t k)
+{
+    return 2.0 * (double)m * (double)n * (double)k > (double)TOOL_PROGRESS_THRESHOLD * 64;
+}
+
+/* --tune: the candidates' lines as progress, the choice unless --quiet. */
+static int tune(gpgpu_context *ctx, const gemm_args *s, size_t m, size_t n, size_t k)
+{
+    gpgpu_gemm_tuning best;
+    gpgpu_status status = gpgpu_gemm_tune(ctx, s->gemm.type, m, n, k, tool_progress_callback,
+                                          NULL, &best);
+
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "tune", gpgpu_last_error(ctx));
+    if (!s->quiet)
+        tool_message("gemm tune: chose the block %ux%ux%u (%u rows an invocation, %u "
+                     "invocations): %.1f us", best.block_m, best.block_n, best.block_k,
+                     best.thread_m, best.invocations, best.gpu_ns / 1e3);
+    return TOOL_EXIT_OK;
+}
+
+/* A, B and C as the device takes them, before any is allocated. */
+static int check_fit(gpgpu_context *ctx, gpgpu_type type, size_t a, size_t b, size_t c)
+{
+    size_t size = gpgpu_type_size(type);
+    tool_fit fit;
+    int rc = tool_fit_begin(ctx, &fit);
+
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_fit_array(&fit, "A", a, size);
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_fit_array(&fit, "B", b, size);
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_fit_array(&fit, "C", c, size);
+    return rc == TOOL_EXIT_OK ? tool_fit_end(&fit) : rc;
+}
+
 static int multiply_files(gpgpu_context *ctx, const gemm_args *s, const dense *a, const dense *b,
                           size_t m, size_t n, size_t k)
 {
     gpgpu_buffer *ga = NULL, *gb = NULL, *gc = NULL;
     double *c = NULL;
     gpgpu_type type = s->gemm.type;
-    int rc = upload(ctx, type, a->values, (size_t)a->rows * a->cols, &ga);
+    int rc = check_fit(ctx, type, (size_t)a->rows * a->cols, (size_t)b->rows * b->cols, m * n);
+
+    if (rc == TOOL_EXIT_OK)
+        rc = upload(ctx, type, a->values, (size_t)a->rows * a->cols, &ga);
 
     if (rc == TOOL_EXIT_OK)
         rc = upload(ctx, type, b->values, (size_t)b->rows * b->cols, &gb);
@@ -264,15 +347,10 @@ static int multiply_files(gpgpu_context *ctx, const gemm_args *s, const dense *a
         rc = tool_fail(GPGPU_ERROR_OUT_OF_MEMORY, "C", "no host memory");
     if (rc == TOOL_EXIT_OK)
         rc = upload(ctx, type, c, m * n, &gc);
-    if (rc == TOOL_EXIT_OK && s->tune && m && n && k) {
-        gpgpu_status status = gpgpu_gemm_tune(ctx, type, m, n, k, s->quiet ? NULL : tool_progress,
-                                              NULL, NULL);
-        if (status != GPGPU_SUCCESS)
-            rc = tool_fail(status, "tune", gpgpu_last_error(ctx));
-    }
+    if (rc == TOOL_EXIT_OK && s->tune && m && n && k)
+        rc = tune(ctx, s, m, n, k);
     if (rc == TOOL_EXIT_OK) {
-        if (!s->quiet && 2.0 * m * n * k > (double)TOOL_PROGRESS_THRESHOLD * 64)
-            tool_message("multiplying: %zu x %zu x %zu...", m, n, k);
+        tool_progress_step(long_product(m, n, k), "multiplying: %zu x %zu x %zu...", m, n, k);
         gpgpu_status status = gpgpu_gemm(ctx, &s->gemm, m, n, k, s->alpha, ga, 0, gb, 0, 0.0, gc, 0);
         if (status != GPGPU_SUCCESS)
             rc = tool_fail(status, "gemm", gpgpu_last_error(ctx));
@@ -308,15 +386,19 @@ static int time_products(gpgpu_context *ctx, const gemm_args *s, gpgpu_buffer *g
     double *ns = calloc(s->repeat, sizeof(double));
     gpgpu_status status = ns ? GPGPU_SUCCESS : GPGPU_ERROR_OUT_OF_MEMORY;
 
+    tool_progress_step(long_product(s->m, s->n, s->k), "timing %zu x %zu x %zu products...",
+                       s->m, s->n, s->k);
     /* Untimed runs first: the first builds the program, the rest bring the GPU up to speed. */
     for (double start = tool_now_ns();
          status == GPGPU_SUCCESS && tool_now_ns() - start < TOOL_WARM_UP_MS * 1e6;) {
+        tool_progress_line("warming up the GPU...");
         status = gpgpu_gemm(ctx, &s->gemm, s->m, s->n, s->k, s->alpha, ga, 0, gb, 0, 0.0, gc, 0);
         if (status == GPGPU_SUCCESS)
             status = gpgpu_finish(ctx);
     }
     *wall_ns = tool_now_ns();
     for (unsigned r = 0; r < s->repeat && status == GPGPU_SUCCESS; r++) {
+        tool_progress_line("timing: product %u of %u", r + 1, s->repeat);
         status = gpgpu_timer_begin(ctx);
         if (status != GPGPU_SUCCESS)
             break;
@@ -361,10 +443,12 @@ static void print_report(gpgpu_context *ctx, const gemm_args *s, double gpu_ns, 
             printf("outputs: %u\n", s->gemm.outputs ? s->gemm.outputs : 4);
     }
     printf("gpu_us: %.3f\nwall_us: %.3f\n", gpu_ns / 1e3, wall_ns / 1e3);
-    /* llvmpipe's GL timer query reads about 1 ns for any compute work */
-    if (gpu_ns < 100)
-        printf("gpu_timer: measured nothing (this driver's timer query reads 0)\n");
-    printf("gflops: %.3f\n", gpu_ns >= 100 ? flops / gpu_ns : 0.0);
+    bool missed = tool_timer_missed(gpu_ns, wall_ns, 1);
+    double rate_ns = tool_rate_ns(gpu_ns, wall_ns, 1);
+    printf("timer: %s\n", missed ? "wall" : "gpu");
+    if (missed)
+        tool_note("%s", tool_timer_missed_note);
+    printf("gflops: %.3f\n", rate_ns > 0 ? flops / rate_ns : 0.0);
     printf("gflops_wall: %.3f\n", wall_ns > 0 ? flops / wall_ns : 0.0);
     printf("cgma: %.3f\n", tool_gemm_cgma(&s->gemm, &shape, s->m, s->n, s->k, false));
 }
@@ -374,25 +458,24 @@ static int multiply_generated(gpgpu_context *ctx, const gemm_args *s)
     size_t ac = s->m * s->k, bc = s->k * s->n, cc = s->m * s->n, size = gpgpu_type_size(s->gemm.type);
     gpgpu_buffer *ga = NULL, *gb = NULL, *gc = NULL;
     double gpu_ns = 0, wall_ns = 0;
-    gpgpu_status status = gpgpu_buffer_create(ctx, ac * size, &ga);
-    int rc;
+    gpgpu_status status = GPGPU_SUCCESS;
+    /* Each size is below 2^31 (parse_size): their products do not overflow a size_t. */
+    int rc = check_fit(ctx, s->gemm.type, ac, bc, cc);
 
-    if (status == GPGPU_SUCCESS)
+    if (rc == TOOL_EXIT_OK)
+        status = gpgpu_buffer_create(ctx, ac * size, &ga);
+    if (rc == TOOL_EXIT_OK && status == GPGPU_SUCCESS)
         status = gpgpu_buffer_create(ctx, bc * size, &gb);
-    if (status == GPGPU_SUCCESS)
+    if (rc == TOOL_EXIT_OK && status == GPGPU_SUCCESS)
         status = gpgpu_buffer_create(ctx, cc * size, &gc);
-    rc = status == GPGPU_SUCCESS ? TOOL_EXIT_OK
-                                 : tool_fail(status, "cannot allocate the matrices", gpgpu_last_error(ctx));
+    if (rc == TOOL_EXIT_OK && status != GPGPU_SUCCESS)
+        rc = tool_fail(status, "cannot allocate the matrices", gpgpu_last_error(ctx));
     if (rc == TOOL_EXIT_OK)
         rc = tool_upload_random(ctx, ga, s->gemm.type, ac, s->seed);
     if (rc == TOOL_EXIT_OK)
         rc = tool_upload_random(ctx, gb, s->gemm.type, bc, s->seed + 1);
-    if (rc == TOOL_EXIT_OK && s->tune) {
-        status = gpgpu_gemm_tune(ctx, s->gemm.type, s->m, s->n, s->k,
-                                 s->quiet ? NULL : tool_progress, NULL, NULL);
-        if (status != GPGPU_SUCCESS)
-            rc = tool_fail(status, "tune", gpgpu_last_error(ctx));
-    }
+    if (rc == TOOL_EXIT_OK && s->tune)
+        rc = tune(ctx, s, s->m, s->n, s->k);
     if (rc == TOOL_EXIT_OK)
         rc = time_products(ctx, s, ga, gb, gc, &gpu_ns, &wall_ns);
     if (rc == TOOL_EXIT_OK)
@@ -423,10 +506,11 @@ int cmd_gemm(int argc, char **argv)
 
     if (!parse_gemm_args(argc, argv, &s))
         return TOOL_EXIT_OK;
+    tool_progress_init(s.quiet);
     if (s.m == 0) { /* files first: a bad file costs no GPU start */
-        rc = read_dense(s.a_path, &a.rows, &a.cols, &a.values);
+        rc = read_dense(s.a_path, s.gemm.type, &a.rows, &a.cols, &a.values);
         if (rc == TOOL_EXIT_OK)
-            rc = read_dense(s.b_path, &b.rows, &b.cols, &b.values);
+            rc = read_dense(s.b_path, s.gemm.type, &b.rows, &b.cols, &b.values);
         if (rc == TOOL_EXIT_OK)
             rc = check_shapes(&s, &a, &b, &m, &n, &k);
         if (rc != TOOL_EXIT_OK) {

@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 const char info_help[] =
     "Usage: gpgpu info [OPTIONS]\n"
@@ -75,7 +76,8 @@ static bool parse_info_args(int argc, char **argv, gpgpu_context_desc *desc)
             print_help(info_help, false);
             return false;
         }
-        if (!tool_context_option(argc, argv, &i, desc))
+        /* --quiet, as every command takes it: info has no progress to print. */
+        if (strcmp(argv[i], "--quiet") != 0 && !tool_context_option(argc, argv, &i, desc))
             tool_usage_error("unknown argument '%s'", argv[i]);
     }
     return true;

@@ -10,16 +10,16 @@ const char matinfo_help[] =
     "Usage: gpgpu matinfo [OPTIONS] A.mtx\n"
     "\n"
     "Reads a MatrixMarket matrix (coordinate or array; real, double, integer or\n"
-    "pattern; general, symmetric or skew-symmetric; .mtx.gz too) and prints, one\n"
-    "'key: value' per line: its shape, nnz after symmetric expansion, what the\n"
-    "file declared, the row-length statistics, and then a table of the bytes\n"
+    "pattern; general, symmetric, skew-symmetric, or hermitian, which with real\n"
+    "values is symmetric; .mtx.gz too) and prints, one 'key: value' per line:\n"
+    "its shape, nnz after symmetric expansion, what the file declared, the\n"
+    "row-length statistics, and then a table of the bytes\n"
     "each format (csr, coo, csc, ell, sell, bsr) would take on the GPU with f32\n"
     "and with f64 values, with the entries it stores (padding included). ELL is\n"
     "'refused' when its padding passes the fill limit (8 x nnz by default),\n"
     "since gpgpu_matrix_create would refuse it. Needs no GPU.\n"
     "\n"
-    FORMAT_OPTIONS_HELP
-    "  --quiet           no progress line on stderr (given for big files)\n";
+    FORMAT_OPTIONS_HELP;
 
 /* The library's default fill limit (gpgpu_format_params.ell_max_fill, "default 8"):
  * gpgpu_format_bytes measures ELL past it, so the refusal is decided here. */
@@ -122,15 +122,19 @@ int cmd_matinfo(int argc, char **argv)
 
     if (!parse_matinfo_args(argc, argv, &m))
         return TOOL_EXIT_OK;
-    rc = read_matrix(m.path, m.quiet, &a, &h);
+    tool_progress_init(m.quiet);
+    rc = read_matrix(m.path, GPGPU_TYPE_F64, &a, &h);
     if (rc == TOOL_EXIT_OK) {
         print_header(m.path, &a, &h);
         rc = print_row_stats(&a);
     }
     if (rc == TOOL_EXIT_OK) {
         printf("format        stored       f32_bytes       f64_bytes\n");
-        for (size_t k = 0; k < sizeof(formats) / sizeof(formats[0]); k++)
+        for (size_t k = 0; k < sizeof(formats) / sizeof(formats[0]); k++) {
+            /* SELL and BSR are built to be measured: seconds for a large matrix. */
+            tool_progress_line("measuring %s...", gpgpu_format_name(formats[k]));
             print_format(&a, formats[k], &m.params);
+        }
     }
     gpgpu_csr_free(&a);
     return rc;

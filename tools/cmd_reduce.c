@@ -6,9 +6,12 @@
 const char reduce_help[] =
     "Usage: gpgpu reduce --op OP --type TYPE [OPTIONS] (IN.mtx | --random N)\n"
     "\n"
-    "Reduces a vector on the GPU and prints the result: integers exactly, floats\n"
-    "with 17 significant digits; --op minmax prints 'MIN MAX'. An empty vector\n"
-    "gives the identity (0; the largest, smallest value or +-inf for min, max).\n"
+    "Reduces a vector on the GPU and prints the result: integers in full, floats\n"
+    "with 17 significant digits; --op minmax prints 'MIN MAX'. Integer sums\n"
+    "wrap modulo 2^32, as the GPU adds them (a u32 sum past 4294967295 prints\n"
+    "its remainder, i32 sums are two's complement): use f64 for larger sums.\n"
+    "An empty vector gives the identity (0; the largest, smallest value or\n"
+    "+-inf for min, max).\n"
     "\n"
     "  --op OP           sum, min, max or minmax\n"
     "  --algo ALGO       fast (default), halving, stride, or minmax (--op minmax)\n";
@@ -50,11 +53,16 @@ static bool parse_reduce_args(int argc, char **argv, reduce_args *r)
         }
         if ((value = tool_option_value(argc, argv, &i, "--op")) != NULL)
             r->op = parse_op(value);
+        else if ((value = tool_option_value(argc, argv, &i, "--algo")) != NULL)
+            r->in.algo = tool_parse_reduce_algo(value);
         else if (!parse_vector_option(argc, argv, &i, &r->in))
             parse_vector_operand(argv[i], &r->in);
     }
     if (r->op == 0)
         tool_usage_error("--op is required");
+    if (r->in.algo == GPGPU_ALGO_CLASSIC_MINMAX && r->op != GPGPU_OP_MINMAX)
+        tool_usage_error("--algo minmax (GPUfindMinMax) computes min and max together: it "
+                         "needs --op minmax");
     check_vector_args(&r->in);
     return true;
 }
@@ -73,8 +81,7 @@ static int run_reduce(gpgpu_context *ctx, const vector_args *a, gpgpu_op op, gpg
     tool_reduce_result result;
     gpgpu_status status;
 
-    if (show_progress(a, count))
-        tool_message("running reduce...");
+    tool_progress_step(long_step(count), "running reduce on %zu values...", count);
     status = gpgpu_reduce(ctx, &desc, buf, 0, count, &result);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "reduce", gpgpu_last_error(ctx));
@@ -98,6 +105,7 @@ int cmd_reduce(int argc, char **argv)
 
     if (!parse_reduce_args(argc, argv, &r))
         return TOOL_EXIT_OK;
+    tool_progress_init(r.in.quiet);
     rc = prepare(&r.in, &ctx, &buf, &count);
     if (rc == TOOL_EXIT_OK)
         rc = run_reduce(ctx, &r.in, r.op, buf, count);

@@ -11,6 +11,8 @@ const char scan_help[] =
     "                  (IN.mtx | --random N) -o OUT.mtx\n"
     "\n"
     "Prefix sums of a vector on the GPU, written as a MatrixMarket array.\n"
+    "Integer sums wrap modulo 2^32, as the GPU adds them (i32 in two's\n"
+    "complement).\n"
     "\n"
     "  --inclusive       out[i] = in[0] + ... + in[i]\n"
     "  --exclusive       out[i] = in[0] + ... + in[i-1], out[0] = 0\n"
@@ -46,6 +48,8 @@ static bool parse_scan_args(int argc, char **argv, scan_args *s)
             s->exclusive = true;
         else if ((value = tool_output_option(argc, argv, &i)) != NULL)
             s->out_path = value;
+        else if ((value = tool_option_value(argc, argv, &i, "--algo")) != NULL)
+            s->in.algo = tool_parse_scan_algo(value);
         else if (!parse_vector_option(argc, argv, &i, &s->in))
             parse_vector_operand(argv[i], &s->in);
     }
@@ -70,23 +74,20 @@ static int run_scan(gpgpu_context *ctx, const vector_args *a, bool exclusive, gp
 {
     gpgpu_scan_desc desc = { .type = a->type, .exclusive = exclusive, .algo = a->algo };
     size_t size = gpgpu_type_size(a->type);
-    bool progress = show_progress(a, count);
+    bool big = long_step(count);
     void *host = NULL;
     char msg[512] = "";
     gpgpu_status status;
 
-    if (progress)
-        tool_message("running scan...");
+    tool_progress_step(big, "running scan on %zu values...", count);
     status = gpgpu_scan(ctx, &desc, buf, 0, buf, 0, count);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "scan", gpgpu_last_error(ctx));
-    if (progress && count > 0)
-        tool_message("downloading...");
+    tool_progress_step(big, "downloading %zu values...", count);
     int rc = download_output(ctx, buf, count, size, &host);
     if (rc != TOOL_EXIT_OK)
         return rc;
-    if (progress)
-        tool_message("writing %s...", out_path);
+    tool_progress_step(big, "writing %s...", out_path);
     status = gpgpu_mtx_write_vector(out_path, a->type, host, count, msg, sizeof(msg));
     free(host);
     if (status != GPGPU_SUCCESS)
@@ -104,6 +105,7 @@ int cmd_scan(int argc, char **argv)
 
     if (!parse_scan_args(argc, argv, &s))
         return TOOL_EXIT_OK;
+    tool_progress_init(s.in.quiet);
     rc = prepare(&s.in, &ctx, &buf, &count);
     if (rc == TOOL_EXIT_OK)
         rc = run_scan(ctx, &s.in, s.exclusive, buf, count, s.out_path);

@@ -55,8 +55,8 @@ static gpgpu_algo parse_sort_algo(const char *text)
         if (strcmp(algos[k].name, text) == 0)
             return algos[k].algo;
     }
-    tool_usage_error("--algo: unknown value '%s' (expected classic, bitonic, radix or fast)",
-                     text);
+    tool_usage_error("--algo: unknown value '%s' for sort (expected classic, bitonic, radix, "
+                     "fast)", text);
 }
 
 /* Returns false when it printed the help (and nothing is to run). */
@@ -164,6 +164,7 @@ static int upload_iota(gpgpu_context *ctx, size_t n, gpgpu_buffer **buf)
     for (size_t first = 0; first < n; first += piece) {
         size_t m = n - first < piece ? n - first : piece;
 
+        tool_progress_line("numbering for --perm: %zu of %zu values", first, n);
         for (size_t k = 0; k < m; k++)
             host[k] = (uint32_t)(first + k);
         status = gpgpu_buffer_upload(*buf, first * sizeof(uint32_t), host,
@@ -179,20 +180,18 @@ static int upload_iota(gpgpu_context *ctx, size_t n, gpgpu_buffer **buf)
 
 /* Downloads `count` elements of buf and writes them to path. */
 static int write_result(gpgpu_context *ctx, gpgpu_buffer *buf, gpgpu_type type, size_t count,
-                        const char *path, bool progress)
+                        const char *path)
 {
     void *host;
     char msg[512] = "";
     gpgpu_status status;
     int rc;
 
-    if (progress)
-        tool_message("downloading...");
+    tool_progress_step(long_step(count), "downloading %zu values...", count);
     rc = download_output(ctx, buf, count, gpgpu_type_size(type), &host);
     if (rc != TOOL_EXIT_OK)
         return rc;
-    if (progress)
-        tool_message("writing %s...", path);
+    tool_progress_step(long_step(count), "writing %s...", path);
     status = gpgpu_mtx_write_vector(path, type, host, count, msg, sizeof(msg));
     free(host);
     if (status != GPGPU_SUCCESS)
@@ -214,18 +213,16 @@ static int run_sort(gpgpu_context *ctx, const sort_args *s, size_t count, gpgpu_
         .segments = segments,
         .segment_count = segment_count,
     };
-    bool progress = show_progress(&s->in, count);
     gpgpu_status status;
     int rc;
 
-    if (progress)
-        tool_message("running sort...");
+    tool_progress_step(long_step(count), "running sort on %zu keys...", count);
     status = gpgpu_sort(ctx, &desc, keys, 0, NULL, 0, count);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "sort", gpgpu_last_error(ctx));
-    rc = write_result(ctx, keys, s->in.type, count, s->out_path, progress);
+    rc = write_result(ctx, keys, s->in.type, count, s->out_path);
     if (rc == TOOL_EXIT_OK && perm != NULL)
-        rc = write_result(ctx, perm, GPGPU_TYPE_U32, count, s->perm_path, progress);
+        rc = write_result(ctx, perm, GPGPU_TYPE_U32, count, s->perm_path);
     return rc;
 }
 
@@ -242,6 +239,7 @@ int cmd_sort(int argc, char **argv)
 
     if (!parse_sort_args(argc, argv, &s))
         return TOOL_EXIT_OK;
+    tool_progress_init(s.in.quiet);
 
     /* Every file is read and checked before the GPU starts. */
     rc = read_input(&s.in, &data, &count);
@@ -255,8 +253,7 @@ int cmd_sort(int argc, char **argv)
         rc = upload_input(ctx, &s.in, data, count, &keys);
     free(data);
     if (rc == TOOL_EXIT_OK && s.perm_path != NULL) {
-        if (show_progress(&s.in, count))
-            tool_message("numbering %zu values for --perm...", count);
+        tool_progress_step(long_step(count), "numbering %zu values for --perm...", count);
         rc = upload_iota(ctx, count, &perm);
     }
     /* No segment at all (the offsets "0" of an empty input) is no keys:

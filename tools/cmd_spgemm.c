@@ -11,8 +11,8 @@
 #include <string.h>
 
 const char spgemm_help[] =
-    "Usage: gpgpu spgemm A.mtx B.mtx -o C.mtx [--type f32|f64] [--algo classic|fast]\n"
-    "                    [--backend gl|vulkan]\n"
+    "Usage: gpgpu spgemm A.mtx B.mtx -o C.mtx [--type f32|f64]\n"
+    "                    [--algo fast|rows|esc|classic] [--backend gl|vulkan]\n"
     "\n"
     "Multiplies two sparse matrices on the GPU, C = A*B (gpgpu_spgemm), and writes\n"
     "C as a MatrixMarket coordinate real general file: 1-based, columns ascending\n"
@@ -49,9 +49,9 @@ const char spgemm_help[] =
     "                    whether the short rows took one pass (one_phase: 1)\n"
     "                    or two, peak GPU bytes, the product's GPU and wall\n"
     "                    time (the wall time of this first product includes\n"
-    "                    building the shaders) and GFLOP/s from each\n"
-    "  --quiet           no progress lines on stderr (given for big files and\n"
-    "                    products of more than 2^26 products, per row chunk)\n";
+    "                    building the shaders) and GFLOP/s from each; timer:\n"
+    "                    gpu, or wall where the GPU timer measures nothing (GL\n"
+    "                    on llvmpipe): gflops then comes from the wall time\n";
 
 typedef struct spgemm_args {
     gpgpu_context_desc desc;
@@ -93,7 +93,8 @@ static gpgpu_algo parse_spgemm_algo(const char *text)
         if (strcmp(spgemm_algos[k].name, text) == 0)
             return spgemm_algos[k].algo;
     }
-    tool_usage_error("--algo: unknown value '%s' (expected fast, rows, esc, classic)", text);
+    tool_usage_error("--algo: unknown value '%s' for spgemm (expected fast, rows, esc, classic)",
+                     text);
 }
 
 /* BYTES with an optional suffix K, M or G (powers of 1024, either case). */
@@ -162,6 +163,9 @@ static bool parse_spgemm_args(int argc, char **argv, spgemm_args *s)
                          s->out_path, s->out_path);
     if (s->type == 0)
         s->type = GPGPU_TYPE_F32;
+    if (s->spgemm.memory_budget != 0 && s->spgemm.algo == GPGPU_ALGO_CLASSIC_SPGEMM)
+        tool_usage_error("--memory-budget bounds the fast algorithms' chunks: --algo classic "
+                         "takes none");
     return true;
 }
 
@@ -230,9 +234,9 @@ static int multiply(gpgpu_context *ctx, const spgemm_args *s, const gpgpu_matrix
     gpgpu_spgemm_desc desc = s->spgemm;
     gpgpu_status status, end;
 
-    desc.progress = s->quiet ? NULL : tool_progress;
-    if (!s->quiet && products > TOOL_PROGRESS_THRESHOLD)
-        tool_message("multiplying: %llu products...", (unsigned long long)products);
+    desc.progress = s->quiet ? NULL : tool_progress_callback;
+    tool_progress_step(products > TOOL_PROGRESS_THRESHOLD, "multiplying: %llu products...",
+                       (unsigned long long)products);
     t->wall_ns = tool_now_ns();
     status = gpgpu_timer_begin(ctx);
     if (status != GPGPU_SUCCESS)
@@ -266,8 +270,8 @@ static int make_b(gpgpu_context *ctx, const spgemm_args *s, const sparse_args *m
     }
     case B_AT:
     default:
-        if (!s->quiet && b_host->nnz > TOOL_PROGRESS_THRESHOLD)
-            tool_message("transposing A (%zu nonzeros) on the GPU...", b_host->nnz);
+        tool_progress_step(long_step(b_host->nnz), "transposing A (%zu nonzeros) on the GPU...",
+                           b_host->nnz);
         status = gpgpu_matrix_transpose(ctx, a, owned);
         *b = *owned;
         return status == GPGPU_SUCCESS
@@ -283,16 +287,13 @@ static int save(gpgpu_context *ctx, const spgemm_args *s, const gpgpu_matrix *c)
     gpgpu_matrix_info info = { 0 };
     char msg[512] = "";
     gpgpu_status status = gpgpu_matrix_get_info(c, &info);
-    bool progress = !s->quiet && info.nnz > TOOL_PROGRESS_THRESHOLD;
-
-    if (status == GPGPU_SUCCESS && progress)
-        tool_message("downloading C (%zu entries)...", info.nnz);
+    if (status == GPGPU_SUCCESS)
+        tool_progress_step(long_step(info.nnz), "downloading C (%zu entries)...", info.nnz);
     if (status == GPGPU_SUCCESS)
         status = gpgpu_matrix_download(c, &host);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot download C", gpgpu_last_error(ctx));
-    if (progress)
-        tool_message("writing %s...", s->out_path);
+    tool_progress_step(long_step(info.nnz), "writing %s...", s->out_path);
     status = gpgpu_mtx_write_matrix(s->out_path, &host, msg, sizeof(msg));
     gpgpu_csr_free(&host);
     if (status != GPGPU_SUCCESS)
@@ -305,6 +306,8 @@ static void print_stats(const spgemm_args *s, const gpgpu_spgemm_stats *st,
 {
     FILE *out = strcmp(s->out_path, "-") == 0 ? stderr : stdout;
     double flops = 2.0 * (double)st->products;
+    bool missed = tool_timer_missed(t->gpu_ns, t->wall_ns, 1);
+    double rate_ns = tool_rate_ns(t->gpu_ns, t->wall_ns, 1);
 
     fprintf(out, "products: %llu\n", (unsigned long long)st->products);
     fprintf(out, "flops: %.0f\n", flops);
@@ -317,8 +320,11 @@ static void print_stats(const spgemm_args *s, const gpgpu_spgemm_stats *st,
             (double)st->peak_bytes / (1 << 20));
     fprintf(out, "gpu_us: %.1f\n", t->gpu_ns / 1e3);
     fprintf(out, "wall_us: %.1f\n", t->wall_ns / 1e3);
+    fprintf(out, "timer: %s\n", missed ? "wall" : "gpu");
+    if (missed)
+        tool_note("%s", tool_timer_missed_note);
     /* Flops per nanosecond are GFLOP/s. */
-    fprintf(out, "gflops: %.4g\n", t->gpu_ns > 0 ? flops / t->gpu_ns : 0.0);
+    fprintf(out, "gflops: %.4g\n", rate_ns > 0 ? flops / rate_ns : 0.0);
     fprintf(out, "gflops_wall: %.4g\n", t->wall_ns > 0 ? flops / t->wall_ns : 0.0);
 }
 
@@ -358,10 +364,11 @@ int cmd_spgemm(int argc, char **argv)
 
     if (!parse_spgemm_args(argc, argv, &s))
         return TOOL_EXIT_OK;
+    tool_progress_init(s.quiet);
     /* Every file is read and the shapes checked before the GPU starts. */
-    rc = read_matrix(s.a_path, s.quiet, &a, NULL);
+    rc = read_matrix(s.a_path, s.type, &a, NULL);
     if (rc == TOOL_EXIT_OK && b_kind(&s) == B_FILE)
-        rc = read_matrix(s.b_path, s.quiet, &b, NULL);
+        rc = read_matrix(s.b_path, s.type, &b, NULL);
     if (rc == TOOL_EXIT_OK)
         rc = check_shapes(&s, &a, &b);
     if (rc == TOOL_EXIT_OK)

@@ -22,7 +22,9 @@ const char spmv_help[] =
     "  --beta B          default 0 (y0 is not read); nonzero needs --y0\n"
     "  --repeat N        then times N more products (after y is saved) and\n"
     "                    prints to stderr the GPU and wall time per product and\n"
-    "                    GFLOP/s (2 x nnz flops a product)\n";
+    "                    GFLOP/s (2 x nnz flops a product), from the GPU time,\n"
+    "                    or from the wall time where the GPU timer measures\n"
+    "                    nothing (GL on llvmpipe; a note says so)\n";
 
 bool parse_spmv_args(int argc, char **argv, spmv_args *s)
 {
@@ -40,10 +42,12 @@ bool parse_spmv_args(int argc, char **argv, spmv_args *s)
             s->y0_path = value;
         else if ((value = tool_output_option(argc, argv, &i)) != NULL)
             s->out_path = value;
-        else if ((value = tool_option_value(argc, argv, &i, "--alpha")) != NULL)
+        else if ((value = tool_option_value(argc, argv, &i, "--alpha")) != NULL) {
             s->alpha = tool_parse_double("--alpha", value);
-        else if ((value = tool_option_value(argc, argv, &i, "--beta")) != NULL) {
+            s->alpha_text = value;
+        } else if ((value = tool_option_value(argc, argv, &i, "--beta")) != NULL) {
             s->beta = tool_parse_double("--beta", value);
+            s->beta_text = value;
             s->beta_given = true;
         } else if ((value = tool_option_value(argc, argv, &i, "--repeat")) != NULL)
             s->repeat = tool_parse_uint("--repeat", value, 1, 1000000);
@@ -59,6 +63,10 @@ bool parse_spmv_args(int argc, char **argv, spmv_args *s)
     if (s->beta == 0 && s->y0_path != NULL)
         tool_usage_error("--y0 with --beta 0 would not be read");
     check_sparse_args(&s->m);
+    if (s->alpha_text != NULL)
+        tool_check_value_range("--alpha", s->alpha_text, s->m.matrix.type);
+    if (s->beta_text != NULL)
+        tool_check_value_range("--beta", s->beta_text, s->m.matrix.type);
     return true;
 }
 
@@ -78,8 +86,11 @@ static int time_products(gpgpu_context *ctx, const spmv_args *s, const gpgpu_spm
     double gpu_ns = 0, wall_ns = tool_now_ns();
     gpgpu_status status = gpgpu_timer_begin(ctx);
 
-    for (uint64_t k = 0; k < s->repeat && status == GPGPU_SUCCESS; k++)
-        status = gpgpu_spmv(ctx, desc, a, x, 0, y, 0);
+    for (uint64_t k = 0; k < s->repeat && status == GPGPU_SUCCESS; k++) {
+        tool_progress_line("timing: product %llu of %llu", (unsigned long long)k + 1,
+                           (unsigned long long)s->repeat);
+        status = gpgpu_spmv(ctx, desc, s->alpha, a, x, 0, s->beta, y, 0);
+    }
     if (status == GPGPU_SUCCESS)
         status = gpgpu_timer_end(ctx, &gpu_ns);
     wall_ns = tool_now_ns() - wall_ns;
@@ -87,14 +98,23 @@ static int time_products(gpgpu_context *ctx, const spmv_args *s, const gpgpu_spm
         status = gpgpu_matrix_get_info(a, &info);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "timed products", gpgpu_last_error(ctx));
+    bool missed = tool_timer_missed(gpu_ns, wall_ns, (double)s->repeat);
+    double rate_ns = tool_rate_ns(gpu_ns, wall_ns, (double)s->repeat) / (double)s->repeat;
     gpu_ns /= (double)s->repeat;
     wall_ns /= (double)s->repeat;
+    char gpu[32] = "no";
+
+    if (missed)
+        tool_note("%s", tool_timer_missed_note);
+    else
+        snprintf(gpu, sizeof(gpu), "%.3f us", gpu_ns / 1e3);
     /* Flops per nanosecond are GFLOP/s. */
-    tool_message("%s %s, algo %s: %llu products: %.3f us GPU, %.3f us wall each; "
-                 "%.3f GFLOP/s (GPU time)",
+    tool_message("%s %s, algo %s: %llu products: %s GPU time, %.3f us wall each; "
+                 "%.4g GFLOP/s (%s time)",
                  gpgpu_format_name(info.format), gpgpu_type_name(info.type),
-                 tool_spmv_algo_name(desc->algo), (unsigned long long)s->repeat, gpu_ns / 1e3,
-                 wall_ns / 1e3, gpu_ns > 0 ? 2.0 * (double)info.nnz / gpu_ns : 0.0);
+                 tool_spmv_algo_name(desc->algo), (unsigned long long)s->repeat, gpu,
+                 wall_ns / 1e3, rate_ns > 0 ? 2.0 * (double)info.nnz / rate_ns : 0.0,
+                 missed ? "wall" : "GPU");
     return TOOL_EXIT_OK;
 }
 
@@ -110,8 +130,6 @@ static int run_spmv(const spmv_args *s, const gpgpu_csr *a, const double *x_host
     double *y_host = NULL;
     int rc;
 
-    desc.alpha = s->alpha;
-    desc.beta = s->beta;
     rc = tool_context_create(&s->m.desc, &ctx);
     if (rc == TOOL_EXIT_OK)
         rc = create_matrix(ctx, &s->m, a, &m);
@@ -120,7 +138,7 @@ static int run_spmv(const spmv_args *s, const gpgpu_csr *a, const double *x_host
         if (status == GPGPU_SUCCESS)
             status = upload_values(ctx, type, y0_host, 0, a->rows, &y);
         if (status == GPGPU_SUCCESS)
-            status = gpgpu_spmv(ctx, &desc, m, x, 0, y, 0);
+            status = gpgpu_spmv(ctx, &desc, s->alpha, m, x, 0, s->beta, y, 0);
         if (status != GPGPU_SUCCESS)
             rc = tool_fail(status, "spmv", gpgpu_last_error(ctx));
     }
@@ -149,12 +167,13 @@ int cmd_spmv(int argc, char **argv)
 
     if (!parse_spmv_args(argc, argv, &s))
         return TOOL_EXIT_OK;
+    tool_progress_init(s.m.quiet);
     /* Every file is read and checked before the GPU starts. */
-    rc = read_matrix(s.matrix_path, s.m.quiet, &a, NULL);
+    rc = read_matrix(s.matrix_path, s.m.matrix.type, &a, NULL);
     if (rc == TOOL_EXIT_OK && s.x_path != NULL)
-        rc = read_vector_of_length(s.x_path, a.cols, "columns", &x);
+        rc = read_vector_of_length(s.x_path, s.m.matrix.type, a.cols, "columns", &x);
     if (rc == TOOL_EXIT_OK && s.y0_path != NULL)
-        rc = read_vector_of_length(s.y0_path, a.rows, "rows", &y0);
+        rc = read_vector_of_length(s.y0_path, s.m.matrix.type, a.rows, "rows", &y0);
     if (rc == TOOL_EXIT_OK)
         rc = run_spmv(&s, &a, x, y0);
     free(y0);

@@ -32,8 +32,14 @@ const char vector_options_help[] =
     "                    [1, 1000], i32 in [-1000, 1000], f32 and f64 in\n"
     "                    [0.5, 1.5) with a random sign\n"
     "  --seed S          seed of --random (default 1); the same N and S give\n"
-    "                    the same values on every machine\n"
-    "  --quiet           no progress lines on stderr (given above 2^24 values)\n";
+    "                    the same values on every machine\n";
+
+/* Every command takes --quiet (tool_progress_init). */
+static const char quiet_help[] =
+    "  --quiet           no progress lines on stderr: without it, a run that takes\n"
+    "                    more than 2 s says what it is doing, at most once a second\n"
+    "                    (a step known to take seconds, such as reading a file of\n"
+    "                    over 16 MiB, at once)\n";
 
 void print_help_sections(const char *command_help, const char *options_help,
                          bool context_options)
@@ -43,6 +49,7 @@ void print_help_sections(const char *command_help, const char *options_help,
         fputs(options_help, stdout);
     if (context_options)
         fputs(tool_context_options_help, stdout);
+    fputs(quiet_help, stdout);
     fputs(tool_help_footer, stdout);
 }
 
@@ -64,8 +71,6 @@ bool parse_vector_option(int argc, char **argv, int *i, vector_args *a)
         return true;
     if ((value = tool_option_value(argc, argv, i, "--type")) != NULL) {
         a->type = tool_parse_type(value);
-    } else if ((value = tool_option_value(argc, argv, i, "--algo")) != NULL) {
-        a->algo = tool_parse_algo(value);
     } else if ((value = tool_option_value(argc, argv, i, "--random")) != NULL) {
         /* The library takes at most 2^31 - 1 elements (GPGPU_ERROR_TOO_LARGE);
          * refusing more here saves generating gigabytes first. */
@@ -100,9 +105,19 @@ void check_vector_args(const vector_args *a)
         tool_usage_error("an input file or --random N is required");
 }
 
-bool show_progress(const vector_args *a, size_t count)
+bool long_step(size_t count)
 {
-    return !a->quiet && count > TOOL_PROGRESS_THRESHOLD;
+    return count > TOOL_PROGRESS_THRESHOLD;
+}
+
+/* Reading runs at some tens of MB/s: a big file takes seconds. */
+static void announce_reading(const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) == 0)
+        tool_progress_step(long_step((size_t)st.st_size), "reading %s (%.0f MiB)...", path,
+                           (double)st.st_size / (1 << 20));
 }
 
 int read_input(const vector_args *a, void **data, size_t *count)
@@ -115,6 +130,7 @@ int read_input(const vector_args *a, void **data, size_t *count)
         *count = a->random_count;
         return TOOL_EXIT_OK;
     }
+    announce_reading(a->path);
     status = gpgpu_mtx_read_vector(a->path, a->type, data, count, msg, sizeof(msg));
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot read the input", msg);
@@ -122,24 +138,34 @@ int read_input(const vector_args *a, void **data, size_t *count)
 }
 
 /* The buffer holds at least one element: buffers cannot be empty, but the
- * count given to the primitives can be 0. */
+ * count given to the primitives can be 0. It is checked against the device
+ * first: --random would otherwise generate gigabytes for a primitive to refuse. */
 int upload_input(gpgpu_context *ctx, const vector_args *a, const void *data, size_t count,
                  gpgpu_buffer **buf)
 {
     size_t size = gpgpu_type_size(a->type);
-    gpgpu_status status = gpgpu_buffer_create(ctx, (count > 0 ? count : 1) * size, buf);
+    tool_fit fit;
+    int rc = tool_fit_begin(ctx, &fit);
+    gpgpu_status status;
+
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_fit_array(&fit, a->random ? "the --random input" : "the input", count, size);
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_fit_end(&fit);
+    if (rc != TOOL_EXIT_OK)
+        return rc;
+    status = gpgpu_buffer_create(ctx, (count > 0 ? count : 1) * size, buf);
 
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot create a buffer", gpgpu_last_error(ctx));
     if (a->random) {
-        if (show_progress(a, count))
-            tool_message("generating and uploading %zu random values...", count);
+        tool_progress_step(long_step(count), "generating and uploading %zu random values...",
+                           count);
         return tool_upload_random(ctx, *buf, a->type, count, a->seed);
     }
     if (count == 0)
         return TOOL_EXIT_OK;
-    if (show_progress(a, count))
-        tool_message("uploading %zu values...", count);
+    tool_progress_step(long_step(count), "uploading %zu values...", count);
     status = gpgpu_buffer_upload(*buf, 0, data, count * size);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot upload", gpgpu_last_error(ctx));
@@ -198,8 +224,7 @@ const char sparse_options_help[] =
     "  --tune            times the vector kernel's shapes on this matrix first\n"
     "                    and remembers the fastest ($GPGPU_TUNE_CACHE); implies\n"
     "                    --algo vector; CSR only\n"
-    FORMAT_OPTIONS_HELP
-    "  --quiet           no progress lines on stderr\n";
+    FORMAT_OPTIONS_HELP;
 
 
 bool parse_format_option(int argc, char **argv, int *i, gpgpu_format_params *p)
@@ -250,12 +275,48 @@ bool parse_sparse_option(int argc, char **argv, int *i, sparse_args *s)
     return true;
 }
 
+/* The format a format parameter shapes, or 0 (csr) when p sets none. */
+static gpgpu_format shaped_format(const gpgpu_format_params *p, const char **option)
+{
+    if (p->sell_c != 0 || p->sell_sigma != 0) {
+        *option = p->sell_c != 0 ? "--sell-c" : "--sell-sigma";
+        return GPGPU_FORMAT_SELL;
+    }
+    if (p->bsr_block != 0) {
+        *option = "--bsr-block";
+        return GPGPU_FORMAT_BSR;
+    }
+    if (p->ell_max_fill != 0) {
+        *option = "--ell-max-fill";
+        return GPGPU_FORMAT_ELL;
+    }
+    return 0;
+}
+
 void check_sparse_args(sparse_args *s)
 {
     bool shape = s->spmv.threads_per_row != 0 || s->spmv.rows_per_group != 0;
+    gpgpu_format format = s->matrix.format ? s->matrix.format : GPGPU_FORMAT_CSR;
+    gpgpu_algo algo = s->spmv.algo;
+    const char *option = NULL;
+    gpgpu_format shaped = shaped_format(&s->matrix.params, &option);
 
     if (s->matrix.type == 0)
         s->matrix.type = GPGPU_TYPE_F32;
+    /* Refused here, in the options' words, rather than by gpgpu_spmv once the matrix is on
+     * the GPU. */
+    if (format != GPGPU_FORMAT_CSR && (algo == GPGPU_ALGO_CLASSIC_SPMV ||
+                                       algo == GPGPU_ALGO_SPMV_VECTOR ||
+                                       algo == GPGPU_ALGO_SPMV_BALANCED))
+        tool_usage_error("--algo %s works on CSR matrices, not --format %s (use --algo scalar, "
+                         "the format's own kernel, or no --algo)",
+                         tool_spmv_algo_name(algo), gpgpu_format_name(format));
+    if (s->tune && format != GPGPU_FORMAT_CSR)
+        tool_usage_error("--tune times the CSR vector kernel: it does not go with --format %s",
+                         gpgpu_format_name(format));
+    if (shaped != 0 && shaped != format)
+        tool_usage_error("%s shapes --format %s, not --format %s", option,
+                         gpgpu_format_name(shaped), gpgpu_format_name(format));
     if (s->tune && s->spmv.algo == GPGPU_ALGO_DEFAULT)
         s->spmv.algo = GPGPU_ALGO_SPMV_VECTOR;
     if (s->tune && s->spmv.algo != GPGPU_ALGO_SPMV_VECTOR)
@@ -280,30 +341,39 @@ void parse_matrix_operand(const char *arg, const char **path)
     *path = arg;
 }
 
-int read_matrix(const char *path, bool quiet, gpgpu_csr *a, gpgpu_mtx_header *header)
+int read_matrix(const char *path, gpgpu_type type, gpgpu_csr *a, gpgpu_mtx_header *header)
 {
     char msg[512] = "";
-    struct stat st;
     gpgpu_status status;
 
-    /* Reading runs at some tens of MB/s: a big file takes seconds. */
-    if (!quiet && stat(path, &st) == 0 && (size_t)st.st_size > TOOL_PROGRESS_THRESHOLD)
-        tool_message("reading %s (%.0f MiB)...", path, (double)st.st_size / (1 << 20));
-    status = gpgpu_mtx_read_matrix(path, a, header, msg, sizeof(msg));
+    announce_reading(path);
+    status = gpgpu_mtx_read_matrix_as(path, type, a, header, msg, sizeof(msg));
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot read the matrix", msg);
     return TOOL_EXIT_OK;
 }
 
-int read_vector_of_length(const char *path, size_t expected, const char *what, double **v)
+int read_vector_of_length(const char *path, gpgpu_type type, size_t expected, const char *what,
+                          double **v)
 {
     char msg[512] = "";
     size_t count;
-    gpgpu_status status = gpgpu_mtx_read_vector(path, GPGPU_TYPE_F64, (void **)v, &count, msg,
-                                                sizeof(msg));
+    void *data;
+    gpgpu_status status = gpgpu_mtx_read_vector(path, type, &data, &count, msg, sizeof(msg));
 
+    *v = data;
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot read a vector", msg);
+    /* Read as f32, each value was rounded once and is exact as a double. */
+    if (type == GPGPU_TYPE_F32 && count > 0) {
+        *v = malloc(count * sizeof(double));
+        for (size_t k = 0; *v != NULL && k < count; k++)
+            (*v)[k] = (double)((const float *)data)[k];
+        free(data);
+        if (*v == NULL)
+            return tool_fail(GPGPU_ERROR_OUT_OF_MEMORY, "cannot read a vector",
+                             "out of host memory");
+    }
     if (count != expected) {
         snprintf(msg, sizeof(msg), "%s has %zu entries, but the matrix has %zu %s", path, count,
                  expected, what);
@@ -377,16 +447,24 @@ int create_matrix(gpgpu_context *ctx, const sparse_args *s, const gpgpu_csr *a,
 {
     gpgpu_status status;
 
-    if (!s->quiet && a->nnz > TOOL_PROGRESS_THRESHOLD)
-        tool_message("converting %zu nonzeros to %s and uploading...", a->nnz,
-                     gpgpu_format_name(s->matrix.format ? s->matrix.format : GPGPU_FORMAT_CSR));
+    gpgpu_spmv_tuning tuned;
+
+    tool_progress_step(long_step(a->nnz), "converting %zu nonzeros to %s and uploading...",
+                       a->nnz,
+                       gpgpu_format_name(s->matrix.format ? s->matrix.format : GPGPU_FORMAT_CSR));
     status = gpgpu_matrix_create(ctx, &s->matrix, a, m);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot upload the matrix", gpgpu_last_error(ctx));
     if (!s->tune)
         return TOOL_EXIT_OK;
-    status = gpgpu_spmv_tune(ctx, *m, s->quiet ? NULL : tool_progress, NULL, NULL);
+    tool_progress_line("tuning the vector kernel on %zu nonzeros...", a->nnz);
+    status = gpgpu_spmv_tune(ctx, *m, tool_progress_callback, NULL, &tuned);
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot tune the vector kernel", gpgpu_last_error(ctx));
+    /* What --tune asked for, whatever the progress lines showed. */
+    if (!s->quiet)
+        tool_message("spmv tune: chose %u invocations per row x %u rows per group: %.1f us "
+                     "(the heuristic's shape: %.1f us)", tuned.threads_per_row,
+                     tuned.rows_per_group, tuned.gpu_ns / 1e3, tuned.heuristic_ns / 1e3);
     return TOOL_EXIT_OK;
 }

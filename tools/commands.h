@@ -60,7 +60,8 @@ extern const char gemm_help[];
 extern const char vector_options_help[];
 
 /* Prints a command's help, the shared option lines (may be NULL), the
- * context options' when the command makes a context, and the common footer. */
+ * context options' when the command makes a context, --quiet's and the
+ * common footer. */
 void print_help_sections(const char *command_help, const char *options_help,
                          bool context_options);
 
@@ -83,9 +84,8 @@ typedef struct vector_args {
     bool quiet;
 } vector_args;
 
-/* Returns true when argv[*i] was one of the shared options. --algo takes
- * the names of tool_parse_algo: a command with names of its own parses
- * --algo before calling this. */
+/* Returns true when argv[*i] was one of the shared options; --algo, whose
+ * names are each command's own, is the command's to parse. */
 bool parse_vector_option(int argc, char **argv, int *i, vector_args *a);
 
 /* An argument that no option took: the input file. */
@@ -94,8 +94,9 @@ void parse_vector_operand(const char *arg, vector_args *a);
 /* Usage errors for a missing --type or input, or both a file and --random. */
 void check_vector_args(const vector_args *a);
 
-/* Whether to print progress lines for `count` values. */
-bool show_progress(const vector_args *a, size_t count);
+/* Whether a step on `count` values (or bytes) takes seconds: tool_progress_step's
+ * long_step. */
+bool long_step(size_t count);
 
 /* Reads the input file (*data malloc'ed, NULL when empty); with --random
  * there is nothing to read, only a count. Runs before the context is made,
@@ -123,7 +124,7 @@ int download_output(gpgpu_context *ctx, gpgpu_buffer *buf, size_t count, size_t 
 typedef struct sparse_args {
     gpgpu_context_desc desc;
     gpgpu_matrix_desc matrix; /* type 0 until --type (check_sparse_args: f32) */
-    gpgpu_spmv_desc spmv;     /* algo and the vector kernel's shape; alpha, beta unused */
+    gpgpu_spmv_desc spmv;     /* algo and the vector kernel's shape */
     bool tune;
     bool quiet;
 } sparse_args;
@@ -150,14 +151,18 @@ void check_sparse_args(sparse_args *s);
 /* A matrix operand: one, not an option. */
 void parse_matrix_operand(const char *arg, const char **path);
 
-/* Reads a MatrixMarket matrix (a progress line first for a big file unless
- * quiet); a complex or malformed file is a usage error (exit 2) with the
- * reader's message. */
-int read_matrix(const char *path, bool quiet, gpgpu_csr *a, gpgpu_mtx_header *header);
+/* Reads a MatrixMarket matrix whose values go to the GPU as `type` (f64 for
+ * none: every value taken; f32 refuses those out of its range), a progress
+ * line first for a big file; a complex or malformed file is a usage error
+ * (exit 2) with the reader's message. */
+int read_matrix(const char *path, gpgpu_type type, gpgpu_csr *a, gpgpu_mtx_header *header);
 
-/* Reads a dense vector as f64 and checks that it has `expected` entries: the
- * message says both lengths, "the matrix has N <what>". */
-int read_vector_of_length(const char *path, size_t expected, const char *what, double **v);
+/* Reads a dense vector for the GPU's `type` into doubles (an f32 file value
+ * out of f32's range is refused with its line) and checks that it has
+ * `expected` entries: the message says both lengths, "the matrix has N
+ * <what>". */
+int read_vector_of_length(const char *path, gpgpu_type type, size_t expected, const char *what,
+                          double **v);
 
 /* Creates a buffer of `type` holding v[0..n), converted from f64 (rounded to
  * nearest for f32); with v NULL, every element is `fill`. Returns a status
@@ -174,7 +179,8 @@ int download_values(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf, size
 int write_values(const char *path, const double *v, size_t n);
 
 /* Uploads A in the format of s (a progress line for a big one) and, with
- * --tune, times the vector kernel's shapes (progress lines unless quiet). */
+ * --tune, times the vector kernel's shapes (progress lines, and the choice
+ * unless quiet). */
 int create_matrix(gpgpu_context *ctx, const sparse_args *s, const gpgpu_csr *a,
                   gpgpu_matrix **m);
 
@@ -187,6 +193,7 @@ typedef struct spmv_args {
     const char *y0_path; /* NULL: no y0 */
     const char *out_path;
     double alpha, beta;
+    const char *alpha_text, *beta_text; /* as given, for the range check of the type */
     bool beta_given;
     uint64_t repeat;
 } spmv_args;
@@ -208,9 +215,10 @@ typedef struct cg_args {
 bool parse_spmv_args(int argc, char **argv, spmv_args *s);
 bool parse_cg_args(int argc, char **argv, cg_args *c);
 
-/* The matrix of `gpgpu cg`: the file read (a warning if it is not symmetric) or the
- * Laplacian generated, checked to be square. On failure prints why and returns the exit
- * code. */
+/* The matrix file of `gpgpu cg`, checked to be square and finite (a warning if it is not
+ * symmetric); check_finite_vector refuses a NaN or infinity in b as cg does. On failure they
+ * print why and return the exit code. */
 int load_cg_matrix(const cg_args *c, gpgpu_csr *a);
+int check_finite_vector(const char *path, const double *v, size_t n);
 
 #endif /* GPGPU_TOOL_COMMANDS_H */

@@ -1200,10 +1200,9 @@ static int measure_copy(bench *b)
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, b->step, gpgpu_last_error(b->ctx));
     /* Some drivers' timer queries do not cover compute work or copies
-     * (llvmpipe reports about 1 ns); a copy this large cannot be a thousand
-     * times faster on the GPU than by the wall clock. Then every GB/s figure
-     * is taken from the wall clock instead. */
-    b->wall_clock = t.median_ns * 1000 < t.wall_ns;
+     * (llvmpipe reports about 1 ns): tool_timer_missed, the rule every tool
+     * uses. Then every GB/s figure is taken from the wall clock instead. */
+    b->wall_clock = tool_timer_missed(t.median_ns, t.wall_ns, 1);
     if (b->wall_clock)
         tool_message("note: the GPU timer reports %.0f ns for a copy that took %.0f ns"
                      " by the wall clock: this driver's timer queries miss the work,"

@@ -1,6 +1,7 @@
 #include "tool_common.h"
 
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -106,14 +107,20 @@ static const name_value platform_names[] = {
     { "glfw", GPGPU_GL_PLATFORM_GLFW },
 };
 
-static const name_value algo_names[] = {
+/* Each command's --algo names only its own algorithms: one table for both let `scan --algo
+ * stride` through to the library, whose refusal named an enum value. */
+static const name_value reduce_algo_names[] = {
     { "fast", GPGPU_ALGO_FAST },
     { "halving", GPGPU_ALGO_CLASSIC_HALVING },
     { "stride", GPGPU_ALGO_CLASSIC_STRIDE },
     { "minmax", GPGPU_ALGO_CLASSIC_MINMAX },
-    { "classic", GPGPU_ALGO_CLASSIC_SCAN },
+};
+
+static const name_value scan_algo_names[] = {
+    { "fast", GPGPU_ALGO_FAST },
     { "single-pass", GPGPU_ALGO_SCAN_SINGLE_PASS },
     { "reduce-then-scan", GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN },
+    { "classic", GPGPU_ALGO_CLASSIC_SCAN },
 };
 
 /* SpMV's own names: "classic" is Kiciak's 5-stage SpMV here. */
@@ -141,9 +148,9 @@ static const name_value format_names[] = {
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The value named `text` in the table; otherwise a usage error that lists
- * the names. */
+ * the names (those of `command`, when not NULL). */
 static int lookup_name(const name_value *table, size_t count, const char *option,
-                       const char *text)
+                       const char *command, const char *text)
 {
     char choices[256] = "";
 
@@ -156,7 +163,8 @@ static int lookup_name(const name_value *table, size_t count, const char *option
             strncat(choices, ", ", sizeof(choices) - strlen(choices) - 1);
         strncat(choices, table[k].name, sizeof(choices) - strlen(choices) - 1);
     }
-    tool_usage_error("%s: unknown value '%s' (expected %s)", option, text, choices);
+    tool_usage_error("%s: unknown value '%s'%s%s (expected %s)", option, text,
+                     command != NULL ? " for " : "", command != NULL ? command : "", choices);
 }
 
 const char tool_context_options_help[] =
@@ -177,10 +185,10 @@ bool tool_context_option(int argc, char **argv, int *i, gpgpu_context_desc *desc
 
     if ((value = tool_option_value(argc, argv, i, "--backend")) != NULL) {
         desc->backend = (gpgpu_backend)lookup_name(backend_names, COUNT_OF(backend_names),
-                                                   "--backend", value);
+                                                   "--backend", NULL, value);
     } else if ((value = tool_option_value(argc, argv, i, "--platform")) != NULL) {
         desc->gl_platform = (gpgpu_gl_platform)lookup_name(
-            platform_names, COUNT_OF(platform_names), "--platform", value);
+            platform_names, COUNT_OF(platform_names), "--platform", NULL, value);
     } else if (strcmp(argv[*i], "--debug") == 0) {
         desc->debug = true;
     } else {
@@ -202,6 +210,48 @@ int tool_context_create(const gpgpu_context_desc *desc, gpgpu_context **ctx)
     if (status != GPGPU_SUCCESS)
         return tool_fail(status, "cannot create a context", gpgpu_last_error(NULL));
     return TOOL_EXIT_OK;
+}
+
+int tool_fit_begin(gpgpu_context *ctx, tool_fit *fit)
+{
+    gpgpu_status status = gpgpu_context_info(ctx, &fit->info);
+
+    fit->total = 0;
+    return status == GPGPU_SUCCESS ? TOOL_EXIT_OK
+                                   : tool_fail(status, "cannot query the context",
+                                               gpgpu_last_error(ctx));
+}
+
+int tool_fit_array(tool_fit *fit, const char *what, size_t count, size_t size)
+{
+    char msg[512];
+
+    if (count > GPGPU_SPARSE_MAX_INDEX) {
+        snprintf(msg, sizeof(msg), "%s has %zu elements, more than the 2^31 - 1 the shaders "
+                 "index", what, count);
+        return tool_fail(GPGPU_ERROR_TOO_LARGE, "too large", msg);
+    }
+    if (count * size > fit->info.max_storage_range_bytes) {
+        snprintf(msg, sizeof(msg), "%s would take %zu bytes, more than one storage binding of "
+                 "%s (%s) holds (%zu)", what, count * size, fit->info.renderer,
+                 fit->info.backend, fit->info.max_storage_range_bytes);
+        return tool_fail(GPGPU_ERROR_TOO_LARGE, "too large", msg);
+    }
+    fit->total += count * size;
+    return TOOL_EXIT_OK;
+}
+
+int tool_fit_end(const tool_fit *fit)
+{
+    char msg[512];
+    size_t memory = fit->info.device_memory_bytes;
+
+    if (memory == 0 || fit->total <= memory)
+        return TOOL_EXIT_OK;
+    snprintf(msg, sizeof(msg), "the arrays would take %zu bytes together, more than the %zu "
+             "bytes of memory of %s (%s)", fit->total, memory, fit->info.renderer,
+             fit->info.backend);
+    return tool_fail(GPGPU_ERROR_TOO_LARGE, "too large", msg);
 }
 
 uint64_t tool_parse_uint(const char *option, const char *text, uint64_t min, uint64_t max)
@@ -238,6 +288,14 @@ double tool_parse_double(const char *option, const char *text)
     return value;
 }
 
+void tool_check_value_range(const char *option, const char *text, gpgpu_type type)
+{
+    /* strtof rounds the decimal once, as the readers do (a double cast could round twice). */
+    if (type == GPGPU_TYPE_F32 && isinf(strtof(text, NULL)))
+        tool_usage_error("%s: %s is out of range for f32 (its largest value is %.9g)", option,
+                         text, (double)FLT_MAX);
+}
+
 gpgpu_type tool_parse_type(const char *text)
 {
     static const gpgpu_type types[] = { GPGPU_TYPE_U32, GPGPU_TYPE_I32, GPGPU_TYPE_F32,
@@ -258,23 +316,35 @@ gpgpu_type tool_parse_float_type(const char *text, const char *what)
     return type;
 }
 
-gpgpu_algo tool_parse_algo(const char *text)
+gpgpu_algo tool_parse_reduce_algo(const char *text)
 {
-    return (gpgpu_algo)lookup_name(algo_names, COUNT_OF(algo_names), "--algo", text);
+    return (gpgpu_algo)lookup_name(reduce_algo_names, COUNT_OF(reduce_algo_names), "--algo",
+                                   "reduce", text);
+}
+
+gpgpu_algo tool_parse_scan_algo(const char *text)
+{
+    return (gpgpu_algo)lookup_name(scan_algo_names, COUNT_OF(scan_algo_names), "--algo", "scan",
+                                   text);
 }
 
 const char *tool_algo_name(gpgpu_algo algo)
 {
-    for (size_t k = 0; k < COUNT_OF(algo_names); k++) {
-        if (algo_names[k].value == (int)algo)
-            return algo_names[k].name;
+    for (size_t k = 0; k < COUNT_OF(reduce_algo_names); k++) {
+        if (reduce_algo_names[k].value == (int)algo)
+            return reduce_algo_names[k].name;
+    }
+    for (size_t k = 0; k < COUNT_OF(scan_algo_names); k++) {
+        if (scan_algo_names[k].value == (int)algo)
+            return scan_algo_names[k].name;
     }
     return "default";
 }
 
 gpgpu_algo tool_parse_spmv_algo(const char *text)
 {
-    return (gpgpu_algo)lookup_name(spmv_algo_names, COUNT_OF(spmv_algo_names), "--algo", text);
+    return (gpgpu_algo)lookup_name(spmv_algo_names, COUNT_OF(spmv_algo_names), "--algo", "spmv",
+                                   text);
 }
 
 const char *tool_spmv_algo_name(gpgpu_algo algo)
@@ -292,6 +362,87 @@ void tool_progress(const char *line, void *user_data)
     tool_message("%s", line);
 }
 
+static struct {
+    bool on;             /* tool_progress_init was called without quiet */
+    double start_ns;     /* when it was */
+    double last_ns;      /* the last line, 0 before the first */
+    double after_ns, every_ns;
+} progress;
+
+void tool_progress_init(bool quiet)
+{
+    const char *env = getenv("GPGPU_PROGRESS_AFTER");
+    char *end;
+    double after = env != NULL && *env != '\0' ? strtod(env, &end) : TOOL_PROGRESS_AFTER_S;
+
+    if (env != NULL && *env != '\0' && (*end != '\0' || !(after >= 0)))
+        after = TOOL_PROGRESS_AFTER_S; /* not a number of seconds: the default */
+    progress.on = !quiet;
+    progress.start_ns = tool_now_ns();
+    progress.last_ns = 0;
+    progress.after_ns = after * 1e9;
+    /* A second between lines, or less where the first comes sooner (0 for the tests). */
+    progress.every_ns = after < 1 ? after * 1e9 : 1e9;
+}
+
+bool tool_progress_due(void)
+{
+    double now = tool_now_ns();
+
+    return progress.on && now - progress.start_ns >= progress.after_ns &&
+           (progress.last_ns == 0 || now - progress.last_ns >= progress.every_ns);
+}
+
+/* Prints the line and restarts the gap to the next. */
+static void progress_print(const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: ", program_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    progress.last_ns = tool_now_ns();
+}
+
+void tool_progress_line(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!tool_progress_due())
+        return;
+    va_start(ap, fmt);
+    progress_print(fmt, ap);
+    va_end(ap);
+}
+
+void tool_progress_step(bool long_step, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!progress.on || (!long_step && !tool_progress_due()))
+        return;
+    va_start(ap, fmt);
+    progress_print(fmt, ap);
+    va_end(ap);
+}
+
+void tool_note(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!progress.on)
+        return;
+    fprintf(stderr, "%s: note: ", program_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void tool_progress_callback(const char *line, void *user_data)
+{
+    (void)user_data;
+    tool_progress_line("%s", line);
+}
+
 void tool_matrix_operand(const char *arg, const char **a, const char **b)
 {
     if (arg[0] == '-' && arg[1] != '\0')
@@ -307,7 +458,7 @@ void tool_matrix_operand(const char *arg, const char **a, const char **b)
 gpgpu_algo tool_parse_gemm_method(const char *text)
 {
     return (gpgpu_algo)lookup_name(gemm_method_names, COUNT_OF(gemm_method_names), "--method",
-                                   text);
+                                   "gemm", text);
 }
 
 const char *tool_gemm_method_name(gpgpu_algo algo)
@@ -418,6 +569,7 @@ int tool_gemm_check_rows(gpgpu_context *ctx, const gpgpu_gemm_desc *d, size_t m,
     tool_random_fill(t, seed + 1, 0, k * n, b);
     for (size_t r = 0; r < rows; r++) {
         size_t i = rows == m ? r : r * (m - 1) / (rows - 1);
+        tool_progress_line("check: row %zu of %zu", r + 1, rows);
         gpgpu_status status = gpgpu_buffer_download(c, i * n * size, row, n * size);
         if (status != GPGPU_SUCCESS) {
             rc = tool_fail(status, "check", gpgpu_last_error(ctx));
@@ -432,7 +584,7 @@ int tool_gemm_check_rows(gpgpu_context *ctx, const gpgpu_gemm_desc *d, size_t m,
 
 gpgpu_format tool_parse_format(const char *text)
 {
-    return (gpgpu_format)lookup_name(format_names, COUNT_OF(format_names), "--format", text);
+    return (gpgpu_format)lookup_name(format_names, COUNT_OF(format_names), "--format", NULL, text);
 }
 
 double tool_now_ns(void)
@@ -442,6 +594,20 @@ double tool_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
+
+bool tool_timer_missed(double gpu_ns, double wall_ns, double calls)
+{
+    return gpu_ns < 100 * calls && gpu_ns * 1000 < wall_ns;
+}
+
+double tool_rate_ns(double gpu_ns, double wall_ns, double calls)
+{
+    return tool_timer_missed(gpu_ns, wall_ns, calls) ? wall_ns : gpu_ns;
+}
+
+const char tool_timer_missed_note[] =
+    "the GPU timer measured nothing (this driver's timer queries miss compute work), "
+    "so rates come from the wall time";
 
 /* Element i of the sequence is the (i+1)-th output of splitmix64 seeded with
  * `seed`; splitmix64's state is a plain counter, so any element can be made
@@ -504,6 +670,7 @@ int tool_upload_random(gpgpu_context *ctx, gpgpu_buffer *buf, gpgpu_type type, s
         size_t n = count - first < piece ? count - first : piece;
         gpgpu_status status;
 
+        tool_progress_line("generating and uploading: %zu of %zu values", first, count);
         tool_random_fill(type, seed, first, n, host);
         status = gpgpu_buffer_upload(buf, first * size, host, n * size);
         if (status != GPGPU_SUCCESS) {

@@ -25,8 +25,14 @@ enum {
     TOOL_EXIT_NO_GPU = 77  /* no context could be made */
 };
 
-/* Sizes above this get progress lines on stderr: they take seconds. */
+/* Sizes above this take seconds: the step that works on them is announced at once
+ * (tool_progress_step). */
 #define TOOL_PROGRESS_THRESHOLD ((size_t)1 << 24)
+
+/* Seconds a command runs before progress lines are printed, then at most one a second:
+ * a short run prints none, a long one is never silent for long. GPGPU_PROGRESS_AFTER (seconds)
+ * overrides it, and at 0 every line is printed (as the tests ask). */
+#define TOOL_PROGRESS_AFTER_S 2.0
 
 /* Sets the name that prefixes every message ("gpgpu") and the command that a
  * usage error suggests ("gpgpu reduce --help"). */
@@ -46,6 +52,29 @@ void tool_message(const char *fmt, ...) TOOL_PRINTF(1, 2);
 
 /* A gpgpu_progress_callback that prints each line as tool_message does. */
 void tool_progress(const char *line, void *user_data);
+
+/* Progress lines on stderr for the gpgpu commands, which call tool_progress_init once their
+ * options are parsed (the clock starts then); none at all with quiet (--quiet), and none
+ * before it is called (gpgpu-bench prints its own). */
+void tool_progress_init(bool quiet);
+
+/* Whether a progress line would be printed now: TOOL_PROGRESS_AFTER_S after the start, and a
+ * second after the last one. */
+bool tool_progress_due(void);
+
+/* Prints "<program>: <line>" when tool_progress_due. */
+void tool_progress_line(const char *fmt, ...) TOOL_PRINTF(1, 2);
+
+/* A step about to start: printed at once when long_step (its size says it takes seconds,
+ * and no line may come during it), else as tool_progress_line. */
+void tool_progress_step(bool long_step, const char *fmt, ...) TOOL_PRINTF(2, 3);
+
+/* Prints "<program>: note: <line>" unless quiet: what a result was measured with. */
+void tool_note(const char *fmt, ...) TOOL_PRINTF(1, 2);
+
+/* A gpgpu_progress_callback for the library's long calls (tuning, SpGEMM's chunks and
+ * classic stages): each line through tool_progress_line. */
+void tool_progress_callback(const char *line, void *user_data);
 
 /* How long the GPU is kept busy, untimed, before a measurement: an idle H100 needs well
  * over 100 ms of load to come back to full speed, L2-bound kernels up to 0.4 s
@@ -81,6 +110,26 @@ extern const char tool_help_footer[];
 /* Creates a context; on failure prints why and returns the exit code. */
 int tool_context_create(const gpgpu_context_desc *desc, gpgpu_context **ctx);
 
+/* What the device takes, checked before anything is allocated so that a request too
+ * large fails at once, the same way on every backend (GPGPU_ERROR_TOO_LARGE, exit 2),
+ * rather than after generating or uploading gigabytes, or with whatever the driver says. */
+typedef struct tool_fit {
+    gpgpu_info info; /* of the context */
+    size_t total;    /* bytes of the arrays checked so far */
+} tool_fit;
+
+/* Starts the checks of a context's arrays. */
+int tool_fit_begin(gpgpu_context *ctx, tool_fit *fit);
+
+/* An array of `count` elements of `size` bytes (`what` names it: "A", "the input") as one
+ * library buffer: at most 2^31 - 1 elements (what the shaders index) and bytes within one
+ * storage binding (stages bind whole buffers); its bytes count towards tool_fit_end. On
+ * failure prints why and returns the exit code. */
+int tool_fit_array(tool_fit *fit, const char *what, size_t count, size_t size);
+
+/* All the arrays together within the device's memory, where it says how much it has. */
+int tool_fit_end(const tool_fit *fit);
+
 /* Parses a decimal integer in [min, max] given to `option`; anything else is a
  * usage error. */
 uint64_t tool_parse_uint(const char *option, const char *text, uint64_t min, uint64_t max);
@@ -88,6 +137,11 @@ uint64_t tool_parse_uint(const char *option, const char *text, uint64_t min, uin
 /* Parses a finite decimal number given to `option` (strtod's syntax without
  * nan, inf and hexadecimal); anything else is a usage error. */
 double tool_parse_double(const char *option, const char *text);
+
+/* A number that tool_parse_double took from `text` for a value of `type` on the GPU: one
+ * that rounds to an infinity in f32 is a usage error naming it, as the file readers refuse
+ * such a value. */
+void tool_check_value_range(const char *option, const char *text, gpgpu_type type);
 
 /* A command's next operand of two matrices (A.mtx, then B.mtx) into *a or *b; an unknown
  * option or a third matrix is a usage error. */
@@ -100,9 +154,11 @@ gpgpu_type tool_parse_type(const char *text);
  * error that names what the type is of ("matrix values"). */
 gpgpu_type tool_parse_float_type(const char *text, const char *what);
 
-/* Algorithm names: fast, halving, stride, minmax, classic (the classic scan);
- * tool_algo_name gives "default" for GPGPU_ALGO_DEFAULT. */
-gpgpu_algo tool_parse_algo(const char *text);
+/* reduce's --algo names: fast, halving, stride, minmax; scan's: fast, single-pass,
+ * reduce-then-scan, classic (the classic scan). Either refuses the other's names.
+ * tool_algo_name names any of them, "default" for GPGPU_ALGO_DEFAULT. */
+gpgpu_algo tool_parse_reduce_algo(const char *text);
+gpgpu_algo tool_parse_scan_algo(const char *text);
 const char *tool_algo_name(gpgpu_algo algo);
 
 /* SpMV algorithm names: classic (CLASSIC_SPMV), scalar, vector, balanced;
@@ -144,6 +200,18 @@ gpgpu_format tool_parse_format(const char *text);
 /* Wall-clock time in nanoseconds from a monotonic clock (only differences
  * mean anything). */
 double tool_now_ns(void);
+
+/* Whether a GPU time measured around `calls` library calls is no measurement: some
+ * drivers' timer queries miss compute work (llvmpipe's GL reports about 1 ns a query,
+ * whatever ran). No GPU runs a call in less than 100 ns, nor a thousand times faster than
+ * the wall clock around it saw. */
+bool tool_timer_missed(double gpu_ns, double wall_ns, double calls);
+
+/* The time rates come from: gpu_ns, or wall_ns where the timer missed the work. */
+double tool_rate_ns(double gpu_ns, double wall_ns, double calls);
+
+/* What the tools say when rates come from the wall time instead. */
+extern const char tool_timer_missed_note[];
 
 /* Writes elements [first, first + count) of the random sequence of `seed`:
  * u32 in [1, 1000], i32 in [-1000, 1000] without 0, f32/f64 uniform in

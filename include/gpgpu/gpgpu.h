@@ -10,12 +10,19 @@
  *
  * Every function that can fail returns a ::gpgpu_status (0 = success). The
  * context keeps the message of its last failure (gpgpu_last_error()) and
- * passes each failure to the optional callback of its descriptor.
+ * passes each failure to the optional callback of its descriptor; what it
+ * ignores without failing goes to gpgpu_last_warning().
  *
  * Thread safety: a context and everything made from it belong to one thread
  * at a time (for GL, the thread whose GL context is current: from another,
  * calls fail with GPGPU_ERROR_NO_CONTEXT). Distinct contexts may be used from
  * distinct threads at once, of one backend or of both.
+ *
+ * An adopted GL context (gpgpu_context_desc.gl_get_proc_address) is checked at
+ * every call that touches GL, before any GL call: with another GL context current
+ * the call fails with GPGPU_ERROR_WRONG_CONTEXT, with none GPGPU_ERROR_NO_CONTEXT
+ * ("not in the adopted context" below; the calls of gpgpu/sparse.h alike), and
+ * the other context is left untouched (docs/GUIDE.md, "Adopting a GL context").
  */
 #ifndef GPGPU_GPGPU_H
 #define GPGPU_GPGPU_H
@@ -66,9 +73,10 @@ typedef enum gpgpu_status {
 
     /* 2xx: the platform cannot do it */
     GPGPU_ERROR_NO_CONTEXT = 200,       /**< no GL context could be made or none is current */
-    GPGPU_ERROR_GL_VERSION = 201,       /**< GL older than 4.3 or without compute shaders */
+    GPGPU_ERROR_GL_VERSION = 201,       /**< GL older than 4.5 */
     GPGPU_ERROR_UNSUPPORTED_FEATURE = 202, /**< e.g. f64 where shaders have no double */
     GPGPU_ERROR_BACKEND_UNAVAILABLE = 203, /**< the backend asked for was not built or cannot start */
+    GPGPU_ERROR_WRONG_CONTEXT = 204,    /**< another GL context than the adopted one is current */
 
     /* 3xx: the GPU or driver failed */
     GPGPU_ERROR_SHADER_COMPILE = 300,   /**< compile or link failure; the message holds the info log */
@@ -152,6 +160,10 @@ typedef void (*gpgpu_error_callback)(gpgpu_status status, const char *message, v
 /** Looks up a GL function, e.g. glfwGetProcAddress or eglGetProcAddress. */
 typedef void (*(*gpgpu_get_proc_address)(const char *name))(void);
 
+/** The handle of the GL context current in the calling thread, NULL when none (e.g. a wrapper
+ *  of SDL_GL_GetCurrentContext or glfwGetCurrentContext); called with the desc's user_data. */
+typedef void *(*gpgpu_gl_current_context)(void *user_data);
+
 /**
  * Context descriptor; zero means default for every field.
  * Fill it with designated initializers: `&(gpgpu_context_desc){ .debug = true }`.
@@ -159,8 +171,19 @@ typedef void (*(*gpgpu_get_proc_address)(const char *name))(void);
 typedef struct gpgpu_context_desc {
     gpgpu_backend backend;
     gpgpu_gl_platform gl_platform;
-    /** Adopt the caller's current GL context (4.3 or newer). Implies GPGPU_GL_PLATFORM_ADOPT. */
+    /** Adopt the caller's current GL context (4.5 or newer). Implies GPGPU_GL_PLATFORM_ADOPT.
+     *  The library records which context that is (its EGL, GLX or WGL handle, or what
+     *  gl_current_context returns) and refuses calls while another is current. */
     gpgpu_get_proc_address gl_get_proc_address;
+    /** Adopt: how to tell the current context, for toolkits whose contexts are not EGL, GLX
+     *  or WGL ones; NULL asks EGL, then GLX, then WGL. Read only when adopting. */
+    gpgpu_gl_current_context gl_current_context;
+    /** Adopt: also accept calls while a context that shares objects with the adopted one is
+     *  current (checked at each call through a buffer object the library makes for it), not
+     *  only the adopted context itself. The timer is refused there (its queries are objects of
+     *  the adopted context alone); each call ends with a fence that the next call, made in
+     *  another of the contexts, waits for. Read only when adopting. */
+    bool gl_accept_shared_contexts;
     gpgpu_error_callback error_callback;
     void *user_data;
     /** Turn on GL debug output (a message of type error or undefined behaviour fails the
@@ -215,8 +238,11 @@ typedef struct gpgpu_context_desc {
  *   GPGPU_ERROR_NULL_POINTER also for gl_platform ADOPT without gl_get_proc_address;
  *   GPGPU_ERROR_INVALID_ARGUMENT also when both a GL context and a Vulkan device are adopted
  *   (adopting either one picks its backend);
- *   GPGPU_ERROR_NO_CONTEXT if none could be made (or none is current to adopt);
- *   GPGPU_ERROR_GL_VERSION if GL is older than 4.3; GPGPU_ERROR_BACKEND_UNAVAILABLE.
+ *   GPGPU_ERROR_NO_CONTEXT if none could be made (or none is current to adopt, or
+ *   gl_current_context returns NULL); GPGPU_ERROR_GL_VERSION if GL is older than 4.5 (the
+ *   message names the version); GPGPU_ERROR_BACKEND_UNAVAILABLE;
+ *   Vulkan adopt: GPGPU_ERROR_INVALID_ARGUMENT if the queue is not queue queue_index of family
+ *   queue_family_index of the device, or the physical device not one of the instance's.
  *   On failure *out is NULL and gpgpu_last_error(NULL) says why.
  * @pointer_lifetime desc is read during the call only.
  */
@@ -226,7 +252,11 @@ GPGPU_API gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgp
  * Destroys the context and every program it compiled; NULL is accepted. Destroy its buffers
  * and matrices first: any use of them afterwards, their destroy calls included, is undefined
  * behaviour (as of memory after free). A GL context must be destroyed in the thread where it
- * is current.
+ * is current. An adopted GL context must be current (or, with gl_accept_shared_contexts, one
+ * sharing its objects, which cannot take back the adopted context's own queries and debug
+ * callback): otherwise no GL call is made, the library's GL objects are left to the adopted
+ * context (GL deletes them with it), host memory is freed, and the error callback is called
+ * once with GPGPU_ERROR_WRONG_CONTEXT or GPGPU_ERROR_NO_CONTEXT.
  */
 GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
 
@@ -234,7 +264,9 @@ GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
  * Gives back the GPU memory the context keeps between calls: its scratch buffers (grown by
  * the primitives and kept for the next call) and the memory of freed buffers kept for reuse
  * (gpgpu_context_desc.memory_cache). The next call that needs them allocates
- * again. NULL is accepted.
+ * again. NULL is accepted. Not in the adopted GL context: nothing of GL's is freed (the
+ * scratch buffers' GL buffers are left to the adopted context) and the error callback hears
+ * why.
  */
 GPGPU_API void gpgpu_context_trim(gpgpu_context *ctx);
 
@@ -244,6 +276,16 @@ GPGPU_API void gpgpu_context_trim(gpgpu_context *ctx);
  * @pointer_lifetime valid until the next failing call on that context.
  */
 GPGPU_API const char *gpgpu_last_error(const gpgpu_context *ctx);
+
+/**
+ * The context's last warning ("" if none; "" for ctx NULL): something the library ignored
+ * and worked around without failing the call, such as a tuners' cache file
+ * ($GPGPU_TUNE_CACHE) that is not a regular file of at most 1 MiB, or lines of it that do not
+ * parse. The library never prints: read this after a call to show it. A later warning
+ * replaces it; successful calls leave it as it is.
+ * @pointer_lifetime valid until the next warning on that context or its destroy.
+ */
+GPGPU_API const char *gpgpu_last_warning(const gpgpu_context *ctx);
 
 /** A constant English name for a status code ("unknown status" for others). */
 GPGPU_API const char *gpgpu_status_string(gpgpu_status status);
@@ -288,7 +330,8 @@ GPGPU_API gpgpu_status gpgpu_context_info(gpgpu_context *ctx, gpgpu_info *info);
  * Creates a library-owned device buffer of `bytes` bytes (contents undefined).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT for 0 bytes;
  *   GPGPU_ERROR_OUT_OF_MEMORY when the driver cannot allocate it, or it would take the
- *   context past gpgpu_context_desc.memory_limit; *out is then NULL and the context usable.
+ *   context past gpgpu_context_desc.memory_limit; *out is then NULL and the context usable;
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out);
 
@@ -301,12 +344,15 @@ GPGPU_API gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpg
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if name is not
  *   a buffer object, bytes is 0, or the context is not a GL one; GPGPU_ERROR_MISALIGNED if
  *   offset % 4;
- *   GPGPU_ERROR_OUT_OF_RANGE if offset + bytes exceeds the GL buffer.
+ *   GPGPU_ERROR_OUT_OF_RANGE if offset + bytes exceeds the GL buffer;
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context): `name` is looked up in the adopted context only.
  */
 GPGPU_API gpgpu_status gpgpu_buffer_wrap_gl(gpgpu_context *ctx, unsigned name, size_t offset,
                                             size_t bytes, gpgpu_buffer **out);
 
-/** Destroys a buffer (a wrapped GL buffer is left alone); NULL is accepted. */
+/** Destroys a buffer (a wrapped GL buffer is left alone); NULL is accepted. A library buffer
+ *  of an adopted GL context destroyed while it is not current keeps its GL buffer (GL deletes
+ *  it with the adopted context) and the error callback hears why. */
 GPGPU_API void gpgpu_buffer_destroy(gpgpu_buffer *buf);
 
 /** Size in bytes of the buffer (of the wrapped range). */
@@ -314,7 +360,8 @@ GPGPU_API size_t gpgpu_buffer_size(const gpgpu_buffer *buf);
 
 /**
  * Copies `bytes` bytes from host memory into the buffer at byte `offset`.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_BACKEND.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_BACKEND;
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_buffer_upload(gpgpu_buffer *buf, size_t offset, const void *data,
                                            size_t bytes);
@@ -348,7 +395,7 @@ typedef struct gpgpu_reduce_desc {
  *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED (a wrapped
  *   buffer's offset is not a multiple of the element size);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles); GPGPU_ERROR_OUT_OF_MEMORY;
- *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, const gpgpu_reduce_desc *desc,
                                     gpgpu_buffer *in, size_t offset, size_t count, void *result);
@@ -389,7 +436,8 @@ typedef struct gpgpu_scan_desc {
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce-only algorithm); GPGPU_ERROR_OUT_OF_RANGE;
  *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED;
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE;
- *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND;
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
                                   gpgpu_buffer *in, size_t in_offset, gpgpu_buffer *out,
@@ -449,11 +497,12 @@ typedef struct gpgpu_sort_desc {
  *   algorithm, values_out without values_in, segments with segment_count 0 for count > 0, a
  *   buffer of another context);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm);
- *   GPGPU_ERROR_OUT_OF_RANGE (also segment_count SIZE_MAX); GPGPU_ERROR_OVERLAP (keys in and
+ *   GPGPU_ERROR_OUT_OF_RANGE (also segment_count SIZE_MAX, a scratch_offset past the end of
+ *   desc->scratch); GPGPU_ERROR_OVERLAP (keys in and
  *   out, values in and out, keys and values, the scratch and the keys, values or segment
  *   offsets, or the segment offsets and the keys or values written); GPGPU_ERROR_TOO_LARGE;
  *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small);
- *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
                                   gpgpu_buffer *keys_in, size_t keys_in_offset,
@@ -464,7 +513,9 @@ GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *des
  * this desc: what it depends on is the type, the algorithm, `stable`, and
  * whether values_in, values_out and segments are set (their offsets and
  * sizes are not looked at); 0 where the sort needs none. See docs/GUIDE.md for what each algorithm keeps there.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT;
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (as gpgpu_sort); GPGPU_ERROR_TOO_LARGE (count past
+ *   2^31 - 1 keys, which gpgpu_sort refuses too).
  */
 GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
                                                size_t count, size_t *bytes);
@@ -473,13 +524,16 @@ GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_s
 
 /**
  * y = alpha * x + beta * y over `count` elements of f32 or f64 vectors (element offsets), as
- * an iterative solver updates its vectors; alpha and beta are rounded to the type. beta = 0
+ * an iterative solver updates its vectors; alpha and beta are rounded to the type (NaN, inf
+ * and, for f32, magnitudes past FLT_MAX are refused rather than rounded to inf). beta = 0
  * writes y without reading it (NaN in y is ignored). x and y may be the same range, but must
  * not overlap otherwise.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
- *   type, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type);
+ *   type, a buffer of another context, alpha or beta NaN, infinite or for f32 past FLT_MAX);
+ *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
- *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP.
+ *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP;
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_axpby(gpgpu_context *ctx, gpgpu_type type, size_t count,
                                    double alpha, gpgpu_buffer *x, size_t x_offset, double beta,
@@ -502,7 +556,8 @@ GPGPU_API gpgpu_status gpgpu_dot(gpgpu_context *ctx, gpgpu_type type, size_t cou
  * dot product that follow each other in a Krylov solver's step (conjugate gradients' r -= a*Ap
  * and r.r, with w = y). w may be y itself (the same range: its squared norm) or x, but must not
  * overlap y otherwise; x must not overlap y. count = 0 gives 0 and changes nothing.
- * @return as gpgpu_dot, and GPGPU_ERROR_OVERLAP.
+ * @return as gpgpu_dot, GPGPU_ERROR_INVALID_ARGUMENT for alpha and beta as gpgpu_axpby, and
+ *   GPGPU_ERROR_OVERLAP.
  */
 GPGPU_API gpgpu_status gpgpu_axpby_dot(gpgpu_context *ctx, gpgpu_type type, size_t count,
                                        double alpha, gpgpu_buffer *x, size_t x_offset,
@@ -543,19 +598,22 @@ typedef struct gpgpu_gemm_desc {
 /**
  * C = alpha * op(A) * op(B) + beta * C for row-major f32 or f64 matrices: op(A) is m x k,
  * op(B) is k x n, C is m x n, stored from the given element offsets with the row strides of
- * the desc. alpha and beta are rounded to the type. beta = 0 writes C without reading it (NaN
- * in C is ignored); k = 0 gives beta * C. C must not overlap A or B; A and B may be the same.
+ * the desc. alpha and beta are rounded to the type (refused where they are NaN, infinite or,
+ * for f32, past FLT_MAX, as gpgpu_axpby refuses them). beta = 0 writes C without reading it
+ * (NaN in C is ignored); k = 0 gives beta * C. C must not overlap A or B; A and B may be the same.
  * The f32 product is f32 arithmetic throughout (fused multiply-adds, no reduced precision).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type
  *   or algo, a tile other than 8/16/32, outputs other than 2/4, a stride below the width, a
- *   tuning the kernel cannot run, a buffer of another context);
- *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, another primitive's algorithm, f64
- *   with GEMM_COOPMAT_F16, a tile whose shared memory or work-group the device cannot hold);
+ *   tuning the kernel cannot run, a buffer of another context, alpha or beta as gpgpu_axpby
+ *   refuses them); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, another
+ *   primitive's algorithm, f64 with GEMM_COOPMAT_F16, a tile whose shared memory or
+ *   work-group the device cannot hold);
  *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles, GEMM_COOPMAT_F16 without
- *   cooperative matrices); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (an index of a
- *   matrix past 2^31 - 1); GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (C shares memory with
+ *   cooperative matrices); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (op(A), op(B)
+ *   or C of more than 2^31 - 1 elements, before any buffer is looked at, or an index of a
+ *   stored matrix past 2^31 - 1); GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (C shares memory with
  *   A or B); GPGPU_ERROR_OUT_OF_MEMORY (GEMM_COOPMAT_F16's f16 copies);
- *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, size_t m,
                                   size_t n, size_t k, double alpha, gpgpu_buffer *a,
@@ -567,13 +625,14 @@ GPGPU_API gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *des
  * the type (on scratch matrices) and remembers the fastest for the device and the size
  * class of (m, n, k) (each rounded up to a power of two), in the context and in the tuners'
  * cache file $GPGPU_TUNE_CACHE (default ~/.cache/libgpgpu/tune; none when the variable is
- * set but empty). A progress line per candidate goes to `progress`. *result (may be NULL)
+ * set but empty; one that is not a regular file of at most 1 MiB is neither read nor written,
+ * with a warning: gpgpu_last_warning). A progress line per candidate goes to `progress`. *result (may be NULL)
  * gets the chosen shape and its time.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (m, n or k
  *   0, a measurement running); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, work
  *   being recorded into a caller's command buffer); GPGPU_ERROR_UNSUPPORTED_FEATURE;
  *   GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE;
- *   GPGPU_ERROR_BACKEND.
+ *   GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
                                        size_t k, gpgpu_progress_callback progress,
@@ -584,7 +643,8 @@ GPGPU_API gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size
  * for its size class when gpgpu_gemm_tune ran (in this process or one that wrote the cache
  * file), else an estimate from the sizes and the device's limits.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   type); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type).
+ *   type); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type); GPGPU_ERROR_TOO_LARGE (a
+ *   matrix of the product past 2^31 - 1 elements).
  */
 GPGPU_API gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
                                         size_t k, gpgpu_gemm_tuning *result);
@@ -596,15 +656,27 @@ GPGPU_API gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, siz
  * from its first command to the end of its last, without the closing barrier that makes its
  * writes visible to later work (as a CUDA event after a kernel), and the calls' times are
  * summed (GL: a GL_TIME_ELAPSED query per call; Vulkan: timestamps around each submission).
+ * GL: the queries are objects of one context, so an adopted context times the calls made
+ * in it alone: with gl_accept_shared_contexts, calls made meanwhile in a context that
+ * shares its objects fail with GPGPU_ERROR_WRONG_CONTEXT. Vulkan: work recorded into a
+ * caller's command buffer is not timed.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if a
- *   measurement is already running.
+ *   measurement is already running; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context) (also in a context sharing the adopted one's objects).
  */
 GPGPU_API gpgpu_status gpgpu_timer_begin(gpgpu_context *ctx);
 
-/** Ends the measurement and waits for its result, in nanoseconds of GPU time. */
+/**
+ * Ends the measurement and waits for its result, in nanoseconds of GPU time. A failure ends
+ * the measurement too.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if none is
+ *   running; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context) (also in a context sharing the adopted one's objects).
+ */
 GPGPU_API gpgpu_status gpgpu_timer_end(gpgpu_context *ctx, double *gpu_ns);
 
-/** Waits until all submitted GPU work has finished. */
+/**
+ * Waits until all submitted GPU work has finished.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ */
 GPGPU_API gpgpu_status gpgpu_finish(gpgpu_context *ctx);
 
 /**
@@ -614,7 +686,8 @@ GPGPU_API gpgpu_status gpgpu_finish(gpgpu_context *ctx);
  * multiples of 4.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (buffers of
  *   different contexts); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP
- *   (the ranges share memory: one buffer, or two wraps of one GL buffer or VkBuffer).
+ *   (the ranges share memory: one buffer, or two wraps of one GL buffer or VkBuffer);
+ *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
  */
 GPGPU_API gpgpu_status gpgpu_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
                                          size_t dst_offset, size_t bytes);

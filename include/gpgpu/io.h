@@ -55,8 +55,8 @@ extern "C" {
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type);
  *   GPGPU_ERROR_IO (cannot open or read); GPGPU_ERROR_PARSE (bad header, size line, value,
  *   a shape with more than one column and row, a value out of range, too few or too many
- *   entries, a limit of the file above); GPGPU_ERROR_TOO_LARGE (rows, cols or entries past
- *   2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
+ *   entries, a limit of the file above, a .gz that ends early or does not decode);
+ *   GPGPU_ERROR_TOO_LARGE (rows, cols or entries past 2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
  */
 GPGPU_API gpgpu_status gpgpu_mtx_read_vector(const char *path, gpgpu_type type, void **data,
                                              size_t *count, char *msg, size_t msg_size);
@@ -81,7 +81,7 @@ GPGPU_API gpgpu_status gpgpu_mtx_write_vector(const char *path, gpgpu_type type,
 typedef struct gpgpu_mtx_header {
     bool array;           /**< `array` (dense) rather than `coordinate` */
     char field[16];       /**< "real", "double", "integer" or "pattern" */
-    char symmetry[16];    /**< "general", "symmetric" or "skew-symmetric" */
+    char symmetry[16];    /**< "general", "symmetric", "skew-symmetric" or "hermitian" */
     uint32_t rows, cols;
     size_t entries;       /**< data lines in the file (before symmetric expansion) */
 } gpgpu_mtx_header;
@@ -94,17 +94,31 @@ typedef struct gpgpu_mtx_header {
  * skew-symmetric diagonal entry is an error); 1-based indices checked against the declared
  * size; duplicate entries summed (an entry given twice counts twice, as in SciPy). Array
  * files (column-major, as the format defines) keep every entry, zeros included, so the CSR is
- * dense. Complex and hermitian files are refused with a message naming "complex" or
- * "hermitian". Every malformed line is reported with its line number. Time and memory are
- * linear in the file's size, but for the pointers of the conversion to CSR, one per declared
- * row and column, made once the whole file has been read and checked. `header` (may be NULL) receives what the file
- * declared.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_IO; GPGPU_ERROR_PARSE;
+ * dense. A hermitian file with real values (real, integer, pattern) is symmetric and read as
+ * one; complex files are refused with a message naming "complex". Every malformed line is
+ * reported with its line number. Time and memory are linear in the file's size, but for the
+ * pointers of the conversion to CSR, one per declared row and column, made once the whole file
+ * has been read and checked. `header` (may be NULL) receives what the file declared.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_IO (cannot open or read);
+ *   GPGPU_ERROR_PARSE (a malformed file, a .gz that ends early or does not decode included);
  *   GPGPU_ERROR_TOO_LARGE (rows, cols or nnz past 2^31 - 1); GPGPU_ERROR_OUT_OF_MEMORY.
  */
 GPGPU_API gpgpu_status gpgpu_mtx_read_matrix(const char *path, gpgpu_csr *out,
                                              gpgpu_mtx_header *header, char *msg,
                                              size_t msg_size);
+
+/**
+ * gpgpu_mtx_read_matrix for values that go to the GPU as `type`. With GPGPU_TYPE_F32 a value
+ * beyond f32's range (one that rounds to an infinity; `inf` itself is a value) is
+ * GPGPU_ERROR_PARSE naming its line, as gpgpu_mtx_read_vector refuses it, and so are duplicate
+ * entries whose sum is (naming the entry); the values stay doubles. GPGPU_TYPE_F64 reads as
+ * gpgpu_mtx_read_matrix does.
+ * @return the statuses of gpgpu_mtx_read_matrix; GPGPU_ERROR_INVALID_ARGUMENT (a type other
+ *   than f32 and f64).
+ */
+GPGPU_API gpgpu_status gpgpu_mtx_read_matrix_as(const char *path, gpgpu_type type,
+                                                gpgpu_csr *out, gpgpu_mtx_header *header,
+                                                char *msg, size_t msg_size);
 
 /**
  * Writes a host CSR as a MatrixMarket `coordinate real general` file, 1-based, values with
@@ -122,7 +136,8 @@ GPGPU_API gpgpu_status gpgpu_mtx_write_matrix(const char *path, const gpgpu_csr 
  * with %.17g (nan, -nan, inf, -inf and -0 spelled as gpgpu_mtx_write_vector does). "-" is
  * stdout. gpgpu_mtx_read_matrix reads it back (as a dense CSR).
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (ld below
- *   cols); GPGPU_ERROR_IO.
+ *   cols); GPGPU_ERROR_TOO_LARGE (rows and ld that span more than SIZE_MAX bytes);
+ *   GPGPU_ERROR_IO.
  */
 GPGPU_API gpgpu_status gpgpu_mtx_write_dense(const char *path, uint32_t rows, uint32_t cols,
                                              const double *values, size_t ld, char *msg,

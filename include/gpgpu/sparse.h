@@ -280,14 +280,13 @@ GPGPU_API gpgpu_status gpgpu_matrix_get_info(const gpgpu_matrix *a, gpgpu_matrix
 
 /* --------------------------------------------------------------------- SpMV */
 
-/** y = alpha * A * x + beta * y. */
+/** How gpgpu_spmv computes y = alpha * A * x + beta * y; zero means default for every field
+ *  (alpha and beta are the call's parameters, as gpgpu_gemm's and gpgpu_axpby's). */
 typedef struct gpgpu_spmv_desc {
     gpgpu_algo algo;  /**< DEFAULT (CSR: SPMV_BALANCED when the longest row is more than 4x
                            the mean + 32, else SPMV_SCALAR below 12 entries a row on average,
                            SPMV_VECTOR above; the format's kernel otherwise),
                            CLASSIC_SPMV, SPMV_SCALAR, SPMV_VECTOR, SPMV_BALANCED */
-    double alpha;
-    double beta;      /**< 0: y is only written (NaN in y is ignored) */
     /** SPMV_VECTOR: invocations per row (a power of two from 1 to 32, or to the subgroup size
      *  where that is larger) and rows per work-group (a power of two; their product at most
      *  1024 and the device's work-group limit); 0 takes the tuned choice if gpgpu_spmv_tune
@@ -298,9 +297,15 @@ typedef struct gpgpu_spmv_desc {
 
 /**
  * y = alpha*A*x + beta*y with x (cols elements) and y (rows elements) of A's type at element
- * offsets; y must not overlap x, nor the arrays of a wrapped matrix (gpgpu_matrix_wrap_csr).
+ * offsets, the parameters in gpgpu_gemm's order; y must not overlap x, nor the arrays of a
+ * wrapped matrix (gpgpu_matrix_wrap_csr). alpha and beta are rounded to the type (refused
+ * where they are NaN, infinite or, for f32, past FLT_MAX, as gpgpu_axpby refuses them);
+ * beta = 0 writes y without reading it (NaN in y is ignored). `&(gpgpu_spmv_desc){0}` takes the
+ * default kernel and shape: `gpgpu_spmv(ctx, &(gpgpu_spmv_desc){0}, 1, a, x, 0, 0, y, 0)`
+ * is y = A*x.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   algorithm, a vector shape out of range, a matrix or buffer of another context);
+ *   algorithm, a vector shape out of range, a matrix or buffer of another context, alpha or
+ *   beta as gpgpu_axpby refuses them);
  *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an algorithm the format has not, a reduce, scan or
  *   sort algorithm, or CLASSIC_SPMV, which reads the longest row back, while work is recorded
  *   into a caller's Vulkan command buffer); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_OVERLAP (y
@@ -308,9 +313,9 @@ typedef struct gpgpu_spmv_desc {
  *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE (CLASSIC_SPMV past 2^32 invocations in a
  *   step); GPGPU_ERROR_OUT_OF_MEMORY (scratch); GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
  */
-GPGPU_API gpgpu_status gpgpu_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *desc,
+GPGPU_API gpgpu_status gpgpu_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *desc, double alpha,
                                   const gpgpu_matrix *a, gpgpu_buffer *x, size_t x_offset,
-                                  gpgpu_buffer *y, size_t y_offset);
+                                  double beta, gpgpu_buffer *y, size_t y_offset);
 
 /** The choice of the vector kernel's shape. */
 typedef struct gpgpu_spmv_tuning {
@@ -324,7 +329,8 @@ typedef struct gpgpu_spmv_tuning {
  * Times the vector kernel's candidate shapes on this matrix and remembers the fastest for it
  * (per device and matrix shape: rows, cols, nnz, row-length statistics), in the context and
  * in the cache file $GPGPU_TUNE_CACHE (default ~/.cache/libgpgpu/tune; not written when
- * the variable is empty). *result (may be NULL) gets the chosen shape, its time and the
+ * the variable is empty, nor where it is not a regular file of at most 1 MiB: see
+ * gpgpu_last_warning). *result (may be NULL) gets the chosen shape, its time and the
  * heuristic shape's time. A matrix without entries has nothing to time: the heuristic's shape
  * comes back and nothing is remembered.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (a matrix of
@@ -374,7 +380,9 @@ typedef struct gpgpu_spgemm_desc {
      *  (1 GiB where the device does not say), at most what the context's memory_limit leaves.
      *  The classic algorithm ignores it. */
     size_t memory_budget;
-    /** Called with a line on each chunk of a product with more than 2^26 products (may be NULL). */
+    /** Called with a line on each chunk of a product with more than 2^26 products, and with
+     *  CLASSIC_SPGEMM after each of its steps, which are then waited for one by one (may be
+     *  NULL). */
     gpgpu_progress_callback progress;
     void *user_data;
 } gpgpu_spgemm_desc;

@@ -26,6 +26,13 @@ extern "C" {
  * and descriptor pool on the device and never destroys the adopted objects.
  * The queue is used from the thread that calls the library only; the caller
  * must not use it at the same time (external synchronization, as Vulkan says).
+ *
+ * Checked at gpgpu_context_create (GPGPU_ERROR_INVALID_ARGUMENT otherwise): the
+ * physical device is one of the instance's, the family has compute and a queue
+ * of index queue_index, the queue was made from the device (its dispatch table
+ * is the device's, as the Vulkan loader sets it) and is what vkGetDeviceQueue
+ * gives for (queue_family_index, queue_index), which must be a family and index
+ * the device was created with.
  */
 struct gpgpu_vk_adopt {
     VkInstance instance;
@@ -33,6 +40,7 @@ struct gpgpu_vk_adopt {
     VkDevice device;
     VkQueue queue;
     uint32_t queue_family_index;
+    uint32_t queue_index; /**< the queue's index in its family (0 for most devices) */
 };
 
 /**
@@ -56,9 +64,11 @@ GPGPU_API gpgpu_status gpgpu_buffer_wrap_vk(gpgpu_context *ctx, VkBuffer buffer,
  * GPGPU_ERROR_UNSUPPORTED_COMBINATION. Each recorded dispatch is followed by
  * a compute-to-compute/transfer barrier. Pass VK_NULL_HANDLE to go back to
  * the library's own submissions. Scratch buffers that recorded work uses live
- * until the context is destroyed (after vkDeviceWaitIdle).
+ * until the context is destroyed (after vkDeviceWaitIdle). `cmd` must have been
+ * allocated from the context's device (checked: its dispatch table is the
+ * device's) from a pool of a family that supports compute.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (a context of
- *   another backend); GPGPU_ERROR_BACKEND_UNAVAILABLE.
+ *   another backend, or a command buffer of another device); GPGPU_ERROR_BACKEND_UNAVAILABLE.
  */
 GPGPU_API gpgpu_status gpgpu_vk_record_into(gpgpu_context *ctx, VkCommandBuffer cmd);
 

@@ -39,6 +39,17 @@ gpgpu_status algo_check_range(gpgpu_context *ctx, const gpgpu_buffer *buf, size_
     return GPGPU_SUCCESS;
 }
 
+gpgpu_status algo_check_scalar(gpgpu_context *ctx, gpgpu_type type, double v, const char *name,
+                               const char *what)
+{
+    CHECK(isfinite(v), ctx, GPGPU_ERROR_INVALID_ARGUMENT, "%s: %s is %g; alpha and beta must be "
+          "finite", what, name, v);
+    CHECK(type != GPGPU_TYPE_F32 || fabs(v) <= FLT_MAX, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "%s: %s = %g does not fit f32 (|%s| <= %g): it would round to inf", what, name, v,
+          name, (double)FLT_MAX);
+    return GPGPU_SUCCESS;
+}
+
 uint32_t algo_index(const gpgpu_buffer *buf, size_t offset, gpgpu_type type)
 {
     return (uint32_t)(buf->ctx->exec->binding_shift(buf) / gpgpu_type_size(type) + offset);

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "core/checked.h"
 #include "core/internal.h"
 
 /* Largest element count a primitive takes: shader indices are 32-bit. */
@@ -31,6 +32,12 @@ uint32_t algo_index(const gpgpu_buffer *buf, size_t offset, gpgpu_type type);
  * element indices of src_off and dst_off (dst may be NULL: index 0). */
 void algo_bind_io(exec_dispatch *d, gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
                   size_t dst_off, size_t n);
+
+/* Checks a call's scalar (alpha or beta, named by `name`) for `type`: finite, and for f32
+ * within its range (|v| <= FLT_MAX), where a double past it would round to inf and spread
+ * inf and NaN through the result without a word. */
+gpgpu_status algo_check_scalar(gpgpu_context *ctx, gpgpu_type type, double v, const char *name,
+                               const char *what);
 
 /* Puts a float scalar's bits, rounded to `type`, in d->params[at] (and params[at + 1]
  * for f64, low word first): the shaders read it back with param_t (common.glsl). */

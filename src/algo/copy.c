@@ -18,7 +18,7 @@ gpgpu_status copy_stage(gpgpu_context *ctx, gpgpu_buffer *src, size_t src_off, g
      * range: measured on the H100 (docs/DECISIONS.md, Reduce and copy), 1 GiB in
      * 711 us against 779 with 4096 groups, 256 MiB in 181 against 195. */
     size_t block = (size_t)COPY_WG * items;
-    size_t blocks = (words + block - 1) / block, most = t->copy_max_groups;
+    size_t blocks = size_ceil_div(words, block), most = t->copy_max_groups;
     d.groups = (uint32_t)(blocks < most ? blocks : most);
     return algo_stage(ctx, &d);
 }

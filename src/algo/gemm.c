@@ -140,8 +140,7 @@ static gpgpu_gemm_tuning heuristic(const gpgpu_context *ctx, gpgpu_type type, si
     static const gpgpu_gemm_tuning smallest = {32, 32, 8, 4, 64, 0};
     enum { ENOUGH_BLOCKS = 128 };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
-        size_t blocks = ((m + shapes[i].block_m - 1) / shapes[i].block_m) *
-                        ((n + shapes[i].block_n - 1) / shapes[i].block_n);
+        size_t blocks = size_ceil_div(m, shapes[i].block_m) * size_ceil_div(n, shapes[i].block_n);
         bool last = i + 1 == sizeof shapes / sizeof *shapes;
         if ((blocks >= ENOUGH_BLOCKS || last) && gemm_shape_check(ctx, type, &shapes[i], NULL, 0))
             return shapes[i];
@@ -172,6 +171,19 @@ static gpgpu_gemm_tuning shape_for(gpgpu_context *ctx, gpgpu_type type, size_t m
     return heuristic(ctx, type, m, n);
 }
 
+/* A product whose op(A) (m x k), op(B) (k x n) and C (m x n) each hold at most the 2^31 - 1
+ * elements the shaders index (a zero size holds none). */
+static gpgpu_status check_dims(gpgpu_context *ctx, size_t m, size_t n, size_t k,
+                               const char *what)
+{
+    size_t mk, kn, mn;
+    CHECK(size_mul(m, k, &mk) && size_mul(k, n, &kn) && size_mul(m, n, &mn) &&
+              mk <= ALGO_MAX_COUNT && kn <= ALGO_MAX_COUNT && mn <= ALGO_MAX_COUNT,
+          ctx, GPGPU_ERROR_TOO_LARGE,
+          "%s: a %zu x %zu x %zu product has matrices past 2^31 - 1 elements", what, m, n, k);
+    return GPGPU_SUCCESS;
+}
+
 gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n, size_t k,
                               gpgpu_gemm_tuning *result)
 {
@@ -182,6 +194,7 @@ gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, size_t m, siz
           "gpgpu_gemm_shape: unknown type %d", (int)type);
     CHECK(type == GPGPU_TYPE_F32 || type == GPGPU_TYPE_F64, ctx,
           GPGPU_ERROR_UNSUPPORTED_COMBINATION, "gpgpu_gemm_shape: the type must be f32 or f64");
+    TRY(check_dims(ctx, m, n, k, "gpgpu_gemm_shape"));
     *result = shape_for(ctx, type, m, n, k);
     return GPGPU_SUCCESS;
 }
@@ -322,6 +335,9 @@ gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, size_t 
         return GPGPU_ERROR_NULL_POINTER;
     CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_gemm: desc is NULL");
     TRY(check_desc(ctx, desc));
+    TRY(algo_check_scalar(ctx, desc->type, alpha, "alpha", "gpgpu_gemm"));
+    TRY(algo_check_scalar(ctx, desc->type, beta, "beta", "gpgpu_gemm"));
+    TRY(check_dims(ctx, m, n, k, "gpgpu_gemm"));
     gpgpu_type type = desc->type;
     stored sa = stored_of(m, k, desc->transpose_a, desc->lda);
     stored sb = stored_of(k, n, desc->transpose_b, desc->ldb);
@@ -444,9 +460,7 @@ gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size_t m, size
           GPGPU_ERROR_UNSUPPORTED_COMBINATION, "gpgpu_gemm_tune: the type must be f32 or f64");
     CHECK(m && n && k, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "gpgpu_gemm_tune: a %zu x %zu x %zu product has nothing to time", m, n, k);
-    CHECK(m <= ALGO_MAX_COUNT / k && k <= ALGO_MAX_COUNT / n && m <= ALGO_MAX_COUNT / n, ctx,
-          GPGPU_ERROR_TOO_LARGE, "gpgpu_gemm_tune: a %zu x %zu x %zu product has matrices past "
-          "2^31 - 1 elements", m, n, k);
+    TRY(check_dims(ctx, m, n, k, "gpgpu_gemm_tune"));
     TRY(tune_check_can_time(ctx, "gpgpu_gemm_tune"));
     gemm_problem p;
     TRY(tune_problem(ctx, type, m, n, k, &p));

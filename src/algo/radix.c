@@ -133,10 +133,10 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
     unsigned order = t->radix_os_rank_first;
     p.os_rank_first = order == 2 || (order == 1 && !algo_on_gl(ctx));
     size_t tile = (size_t)p.wg * p.items;
-    size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
-    size_t per_group = (tiles + t->radix_max_groups - 1) / t->radix_max_groups;
+    size_t tiles = n == 0 ? 1 : size_ceil_div(n, tile);
+    size_t per_group = size_ceil_div(tiles, t->radix_max_groups);
     p.tiles_per_group = (uint32_t)per_group;
-    p.groups = (uint32_t)((tiles + per_group - 1) / per_group);
+    p.groups = (uint32_t)size_ceil_div(tiles, per_group);
     return p;
 }
 
@@ -182,7 +182,7 @@ radix_plan radix_plan_for_keys(gpgpu_context *ctx, const sort_keys *keys)
 static size_t tiles_of(radix_plan plan, size_t n)
 {
     size_t tile = (size_t)plan.os_wg * plan.os_items;
-    return (n + tile - 1) / tile;
+    return size_ceil_div(n, tile);
 }
 
 /* Tiles of a one-sweep pass: each range has its own; at least one (n = 0). */

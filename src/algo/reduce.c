@@ -16,7 +16,7 @@ reduce_plan reduce_plan_for(size_t n)
 {
     const algo_tuning *t = algo_tuning_get();
     reduce_plan p = {.block = REDUCE_WG * t->reduce_items};
-    size_t blocks = (n + p.block - 1) / p.block;
+    size_t blocks = size_ceil_div(n, p.block);
     /* Measured on the H100 (docs/DECISIONS.md): 1024 groups take 2^22 in
      * 11.9 us and 2^24 in 32.1 us where 4096 take 18.1 and 37.8; from 2^27
      * on 4096 are ahead by 2%; below 2^24 512 are ahead of 1024 by 2-6%

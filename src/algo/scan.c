@@ -64,7 +64,7 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * the second load only costs it (2^28 u32 933 against 772 us). */
     bool reload = t->scan_chained_reload == 2 || (t->scan_chained_reload == 1 && gl_large);
     size_t tile = (size_t)wg * items;
-    size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
+    size_t tiles = n == 0 ? 1 : size_ceil_div(n, tile);
     /* A ticket in the first 16 bytes, then each tile's 16 bytes (32 for f64). */
     return (scan_chained_plan){.wg = wg, .items = items, .tiles = (uint32_t)tiles,
                                .reload = reload, .state_words = 4 + tiles * (size == 8 ? 8 : 4)};
@@ -74,9 +74,9 @@ scan_plan scan_plan_for(size_t n)
 {
     const algo_tuning *t = algo_tuning_get();
     size_t tile = (size_t)SCAN_WG * t->scan_items;
-    size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
-    size_t per_group = (tiles + t->scan_max_groups - 1) / t->scan_max_groups;
-    return (scan_plan){.groups = (uint32_t)((tiles + per_group - 1) / per_group),
+    size_t tiles = n == 0 ? 1 : size_ceil_div(n, tile);
+    size_t per_group = size_ceil_div(tiles, t->scan_max_groups);
+    return (scan_plan){.groups = (uint32_t)size_ceil_div(tiles, per_group),
                        .tiles_per_group = (uint32_t)per_group,
                        .items = t->scan_items};
 }

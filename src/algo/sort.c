@@ -354,12 +354,15 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
               "gpgpu_sort: the scratch buffer belongs to another context");
         CHECK(desc->scratch_offset % 8 == 0, ctx, GPGPU_ERROR_MISALIGNED,
               "gpgpu_sort: scratch_offset %zu is not a multiple of 8", desc->scratch_offset);
-        CHECK(desc->scratch_offset <= desc->scratch->size &&
-                  need <= desc->scratch->size - desc->scratch_offset,
-              ctx, GPGPU_ERROR_OUT_OF_MEMORY,
-              "gpgpu_sort: the scratch buffer holds %zu bytes from offset %zu; this sort needs %zu",
-              desc->scratch->size > desc->scratch_offset ? desc->scratch->size - desc->scratch_offset : 0,
-              desc->scratch_offset, need);
+        /* An offset past the end is a bad argument whatever the sort needs (even none); a
+         * buffer too small for what it needs is short of memory, as the context's own would be. */
+        size_t size = desc->scratch->size;
+        CHECK(desc->scratch_offset <= size, ctx, GPGPU_ERROR_OUT_OF_RANGE,
+              "gpgpu_sort: scratch_offset %zu is past the end of the scratch buffer's %zu bytes "
+              "(this sort needs %zu bytes there)", desc->scratch_offset, size, need);
+        CHECK(need <= size - desc->scratch_offset, ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+              "gpgpu_sort: the scratch buffer's %zu bytes hold %zu from scratch_offset %zu; this "
+              "sort needs %zu", size, size - desc->scratch_offset, desc->scratch_offset, need);
         if (need > 0)
             TRY(algo_check_range(ctx, desc->scratch, desc->scratch_offset / 8, need / 8,
                                  GPGPU_TYPE_F64, "gpgpu_sort (scratch)"));
@@ -387,6 +390,10 @@ gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_sort_desc *
         return GPGPU_ERROR_NULL_POINTER;
     CHECK(bytes, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_sort_scratch_size: bytes is NULL");
     TRY(check_desc(ctx, desc));
+    /* The plans below divide by tile counts that a count past the shaders' range wraps to 0. */
+    CHECK(count <= ALGO_MAX_COUNT, ctx, GPGPU_ERROR_TOO_LARGE,
+          "gpgpu_sort_scratch_size: a sort of %zu keys: gpgpu_sort takes at most 2^31 - 1",
+          count);
     size_t each[R_COUNT];
     region_bytes(ctx, desc, count, each);
     *bytes = total_bytes(each);

@@ -1203,7 +1203,8 @@ gpgpu_status gpgpu_spgemm(gpgpu_context *ctx, const gpgpu_spgemm_desc *desc,
     TRY(check_spgemm(ctx, desc, a, b));
     TRY(ctx->exec->begin(ctx));
     if (desc->algo == GPGPU_ALGO_CLASSIC_SPGEMM) {
-        gpgpu_status s = spgemm_run_classic(ctx, a, b, c, stats);
+        gpgpu_status s = spgemm_run_classic(ctx, a, b, c, stats, desc->progress,
+                                            desc->user_data);
         if (s == GPGPU_SUCCESS)
             s = fill_stats(ctx, *c);
         if (s == GPGPU_SUCCESS && desc->drop_zeros) {

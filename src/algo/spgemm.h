@@ -43,6 +43,9 @@ typedef struct spgemm_classic {
     const gpgpu_matrix *a, *b;
     gpgpu_buffer *off, *pairs, *prod, *tab, *c_ints, *c_vals;
     size_t products, tablgt, nnz_c;
+    gpgpu_progress_callback progress; /* gpgpu_spgemm_desc's: a line a step, or NULL */
+    void *user_data;
+    unsigned steps; /* dispatches reported so far */
 } spgemm_classic;
 
 /* One dispatch of a classic stage. `t` is the step's prN (ROW_MAX, RUN_MAX, SUMS) or the
@@ -87,9 +90,11 @@ gpgpu_status spgemm_classic_stage(gpgpu_context *ctx, const spgemm_classic *s, u
 gpgpu_status spgemm_classic_scan(gpgpu_context *ctx, gpgpu_buffer *buf, size_t off, size_t n);
 
 /* The whole classic product into a new matrix (*c NULL when it has no entries is never
- * returned: an empty C is a matrix with nnz 0). */
+ * returned: an empty C is a matrix with nnz 0); with `progress`, each step is waited for
+ * and reported. */
 gpgpu_status spgemm_run_classic(gpgpu_context *ctx, const gpgpu_matrix *a, const gpgpu_matrix *b,
-                                gpgpu_matrix **c, gpgpu_spgemm_stats *stats);
+                                gpgpu_matrix **c, gpgpu_spgemm_stats *stats,
+                                gpgpu_progress_callback progress, void *user_data);
 
 /* --------------------------------------------------- helpers shared by both */
 

@@ -4,6 +4,7 @@
  * step per dispatch), runs of equal (i, j) flagged, counted and summed
  * pairwise, then C's columns, values and row pointers written. src/algo/spgemm.h
  * says what each stage does; docs/ALGORITHMS.md why it costs what it costs. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "algo/scan.h"
@@ -113,13 +114,42 @@ static gpgpu_status work_buffer(gpgpu_context *ctx, size_t count, size_t size, c
     return buffer_create_internal(ctx, bytes ? bytes : 16, out);
 }
 
+static const char *const stage_names[] = {
+    [SPGEMM_CLASSIC_COUNT] = "stage 1, COUNT",      [SPGEMM_CLASSIC_EXPAND] = "stage 2, EXPAND",
+    [SPGEMM_CLASSIC_ROW_STARTS] = "stage 3, ROW_STARTS",
+    [SPGEMM_CLASSIC_ROW_LENGTHS] = "stage 4, ROW_LENGTHS",
+    [SPGEMM_CLASSIC_ROW_MAX] = "stage 5, ROW_MAX",  [SPGEMM_CLASSIC_SORT] = "stage 6, SORT",
+    [SPGEMM_CLASSIC_FLAGS] = "stage 7, FLAGS",      [SPGEMM_CLASSIC_COLUMNS] = "stage 8, COLUMNS",
+    [SPGEMM_CLASSIC_RUNS] = "stage 9, RUNS",        [SPGEMM_CLASSIC_RUN_MAX] = "stage 10, RUN_MAX",
+    [SPGEMM_CLASSIC_SUMS] = "stage 11, SUMS",       [SPGEMM_CLASSIC_VALUES] = "stage 12, VALUES",
+    [SPGEMM_CLASSIC_ROW_PTRS] = "stage 13, ROW_PTRS",
+};
+
+/* With a progress callback, each step is waited for and then reported: the classic product
+ * can run for minutes (a large sort is hundreds of steps), and where work is recorded
+ * (Vulkan) the steps would otherwise all run after the last line. */
+static gpgpu_status report(gpgpu_context *ctx, spgemm_classic *s, const char *what)
+{
+    char line[160];
+
+    if (s->progress == NULL)
+        return GPGPU_SUCCESS;
+    TRY(ctx->exec->finish(ctx));
+    snprintf(line, sizeof line, "spgemm (classic): step %u done (%s, %zu products)", ++s->steps,
+             what, s->products);
+    s->progress(line, s->user_data);
+    return GPGPU_SUCCESS;
+}
+
 /* The pairwise-max steps of stage 5 or 10 over t words, then the maximum read back. */
 static gpgpu_status pairwise_max(gpgpu_context *ctx, spgemm_classic *s, const spgemm_operand *a,
                                  const spgemm_operand *b, unsigned stage, size_t t,
                                  size_t at, uint32_t *max)
 {
-    for (; t > 1; t = (t + 1) / 2)
+    for (; t > 1; t = (t + 1) / 2) {
         TRY(classic_dispatch(ctx, s, a, b, stage, (uint32_t)t, 0, false, t / 2));
+        TRY(report(ctx, s, stage_names[stage]));
+    }
     return read_word(ctx, s->tab, at, max);
 }
 
@@ -133,8 +163,11 @@ static gpgpu_status run_stages(gpgpu_context *ctx, spgemm_classic *s, const spge
     TRY(work_buffer(ctx, s->products, gpgpu_type_size(type), "products", &s->prod));
     s->tablgt = (s->products > rows ? s->products : rows) + 1;
     TRY(work_buffer(ctx, 3 * s->tablgt, 4, "tab", &s->tab));
-#define STAGE(N, T, NN, REV) \
-    TRY(classic_dispatch(ctx, s, a, b, N, T, NN, REV, invocations_of(s, N, T, NN)))
+#define STAGE(N, T, NN, REV)                                                         \
+    do {                                                                             \
+        TRY(classic_dispatch(ctx, s, a, b, N, T, NN, REV, invocations_of(s, N, T, NN))); \
+        TRY(report(ctx, s, stage_names[N]));                                         \
+    } while (0)
     STAGE(SPGEMM_CLASSIC_EXPAND, 0, 0, false);
     STAGE(SPGEMM_CLASSIC_ROW_STARTS, 0, 0, false);
     STAGE(SPGEMM_CLASSIC_ROW_LENGTHS, 0, 0, false);
@@ -148,6 +181,7 @@ static gpgpu_status run_stages(gpgpu_context *ctx, spgemm_classic *s, const spge
     }
     STAGE(SPGEMM_CLASSIC_FLAGS, 0, 0, false);
     TRY(spgemm_classic_scan(ctx, s->tab, 1, s->products));
+    TRY(report(ctx, s, "iPrefixSum of the flags"));
     uint32_t nnz_c;
     TRY(read_word(ctx, s->tab, s->products, &nnz_c));
     s->nnz_c = nnz_c;
@@ -168,7 +202,8 @@ static gpgpu_status run_stages(gpgpu_context *ctx, spgemm_classic *s, const spge
 }
 
 gpgpu_status spgemm_run_classic(gpgpu_context *ctx, const gpgpu_matrix *a, const gpgpu_matrix *b,
-                            gpgpu_matrix **c, gpgpu_spgemm_stats *stats)
+                                gpgpu_matrix **c, gpgpu_spgemm_stats *stats,
+                                gpgpu_progress_callback progress, void *user_data)
 {
     /* Products are indexed in 32 bits: bound them before counting them in a u32 scan. */
     double bound = (double)a->nnz * (double)b->stats.max;
@@ -177,7 +212,7 @@ gpgpu_status spgemm_run_classic(gpgpu_context *ctx, const gpgpu_matrix *a, const
           "2^31 - 1 its 32-bit indices reach; use the fast algorithm",
           bound);
     spgemm_operand oa = {0}, ob = {0};
-    spgemm_classic s = {.a = a, .b = b};
+    spgemm_classic s = {.a = a, .b = b, .progress = progress, .user_data = user_data};
     gpgpu_status st = spgemm_operand_open(ctx, a, &oa);
     if (st == GPGPU_SUCCESS)
         st = spgemm_operand_open(ctx, b, &ob);

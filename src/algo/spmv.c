@@ -533,8 +533,9 @@ static gpgpu_status vector_shape(gpgpu_context *ctx, const gpgpu_spmv_desc *desc
     return GPGPU_SUCCESS;
 }
 
-gpgpu_status gpgpu_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *desc, const gpgpu_matrix *a,
-                        gpgpu_buffer *x, size_t x_offset, gpgpu_buffer *y, size_t y_offset)
+gpgpu_status gpgpu_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *desc, double alpha,
+                        const gpgpu_matrix *a, gpgpu_buffer *x, size_t x_offset, double beta,
+                        gpgpu_buffer *y, size_t y_offset)
 {
     if (!ctx)
         return GPGPU_ERROR_NULL_POINTER;
@@ -543,6 +544,8 @@ gpgpu_status gpgpu_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *desc, const g
     CHECK(a->ctx == ctx, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "gpgpu_spmv: the matrix belongs to another context");
     TRY(check_algo(ctx, desc, a));
+    TRY(algo_check_scalar(ctx, a->type, alpha, "alpha", "gpgpu_spmv"));
+    TRY(algo_check_scalar(ctx, a->type, beta, "beta", "gpgpu_spmv"));
     gpgpu_spmv_tuning shape;
     TRY(vector_shape(ctx, desc, a, &shape));
     TRY(algo_check_range(ctx, x, x_offset, a->cols, a->type, "gpgpu_spmv (x)"));
@@ -553,7 +556,7 @@ gpgpu_status gpgpu_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *desc, const g
           ctx, GPGPU_ERROR_OVERLAP, "gpgpu_spmv: x and y overlap");
     CHECK(!matrix_overlaps(a, y, y_offset * size, (size_t)a->rows * size), ctx,
           GPGPU_ERROR_OVERLAP, "gpgpu_spmv: y overlaps the arrays of the (wrapped) matrix");
-    spmv_call c = {a, desc->alpha, desc->beta, x, y, x_offset, y_offset};
+    spmv_call c = {a, alpha, beta, x, y, x_offset, y_offset};
     TRY(ctx->exec->begin(ctx));
     return ctx_end(ctx, run(ctx, desc, &c, &shape));
 }

@@ -1,12 +1,17 @@
 #include "algo/tune_cache.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static void clean(char *key)
 {
@@ -80,25 +85,119 @@ static gpgpu_status keep(gpgpu_context *ctx, const ctx_tune_choice *c)
     return GPGPU_SUCCESS;
 }
 
-/* Lines "key<TAB>v0 v1 v2 v3 gpu_ns"; lines that do not parse are skipped. */
+/* An unsigned decimal below 2^32 at *p, which moves past it. */
+static bool parse_u32(const char **p, uint32_t *out)
+{
+    char *end;
+    if (!isdigit((unsigned char)**p))
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(*p, &end, 10);
+    if (errno != 0 || v > UINT32_MAX)
+        return false;
+    *out = (uint32_t)v;
+    *p = end;
+    return true;
+}
+
+/* "key<TAB>v0 v1 v2 v3 gpu_ns" exactly (the key without tabs, NUL or more than fits, the
+ * values unsigned 32-bit, the time a finite number, nothing after): what remember writes. */
+static bool parse_line(const char *line, size_t len, ctx_tune_choice *c)
+{
+    const char *tab = memchr(line, '\t', len);
+    if (!tab || tab == line || (size_t)(tab - line) >= sizeof c->key ||
+        memchr(line, '\0', len) || memchr(tab + 1, '\t', len - (size_t)(tab - line) - 1))
+        return false;
+    char text[128];
+    size_t rest = len - (size_t)(tab - line) - 1;
+    if (rest >= sizeof text)
+        return false;
+    memcpy(text, tab + 1, rest);
+    text[rest] = '\0';
+    *c = (ctx_tune_choice){0};
+    const char *p = text;
+    for (int i = 0; i < 4; i++)
+        if (!parse_u32(&p, &c->v[i]) || *p++ != ' ')
+            return false;
+    char *end;
+    c->gpu_ns = strtod(p, &end);
+    if (end == p || !isfinite(c->gpu_ns) || (*end != '\0' && strcmp(end, "\r") != 0))
+        return false;
+    memcpy(c->key, line, (size_t)(tab - line));
+    return true;
+}
+
+/* The file's text, or NULL with a warning where it is not a regular file of at most
+ * TUNE_CACHE_MAX_BYTES (a missing one says nothing: no tuner has run). Opened with
+ * O_NONBLOCK so that a FIFO there cannot hold the call up, and read at most that far, so
+ * that a file growing as it is read cannot either. */
+static char *read_text(gpgpu_context *ctx, const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno != ENOENT)
+            ctx_warn(ctx, "tune cache %s: cannot open it (%s); not read", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    char *text = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        ctx_warn(ctx, "tune cache %s: not a regular file; not read", path);
+    else if ((uintmax_t)st.st_size > TUNE_CACHE_MAX_BYTES)
+        ctx_warn(ctx, "tune cache %s: %jd bytes, past the %zu a cache may hold; not read "
+                 "(remove it to start afresh)", path, (intmax_t)st.st_size,
+                 (size_t)TUNE_CACHE_MAX_BYTES);
+    else if (!(text = malloc(TUNE_CACHE_MAX_BYTES + 1)))
+        ctx_warn(ctx, "tune cache %s: out of host memory; not read", path);
+    *len = 0;
+    while (text && *len <= TUNE_CACHE_MAX_BYTES) {
+        ssize_t got = read(fd, text + *len, TUNE_CACHE_MAX_BYTES + 1 - *len);
+        if (got == 0)
+            break;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 || *len + (size_t)got > TUNE_CACHE_MAX_BYTES) {
+            ctx_warn(ctx, "tune cache %s: %s; not read", path,
+                     got < 0 ? strerror(errno) : "it grew past the limit as it was read");
+            free(text);
+            text = NULL;
+            break;
+        }
+        *len += (size_t)got;
+    }
+    close(fd);
+    return text;
+}
+
+/* Lines "key<TAB>v0 v1 v2 v3 gpu_ns"; lines that do not parse are skipped, with a warning. */
 static void read_cache(gpgpu_context *ctx)
 {
     ctx->tune_cache_read = true;
-    char path[4096], line[CTX_TUNE_KEY_SIZE + 128];
-    FILE *f = cache_path(path, sizeof path) ? fopen(path, "r") : NULL;
-    if (!f)
+    char path[4096];
+    size_t len;
+    char *text = cache_path(path, sizeof path) ? read_text(ctx, path, &len) : NULL;
+    if (!text)
         return;
-    while (fgets(line, sizeof line, f)) {
-        char *tab = strrchr(line, '\t');
-        ctx_tune_choice c = {0};
-        if (!tab || (size_t)(tab - line) >= sizeof c.key ||
-            sscanf(tab + 1, "%u %u %u %u %lf", &c.v[0], &c.v[1], &c.v[2], &c.v[3], &c.gpu_ns) != 5)
-            continue;
-        memcpy(c.key, line, (size_t)(tab - line));
-        if (keep(ctx, &c) != GPGPU_SUCCESS)
+    size_t bad = 0, first_bad = 0, line_no = 0;
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        ctx_tune_choice c;
+        line_no++;
+        if (end == at) {
+            /* an empty line: nothing to keep, nothing wrong */
+        } else if (!parse_line(text + at, end - at, &c)) {
+            if (bad++ == 0)
+                first_bad = line_no;
+        } else if (keep(ctx, &c) != GPGPU_SUCCESS) {
             break;
+        }
+        at = end + 1;
     }
-    fclose(f);
+    free(text);
+    if (bad)
+        ctx_warn(ctx, "tune cache %s: %zu lines are not \"key<TAB>v0 v1 v2 v3 gpu_ns\" and were "
+                 "ignored (the first: line %zu)", path, bad, first_bad);
 }
 
 bool tune_cache_find(gpgpu_context *ctx, const char *key, ctx_tune_choice *out)
@@ -126,19 +225,48 @@ static void make_parents(const char *path)
     }
 }
 
+/* Appends one line to the file, which must be a regular file that stays within
+ * TUNE_CACHE_MAX_BYTES: O_NONBLOCK makes opening a FIFO without a reader fail at once
+ * instead of waiting, and nothing is written into a FIFO, device or directory there. */
+static void append_line(gpgpu_context *ctx, const char *path, const char *line, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+                  0644);
+    if (fd < 0) {
+        ctx_warn(ctx, "tune cache %s: cannot open it for writing (%s); the choice is kept "
+                 "in this context only", path, strerror(errno));
+        return;
+    }
+    struct stat st;
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if ((uintmax_t)st.st_size + len > TUNE_CACHE_MAX_BYTES)
+        why = "full (remove it to start afresh)";
+    for (size_t done = 0; !why && done < len;) {
+        ssize_t put = write(fd, line + done, len - done);
+        if (put > 0)
+            done += (size_t)put;
+        else if (put == 0 || errno != EINTR)
+            why = put == 0 ? "nothing could be written" : strerror(errno);
+    }
+    close(fd);
+    if (why)
+        ctx_warn(ctx, "tune cache %s: %s; the choice is kept in this context only", path, why);
+}
+
 gpgpu_status tune_cache_remember(gpgpu_context *ctx, const ctx_tune_choice *c)
 {
     if (!ctx->tune_cache_read)
         read_cache(ctx);
     TRY(keep(ctx, c));
-    char path[4096];
+    char path[4096], line[CTX_TUNE_KEY_SIZE + 128];
     if (!cache_path(path, sizeof path))
         return GPGPU_SUCCESS;
     make_parents(path);
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return GPGPU_SUCCESS;
-    fprintf(f, "%s\t%u %u %u %u %.0f\n", c->key, c->v[0], c->v[1], c->v[2], c->v[3], c->gpu_ns);
-    fclose(f);
+    int len = snprintf(line, sizeof line, "%s\t%u %u %u %u %.0f\n", c->key, c->v[0], c->v[1],
+                       c->v[2], c->v[3], c->gpu_ns);
+    if (len > 0 && (size_t)len < sizeof line)
+        append_line(ctx, path, line, (size_t)len);
     return GPGPU_SUCCESS;
 }

@@ -7,6 +7,12 @@
 
 #include "core/internal.h"
 
+/* The most bytes of cache file the tuners read or let it grow to: a few thousand choices. A
+ * file past it, one that is not a regular file (a FIFO, a device, a directory), or lines that
+ * do not parse are ignored with a warning (gpgpu_last_warning), never waited on or read
+ * without end: every dense product and vector SpMV looks its shape up there. */
+#define TUNE_CACHE_MAX_BYTES ((size_t)1 << 20)
+
 /* Starts a key with the family, the device and the backend; the caller appends the
  * problem's shape with tune_key_add. Tabs and newlines (the file's separators) become
  * spaces. */

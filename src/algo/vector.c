@@ -48,6 +48,8 @@ gpgpu_status gpgpu_axpby(gpgpu_context *ctx, gpgpu_type type, size_t count, doub
     if (!ctx)
         return GPGPU_ERROR_NULL_POINTER;
     TRY(check_vectors(ctx, type, count, x, x_offset, y, y_offset, "gpgpu_axpby"));
+    TRY(algo_check_scalar(ctx, type, alpha, "alpha", "gpgpu_axpby"));
+    TRY(algo_check_scalar(ctx, type, beta, "beta", "gpgpu_axpby"));
     size_t size = gpgpu_type_size(type);
     CHECK(!algo_overlap(x, x_offset * size, count * size, y, y_offset * size, count * size) ||
               algo_same_range(x, x_offset * size, y, y_offset * size),
@@ -105,6 +107,8 @@ gpgpu_status gpgpu_axpby_dot(gpgpu_context *ctx, gpgpu_type type, size_t count, 
         return GPGPU_ERROR_NULL_POINTER;
     CHECK(result, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_axpby_dot: result is NULL");
     TRY(check_vectors(ctx, type, count, x, x_offset, y, y_offset, "gpgpu_axpby_dot"));
+    TRY(algo_check_scalar(ctx, type, alpha, "alpha", "gpgpu_axpby_dot"));
+    TRY(algo_check_scalar(ctx, type, beta, "beta", "gpgpu_axpby_dot"));
     TRY(algo_check_range(ctx, w, w_offset, count, type, "gpgpu_axpby_dot"));
     size_t size = gpgpu_type_size(type), bytes = count * size;
     /* y is written while x and w are read through restrict bindings. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "core/internal.h"
 #include "gl/gl_backend.h"
 #ifdef GPGPU_HAVE_VULKAN
@@ -225,10 +226,12 @@ bool array_reserve(void **array, size_t *capacity, size_t needed, size_t size)
 {
     if (needed <= *capacity)
         return true;
-    size_t cap = *capacity ? *capacity : 8;
+    size_t cap = *capacity ? *capacity : 8, bytes;
     while (cap < needed)
-        cap *= 2;
-    void *grown = realloc(*array, cap * size);
+        cap = cap <= SIZE_MAX / 2 ? cap * 2 : needed;
+    if (!size_mul(cap, size, &bytes))
+        return false;
+    void *grown = realloc(*array, bytes);
     if (!grown)
         return false;
     *array = grown;

@@ -34,6 +34,19 @@ const char *gpgpu_last_error(const gpgpu_context *ctx)
     return ctx ? ctx->message : creation_message;
 }
 
+void ctx_warn(gpgpu_context *ctx, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(ctx->warning, sizeof ctx->warning, fmt, args);
+    va_end(args);
+}
+
+const char *gpgpu_last_warning(const gpgpu_context *ctx)
+{
+    return ctx ? ctx->warning : "";
+}
+
 const char *gpgpu_status_string(gpgpu_status status)
 {
     switch (status) {
@@ -49,6 +62,7 @@ const char *gpgpu_status_string(gpgpu_status status)
     case GPGPU_ERROR_GL_VERSION: return "GL version too old";
     case GPGPU_ERROR_UNSUPPORTED_FEATURE: return "unsupported feature";
     case GPGPU_ERROR_BACKEND_UNAVAILABLE: return "backend unavailable";
+    case GPGPU_ERROR_WRONG_CONTEXT: return "wrong GL context current";
     case GPGPU_ERROR_SHADER_COMPILE: return "shader compile error";
     case GPGPU_ERROR_OUT_OF_MEMORY: return "out of memory";
     case GPGPU_ERROR_BACKEND: return "backend error";

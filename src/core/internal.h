@@ -40,6 +40,7 @@ struct gpgpu_context {
     size_t tune_choice_count, tune_choice_capacity;
     bool tune_cache_read;
     char message[CTX_MESSAGE_SIZE];
+    char warning[CTX_MESSAGE_SIZE]; /* gpgpu_last_warning */
 };
 
 struct gpgpu_buffer {
@@ -60,6 +61,15 @@ struct gpgpu_buffer {
 gpgpu_status ctx_fail(gpgpu_context *ctx, gpgpu_status status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Records a warning: something the library ignored or worked around while the call goes on
+ * (a tuning cache file it will not read). Kept for gpgpu_last_warning, never printed: the
+ * caller decides what its users see. */
+void ctx_warn(gpgpu_context *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 

@@ -1,6 +1,8 @@
 /* The GL executor: buffers, program cache, one dispatch per stage with a
  * storage barrier after it (Kiciak's EXECSTEP), timer queries. No algorithm
  * logic lives here. */
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +26,10 @@ gpgpu_status gl_report_error(gpgpu_context *ctx, const char *what, GLenum err)
     }
     /* With debug, a message of type error fails the call even where GL
      * raised no error (undefined behaviour, a driver's own complaint). */
-    char debug[sizeof st->debug_error + 32] = "";
-    if (st->debug_error[0])
-        snprintf(debug, sizeof debug, ": GL debug output: %s", st->debug_error);
-    st->debug_error[0] = '\0';
+    char debug[GL_DEBUG_MESSAGE_SIZE + 32] = "";
+    if (st->debug->message[0])
+        snprintf(debug, sizeof debug, ": GL debug output: %s", st->debug->message);
+    st->debug->message[0] = '\0';
     if (err == GL_OUT_OF_MEMORY)
         return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "%s: GL_OUT_OF_MEMORY%s", what, debug);
     if (err != GL_NO_ERROR)
@@ -150,24 +152,44 @@ static gpgpu_status program_for(gpgpu_context *ctx, const exec_variant *v,
 
 static gl_buffer *buf_of(const gpgpu_buffer *buf) { return buf->impl; }
 
-/* Deletes an owned buffer's GL object (and the Vulkan memory behind it); the context is
- * current. */
-static void delete_owned(gl_state *st, gl_buffer *b)
+/* Deletes an owned buffer's GL object where `with_gl` (its context is current), and the
+ * Vulkan memory behind it in any case (the GL import holds a reference of its own). */
+static void delete_owned(gl_state *st, gl_buffer *b, bool with_gl)
 {
     if (b->memory_object)
-        gl_vkmem_buffer_destroy(st, b);
-    else
+        gl_vkmem_buffer_destroy(st, b, with_gl);
+    else if (with_gl)
         st->gl.DeleteBuffers(1, &b->name);
 }
 
 /* Freed buffers are kept for reuse (core/kept.h): GL's large ones come from Vulkan's
  * allocator (gl_vkmem.c), which clears them. GL orders a buffer's new use after its old one
- * itself. */
+ * itself. Every path here has passed gl_platform_make_current, but destroy's where the
+ * objects could not be reached (st->unreachable). */
 static void kept_free(gpgpu_context *ctx, void *impl)
 {
-    if (gl_platform_make_current(ctx, gl_of(ctx)) == GPGPU_SUCCESS)
-        delete_owned(gl_of(ctx), impl);
+    delete_owned(gl_of(ctx), impl, !gl_of(ctx)->unreachable);
     free(impl);
+}
+
+/* The calls that return nothing (the destroys, trim): whether the library's GL objects can
+ * be reached now (gl_platform_make_current); where not, one report through the error callback
+ * that says why and what is left undone (`what` NULL: none, the caller reports). */
+static bool reachable_for(gpgpu_context *ctx, gl_state *st, const char *what,
+                          const char *left)
+{
+    gpgpu_error_callback callback = ctx->callback;
+    ctx->callback = NULL;
+    gpgpu_status status = gl_platform_make_current(ctx, st);
+    ctx->callback = callback;
+    if (status == GPGPU_SUCCESS)
+        return true;
+    if (!what)
+        return false;
+    char why[1024];
+    snprintf(why, sizeof why, "%.1000s", ctx->message);
+    ctx_fail(ctx, status, "%s: %s; %s", what, why, left);
+    return false;
 }
 
 /* An owned buffer's storage, b->bytes of it: on Vulkan memory where gl_vkmem takes it, after
@@ -186,7 +208,13 @@ static void make_storage(gpgpu_context *ctx, gl_state *st, gl_buffer *b)
     st->gl.NamedBufferStorage(b->name, (GLsizeiptr)b->bytes, NULL, GL_DYNAMIC_STORAGE_BIT);
 }
 
-static void gl_trim(gpgpu_context *ctx) { kept_release(ctx, &gl_of(ctx)->kept, 0); }
+static void gl_trim(gpgpu_context *ctx)
+{
+    if (reachable_for(ctx, gl_of(ctx), "gpgpu_context_trim",
+                      "its scratch buffers' GL buffers are left to the adopted context and the "
+                      "freed buffers it keeps stay kept"))
+        kept_release(ctx, &gl_of(ctx)->kept, 0);
+}
 
 static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
 {
@@ -210,8 +238,8 @@ static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
             /* kept memory goes before an allocation fails, and the failure is not reported */
             while (gl->GetError() != GL_NO_ERROR) {
             }
-            st->debug_error[0] = '\0';
-            delete_owned(st, b);
+            st->debug->message[0] = '\0';
+            delete_owned(st, b, true);
             kept_release(ctx, &st->kept, 0);
             *b = (gl_buffer){.bytes = b->bytes};
             make_storage(ctx, st, b);
@@ -219,7 +247,7 @@ static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
         }
         gpgpu_status status = gl_report_error(ctx, "creating a buffer", err);
         if (status != GPGPU_SUCCESS) {
-            delete_owned(st, b);
+            delete_owned(st, b, true);
             free(b);
             return status;
         }
@@ -255,13 +283,31 @@ gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, const void *handle, size_t offset
     return GPGPU_SUCCESS;
 }
 
+/* Whether buf is one of the context's scratch buffers, which only trim and destroy free out of
+ * a call: they report for them. */
+static bool is_scratch(const gpgpu_buffer *buf)
+{
+    for (unsigned i = 0; i < CTX_SCRATCH_SLOTS; i++)
+        if (buf->ctx->scratch[i] == buf)
+            return true;
+    return false;
+}
+
+/* A wrap has nothing of GL's to free. An owned buffer is kept or deleted only where its GL
+ * buffer can be reached: with another context current its GL buffer stays, and goes with
+ * the adopted context's objects when that context is destroyed. */
 static void gl_buffer_destroy(gpgpu_buffer *buf)
 {
     gl_buffer *b = buf_of(buf);
-    if (b && b->owned && kept_add(buf->ctx, &gl_of(buf->ctx)->kept, b, b->bytes))
-        return;
-    if (b && b->owned && gl_platform_make_current(buf->ctx, gl_of(buf->ctx)) == GPGPU_SUCCESS)
-        delete_owned(gl_of(buf->ctx), b);
+    gl_state *st = gl_of(buf->ctx);
+    if (b && b->owned) {
+        bool reachable = reachable_for(buf->ctx, st,
+                                       is_scratch(buf) ? NULL : "gpgpu_buffer_destroy",
+                                       "its GL buffer is left to the adopted context");
+        if (reachable && kept_add(buf->ctx, &st->kept, b, b->bytes))
+            return;
+        delete_owned(st, b, reachable);
+    }
     free(b);
 }
 
@@ -326,6 +372,26 @@ static gpgpu_status start_timed_call(gpgpu_context *ctx, gl_state *st)
     return GPGPU_SUCCESS;
 }
 
+/* Adopt with gl_accept_shared_contexts: what the last call wrote in another of the contexts
+ * must be complete before this one reads it (GL orders commands within a context only); the
+ * fence it ended with is flushed, so waiting for it here cannot hang. */
+static void wait_for_handoff(gl_state *st)
+{
+    if (st->handoff && st->handoff_context != st->current)
+        st->gl.WaitSync(st->handoff, 0, GL_TIMEOUT_IGNORED);
+}
+
+static void end_with_handoff(gl_state *st)
+{
+    if (!st->accept_shared)
+        return;
+    if (st->handoff)
+        st->gl.DeleteSync(st->handoff);
+    st->handoff = st->gl.FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    st->handoff_context = st->current;
+    st->gl.Flush();
+}
+
 static gpgpu_status gl_begin(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
@@ -335,7 +401,7 @@ static gpgpu_status gl_begin(gpgpu_context *ctx)
     while (gl->GetError() != GL_NO_ERROR) {
         /* an error the caller left behind is not ours to report */
     }
-    st->debug_error[0] = '\0'; /* nor a debug message of the caller's own calls */
+    st->debug->message[0] = '\0'; /* nor a debug message of the caller's own calls */
     gl_profile_begin(st);
     if (st->platform == GPGPU_GL_PLATFORM_ADOPT) {
         gl->GetIntegerv(GL_CURRENT_PROGRAM, &st->saved_program);
@@ -348,6 +414,8 @@ static gpgpu_status gl_begin(gpgpu_context *ctx)
         /* Whatever the caller wrote before (draws, its own compute) must be
          * visible to our shaders. */
         gl->MemoryBarrier(GL_ALL_BARRIER_BITS);
+        if (st->call_depth == 1)
+            wait_for_handoff(st);
     }
     gpgpu_status status = start_timed_call(ctx, st);
     if (status != GPGPU_SUCCESS)
@@ -382,6 +450,8 @@ static gpgpu_status gl_end(gpgpu_context *ctx)
                 gl->BindBufferBase(GL_SHADER_STORAGE_BUFFER, i, name);
         }
         gl->BindBuffer(GL_SHADER_STORAGE_BUFFER, (GLuint)st->saved_generic_ssbo);
+        if (st->call_depth == 0)
+            end_with_handoff(st);
     }
     return gl_check_error(ctx, "GL");
 }
@@ -423,9 +493,16 @@ static bool gl_recording_for_caller(gpgpu_context *ctx)
     return false; /* GL executes as it goes */
 }
 
+/* The timer's GL_TIME_ELAPSED queries are objects of the context that made them, which
+ * contexts sharing its objects do not see: it runs in the adopted (or own) context alone. */
 static gpgpu_status gl_timer_begin(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
+    TRY(gl_platform_make_current(ctx, st));
+    CHECK(!st->foreign, ctx, GPGPU_ERROR_WRONG_CONTEXT,
+          "gpgpu_timer_begin: the current GL context (%p) shares objects with the adopted one "
+          "(%p), but the timer's GL queries would be its own: make the adopted one current",
+          st->current, st->adopted);
     st->timing = true;
     st->timed_count = 0;
     return GPGPU_SUCCESS;
@@ -434,8 +511,12 @@ static gpgpu_status gl_timer_begin(gpgpu_context *ctx)
 static gpgpu_status gl_timer_end(gpgpu_context *ctx, double *gpu_ns)
 {
     gl_state *st = gl_of(ctx);
-    st->timing = false;
+    st->timing = false; /* a failed end ends the measurement too, as gpgpu_timer_end says */
     TRY(gl_platform_make_current(ctx, st));
+    CHECK(!st->foreign, ctx, GPGPU_ERROR_WRONG_CONTEXT,
+          "gpgpu_timer_end: the current GL context (%p) shares objects with the adopted one "
+          "(%p), but the timer's GL queries are the adopted one's: the measurement is lost",
+          st->current, st->adopted);
     double total = 0;
     for (size_t i = 0; i < st->timed_count; i++) {
         GLuint64 ns = 0;
@@ -450,37 +531,84 @@ static gpgpu_status gl_finish(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
     TRY(gl_platform_make_current(ctx, st));
+    /* glFinish waits for this context's commands; the last call may have run in another */
+    if (st->handoff && st->handoff_context != st->current)
+        st->gl.ClientWaitSync(st->handoff, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
     st->gl.Finish();
     return gl_check_error(ctx, "gpgpu_finish");
 }
 
+/* Sinks of debug callbacks that destroy could not take back from their adopted contexts:
+ * those contexts still call into them, so they are never freed (a list, so that they stay
+ * reachable memory). */
+static _Atomic(gl_debug_sink *) sinks_left;
+
+static void leave_sink(gl_debug_sink *sink)
+{
+    sink->next_left = atomic_load(&sinks_left);
+    while (!atomic_compare_exchange_weak(&sinks_left, &sink->next_left, sink)) {
+    }
+}
+
+/* GL work happens only where the library's objects can be reached. In the adopted (or own)
+ * context everything goes. In a context that shares its objects (gl_accept_shared_contexts)
+ * the shared ones go (programs, buffers, syncs), not the timer's and profiler's queries nor
+ * the debug callback, which are the adopted context's own state. With another context
+ * current, or none, no GL call is made: the objects are left to the adopted context, which
+ * deletes them when it is destroyed, and the error callback hears it once. Where the debug
+ * callback cannot be put back, its sink stays allocated, since GL still calls into it. */
 static void gl_destroy(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
     if (!st)
         return;
+    bool reachable = st->gl.DeleteProgram &&
+                     reachable_for(ctx, st, "gpgpu_context_destroy",
+                                   "its GL objects (programs, buffers, queries, the debug "
+                                   "callback) are left to the adopted context");
+    bool own = reachable && !st->foreign;
+    if (reachable && !own && (st->debug_installed || st->timed_cap || st->profile)) {
+        char left[128];
+        snprintf(left, sizeof left, "%s%s%s", st->debug_installed ? ", the debug callback" : "",
+                 st->timed_cap ? ", the timer's queries" : "",
+                 st->profile ? ", the profiler's queries" : "");
+        ctx_fail(ctx, GPGPU_ERROR_WRONG_CONTEXT,
+                 "gpgpu_context_destroy: the current GL context (%p) shares objects with the "
+                 "adopted one (%p) but is not it: the adopted context's own state (%s) is left "
+                 "to it", st->current, st->adopted, left + 2);
+    }
+    st->unreachable = !reachable;
     kept_list_free(ctx, &st->kept);
-    if (gl_platform_make_current(ctx, st) == GPGPU_SUCCESS && st->gl.DeleteProgram) {
-        if (st->debug_installed && st->platform == GPGPU_GL_PLATFORM_ADOPT) {
-            /* The caller's context outlives ctx: never leave it a callback into freed memory. */
-            GLDEBUGPROC callback;
-            memcpy(&callback, &st->saved_debug_callback, sizeof callback);
-            st->gl.DebugMessageCallback(callback, st->saved_debug_user);
-            if (!st->saved_debug_synchronous)
-                st->gl.Disable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
-            if (!st->saved_debug_output)
-                st->gl.Disable(GL_DEBUG_OUTPUT);
-        }
+    if (own && st->debug_installed && st->platform == GPGPU_GL_PLATFORM_ADOPT) {
+        /* The caller's context outlives ctx: never leave it a callback into freed memory. */
+        GLDEBUGPROC callback;
+        memcpy(&callback, &st->saved_debug_callback, sizeof callback);
+        st->gl.DebugMessageCallback(callback, st->saved_debug_user);
+        if (!st->saved_debug_synchronous)
+            st->gl.Disable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+        if (!st->saved_debug_output)
+            st->gl.Disable(GL_DEBUG_OUTPUT);
+        st->debug_installed = false;
+    }
+    if (own && st->timed_cap)
+        st->gl.DeleteQueries((GLsizei)st->timed_cap, st->timed_queries);
+    if (reachable) {
         for (size_t i = 0; i < st->programs.count; i++)
             st->gl.DeleteProgram((GLuint)st->programs.entries[i].handle);
-        if (st->timed_cap)
-            st->gl.DeleteQueries((GLsizei)st->timed_cap, st->timed_queries);
         gl_transfer_close(st);
-        gl_profile_close(st);
+        if (st->share_probe)
+            st->gl.DeleteBuffers(1, &st->share_probe);
+        if (st->handoff)
+            st->gl.DeleteSync(st->handoff);
     }
+    gl_profile_close(st, own);
     gl_vkmem_close(st); /* its buffers are gone: destroyed before the context */
     variant_cache_free(&st->programs);
     gl_platform_close(st);
+    if (st->debug_installed && !own)
+        leave_sink(st->debug);
+    else
+        free(st->debug);
     free(st->timed_queries);
     free(st);
     ctx->impl = NULL;
@@ -600,11 +728,11 @@ static void GLAD_API_PTR debug_message(GLenum source, GLenum type, GLuint id, GL
 {
     (void)id;
     (void)length;
-    gl_state *st = gl_of((gpgpu_context *)user);
+    gl_debug_sink *sink = (gl_debug_sink *)user;
     bool bad = type == GL_DEBUG_TYPE_ERROR || type == GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR ||
                severity == GL_DEBUG_SEVERITY_HIGH;
-    if (bad && source != GL_DEBUG_SOURCE_SHADER_COMPILER && !st->debug_error[0])
-        snprintf(st->debug_error, sizeof st->debug_error, "%s", message);
+    if (bad && source != GL_DEBUG_SOURCE_SHADER_COMPILER && !sink->message[0])
+        snprintf(sink->message, sizeof sink->message, "%s", message);
 }
 
 /* GPGPU_GL_DEBUG=1 turns debug on as desc.debug does, for programs that
@@ -622,26 +750,27 @@ gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *cal
     const gpgpu_context_desc *desc = &with_env;
     ctx->debug = desc->debug; /* gl_dispatch's check after every dispatch too */
     gl_state *st = calloc(1, sizeof *st);
-    CHECK(st, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    gl_debug_sink *sink = calloc(1, sizeof *sink);
+    if (!st || !sink) {
+        free(st);
+        free(sink);
+        return ctx_fail(ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    st->debug = sink;
     st->display = EGL_NO_DISPLAY;
     st->egl_context = EGL_NO_CONTEXT;
     ctx->impl = st;
     ctx->exec = &gl_exec_backend;
     gpgpu_status status = gl_platform_open(ctx, st, desc);
-    if (status == GPGPU_SUCCESS) {
-        query_info(ctx, st);
-        if (ctx->info.version_major < 4 ||
-            (ctx->info.version_major == 4 && ctx->info.version_minor < 3))
-            status = ctx_fail(ctx, GPGPU_ERROR_GL_VERSION,
-                              "GL %d.%d (%s) has no compute shaders: 4.3 or newer is needed",
-                              ctx->info.version_major, ctx->info.version_minor, st->version);
-    }
     if (status != GPGPU_SUCCESS) {
         gl_platform_close(st);
+        free(st->debug);
         free(st);
         ctx->impl = NULL;
         return status;
     }
+    query_info(ctx, st);
+    gl_platform_share_probe(st);
     gl_profile_open(st);
     /* GL names no CPU device; only NVIDIA's extension says how much memory there is. */
     st->kept = kept_list_for(ctx, KEPT_DEFAULT_LIMIT(ctx->info.device_memory_bytes, false),
@@ -662,7 +791,7 @@ gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *cal
                 st->gl.DebugMessageControl(GL_DONT_CARE,
                                            i ? GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR : GL_DEBUG_TYPE_ERROR,
                                            GL_DONT_CARE, 0, NULL, GL_TRUE);
-        st->gl.DebugMessageCallback(debug_message, ctx);
+        st->gl.DebugMessageCallback(debug_message, st->debug);
     }
     return gl_check_error(ctx, "creating the context");
 }

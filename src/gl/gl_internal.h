@@ -20,12 +20,52 @@ typedef struct gl_buffer {
     void *vk_allocation;
 } gl_buffer;
 
+/* How an adopted context is told from others (gl_context.c): the window system's handle of
+ * the current context, or the caller's gpgpu_context_desc.gl_current_context. */
+typedef enum gl_handle_kind {
+    GL_HANDLE_CALLER,
+    GL_HANDLE_EGL,
+    GL_HANDLE_GLX,
+    GL_HANDLE_WGL
+} gl_handle_kind;
+
+/* Where GL's debug callback (gl_exec.c) keeps the first bad message for gl_check_error. Its
+ * own allocation: when a context is destroyed where the callback cannot be put back (another
+ * GL context current), the sink stays with the adopted context, which still calls into it. */
+enum { GL_DEBUG_MESSAGE_SIZE = 1024 };
+typedef struct gl_debug_sink {
+    char message[GL_DEBUG_MESSAGE_SIZE];
+    struct gl_debug_sink *next_left; /* in the list of sinks left to their GL contexts */
+} gl_debug_sink;
+
 typedef struct gl_state {
     GladGLContext gl; /* one function table per context: no global GL symbols */
     gpgpu_gl_platform platform;
     EGLDisplay display;
     EGLContext egl_context;
     void *glfw_window;
+
+    /* Adopt: the adopted context's handle and how the current one is asked for
+     * (gl_platform_make_current compares them at every call); the GLX library held open
+     * while glXGetCurrentContext is used. */
+    gl_handle_kind handle_kind;
+    void *adopted;
+    gpgpu_gl_current_context current_context;
+    void *current_user;
+    void *(*glx_current)(void);
+    void *glx_library;
+    /* Adopt with gl_accept_shared_contexts: a buffer of the adopted context, labelled
+     * share_label, which a context sharing its objects sees too; `foreign` is set while the
+     * current call runs in such a context (not the adopted one), `current` is the context
+     * the check found. handoff is the fence the last call ended with, in handoff_context:
+     * a call in another context waits for it first. */
+    bool accept_shared, foreign;
+    bool unreachable; /* destroy found the objects out of reach: no GL call (kept_free) */
+    void *current;
+    GLuint share_probe;
+    char share_label[96];
+    GLsync handoff;
+    void *handoff_context;
 
     variant_cache programs; /* handle: program name, extra: location of params */
 
@@ -67,7 +107,7 @@ typedef struct gl_state {
     GLboolean saved_debug_output, saved_debug_synchronous;
     /* Debug: the first debug message of type error or undefined behaviour
      * since the last check; gl_check_error turns it into the call's failure. */
-    char debug_error[1024];
+    gl_debug_sink *debug;
 
     char vendor[256], renderer[256], version[256];
     kept_list kept; /* freed library buffers kept for reuse (core/kept.h): gl_buffer * */
@@ -75,22 +115,31 @@ typedef struct gl_state {
 
 static inline gl_state *gl_of(gpgpu_context *ctx) { return ctx->impl; }
 
-/* gl_context.c: context creation for each platform, and making it current. */
+/* gl_context.c: context creation for each platform (refusing GL below 4.5), and making it
+ * current. gl_platform_make_current is the one gate of every GL path: a library-made
+ * context is made current; for an adopted one the current context is checked against it
+ * (GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT) before any GL call, and st->foreign
+ * says whether it is a context that shares its objects. */
 gpgpu_status gl_platform_open(gpgpu_context *ctx, gl_state *st, const gpgpu_context_desc *desc);
 void gl_platform_close(gl_state *st);
 gpgpu_status gl_platform_make_current(gpgpu_context *ctx, gl_state *st);
 const char *gl_platform_name(gpgpu_gl_platform platform);
+/* Adopt with gl_accept_shared_contexts: makes the buffer that tells contexts sharing objects
+ * with the adopted one (the adopted context is current). */
+void gl_platform_share_probe(gl_state *st);
 
 /* gl_profile.c: per-stage GPU times under GPGPU_PROFILE (each a no-op without it): open
  * with the context; begin at a call's start (a stamp), mark after each dispatch, collect
  * at the call's end and before transfers (reads the stamps, waiting; false if none were
- * pending); close reports. */
+ * pending); close reports, and deletes the queries where they can be reached. A call in
+ * a context that shares the adopted one's objects is not profiled: queries are not
+ * shared. */
 typedef struct gl_profile gl_profile;
 void gl_profile_open(gl_state *st);
 void gl_profile_begin(gl_state *st);
 void gl_profile_mark(gl_state *st, const exec_dispatch *d);
 bool gl_profile_collect(gl_state *st);
-void gl_profile_close(gl_state *st);
+void gl_profile_close(gl_state *st, bool delete_queries);
 /* GPGPU_GL_PROGRAM_DIR: writes the program's binary there (gl_profile.c). */
 void gl_program_dump(gl_state *st, const exec_variant *v, unsigned program);
 

@@ -38,7 +38,7 @@ void gl_profile_open(gl_state *st)
 void gl_profile_begin(gl_state *st)
 {
     gl_profile *p = st->profile;
-    if (!p)
+    if (!p || st->foreign) /* its queries are the adopted context's */
         return;
     st->gl.QueryCounter(p->query[0], GL_TIMESTAMP);
     p->used = 1;
@@ -74,13 +74,14 @@ void gl_profile_mark(gl_state *st, const exec_dispatch *d)
     }
 }
 
-void gl_profile_close(gl_state *st)
+void gl_profile_close(gl_state *st, bool delete_queries)
 {
     gl_profile *p = st->profile;
     if (!p)
         return;
     st->profile = NULL;
-    st->gl.DeleteQueries(GL_PROFILE_SLOTS, p->query);
+    if (delete_queries)
+        st->gl.DeleteQueries(GL_PROFILE_SLOTS, p->query);
     profile_report(&p->table, st->renderer);
     free(p);
 }

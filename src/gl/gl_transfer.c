@@ -55,7 +55,7 @@ static bool staging(gl_state *st)
         gl->DeleteBuffers(1, &st->staging);
         st->staging = 0;
         st->staging_failed = true;
-        st->debug_error[0] = '\0'; /* not the call's failure: it falls back */
+        st->debug->message[0] = '\0'; /* not the call's failure: it falls back */
         return false;
     }
     return true;

@@ -216,7 +216,7 @@ static bool give_up(gl_state *st, gl_vkmem *vm, gl_vkmem_allocation *a, GLuint m
     free_allocation(vm, a);
     while (st->gl.GetError() != GL_NO_ERROR)
         ;
-    st->debug_error[0] = '\0';
+    st->debug->message[0] = '\0';
     return false;
 }
 
@@ -261,12 +261,14 @@ bool gl_vkmem_buffer_create(gl_state *st, gl_buffer *b, size_t bytes)
     return true;
 }
 
-void gl_vkmem_buffer_destroy(gl_state *st, gl_buffer *b)
+void gl_vkmem_buffer_destroy(gl_state *st, gl_buffer *b, bool with_gl)
 {
     /* The import holds its own reference to the memory: Vulkan's handle can
      * go at once, while GL's work on the buffer may still be running. */
-    st->gl.DeleteBuffers(1, &b->name);
-    st->gl.DeleteMemoryObjectsEXT(1, &b->memory_object);
+    if (with_gl) {
+        st->gl.DeleteBuffers(1, &b->name);
+        st->gl.DeleteMemoryObjectsEXT(1, &b->memory_object);
+    }
     free_allocation(st->vkmem, b->vk_allocation);
     b->memory_object = 0;
     b->vk_allocation = NULL;
@@ -297,10 +299,11 @@ bool gl_vkmem_buffer_create(gl_state *st, gl_buffer *b, size_t bytes)
     return false;
 }
 
-void gl_vkmem_buffer_destroy(gl_state *st, gl_buffer *b)
+void gl_vkmem_buffer_destroy(gl_state *st, gl_buffer *b, bool with_gl)
 {
     (void)st;
     (void)b;
+    (void)with_gl;
 }
 
 void gl_vkmem_close(gl_state *st) { (void)st; }

@@ -19,8 +19,9 @@ bool gl_vkmem_buffer_create(gl_state *st, gl_buffer *b, size_t bytes);
 /* Whether a buffer of `bytes` goes to Vulkan memory (so that its failure there is one of
  * memory: the caller may give kept memory back and try again). */
 bool gl_vkmem_wanted(const gl_state *st, size_t bytes);
-/* Deletes a buffer gl_vkmem_buffer_create made, with its memory. */
-void gl_vkmem_buffer_destroy(gl_state *st, gl_buffer *b);
+/* Frees the Vulkan memory of a buffer gl_vkmem_buffer_create made and, `with_gl` (its GL
+ * context current), deletes the GL buffer and memory object too. */
+void gl_vkmem_buffer_destroy(gl_state *st, gl_buffer *b, bool with_gl);
 /* Releases the context's Vulkan device, if one was made. */
 void gl_vkmem_close(gl_state *st);
 

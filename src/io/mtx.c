@@ -91,7 +91,8 @@ static bool add_value(gpgpu_type type, void *data, size_t idx, mtx_value v)
 
 /* ----------------------------------------------------------------- header */
 
-/* What a vector can be: integer, real or double, general or symmetric ... */
+/* What a vector can be: integer, real or double, general or symmetric (hermitian too: with
+ * real values it is symmetric) ... */
 static gpgpu_status check_banner(const mtx_reader *r, const mtx_banner *b)
 {
     if (b->field == MTX_PATTERN || b->field == MTX_COMPLEX) {
@@ -99,7 +100,7 @@ static gpgpu_status check_banner(const mtx_reader *r, const mtx_banner *b)
                         "field '%s' is not supported (only integer, real or double)",
                         mtx_field_name(b->field));
     }
-    if (b->symmetry == MTX_SKEW_SYMMETRIC || b->symmetry == MTX_HERMITIAN) {
+    if (b->symmetry == MTX_SKEW_SYMMETRIC) {
         return mtx_fail(r, GPGPU_ERROR_PARSE, "symmetry '%s' is not supported for a vector",
                         mtx_symmetry_name(b->symmetry));
     }

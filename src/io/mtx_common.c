@@ -124,15 +124,27 @@ static gpgpu_status reserve_line(mtx_reader *r, size_t needed)
     return GPGPU_SUCCESS;
 }
 
-/* zlib keeps its first error; a truncated .gz shows up here, not as an early end. */
+/* zlib keeps its first error; a truncated .gz shows up here, not as an early end. A
+ * stream that ends early or does not decode is a malformed file (the reader got bytes,
+ * just not a gzip file's), where the system failing to read is an I/O failure. zlib
+ * writes the path before its text, which our report has already. */
 static gpgpu_status read_error(const mtx_reader *r)
 {
     int code;
     const char *text = gzerror(r->file, &code);
+    size_t len = strlen(r->path);
+    if (strncmp(text, r->path, len) == 0 && text[len] == ':' && text[len + 1] == ' ') {
+        text += len + 2;
+    }
     switch (code) {
     case Z_OK: return GPGPU_SUCCESS;
     case Z_MEM_ERROR: return mtx_fail(r, GPGPU_ERROR_OUT_OF_MEMORY, "out of memory reading");
     case Z_ERRNO: return mtx_fail(r, GPGPU_ERROR_IO, "cannot read: %s", strerror(errno));
+    case Z_BUF_ERROR:
+        return mtx_fail(r, GPGPU_ERROR_PARSE, "the gzip data ends early (%s): a truncated file",
+                        text);
+    case Z_DATA_ERROR:
+        return mtx_fail(r, GPGPU_ERROR_PARSE, "corrupt gzip data (%s)", text);
     default: return mtx_fail(r, GPGPU_ERROR_IO, "cannot read: %s", text);
     }
 }

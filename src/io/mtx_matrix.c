@@ -4,14 +4,19 @@
  */
 #include "gpgpu/io.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 
+#include "core/checked.h"
 #include "io/mtx_internal.h"
 #include "sparse/sparse_internal.h"
 
 typedef struct matrix_reader {
     mtx_reader r;
-    mtx_banner b;
+    mtx_banner b;          /* as read: a real hermitian file's symmetry is symmetric */
+    mtx_symmetry declared; /* the banner's, for the header */
+    gpgpu_type type;       /* what the values go to the GPU as: f32 refuses what it cannot hold */
     mtx_shape shape;
     sparse_triples e; /* as they come, mirrored ones included: one linear pass sorts them */
     size_t at_row, at_col; /* array files: where the next value goes */
@@ -66,6 +71,15 @@ static gpgpu_status parse_entry_value(const matrix_reader *m, const char *tok, d
     gpgpu_status s = mtx_parse_float(&m->r, GPGPU_TYPE_F64, tok, &x);
     if (s == GPGPU_SUCCESS) {
         *v = x.d;
+    }
+    /* Past FLT_MAX the decimal is read again as f32, as gpgpu_mtx_read_vector reads it: what
+     * rounds to an infinity there is refused with its line, what rounds to FLT_MAX is kept
+     * as that (a double rounded twice could land on the other side). A pattern line's value
+     * is ignored: any number will do. */
+    if (s == GPGPU_SUCCESS && m->type == GPGPU_TYPE_F32 && m->b.field != MTX_PATTERN &&
+        isfinite(x.d) && fabs(x.d) > FLT_MAX) {
+        s = mtx_parse_float(&m->r, GPGPU_TYPE_F32, tok, &x);
+        *v = s == GPGPU_SUCCESS ? (double)x.f : *v;
     }
     return s;
 }
@@ -132,18 +146,19 @@ static gpgpu_status read_array(matrix_reader *m)
 
 /* ------------------------------------------------------------------- file */
 
-/* What a matrix can hold: any field but complex, any symmetry but hermitian. */
-static gpgpu_status check_banner(const matrix_reader *m)
+/* What a matrix can hold: any field but complex. A = A^H with real entries is A = A^T, so a
+ * real (integer, pattern) hermitian file is read as the symmetric one it is, as SciPy's
+ * mmread does. */
+static gpgpu_status check_banner(matrix_reader *m)
 {
     if (m->b.field == MTX_COMPLEX) {
         return mtx_fail(&m->r, GPGPU_ERROR_PARSE,
                         "field 'complex' is not supported (host values are real: real, double, "
                         "integer or pattern)");
     }
+    m->declared = m->b.symmetry;
     if (m->b.symmetry == MTX_HERMITIAN) {
-        return mtx_fail(&m->r, GPGPU_ERROR_PARSE,
-                        "symmetry 'hermitian' is not supported (it implies complex values; "
-                        "general, symmetric or skew-symmetric)");
+        m->b.symmetry = MTX_SYMMETRIC;
     }
     return GPGPU_SUCCESS;
 }
@@ -172,7 +187,27 @@ static void fill_header(const matrix_reader *m, gpgpu_mtx_header *h)
                             .cols = (uint32_t)m->shape.cols,
                             .entries = m->shape.entries};
     snprintf(h->field, sizeof h->field, "%s", mtx_field_name(m->b.field));
-    snprintf(h->symmetry, sizeof h->symmetry, "%s", mtx_symmetry_name(m->b.symmetry));
+    snprintf(h->symmetry, sizeof h->symmetry, "%s", mtx_symmetry_name(m->declared));
+}
+
+/* Every value was within f32's range, but duplicate entries are summed (in double): a sum
+ * past it is refused as gpgpu_mtx_read_vector refuses one. */
+static gpgpu_status check_sums_f32(const matrix_reader *m, gpgpu_csr *a)
+{
+    for (uint32_t i = 0; i < a->rows; i++) {
+        for (uint32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+            double v = a->values[k];
+            if (isfinite(v) && isinf((float)v)) {
+                mtx_report(m->r.msg, m->r.msg_size, m->r.path, 0,
+                           "the duplicate entries of (%u, %u) sum to %.9g, past the range of "
+                           "f32",
+                           i + 1, a->col_idx[k] + 1, v);
+                gpgpu_csr_free(a);
+                return GPGPU_ERROR_PARSE;
+            }
+        }
+    }
+    return GPGPU_SUCCESS;
 }
 
 static gpgpu_status read_matrix(matrix_reader *m, gpgpu_csr *out, gpgpu_mtx_header *header)
@@ -206,12 +241,22 @@ static gpgpu_status read_matrix(matrix_reader *m, gpgpu_csr *out, gpgpu_mtx_head
     }
     s = sparse_triples_to_csr(&m->e, (uint32_t)m->shape.rows, (uint32_t)m->shape.cols, out,
                               NULL, 0);
-    return s == GPGPU_SUCCESS ? s : mtx_fail(&m->r, s, "out of memory building the CSR");
+    if (s != GPGPU_SUCCESS) {
+        return mtx_fail(&m->r, s, "out of memory building the CSR");
+    }
+    return m->type == GPGPU_TYPE_F32 ? check_sums_f32(m, out) : GPGPU_SUCCESS;
 }
 
 GPGPU_API gpgpu_status gpgpu_mtx_read_matrix(const char *path, gpgpu_csr *out,
                                              gpgpu_mtx_header *header, char *msg,
                                              size_t msg_size)
+{
+    return gpgpu_mtx_read_matrix_as(path, GPGPU_TYPE_F64, out, header, msg, msg_size);
+}
+
+GPGPU_API gpgpu_status gpgpu_mtx_read_matrix_as(const char *path, gpgpu_type type,
+                                                gpgpu_csr *out, gpgpu_mtx_header *header,
+                                                char *msg, size_t msg_size)
 {
     if (out != NULL) {
         *out = (gpgpu_csr){0};
@@ -223,7 +268,13 @@ GPGPU_API gpgpu_status gpgpu_mtx_read_matrix(const char *path, gpgpu_csr *out,
         mtx_report(msg, msg_size, NULL, 0, "gpgpu_mtx_read_matrix: path and out are required");
         return GPGPU_ERROR_NULL_POINTER;
     }
-    matrix_reader m = {0};
+    if (type != GPGPU_TYPE_F32 && type != GPGPU_TYPE_F64) {
+        mtx_report(msg, msg_size, NULL, 0,
+                   "gpgpu_mtx_read_matrix_as: matrix values are f32 or f64, not type %d",
+                   (int)type);
+        return GPGPU_ERROR_INVALID_ARGUMENT;
+    }
+    matrix_reader m = {.type = type};
     gpgpu_status s = mtx_open(&m.r, path, msg, msg_size);
     if (s == GPGPU_SUCCESS) {
         s = read_matrix(&m, out, header);
@@ -296,6 +347,17 @@ GPGPU_API gpgpu_status gpgpu_mtx_write_dense(const char *path, uint32_t rows, ui
         mtx_report(msg, msg_size, NULL, 0,
                    "gpgpu_mtx_write_dense: the row stride %zu is below the %u columns", ld, cols);
         return GPGPU_ERROR_INVALID_ARGUMENT;
+    }
+    /* The values span (rows - 1) * ld + cols doubles: past SIZE_MAX bytes no array holds them,
+     * and the index of the last one would wrap. */
+    size_t span = 0;
+    if (rows > 0 && cols > 0 &&
+        (!size_mul((size_t)rows - 1, ld, &span) || !size_add(span, cols, &span) ||
+         !size_mul(span, sizeof *values, &span))) {
+        mtx_report(msg, msg_size, NULL, 0,
+                   "gpgpu_mtx_write_dense: %u rows of stride %zu span more than SIZE_MAX bytes",
+                   rows, ld);
+        return GPGPU_ERROR_TOO_LARGE;
     }
     FILE *f = NULL;
     gpgpu_status s = mtx_create(path, &f, msg, msg_size);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "core/internal.h"
 #include "sparse/sparse_internal.h"
 
@@ -24,10 +25,11 @@ gpgpu_status sparse_fail(char *msg, size_t msg_size, gpgpu_status status, const 
 
 void *sparse_alloc(size_t count, size_t size)
 {
-    if (count > SIZE_MAX / size) {
+    size_t bytes;
+    if (!size_mul(count, size, &bytes)) {
         return NULL;
     }
-    return malloc(count > 0 ? count * size : size);
+    return malloc(count > 0 ? bytes : size);
 }
 
 void sparse_expand_ptr(const uint32_t *ptr, uint32_t lines, uint32_t *out)

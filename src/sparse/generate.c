@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/checked.h"
 #include "sparse/sparse_internal.h"
 
 typedef struct rng {
@@ -107,8 +108,8 @@ static uint32_t stencil_row(const void *shape, uint32_t i, uint32_t *cols, doubl
 
 static gpgpu_status laplacian(uint32_t n, bool full, gpgpu_csr *out)
 {
-    uint64_t rows = (uint64_t)n * n * n;
-    if (rows > GPGPU_SPARSE_MAX_INDEX) {
+    size_t rows;
+    if (!size_mul(n, n, &rows) || !size_mul(rows, n, &rows) || rows > GPGPU_SPARSE_MAX_INDEX) {
         return GPGPU_ERROR_TOO_LARGE;
     }
     stencil st = {.n = n, .full = full};
@@ -134,9 +135,15 @@ static uint32_t band_row(const void *shape, uint32_t i, uint32_t *cols, double *
     return last - first;
 }
 
-/* DENSE is the band that covers every column. */
+/* DENSE is the band that covers every column. The entries are counted first in closed form:
+ * rows of 2h + 1 but for the h(h + 1) the two corners cut off (h at most size - 1), so that a
+ * band past 2^31 - 1 entries is refused before a pass over its rows. */
 static gpgpu_status banded(uint32_t size, uint32_t half, rng *g, gpgpu_csr *out)
 {
+    uint64_t h = size > 0 && half >= size ? size - 1u : half;
+    if (size > 0 && (uint64_t)size * (2 * h + 1) - h * (h + 1) > GPGPU_SPARSE_MAX_INDEX) {
+        return GPGPU_ERROR_TOO_LARGE;
+    }
     band b = {.size = size, .half = half};
     return build_rows(size, size, &b, band_row, g, out);
 }

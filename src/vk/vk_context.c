@@ -271,6 +271,47 @@ static void query_info(gpgpu_context *ctx, vk_state *st, bool adopted)
     };
 }
 
+/* The adopted objects belong together: the physical device is the instance's, the family has
+ * compute and the queue index exists there, and the queue is that queue of the device. A
+ * queue of another device or family would take command buffers of a pool it cannot run
+ * (Vulkan's undefined behaviour, not an error). Only calls that are valid for any handles
+ * the caller could have passed are made before the queue is known to be the device's. */
+static gpgpu_status check_adopted(gpgpu_context *ctx, const gpgpu_vk_adopt *adopt)
+{
+    uint32_t count = 0;
+    vkEnumeratePhysicalDevices(adopt->instance, &count, NULL);
+    VkPhysicalDevice *devices = calloc(count ? count : 1, sizeof *devices);
+    CHECK(devices, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+    bool found = false;
+    if (vkEnumeratePhysicalDevices(adopt->instance, &count, devices) >= VK_SUCCESS)
+        for (uint32_t i = 0; i < count && !found; i++)
+            found = devices[i] == adopt->physical_device;
+    free(devices);
+    CHECK(found, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "vulkan adopt: the physical device is not one of the instance's");
+    vkGetPhysicalDeviceQueueFamilyProperties(adopt->physical_device, &count, NULL);
+    VkQueueFamilyProperties families[32];
+    count = count < 32 ? count : 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(adopt->physical_device, &count, families);
+    uint32_t family = adopt->queue_family_index, index = adopt->queue_index;
+    CHECK(family < count && (families[family].queueFlags & VK_QUEUE_COMPUTE_BIT), ctx,
+          GPGPU_ERROR_INVALID_ARGUMENT,
+          "vulkan adopt: queue family %u is not a compute family of the device (it has %u)",
+          family, count);
+    CHECK(index < families[family].queueCount, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "vulkan adopt: queue family %u has %u queues, so none of index %u", family,
+          families[family].queueCount, index);
+    CHECK(vk_of_device(adopt->queue, adopt->device), ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "vulkan adopt: the queue is not one of the device's (made from another VkDevice)");
+    VkQueue expected = VK_NULL_HANDLE;
+    vkGetDeviceQueue(adopt->device, family, index, &expected);
+    CHECK(expected == adopt->queue, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "vulkan adopt: the queue is not queue %u of family %u of the device (set "
+          "queue_family_index and queue_index as vkGetDeviceQueue was given them)", index,
+          family);
+    return GPGPU_SUCCESS;
+}
+
 gpgpu_status vk_device_open(gpgpu_context *ctx, vk_state *st, const gpgpu_context_desc *desc)
 {
     const gpgpu_vk_adopt *adopt = desc->vk_adopt;
@@ -283,6 +324,7 @@ gpgpu_status vk_device_open(gpgpu_context *ctx, vk_state *st, const gpgpu_contex
         st->device = adopt->device;
         st->queue = adopt->queue;
         st->queue_family = adopt->queue_family_index;
+        TRY(check_adopted(ctx, adopt));
     } else {
         st->owns_device = true;
         TRY(create_instance(ctx, st, desc->debug || env_on("GPGPU_VK_VALIDATION")));

@@ -332,6 +332,12 @@ static gpgpu_status staged_transfer(gpgpu_buffer *buf, size_t offset, void *host
     gpgpu_context *ctx = buf->ctx;
     vk_state *st = vk_of(ctx);
     vk_buffer *b = buf_of(buf);
+    /* A piece is copied when the command buffer runs, which for the caller's is after the
+     * next piece (or the next call) has reused the staging memory. */
+    CHECK(!st->caller_cmd, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+          "a transfer of %zu bytes through the staging buffer cannot be recorded into the "
+          "caller's command buffer (writes of whole words up to 64 KiB can); call "
+          "gpgpu_vk_record_into with VK_NULL_HANDLE first", bytes);
     double since = vk_profile_clock(st);
     for (size_t done = 0; done < bytes;) {
         VkDeviceSize piece = bytes - done < STAGING_PIECE ? bytes - done : STAGING_PIECE;
@@ -766,6 +772,11 @@ gpgpu_status gpgpu_vk_record_into(gpgpu_context *ctx, VkCommandBuffer cmd)
     CHECK(ctx->exec == &vk_exec_backend, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "gpgpu_vk_record_into: the context's backend is %s, not vulkan", ctx->exec->name);
     vk_state *st = vk_of(ctx);
+    /* Recorded with the library's pipelines and buffers, which are this device's alone. */
+    CHECK(cmd == VK_NULL_HANDLE || vk_of_device(cmd, st->device), ctx,
+          GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_vk_record_into: the command buffer was not allocated from the context's "
+          "device");
     TRY(flush(ctx));
     if (st->caller_cmd && st->sets_used > 0)
         TRY(retire_descriptor_pool(ctx));

@@ -11,6 +11,17 @@
 
 extern const exec_backend vk_exec_backend;
 
+/* Whether a dispatchable handle (a VkQueue, a VkCommandBuffer) was made from `device`. The
+ * loader writes the pointer to its dispatch table into the first word of every dispatchable
+ * object a driver returns, and a device's queues and command buffers get the device's table
+ * (docs/LoaderDriverInterface.md, "Driver Dispatchable Object Creation"); that pointer is
+ * unique to a VkDevice, which is why layers key their per-device data on it
+ * (docs/LoaderLayerInterface.md, "Hash Maps"), of the Khronos Vulkan-Loader. */
+static inline bool vk_of_device(const void *handle, VkDevice device)
+{
+    return *(void *const *)handle == *(void *const *)(const void *)device;
+}
+
 typedef struct vk_buffer {
     VkBuffer buffer;
     VkDeviceMemory memory; /* VK_NULL_HANDLE for a wrapped buffer */
