@@ -407,14 +407,37 @@ typedef struct gpgpu_mpi_cg_desc {
     void *user_data;
 } gpgpu_mpi_cg_desc;
 
+/** Why a solve stopped before converging, where it did not run out of iterations: as
+ *  `gpgpu cg` breaks down (each is the same on every rank, from the same sums). */
+typedef enum gpgpu_mpi_cg_breakdown {
+    GPGPU_MPI_CG_BREAKDOWN_NONE = 0,
+    /** p.Ap <= 0 (values[0]): A is not positive definite, or the precision ran out */
+    GPGPU_MPI_CG_BREAKDOWN_PAP = 1,
+    /** p.Ap (values[0]) infinite or NaN: the values overflowed the type */
+    GPGPU_MPI_CG_BREAKDOWN_PAP_OVERFLOW = 2,
+    /** ||b||^2 (values[0]) infinite or NaN, before the first iteration */
+    GPGPU_MPI_CG_BREAKDOWN_RHS_OVERFLOW = 3,
+    /** r.r (values[0]) infinite or NaN */
+    GPGPU_MPI_CG_BREAKDOWN_RR_OVERFLOW = 4,
+    /** r.z (values[0]) infinite or NaN, z = r/diag(A) */
+    GPGPU_MPI_CG_BREAKDOWN_RZ_OVERFLOW = 5,
+    /** the step r.z / p.Ap (values[0] / values[1]) beyond the type's range, which the vector
+     *  updates refuse */
+    GPGPU_MPI_CG_BREAKDOWN_STEP = 6,
+    /** the direction's factor r.z / r.z(previous) (values[0] / values[1]) beyond the type's
+     *  range */
+    GPGPU_MPI_CG_BREAKDOWN_DIRECTION = 7
+} gpgpu_mpi_cg_breakdown;
+
 /** What a solve did. The times are this rank's, summed over the iterations. */
 typedef struct gpgpu_mpi_cg_stats {
     uint64_t iterations;
     bool converged;
-    /** p.Ap <= 0 (or NaN) at some iteration: A is not positive definite, or the precision ran
-     *  out; pap holds it. The solve stops there (the status is still GPGPU_SUCCESS). */
-    bool breakdown;
-    double pap;
+    /** The solve stopped at iteration breakdown_iteration (0: before the first) for this
+     *  reason; the status is still GPGPU_SUCCESS. */
+    gpgpu_mpi_cg_breakdown breakdown;
+    uint64_t breakdown_iteration;
+    double breakdown_values[2];
     double residual;      /**< ||r||/||b|| at the end (the recurrence's) */
     double b_norm;        /**< ||b|| */
     uint64_t allreduces;  /**< MPI_Allreduce calls of the iterations */
@@ -430,7 +453,8 @@ typedef struct gpgpu_mpi_cg_stats {
  * Solves A*x = b for a symmetric positive definite A by conjugate gradients, from the x given
  * (`gpgpu-mpi cg` starts from 0); x ends as the last iterate. b fits A's rows, x its columns
  * (A square, split alike). Not converging within max_iter, and a breakdown, are results, in
- * *stats (may be NULL), not failures.
+ * *stats (may be NULL), not failures. The scalars of a step are checked as `gpgpu cg` checks
+ * them before they reach the vector updates (gpgpu_axpby refuses what the type cannot hold).
  * @return GPGPU_SUCCESS on every rank, or on every rank the same failure:
  *   GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown variant, tol negative,
  *   A not square or its rows and columns split differently, vectors that do not fit it, a

@@ -4,6 +4,7 @@
  * rank whose GPU failed skips its GPU work but still takes its part in every message. */
 #include "dist_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -69,7 +70,7 @@ static void precondition(cg *c)
     static const gpgpu_spmv_desc scale = { .algo = GPGPU_ALGO_SPMV_SCALAR };
 
     if (c->inv_diag != NULL)
-        LOCAL(c, dist_block_spmv(c->ctx, &scale, 1, c->inv_diag, c->r->buffer, c->r->offset, 0,
+        LOCAL(c, gpgpu_spmv(c->ctx, &scale, 1, c->inv_diag, c->r->buffer, c->r->offset, 0,
                                  c->z->buffer, c->z->offset),
               "cg: the Jacobi scaling");
 }
@@ -98,7 +99,7 @@ static void product(cg *c, double alpha, const gpgpu_mpi_vector *x, double beta,
 static bool reduce(cg *c, double *values, int count)
 {
     gpgpu_status status = dist_sum(c->a->user_comm, values, count, c->status);
-    c->st.allreduces++;
+    c->st.allreduces += c->iterating;
     c->status = status;
     return status == GPGPU_SUCCESS;
 }
@@ -106,6 +107,35 @@ static bool reduce(cg *c, double *values, int count)
 static double since(double t)
 {
     return dist_now_ns() - t;
+}
+
+/* Stops the solve (a result, not a failure: every rank has the same sums and stops alike) at
+ * the step under way (0: the setup). Returns false, for the step to return. */
+static bool breakdown(cg *c, gpgpu_mpi_cg_breakdown why, double v0, double v1)
+{
+    c->st.breakdown = why;
+    c->st.breakdown_iteration = c->iterating ? c->st.iterations + 1 : 0;
+    c->st.breakdown_values[0] = v0;
+    c->st.breakdown_values[1] = v1;
+    return false;
+}
+
+/* Whether a scalar can go into the vector updates, which refuse what the type cannot hold
+ * (a tiny p.Ap makes a step overflow f32 long before double). */
+static bool fits(const cg *c, double v)
+{
+    return isfinite(v) && (c->type != GPGPU_TYPE_F32 || fabs(v) <= FLT_MAX);
+}
+
+/* r.r and r.z as the residual's update left them: a sum that overflowed (or NaN from one)
+ * would end the loop as if converged, or never. */
+static bool residual_finite(cg *c, double rr, double rz)
+{
+    if (!isfinite(rr))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_RR_OVERFLOW, rr, 0);
+    if (!isfinite(rz))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_RZ_OVERFLOW, rz, 0);
+    return true;
 }
 
 /* ------------------------------------------------------------ classic */
@@ -135,7 +165,9 @@ static bool classic_setup(cg *c, cg_scalars *k)
     c->st.b_norm = sqrt(sums[0]);
     k->rr = sums[1];
     k->rz = sums[2];
-    return true;
+    if (!isfinite(sums[0]))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_RHS_OVERFLOW, sums[0], 0);
+    return residual_finite(c, k->rr, k->rz);
 }
 
 /* q = A*p; p.q (the first reduction); x += a*p, r -= a*q with r.r, z = M^-1 r; r.z (the
@@ -151,14 +183,14 @@ static bool classic_step(cg *c, cg_scalars *k)
     if (!reduce(c, &pq, 1))
         return false;
     c->st.reduce_ns += since(t);
-    /* p.Ap > 0 for every p != 0 is what positive definite means; NaN fails too. Every rank
-     * has the same sum, so every rank stops here alike. */
-    if (!(pq > 0)) {
-        c->st.breakdown = true;
-        c->st.pap = pq;
-        return true;
-    }
+    /* p.Ap > 0 for every p != 0 is what positive definite means. */
+    if (!isfinite(pq))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_PAP_OVERFLOW, pq, 0);
+    if (!(pq > 0))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_PAP, pq, 0);
     double alpha = k->rz / pq;
+    if (!fits(c, alpha))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_STEP, k->rz, pq);
     t = dist_now_ns();
     axpby(c, alpha, c->p, 1, c->x);
     sums[0] = update_dot(c, -alpha, c->q, 1, c->r);
@@ -172,6 +204,10 @@ static bool classic_step(cg *c, cg_scalars *k)
         return false;
     c->st.reduce_ns += since(t);
     double rz = jacobi ? sums[1] : sums[0];
+    if (!residual_finite(c, sums[0], rz))
+        return false;
+    if (!fits(c, rz / k->rz))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_DIRECTION, rz, k->rz);
     t = dist_now_ns();
     axpby(c, 1, c->z, rz / k->rz, c->p);
     fence(c);
@@ -205,7 +241,9 @@ static bool single_setup(cg *c, cg_scalars *k)
     k->rz = sums[2];
     k->zw = sums[3];
     k->first = true;
-    return true;
+    if (!isfinite(sums[0]))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_RHS_OVERFLOW, sums[0], 0);
+    return residual_finite(c, k->rr, k->rz);
 }
 
 /* p = z + b*p, s = w + b*s, x += a*p, r -= a*s with r.r, z = M^-1 r; w = A*z; r.z, z.w and r.r
@@ -217,12 +255,15 @@ static bool single_step(cg *c, cg_scalars *k)
     double beta = k->first ? 0 : k->rz / k->rz_old;
     double pap = k->first ? k->zw : k->zw - beta * k->rz / k->alpha_old;
 
-    if (!(pap > 0)) {
-        c->st.breakdown = true;
-        c->st.pap = pap;
-        return true;
-    }
+    if (!fits(c, beta))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_DIRECTION, k->rz, k->rz_old);
+    if (!isfinite(pap))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_PAP_OVERFLOW, pap, 0);
+    if (!(pap > 0))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_PAP, pap, 0);
     double alpha = k->rz / pap;
+    if (!fits(c, alpha))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_STEP, k->rz, pap);
     /* beta = 0 writes p and s without reading them: the first step needs no p or s before. */
     axpby(c, 1, c->z, beta, c->p);
     axpby(c, 1, c->w, beta, c->s);
@@ -239,6 +280,8 @@ static bool single_step(cg *c, cg_scalars *k)
     if (!reduce(c, sums, 3))
         return false;
     c->st.reduce_ns += since(t);
+    if (!residual_finite(c, sums[0], sums[1]))
+        return false;
     k->rz_old = k->rz;
     k->alpha_old = alpha;
     k->rr = sums[0];
@@ -347,17 +390,21 @@ static void iterate(cg *c, cg_scalars *k)
     c->iterating = true;
     while (rel > c->tol && c->st.iterations < c->max_iter) {
         double gpu_ns = 0, wall = dist_now_ns();
-        if (c->desc->gpu_timer)
-            LOCAL(c, gpgpu_timer_begin(c->ctx), "cg: gpgpu_timer_begin");
-        bool ok = single ? single_step(c, k) : classic_step(c, k);
+        bool timed = false;
         if (c->desc->gpu_timer) {
+            LOCAL(c, gpgpu_timer_begin(c->ctx), "cg: gpgpu_timer_begin");
+            timed = c->status == GPGPU_SUCCESS;
+        }
+        bool ok = single ? single_step(c, k) : classic_step(c, k);
+        /* Only the measurement this step began is ended (not one of the caller's). A timer
+         * that fails on one rank is that rank's failure, met by the others at the next
+         * reduction. */
+        if (timed) {
             gpgpu_status timer = gpgpu_timer_end(c->ctx, &gpu_ns);
-            if (ok && timer != GPGPU_SUCCESS && c->status == GPGPU_SUCCESS)
+            if (timer != GPGPU_SUCCESS && c->status == GPGPU_SUCCESS)
                 c->status = dist_fail_core(timer, c->ctx, "cg: gpgpu_timer_end");
         }
-        /* A timer that failed on one rank is that rank's failure, met by the others at the
-         * next reduction; the ones of this step are behind it already. */
-        if (!ok || c->st.breakdown)
+        if (!ok)
             break;
         wall = since(wall);
         c->st.iterations++;
@@ -371,7 +418,7 @@ static void iterate(cg *c, cg_scalars *k)
         }
     }
     c->st.residual = rel;
-    c->st.converged = !c->st.breakdown && rel <= c->tol;
+    c->st.converged = c->st.breakdown == GPGPU_MPI_CG_BREAKDOWN_NONE && rel <= c->tol;
 }
 
 gpgpu_status gpgpu_mpi_cg(gpgpu_mpi_matrix *a, const gpgpu_mpi_vector *b, gpgpu_mpi_vector *x,
@@ -400,8 +447,11 @@ gpgpu_status gpgpu_mpi_cg(gpgpu_mpi_matrix *a, const gpgpu_mpi_vector *b, gpgpu_
     if (status == GPGPU_SUCCESS) {
         bool ok = c.desc->variant == GPGPU_MPI_CG_SINGLE_REDUCTION ? single_setup(&c, &k)
                                                                   : classic_setup(&c, &k);
-        if (ok)
+        if (ok) {
             iterate(&c, &k);
+        } else if (c.status == GPGPU_SUCCESS) {
+            c.st.residual = c.st.b_norm > 0 ? sqrt(k.rr) / c.st.b_norm : 0;
+        }
         /* A failure after the last reduction (a timer, the last update) is met here. */
         status = dist_agree(comm, c.status);
     }

@@ -136,12 +136,6 @@ struct gpgpu_mpi_matrix {
     gpgpu_mpi_spmv_times times;
 };
 
-/* The one call of gpgpu_spmv: alpha and beta are parameters here, as libgpgpu's own are
- * about to become. */
-gpgpu_status dist_block_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *how, double alpha,
-                             const gpgpu_matrix *m, gpgpu_buffer *x, size_t x_offset,
-                             double beta, gpgpu_buffer *y, size_t y_offset);
-
 /* y = alpha*A*x + beta*y without the agreement on the arguments (the caller checked them on
  * every rank): GPU steps run while `status` is GPGPU_SUCCESS, the messages always, so that a
  * rank whose GPU failed still sends (stale values) and receives. Returns the first failure

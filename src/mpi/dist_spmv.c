@@ -7,17 +7,6 @@
 
 #include <stdlib.h>
 
-gpgpu_status dist_block_spmv(gpgpu_context *ctx, const gpgpu_spmv_desc *how, double alpha,
-                             const gpgpu_matrix *m, gpgpu_buffer *x, size_t x_offset,
-                             double beta, gpgpu_buffer *y, size_t y_offset)
-{
-    gpgpu_spmv_desc desc = *how;
-
-    desc.alpha = alpha;
-    desc.beta = beta;
-    return gpgpu_spmv(ctx, &desc, m, x, x_offset, y, y_offset);
-}
-
 /* ------------------------------------------------------- the helper thread */
 
 /* GPGPU_MPI_OVERLAP_THREAD: the thread waits for the exchange's requests while the caller's
@@ -146,7 +135,7 @@ static gpgpu_status exchange_begin(gpgpu_mpi_matrix *a, const gpgpu_mpi_vector *
     if (a->recv_rank_count > 0)
         mpi = dist_mpi_check(MPI_Startall(a->recv_rank_count, a->requests), "MPI_Startall");
     if (a->send_count > 0) {
-        GPU_STEP(status, dist_block_spmv(a->ctx, &pick, 1, a->gather, x->buffer, x->offset, 0,
+        GPU_STEP(status, gpgpu_spmv(a->ctx, &pick, 1, a->gather, x->buffer, x->offset, 0,
                                          a->send_gpu, 0),
                  "the gather of the values to send");
         GPU_STEP(status, gpgpu_buffer_download(a->send_gpu, 0, a->send_host, a->send_count * size),
@@ -182,7 +171,7 @@ static gpgpu_status diagonal_product(gpgpu_mpi_matrix *a, double alpha,
                                      gpgpu_mpi_vector *y, gpgpu_status status)
 {
     if (a->diag != NULL)
-        GPU_STEP(status, dist_block_spmv(a->ctx, &a->spmv, alpha, a->diag, x->buffer, x->offset,
+        GPU_STEP(status, gpgpu_spmv(a->ctx, &a->spmv, alpha, a->diag, x->buffer, x->offset,
                                          beta, y->buffer, y->offset),
                  "the diagonal block's product");
     return status;
@@ -195,7 +184,7 @@ static gpgpu_status offdiagonal_product(gpgpu_mpi_matrix *a, double alpha, gpgpu
     static const gpgpu_spmv_desc own = { .algo = GPGPU_ALGO_DEFAULT };
 
     for (uint32_t k = 0; k < a->range_count; k++)
-        GPU_STEP(status, dist_block_spmv(a->ctx, &own, alpha, a->ranges[k].block, a->ghost_gpu, 0,
+        GPU_STEP(status, gpgpu_spmv(a->ctx, &own, alpha, a->ranges[k].block, a->ghost_gpu, 0,
                                          1, y->buffer, y->offset + a->ranges[k].first),
                  "the off-diagonal block's product");
     return status;

@@ -206,9 +206,12 @@ static void test_breakdown_and_refusal(gpgpu_context *ctx)
     for (int v = GPGPU_MPI_CG_CLASSIC; v <= GPGPU_MPI_CG_SINGLE_REDUCTION; v++) {
         EXPECT_STATUS(run_solve(m, (gpgpu_mpi_cg_desc){ .variant = (gpgpu_mpi_cg_variant)v }, &s),
                       GPGPU_SUCCESS);
-        EXPECT(s.st.breakdown && !s.st.converged && s.st.iterations == 0 && s.st.pap < 0,
-               "variant %d on -A: breakdown %d after %llu iterations, p.Ap %g", v,
-               s.st.breakdown, (unsigned long long)s.st.iterations, s.st.pap);
+        EXPECT(s.st.breakdown == GPGPU_MPI_CG_BREAKDOWN_PAP && !s.st.converged &&
+                   s.st.iterations == 0 && s.st.breakdown_iteration == 1 &&
+                   s.st.breakdown_values[0] < 0,
+               "variant %d on -A: breakdown %d at iteration %llu, p.Ap %g", v,
+               (int)s.st.breakdown, (unsigned long long)s.st.breakdown_iteration,
+               s.st.breakdown_values[0]);
     }
     gpgpu_mpi_matrix_destroy(m);
     /* Jacobi: a_ii > 0 on every rank but the last, whose last row has -6. */

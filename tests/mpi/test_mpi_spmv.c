@@ -137,7 +137,7 @@ static double *serial_product(gpgpu_context *ctx, gpgpu_type type, const gpgpu_c
     gpgpu_buffer *bx = NULL, *by = NULL;
     void *raw = xmalloc(((size_t)a->cols + a->rows + 1) * size);
     double *y = xmalloc(((size_t)a->rows + 1) * sizeof *y);
-    gpgpu_spmv_desc d = { .alpha = alpha, .beta = beta };
+    gpgpu_spmv_desc d = { 0 };
 
     test_die_on(gpgpu_matrix_create(ctx, &(gpgpu_matrix_desc){ .type = type }, a, &m),
                 "gpgpu_matrix_create (serial)");
@@ -155,7 +155,7 @@ static double *serial_product(gpgpu_context *ctx, gpgpu_type type, const gpgpu_c
         if (n > 0)
             test_die_on(gpgpu_buffer_upload(pass == 0 ? bx : by, 0, raw, n * size), "upload");
     }
-    test_die_on(gpgpu_spmv(ctx, &d, m, bx, 0, by, 0), "gpgpu_spmv (serial)");
+    test_die_on(gpgpu_spmv(ctx, &d, alpha, m, bx, 0, beta, by, 0), "gpgpu_spmv (serial)");
     if (a->rows > 0)
         test_die_on(gpgpu_buffer_download(by, 0, raw, a->rows * size), "download");
     for (uint32_t i = 0; i < a->rows; i++)

@@ -211,7 +211,7 @@ typedef struct cg_run {
     const cg_args *c;
     const mpi_args *m;
     FILE *log;
-    uint64_t max_iter;
+    uint64_t max_iter, rows;
 } cg_run;
 
 /* Rank 0 prints gpgpu cg's line of an iteration (every --every, and the last). */
@@ -225,10 +225,59 @@ static void print_iteration(const gpgpu_mpi_cg_iteration *it, void *user_data)
     if (k == 0) {
         fprintf(run->log, "%8s  %-14s %12s %12s\n", "iter", "||r||/||b||", "gpu_us", "wall_us");
         fprintf(run->log, "%8d  %-14.6e %12s %12s\n", 0, it->residual, "-", "-");
-    } else if (k % run->c->every == 0 || it->residual <= run->c->tol || k == run->max_iter) {
-        fprintf(run->log, "%8llu  %-14.6e %12.1f %12.1f\n", (unsigned long long)k, it->residual,
-                it->gpu_ns / 1e3, it->wall_ns / 1e3);
+        return;
     }
+    tool_progress_line("cg: iteration %llu, ||r||/||b|| = %.3e", (unsigned long long)k,
+                       it->residual);
+    if (k % run->c->every == 0 || it->residual <= run->c->tol || k == run->max_iter) {
+        char gpu[32] = "-";
+        if (!tool_timer_missed(it->gpu_ns, it->wall_ns, 1))
+            snprintf(gpu, sizeof gpu, "%.1f", it->gpu_ns / 1e3);
+        fprintf(run->log, "%8llu  %-14.6e %12s %12.1f\n", (unsigned long long)k, it->residual,
+                gpu, it->wall_ns / 1e3);
+    }
+}
+
+/* gpgpu cg's words for a breakdown, on rank 0. */
+static void print_breakdown(const gpgpu_mpi_cg_stats *st, gpgpu_type type, bool b_given)
+{
+    const char *t = gpgpu_type_name(type);
+    const double *v = st->breakdown_values;
+    char reason[256];
+
+    if (rank_ != 0 || st->breakdown == GPGPU_MPI_CG_BREAKDOWN_NONE)
+        return;
+    switch (st->breakdown) {
+    case GPGPU_MPI_CG_BREAKDOWN_PAP:
+        snprintf(reason, sizeof reason, "p.Ap = %g, so A is not positive definite (or %s ran "
+                 "out of precision)", v[0], t);
+        break;
+    case GPGPU_MPI_CG_BREAKDOWN_PAP_OVERFLOW:
+        snprintf(reason, sizeof reason, "p.Ap = %g: %s overflowed (the values are too large "
+                 "for it)", v[0], t);
+        break;
+    case GPGPU_MPI_CG_BREAKDOWN_RHS_OVERFLOW:
+        snprintf(reason, sizeof reason, "||b||^2 = %g: %s overflowed (b%s is too large for it)",
+                 v[0], t, b_given ? "" : " = A*ones");
+        break;
+    case GPGPU_MPI_CG_BREAKDOWN_RR_OVERFLOW:
+        snprintf(reason, sizeof reason, "r.r = %g: %s overflowed (the values are too large for "
+                 "it)", v[0], t);
+        break;
+    case GPGPU_MPI_CG_BREAKDOWN_RZ_OVERFLOW:
+        snprintf(reason, sizeof reason, "r.z = %g with z = r/diag(A): %s overflowed", v[0], t);
+        break;
+    case GPGPU_MPI_CG_BREAKDOWN_STEP:
+        snprintf(reason, sizeof reason, "the step r.z / p.Ap = %g / %g is beyond %s's range",
+                 v[0], v[1], t);
+        break;
+    default:
+        snprintf(reason, sizeof reason, "the direction's factor r.z / r.z(previous) = %g / %g "
+                 "is beyond %s's range", v[0], v[1], t);
+        break;
+    }
+    tool_message("breakdown at iteration %llu: %s", (unsigned long long)st->breakdown_iteration,
+                 reason);
 }
 
 /* ||b - A*x||/||b|| and, with ones (b = A*ones), max |x_i - 1|: gpgpu cg's summary. */
@@ -291,6 +340,7 @@ static gpgpu_status summarize(const cg_run *run, gpgpu_mpi_matrix *a, const gpgp
                               const gpgpu_mpi_vector *x, const gpgpu_mpi_vector *ones,
                               const gpgpu_mpi_cg_stats *st)
 {
+    uint64_t rows = run->rows;
     double true_rel = 0, error = 0;
     double per = st->iterations > 0 ? (double)st->iterations : 1;
     gpgpu_mpi_matrix_info info;
@@ -301,17 +351,22 @@ static gpgpu_status summarize(const cg_run *run, gpgpu_mpi_matrix *a, const gpgp
     gpgpu_mpi_matrix_get_info(a, &info);
     if (rank_ == 0) {
         fprintf(run->log, "%s after %llu iterations: ||r||/||b|| = %.3e (tol %.3g)\n",
-                st->converged ? "converged" : "not converged",
+                st->converged ? "converged"
+                : st->breakdown != GPGPU_MPI_CG_BREAKDOWN_NONE ? "broke down"
+                                                               : "not converged",
                 (unsigned long long)st->iterations, st->residual, run->c->tol);
         fprintf(run->log, "true residual ||b - A*x||/||b|| = %.3e\n", true_rel);
-        fprintf(run->log,
-                "time: %.3f ms GPU, %.3f ms wall; per iteration %.1f us GPU, %.1f us wall\n",
-                st->gpu_ns / 1e6, st->wall_ns / 1e6, st->gpu_ns / per / 1e3,
-                st->wall_ns / per / 1e3);
-        if (st->gpu_ns == 0 && st->iterations > 0)
-            fprintf(run->log,
-                    "(the GPU timer measured nothing: this driver's timer query reads 0)\n");
-        if (ones != NULL)
+        if (st->iterations > 0 && tool_timer_missed(st->gpu_ns, st->wall_ns, per))
+            fprintf(run->log, "time: %.3f ms wall, per iteration %.1f us wall (the GPU timer "
+                    "measured nothing: this driver's timer queries miss compute work)\n",
+                    st->wall_ns / 1e6, st->wall_ns / per / 1e3);
+        else
+            fprintf(run->log, "time: %.3f ms GPU, %.3f ms wall; per iteration %.1f us GPU, "
+                    "%.1f us wall\n", st->gpu_ns / 1e6, st->wall_ns / 1e6,
+                    st->gpu_ns / per / 1e3, st->wall_ns / per / 1e3);
+        if (ones != NULL && rows == 0)
+            fprintf(run->log, "max |x_i - 1|: none (A is 0 x 0: x has no entries)\n");
+        else if (ones != NULL)
             fprintf(run->log, "max |x_i - 1| = %.3e (b = A*ones: the solution is all ones)\n",
                     error);
     }
@@ -319,7 +374,8 @@ static gpgpu_status summarize(const cg_run *run, gpgpu_mpi_matrix *a, const gpgp
     return GPGPU_SUCCESS;
 }
 
-/* Rank 0 reads (or sizes) what the solve needs before any GPU starts, as gpgpu cg does. */
+/* Rank 0 reads (or sizes) what the solve needs before any GPU starts, as gpgpu cg does: the
+ * matrix file checked square and finite, b checked finite. */
 static int read_inputs(const cg_args *c, gpgpu_csr *a, double **b, uint64_t *rows)
 {
     int rc = TOOL_EXIT_OK;
@@ -330,10 +386,10 @@ static int read_inputs(const cg_args *c, gpgpu_csr *a, double **b, uint64_t *row
             rc = load_cg_matrix(c, a);
         *rows = c->matrix_path != NULL ? a->rows : (uint64_t)c->laplace_n * c->laplace_n *
                                                        c->laplace_n;
-        if (rc == TOOL_EXIT_OK && c->laplace_n > 0 && *rows > GPGPU_SPARSE_MAX_INDEX)
-            rc = tool_fail(GPGPU_ERROR_TOO_LARGE, "cannot generate the Laplacian", NULL);
         if (rc == TOOL_EXIT_OK && c->b_path != NULL)
-            rc = read_vector_of_length(c->b_path, *rows, "rows", b);
+            rc = read_vector_of_length(c->b_path, c->m.matrix.type, *rows, "rows", b);
+        if (rc == TOOL_EXIT_OK && *b != NULL)
+            rc = check_finite_vector(c->b_path, *b, *rows);
     }
     MPI_Bcast(rows, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     return rank0_code(rc);
@@ -392,7 +448,7 @@ static int write_solution(const cg_args *c, const gpgpu_mpi_vector *x, uint64_t 
 static int run_cg(const cg_args *c, const mpi_args *m, const gpgpu_csr *a_host,
                   const double *b_host, uint64_t rows)
 {
-    cg_run run = { .c = c, .m = m,
+    cg_run run = { .c = c, .m = m, .rows = rows,
                    .log = c->out_path != NULL && strcmp(c->out_path, "-") == 0 ? stderr
                                                                                : stdout };
     gpgpu_context *ctx = NULL;
@@ -421,11 +477,8 @@ static int run_cg(const cg_args *c, const mpi_args *m, const gpgpu_csr *a_host,
                                    .callback = print_iteration, .user_data = &run };
         if (status == GPGPU_SUCCESS)
             status = gpgpu_mpi_cg(a, b, x, &desc, &st);
-        if (status == GPGPU_SUCCESS && st.breakdown && rank_ == 0)
-            tool_message("breakdown at iteration %llu: p.Ap = %g, so A is not positive "
-                         "definite (or %s ran out of precision)",
-                         (unsigned long long)st.iterations + 1, st.pap,
-                         gpgpu_type_name(c->m.matrix.type));
+        if (status == GPGPU_SUCCESS)
+            print_breakdown(&st, c->m.matrix.type, c->b_path != NULL);
         if (status == GPGPU_SUCCESS)
             status = summarize(&run, a, b, x, ones, &st);
         if (status != GPGPU_SUCCESS)
@@ -434,7 +487,7 @@ static int run_cg(const cg_args *c, const mpi_args *m, const gpgpu_csr *a_host,
     if (rc == TOOL_EXIT_OK && c->out_path != NULL)
         rc = write_solution(c, x, rows);
     if (rc == TOOL_EXIT_OK && !st.converged) {
-        if (!st.breakdown && rank_ == 0)
+        if (st.breakdown == GPGPU_MPI_CG_BREAKDOWN_NONE && rank_ == 0)
             tool_message("did not converge within %llu iterations",
                          (unsigned long long)run.max_iter);
         rc = TOOL_EXIT_FAILURE;
@@ -463,6 +516,7 @@ static int cmd_mpi_cg(int argc, char **argv)
     int quiet = quiet_others();
     argc = take_mpi_args(argc, argv, true, &m);
     parse_cg_args(argc, argv, &c);
+    tool_progress_init(c.m.quiet || rank_ != 0);
     int rc = read_inputs(&c, &a, &b, &rows);
     restore_stderr(quiet);
     if (rc == TOOL_EXIT_OK)
@@ -576,13 +630,14 @@ static int cmd_mpi_spmv(int argc, char **argv)
     int quiet = quiet_others();
     argc = take_mpi_args(argc, argv, false, &m);
     parse_spmv_args(argc, argv, &s);
+    tool_progress_init(s.m.quiet || rank_ != 0);
     /* Every file is read and checked before the GPU starts, on rank 0. */
     if (rank_ == 0) {
-        rc = read_matrix(s.matrix_path, s.m.quiet, &a, NULL);
+        rc = read_matrix(s.matrix_path, s.m.matrix.type, &a, NULL);
         if (rc == TOOL_EXIT_OK && s.x_path != NULL)
-            rc = read_vector_of_length(s.x_path, a.cols, "columns", &x);
+            rc = read_vector_of_length(s.x_path, s.m.matrix.type, a.cols, "columns", &x);
         if (rc == TOOL_EXIT_OK && s.y0_path != NULL)
-            rc = read_vector_of_length(s.y0_path, a.rows, "rows", &y0);
+            rc = read_vector_of_length(s.y0_path, s.m.matrix.type, a.rows, "rows", &y0);
         rows = a.rows;
     }
     rc = rank0_code(rc);
