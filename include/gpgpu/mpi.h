@@ -33,6 +33,14 @@
 #ifndef GPGPU_MPI_H
 #define GPGPU_MPI_H
 
+/* The C API is all this header needs: in C++, the MPI-2 C++ bindings (removed from the
+ * standard in MPI-3.0, and not warning-free) stay out, as PETSc keeps them out. */
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 
 #include "gpgpu.h"
