@@ -366,6 +366,8 @@ typedef struct gpgpu_mpi_spmv_times {
     /** The exchange's part of the critical path: the gather and its download, the wait for
      *  the messages that the diagonal product did not hide, the upload of the ghosts. */
     double halo_ns;
+    /** Of halo_ns, the wait for the messages alone (MPI_Waitall, or the helper thread's). */
+    double wait_ns;
 } gpgpu_mpi_spmv_times;
 
 /** Reads the times of this rank's products and, with reset, starts them again. Local.
@@ -452,7 +454,9 @@ typedef struct gpgpu_mpi_cg_stats {
     double wall_ns;       /**< all the iterations */
     double spmv_ns;       /**< the block products (gpgpu_mpi_spmv_times.local_ns) */
     double halo_ns;       /**< the exchange's exposed part (gpgpu_mpi_spmv_times.halo_ns) */
+    double wait_ns;       /**< of halo_ns, the wait for the messages */
     double reduce_ns;     /**< the local dot products and the MPI_Allreduce calls */
+    double allreduce_ns;  /**< of reduce_ns, the MPI_Allreduce calls */
     double update_ns;     /**< the vector updates (and the Jacobi scaling) */
     double gpu_ns;        /**< with gpu_timer: the GPU time of the iterations */
 } gpgpu_mpi_cg_stats;

@@ -85,12 +85,12 @@ static void fence(cg *c)
 static void product(cg *c, double alpha, const gpgpu_mpi_vector *x, double beta,
                     gpgpu_mpi_vector *y)
 {
-    double local = 0, halo = 0;
-    c->status = dist_spmv_run(c->a, alpha, x, beta, y, c->desc->split_timing, c->status, &local,
-                              &halo);
+    gpgpu_mpi_spmv_times t;
+    c->status = dist_spmv_run(c->a, alpha, x, beta, y, c->desc->split_timing, c->status, &t);
     if (c->iterating) {
-        c->st.spmv_ns += local;
-        c->st.halo_ns += halo;
+        c->st.spmv_ns += t.local_ns;
+        c->st.halo_ns += t.halo_ns;
+        c->st.wait_ns += t.wait_ns;
     }
 }
 
@@ -98,8 +98,12 @@ static void product(cg *c, double alpha, const gpgpu_mpi_vector *x, double beta,
  * c->status then the status every rank agreed on. */
 static bool reduce(cg *c, double *values, int count)
 {
+    double t = dist_now_ns();
     gpgpu_status status = dist_sum(c->a->user_comm, values, count, c->status);
-    c->st.allreduces += c->iterating;
+    if (c->iterating) {
+        c->st.allreduces++;
+        c->st.allreduce_ns += dist_now_ns() - t;
+    }
     c->status = status;
     return status == GPGPU_SUCCESS;
 }

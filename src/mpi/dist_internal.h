@@ -139,11 +139,11 @@ struct gpgpu_mpi_matrix {
 /* y = alpha*A*x + beta*y without the agreement on the arguments (the caller checked them on
  * every rank): GPU steps run while `status` is GPGPU_SUCCESS, the messages always, so that a
  * rank whose GPU failed still sends (stale values) and receives. Returns the first failure
- * (or status itself). fence: wait for the GPU at the end (split timing). *local_ns and
- * *halo_ns (may be NULL) get the call's split. */
+ * (or status itself). fence: wait for the GPU at the end (split timing). *call (may be NULL)
+ * gets the call's times, which are added to the matrix's too. */
 gpgpu_status dist_spmv_run(gpgpu_mpi_matrix *a, double alpha, const gpgpu_mpi_vector *x,
                            double beta, gpgpu_mpi_vector *y, bool fence, gpgpu_status status,
-                           double *local_ns, double *halo_ns);
+                           gpgpu_mpi_spmv_times *call);
 
 /* A vector laid out as the matrix's rows or columns, made on this rank alone. */
 gpgpu_status dist_matrix_vector(const gpgpu_mpi_matrix *a, gpgpu_mpi_side side,

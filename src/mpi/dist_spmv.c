@@ -192,39 +192,44 @@ static gpgpu_status offdiagonal_product(gpgpu_mpi_matrix *a, double alpha, gpgpu
 
 gpgpu_status dist_spmv_run(gpgpu_mpi_matrix *a, double alpha, const gpgpu_mpi_vector *x,
                            double beta, gpgpu_mpi_vector *y, bool fence, gpgpu_status status,
-                           double *local_ns, double *halo_ns)
+                           gpgpu_mpi_spmv_times *call)
 {
     bool messages = request_count(a) > 0;
     bool threaded = messages && a->overlap == GPGPU_MPI_OVERLAP_THREAD;
-    double t0 = dist_now_ns(), halo = 0, local = 0, t;
+    gpgpu_mpi_spmv_times t = { .products = 1 };
     gpgpu_status mpi = GPGPU_SUCCESS;
+    double start = dist_now_ns(), mark;
 
     status = exchange_begin(a, x, status);
-    if (messages && a->overlap == GPGPU_MPI_OVERLAP_NONE)
+    if (messages && a->overlap == GPGPU_MPI_OVERLAP_NONE) {
+        mark = dist_now_ns();
         mpi = exchange_wait(a, false);
+        t.wait_ns += dist_now_ns() - mark;
+    }
     if (threaded)
         progress_start(a->progress, request_count(a), a->requests);
-    t = dist_now_ns();
-    halo += t - t0;
+    mark = dist_now_ns();
+    t.halo_ns += mark - start;
     status = diagonal_product(a, alpha, x, beta, y, status);
-    t0 = dist_now_ns();
-    local += t0 - t;
-    if (messages && a->overlap != GPGPU_MPI_OVERLAP_NONE)
+    start = dist_now_ns();
+    t.local_ns += start - mark;
+    if (messages && a->overlap != GPGPU_MPI_OVERLAP_NONE) {
         mpi = exchange_wait(a, threaded);
+        t.wait_ns += dist_now_ns() - start;
+    }
     status = exchange_end(a, status);
-    t = dist_now_ns();
-    halo += t - t0;
+    mark = dist_now_ns();
+    t.halo_ns += mark - start;
     status = offdiagonal_product(a, alpha, y, status);
     if (fence)
         GPU_STEP(status, gpgpu_finish(a->ctx), "gpgpu_finish");
-    local += dist_now_ns() - t;
+    t.local_ns += dist_now_ns() - mark;
     a->times.products++;
-    a->times.local_ns += local;
-    a->times.halo_ns += halo;
-    if (local_ns != NULL)
-        *local_ns = local;
-    if (halo_ns != NULL)
-        *halo_ns = halo;
+    a->times.local_ns += t.local_ns;
+    a->times.halo_ns += t.halo_ns;
+    a->times.wait_ns += t.wait_ns;
+    if (call != NULL)
+        *call = t;
     return status != GPGPU_SUCCESS ? status : mpi;
 }
 
@@ -280,5 +285,5 @@ gpgpu_status gpgpu_mpi_spmv(gpgpu_mpi_matrix *a, double alpha, const gpgpu_mpi_v
                           dist_fail(GPGPU_ERROR_NULL_POINTER, "gpgpu_mpi_spmv: the matrix is NULL"));
     DIST_TRY(dist_agree(a->user_comm, y == NULL ? dist_fail(GPGPU_ERROR_NULL_POINTER, "y is NULL")
                                            : dist_spmv_check(a, x, y)));
-    return dist_spmv_run(a, alpha, x, beta, y, a->split_timing, GPGPU_SUCCESS, NULL, NULL);
+    return dist_spmv_run(a, alpha, x, beta, y, a->split_timing, GPGPU_SUCCESS, NULL);
 }

@@ -60,8 +60,10 @@ cg_same() { # NAME TOL "GPGPU-MPI'S OWN OPTIONS" ARGS...
         fail "$name: true residual $r2 on $np ranks, gpgpu cg $r1"
     [ "$(grep -c "^rank [0-9]*: rows" "$tmp/out")" -eq "$np" ] ||
         fail "$name: not one line per rank: $(grep '^rank' "$tmp/out")"
-    grep -q "^per iteration (mean of $np ranks): local spmv .* us, halo exchange (exposed) .* us, reductions .* us, vector updates .* us" \
+    grep -q "^per iteration (mean of $np ranks): local spmv .* us, halo exchange (exposed) .* us (.* waiting for messages), reductions .* us (.* in MPI_Allreduce), vector updates .* us" \
         "$tmp/out" || fail "$name: no split line: $(tail -3 "$tmp/out")"
+    grep -q "^split_us ranks=$np iterations=$n2 spmv=" "$tmp/out" ||
+        fail "$name: no split_us line: $(tail -3 "$tmp/out")"
 }
 cg_same "laplace3d 6 f32" 1e-5 "" --laplace3d 6
 cg_same "laplace3d 6 f32 single inline no-split" 1e-5 \
@@ -114,7 +116,7 @@ for type in $types; do
 done
 mpi spmv --backend "$backend" "$mdir/west0067.mtx" --repeat 3 -o "$tmp/y.mtx" ||
     fail "spmv --repeat: $(cat "$tmp/err")"
-grep -q "3 products: .* us wall each (local .*, halo exposed .*GFLOP/s" "$tmp/err" ||
+grep -q "3 products: .* us wall each (local .*, halo exposed .* waiting.*GFLOP/s" "$tmp/err" ||
     fail "spmv --repeat printed no split: $(cat "$tmp/err")"
 
 # ---- exit codes and messages as gpgpu's, once

@@ -307,24 +307,30 @@ static gpgpu_status check_solution(gpgpu_mpi_matrix *a, const gpgpu_mpi_vector *
     return status;
 }
 
-/* The mean over the ranks of each part of the iterations' time, per iteration, in us. */
+/* The mean over the ranks of each part of the iterations' time, per iteration, in us: a line
+ * to read, and the same numbers as key=value for scripts (bench/mpi_scaling.sh). */
 static void print_split(FILE *log, const gpgpu_mpi_cg_stats *st, const mpi_args *m,
                         const gpgpu_mpi_matrix_info *info)
 {
-    double mine[5] = { st->spmv_ns, st->halo_ns, st->reduce_ns, st->update_ns, st->wall_ns };
-    double sum[5], worst_halo = 0;
+    enum { SPMV, HALO, WAIT, REDUCE, ALLREDUCE, UPDATE, WALL, PARTS };
+    double mine[PARTS] = { st->spmv_ns, st->halo_ns, st->wait_ns, st->reduce_ns,
+                           st->allreduce_ns, st->update_ns, st->wall_ns };
+    double sum[PARTS], worst_halo = 0;
 
-    MPI_Reduce(mine, sum, 5, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, sum, PARTS, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&st->halo_ns, &worst_halo, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank_ != 0 || st->iterations == 0)
         return;
-    double per = (double)st->iterations * ranks_ * 1e3;
-    double other = sum[4] - sum[0] - sum[1] - sum[2] - sum[3];
+    double per = (double)st->iterations * ranks_ * 1e3, us[PARTS];
+    for (int k = 0; k < PARTS; k++)
+        us[k] = sum[k] / per;
+    double other = us[WALL] - us[SPMV] - us[HALO] - us[REDUCE] - us[UPDATE];
     fprintf(log,
             "per iteration (mean of %d ranks): local spmv %.1f us, halo exchange (exposed) "
-            "%.1f us, reductions %.1f us, vector updates %.1f us, other %.1f us; wall %.1f us\n",
-            ranks_, sum[0] / per, sum[1] / per, sum[2] / per, sum[3] / per, other / per,
-            sum[4] / per);
+            "%.1f us (%.1f waiting for messages), reductions %.1f us (%.1f in MPI_Allreduce), "
+            "vector updates %.1f us, other %.1f us; wall %.1f us\n",
+            ranks_, us[SPMV], us[HALO], us[WAIT], us[REDUCE], us[ALLREDUCE], us[UPDATE], other,
+            us[WALL]);
     fprintf(log,
             "cg %s: %.0f MPI_Allreduce an iteration; exchange overlap %s; halo exposed at most "
             "%.1f us an iteration (one rank); %s\n",
@@ -332,6 +338,11 @@ static void print_split(FILE *log, const gpgpu_mpi_cg_stats *st, const mpi_args 
             (double)st->allreduces / (double)st->iterations, overlap_name(info->overlap),
             worst_halo / (double)st->iterations / 1e3,
             m->no_split ? "phases not fenced (--no-split)" : "phases fenced");
+    fprintf(log,
+            "split_us ranks=%d iterations=%llu spmv=%.2f halo=%.2f wait=%.2f reduce=%.2f "
+            "allreduce=%.2f update=%.2f other=%.2f wall=%.2f\n",
+            ranks_, (unsigned long long)st->iterations, us[SPMV], us[HALO], us[WAIT],
+            us[REDUCE], us[ALLREDUCE], us[UPDATE], other, us[WALL]);
 }
 
 /* gpgpu cg's summary, then the split; false with *status success when the solve did not
@@ -534,7 +545,7 @@ static int time_products(const spmv_args *s, gpgpu_mpi_matrix *a, const gpgpu_mp
 {
     gpgpu_mpi_spmv_times times;
     gpgpu_mpi_matrix_info info;
-    double wall, mine[2], sum[2];
+    double wall, mine[3], sum[3];
     gpgpu_status status = gpgpu_mpi_matrix_times(a, &times, true);
 
     MPI_Barrier(MPI_COMM_WORLD);
@@ -550,15 +561,18 @@ static int time_products(const spmv_args *s, gpgpu_mpi_matrix *a, const gpgpu_mp
     gpgpu_mpi_matrix_get_info(a, &info);
     mine[0] = times.local_ns / (double)s->repeat;
     mine[1] = times.halo_ns / (double)s->repeat;
-    MPI_Reduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    mine[2] = times.wait_ns / (double)s->repeat;
+    MPI_Reduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank_ == 0)
         tool_message("%d ranks, %s %s, overlap %s: %llu products: %.3f us wall each (local "
-                     "%.3f, halo exposed %.3f: the mean of the ranks); %.3f GFLOP/s",
+                     "%.3f, halo exposed %.3f of which %.3f waiting: the mean of the ranks); "
+                     "%.3f GFLOP/s",
                      ranks_, gpgpu_format_name(s->m.matrix.format ? s->m.matrix.format
                                                                    : GPGPU_FORMAT_CSR),
                      gpgpu_type_name(info.type), overlap_name(info.overlap),
                      (unsigned long long)s->repeat, wall / 1e3, sum[0] / ranks_ / 1e3,
-                     sum[1] / ranks_ / 1e3, wall > 0 ? 2.0 * (double)info.nnz / wall : 0.0);
+                     sum[1] / ranks_ / 1e3, sum[2] / ranks_ / 1e3,
+                     wall > 0 ? 2.0 * (double)info.nnz / wall : 0.0);
     return TOOL_EXIT_OK;
 }
 
