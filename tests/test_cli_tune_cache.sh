@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gpgpu cg` with $GPGPU_TUNE_CACHE naming a FIFO without a writer, /dev/zero, a 100 MB
-# sparse file, a directory and a file of garbage lines. bcsstk04's rows (27 entries on
+# sparse file, a directory and a file of garbage lines, each named in a warning. bcsstk04's rows (27 entries on
 # average) take the vector SpMV by default, which looks its shape up in the cache: each run
 # must end as it does without a file (the same iterations), within a minute, and leave
 # the path as it was.
@@ -41,6 +41,9 @@ for cache in "$tmp/fifo" /dev/zero "$tmp/big" "$tmp/dir" "$tmp/garbage"; do
     got=$(grep '^converged after' "$tmp/out" | cut -d: -f1)
     [ "$rc" -eq 0 ] && [ "$got" = "$want" ] ||
         fail "cg with GPGPU_TUNE_CACHE=$cache: exit $rc, '$got' (expected '$want'): $(cat "$tmp/err")"
+    # The library only records why it left the file alone; the command says it.
+    grep -q "^gpgpu: warning: tune cache $cache" "$tmp/err" ||
+        fail "cg with GPGPU_TUNE_CACHE=$cache printed no warning: $(cat "$tmp/err")"
 done
 [ -p "$tmp/fifo" ] || fail "the FIFO is no longer a FIFO"
 [ "$(stat -c %s "$tmp/big")" -eq $((100 << 20)) ] || fail "the 100 MB file changed size"

@@ -7,6 +7,14 @@
  * Then the caller's gl_current_context callback, and with the argument "glfw" the same with
  * two GLFW windows (GLX under a virtual display; 77 where there is none).
  *
+ * A headless gpgpu context used beside the caller's: every kind of its calls (creation,
+ * buffers, transfers, sort, reduce, the timer, a failing one, the destroys) leaves the thread
+ * with what it had current (EGL: the context, display, draw and read surfaces and the bound
+ * API; with "glfw", GLFW's window, or an EGL context beside GLFW's), the caller's buffers of
+ * the same names as the library's untouched; with nothing current, nothing is current after
+ * (GPGPU_GL_KEEP_CURRENT=1 keeps the library's); an adopted gpgpu context and a headless one
+ * work in turns in one thread, nothing made current between them.
+ *
  * With the arguments "version X.Y", run under Mesa's MESA_GL_VERSION_OVERRIDE=X.Y: GL 4.5 is
  * the least the library takes, and an older context is refused at creation, headless or
  * adopted, with GPGPU_ERROR_GL_VERSION naming the version; a 4.5 one works. */
@@ -545,6 +553,249 @@ static void check_callback(void)
     gpgpu_context_destroy(ctx);
 }
 
+/* ------------------------------------------- a headless context beside the caller's */
+
+/* What EGL says the thread has current. */
+typedef struct egl_current {
+    EGLDisplay display;
+    EGLContext context;
+    EGLSurface draw, read;
+    EGLenum api;
+} egl_current;
+
+static egl_current egl_now(void)
+{
+    return (egl_current){eglGetCurrentDisplay(), eglGetCurrentContext(),
+                         eglGetCurrentSurface(EGL_DRAW), eglGetCurrentSurface(EGL_READ),
+                         eglQueryAPI()};
+}
+
+static void expect_egl(const egl_current *want, const char *after)
+{
+    egl_current got = egl_now();
+    EXPECT(got.display == want->display && got.context == want->context &&
+               got.draw == want->draw && got.read == want->read && got.api == want->api,
+           "after %s: EGL has display %p, context %p, surfaces %p/%p, API 0x%x current, not "
+           "%p, %p, %p/%p, 0x%x", after, got.display, got.context, got.draw, got.read,
+           (unsigned)got.api, want->display, want->context, want->draw, want->read,
+           (unsigned)want->api);
+}
+
+/* What the thread must have after each call of a headless context: EGL's current state, the
+ * caller's buffers (NULL: no context of the caller's is current), and with GLFW its window. */
+static struct kept {
+    egl_current egl;
+    const GLuint *names;
+    bool glfw; /* GLFW's record is checked too (GLFW is initialized) */
+#ifdef TEST_HAVE_GLFW
+    GLFWwindow *window;
+#endif
+} kept;
+
+static void expect_kept(const char *where, const char *call)
+{
+    char after[256];
+    snprintf(after, sizeof after, "%s, %s", where, call);
+    expect_egl(&kept.egl, after);
+#ifdef TEST_HAVE_GLFW
+    EXPECT(!kept.glfw || glfwGetCurrentContext() == kept.window,
+           "after %s: GLFW's current window is %p, not %p", after,
+           (void *)glfwGetCurrentContext(), (void *)kept.window);
+#endif
+    if (kept.names)
+        expect_untouched(kept.names, after); /* read through whichever context is current */
+}
+
+static uint32_t keys_sum(void)
+{
+    uint32_t sum = 0;
+    for (int i = 0; i < N; i++)
+        sum += keys[i];
+    return sum;
+}
+
+/* Every kind of call of a headless context made with `desc`, the thread checked after each. */
+static void headless_calls(const gpgpu_context_desc *desc, const char *where)
+{
+    gpgpu_context *h = NULL;
+    EXPECT_STATUS(NULL, gpgpu_context_create(desc, &h), GPGPU_SUCCESS);
+    expect_kept(where, "gpgpu_context_create");
+    if (!h)
+        return;
+    gpgpu_buffer *a = NULL, *b = NULL, *wrap = NULL;
+    static uint32_t got[N];
+    uint32_t sum = 0;
+    double ns = -1;
+    EXPECT_STATUS(h, gpgpu_buffer_create(h, BYTES, &a), GPGPU_SUCCESS);
+    expect_kept(where, "gpgpu_buffer_create");
+    EXPECT_STATUS(h, gpgpu_buffer_create(h, BYTES, &b), GPGPU_SUCCESS);
+    if (!a || !b) {
+        gpgpu_buffer_destroy(a);
+        gpgpu_context_destroy(h);
+        return;
+    }
+    EXPECT_STATUS(h, gpgpu_buffer_upload(a, 0, keys, BYTES), GPGPU_SUCCESS);
+    expect_kept(where, "gpgpu_buffer_upload");
+    EXPECT_STATUS(h, gpgpu_buffer_copy(a, 0, b, 0, BYTES), GPGPU_SUCCESS);
+    expect_kept(where, "gpgpu_buffer_copy");
+    EXPECT_STATUS(h, gpgpu_sort(h, &(gpgpu_sort_desc){.type = GPGPU_TYPE_U32}, b, 0, NULL, 0, N),
+                  GPGPU_SUCCESS);
+    expect_kept(where, "gpgpu_sort");
+    EXPECT_STATUS(h, gpgpu_buffer_download(b, 0, got, BYTES), GPGPU_SUCCESS);
+    expect_kept(where, "gpgpu_buffer_download");
+    for (int i = 1; i < N; i++)
+        EXPECT(got[i - 1] <= got[i], "%s: the headless sort is out of order at %d", where, i);
+    EXPECT_STATUS(h, gpgpu_timer_begin(h), GPGPU_SUCCESS);
+    expect_kept(where, "gpgpu_timer_begin");
+    EXPECT_STATUS(h, gpgpu_reduce(h, &(gpgpu_reduce_desc){GPGPU_TYPE_U32, GPGPU_OP_SUM, 0}, a, 0,
+                                  N, &sum),
+                  GPGPU_SUCCESS);
+    expect_kept(where, "gpgpu_reduce");
+    EXPECT(sum == keys_sum(), "%s: the headless sum is %u, expected %u", where, sum, keys_sum());
+    EXPECT_STATUS(h, gpgpu_timer_end(h, &ns), GPGPU_SUCCESS);
+    expect_kept(where, "gpgpu_timer_end");
+    EXPECT_STATUS(h, gpgpu_finish(h), GPGPU_SUCCESS);
+    expect_kept(where, "gpgpu_finish");
+    /* Refused in the library's context, after it was made current: no buffer of that name. */
+    EXPECT_STATUS(h, gpgpu_buffer_wrap_gl(h, 4242, 0, 64, &wrap), GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT(strstr(gpgpu_last_error(h), "4242 is not a GL buffer object"),
+           "%s: the failed wrap says: %s", where, gpgpu_last_error(h));
+    expect_kept(where, "a failed gpgpu_buffer_wrap_gl");
+    gpgpu_buffer_destroy(b);
+    expect_kept(where, "gpgpu_buffer_destroy");
+    gpgpu_context_trim(h);
+    expect_kept(where, "gpgpu_context_trim");
+    gpgpu_buffer_destroy(a);
+    gpgpu_context_destroy(h);
+    expect_kept(where, "gpgpu_context_destroy");
+}
+
+/* An adopted gpgpu context and a headless one in turns, nothing made current between them:
+ * each finds its own context, the adopted one the caller's, still current. `name` is the
+ * caller's buffer the adopted one sorts. */
+static void alternate(gpgpu_context *adopted, const gpgpu_context_desc *headless, GLuint name,
+                      const char *where)
+{
+    gpgpu_context *h = NULL;
+    EXPECT_STATUS(NULL, gpgpu_context_create(headless, &h), GPGPU_SUCCESS);
+    gpgpu_buffer *theirs = NULL, *mine = NULL;
+    EXPECT_STATUS(adopted, gpgpu_buffer_wrap_gl(adopted, name, 0, BYTES, &theirs),
+                  GPGPU_SUCCESS);
+    if (h)
+        EXPECT_STATUS(h, gpgpu_buffer_create(h, BYTES, &mine), GPGPU_SUCCESS);
+    if (h && mine && theirs) {
+        const gpgpu_reduce_desc sum = {GPGPU_TYPE_U32, GPGPU_OP_SUM, 0};
+        for (int round = 0; round < 3; round++) {
+            char what[128];
+            snprintf(what, sizeof what, "%s, round %d", where, round);
+            uint32_t got = 0;
+            EXPECT_STATUS(adopted, gpgpu_buffer_upload(theirs, 0, keys, BYTES), GPGPU_SUCCESS);
+            EXPECT_STATUS(h, gpgpu_buffer_upload(mine, 0, keys, BYTES), GPGPU_SUCCESS);
+            EXPECT_STATUS(adopted, gpgpu_sort(adopted, &(gpgpu_sort_desc){.type = GPGPU_TYPE_U32},
+                                              theirs, 0, NULL, 0, N),
+                          GPGPU_SUCCESS);
+            EXPECT_STATUS(h, gpgpu_sort(h, &(gpgpu_sort_desc){.type = GPGPU_TYPE_U32}, mine, 0,
+                                        NULL, 0, N),
+                          GPGPU_SUCCESS);
+            expect_sorted(name, what);
+            EXPECT_STATUS(h, gpgpu_reduce(h, &sum, mine, 0, N, &got), GPGPU_SUCCESS);
+            EXPECT(got == keys_sum(), "%s: the headless sum is %u", what, got);
+            got = 0;
+            EXPECT_STATUS(adopted, gpgpu_reduce(adopted, &sum, theirs, 0, N, &got),
+                          GPGPU_SUCCESS);
+            EXPECT(got == keys_sum(), "%s: the adopted sum is %u", what, got);
+        }
+    }
+    gpgpu_buffer_destroy(mine);
+    gpgpu_buffer_destroy(theirs);
+    gpgpu_context_destroy(h);
+}
+
+static const gpgpu_context_desc headless_desc = {.backend = GPGPU_BACKEND_GL, .debug = true};
+
+/* The caller's context P current with pbuffer surfaces (draw and read distinct) and OpenGL ES
+ * as the bound API; A current, adopted, in turns with a headless context; nothing current. */
+static void check_headless(void)
+{
+    const EGLint want[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
+                           EGL_OPENGL_BIT, EGL_NONE};
+    const EGLint size[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
+    const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+                              EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                              EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    EGLConfig pconfig;
+    EGLint found = 0;
+    EXPECT(eglChooseConfig(display, want, &pconfig, 1, &found) && found == 1,
+           "no EGL config has OpenGL pbuffers");
+    if (found != 1)
+        return;
+    EGLSurface draw = eglCreatePbufferSurface(display, pconfig, size);
+    EGLSurface read = eglCreatePbufferSurface(display, pconfig, size);
+    EGLContext p = eglCreateContext(display, pconfig, EGL_NO_CONTEXT, attribs);
+    EXPECT(draw != EGL_NO_SURFACE && read != EGL_NO_SURFACE && p != EGL_NO_CONTEXT,
+           "the test cannot make its pbuffers and their context (0x%x)", (unsigned)eglGetError());
+    GLuint names_p[NAMES];
+    EXPECT(eglMakeCurrent(display, draw, read, p), "eglMakeCurrent(P) failed (0x%x)",
+           (unsigned)eglGetError());
+    make_buffers(names_p);
+    EXPECT(names_p[0] == names_a[0], "P's first buffer is %u, not %u", names_p[0], names_a[0]);
+    eglBindAPI(EGL_OPENGL_ES_API); /* the thread's choice, which creation must not change */
+    kept = (struct kept){.egl = egl_now(), .names = names_p};
+    EXPECT(kept.egl.draw == draw && kept.egl.read == read && kept.egl.api == EGL_OPENGL_ES_API,
+           "the test could not make its surfaces and API current");
+    headless_calls(&headless_desc, "the caller's EGL context with surfaces current");
+    eglBindAPI(EGL_OPENGL_API);
+
+    /* A adopted, and a headless context beside it. */
+    make_current(ctx_a);
+    cb_record cb = {0};
+    gpgpu_context *actx = adopt(&cb, false);
+    if (actx) {
+        alternate(actx, &headless_desc, names_a[1], "adopted A and a headless context");
+        gpgpu_context_destroy(actx);
+        EXPECT(cb.calls == 0, "the adopted context beside a headless one reported: %s",
+               cb.message);
+    }
+
+    /* None current: none is after the calls; GPGPU_GL_KEEP_CURRENT keeps the library's. */
+    make_current(EGL_NO_CONTEXT);
+    kept = (struct kept){.egl = egl_now()};
+    EXPECT(kept.egl.context == EGL_NO_CONTEXT, "the test could not release its context");
+    headless_calls(&headless_desc, "no context current");
+    setenv("GPGPU_GL_KEEP_CURRENT", "1", 1);
+    gpgpu_context *h = NULL;
+    EXPECT_STATUS(NULL, gpgpu_context_create(&headless_desc, &h), GPGPU_SUCCESS);
+    unsetenv("GPGPU_GL_KEEP_CURRENT");
+    gpgpu_info info = {.platform = ""};
+    if (h)
+        gpgpu_context_info(h, &info);
+    if (h && strncmp(info.platform, "egl", 3) != 0) { /* GPGPU_GL_PLATFORM=glfw */
+        fprintf(stderr, "GPGPU_GL_KEEP_CURRENT is checked on EGL platforms, not %s\n",
+                info.platform);
+        gpgpu_context_destroy(h);
+        h = NULL;
+    }
+    if (h) {
+        EXPECT(eglGetCurrentContext() != EGL_NO_CONTEXT,
+               "GPGPU_GL_KEEP_CURRENT=1: no context is current after gpgpu_context_create");
+        EXPECT_STATUS(h, gpgpu_finish(h), GPGPU_SUCCESS);
+        EGLContext own = eglGetCurrentContext();
+        EXPECT(own != EGL_NO_CONTEXT, "GPGPU_GL_KEEP_CURRENT=1: none current after a call");
+        make_current(ctx_a);
+        EXPECT_STATUS(h, gpgpu_finish(h), GPGPU_SUCCESS);
+        EXPECT(eglGetCurrentContext() == ctx_a,
+               "GPGPU_GL_KEEP_CURRENT=1: %p is current after a call made with A current, not A",
+               (void *)eglGetCurrentContext());
+        gpgpu_context_destroy(h);
+        EXPECT(eglGetCurrentContext() == ctx_a, "GPGPU_GL_KEEP_CURRENT=1: A is not current "
+               "after gpgpu_context_destroy");
+    }
+    make_current(EGL_NO_CONTEXT);
+    eglDestroyContext(display, p);
+    eglDestroySurface(display, read);
+    eglDestroySurface(display, draw);
+}
+
 static int run_egl(void)
 {
     if (!open_display() || (ctx_a = make_context(EGL_NO_CONTEXT)) == EGL_NO_CONTEXT) {
@@ -567,6 +818,7 @@ static int run_egl(void)
     check_unshared();
     check_shared();
     check_callback();
+    check_headless();
     make_current(EGL_NO_CONTEXT);
     eglDestroyContext(display, ctx_s);
     eglDestroyContext(display, ctx_b);
@@ -663,6 +915,59 @@ static GLFWwindow *window(GLFWwindow *share)
     return glfwCreateWindow(16, 16, "test_gl_contexts", NULL, share);
 }
 
+/* A headless gpgpu context beside GLFW's window w (current, with buffers of its own): an EGL
+ * one (GLVND lets no EGL context be made current over a GLX one: the library releases it and
+ * puts it back) and a GLFW one; each in turns with an adopted context of w, which sorts w's
+ * buffer `sorted`; none current, then w made current (which GLVND refuses, with an X error,
+ * while an EGL context is current); the caller's EGL context and a headless GLFW one. */
+static void check_headless_glfw(GLFWwindow *w, GLuint sorted)
+{
+    const gpgpu_context_desc glfw_desc = {.backend = GPGPU_BACKEND_GL, .debug = true,
+                                          .gl_platform = GPGPU_GL_PLATFORM_GLFW};
+    glfwMakeContextCurrent(w);
+    GLuint names[NAMES];
+    make_buffers(names);
+    kept = (struct kept){.egl = egl_now(), .names = names, .glfw = true, .window = w};
+    headless_calls(&headless_desc, "a GLFW window current");
+    headless_calls(&glfw_desc, "a GLFW window current, a headless GLFW context");
+    cb_record cb = {0};
+    gpgpu_context *actx = NULL;
+    EXPECT_STATUS(NULL, gpgpu_context_create(&(gpgpu_context_desc){
+                      .gl_get_proc_address = (gpgpu_get_proc_address)glfwGetProcAddress,
+                      .error_callback = record_error, .user_data = &cb}, &actx),
+                  GPGPU_SUCCESS);
+    if (actx) {
+        alternate(actx, &headless_desc, sorted, "an adopted window and a headless context");
+        alternate(actx, &glfw_desc, sorted, "an adopted window and a headless GLFW context");
+        gpgpu_context_destroy(actx);
+        EXPECT(cb.calls == 0, "the adopted window beside headless contexts reported: %s",
+               cb.message);
+    }
+
+    glfwMakeContextCurrent(NULL);
+    kept = (struct kept){.egl = egl_now(), .glfw = true};
+    headless_calls(&headless_desc, "no window current");
+    glfwMakeContextCurrent(w);
+    EXPECT(glfwGetCurrentContext() == w, "the window cannot be made current after calls of a "
+           "headless context made with none current");
+    expect_untouched(names, "the window made current after a headless context's calls");
+
+    EGLContext e = EGL_NO_CONTEXT;
+    if (!open_display() || (e = make_context(EGL_NO_CONTEXT)) == EGL_NO_CONTEXT) {
+        fprintf(stderr, "no EGL context beside GLFW: that case is not run\n");
+        return;
+    }
+    glfwMakeContextCurrent(NULL);
+    make_current(e);
+    GLuint names_e[NAMES];
+    make_buffers(names_e);
+    kept = (struct kept){.egl = egl_now(), .names = names_e, .glfw = true};
+    headless_calls(&glfw_desc, "the caller's EGL context current, a headless GLFW context");
+    make_current(EGL_NO_CONTEXT);
+    eglDestroyContext(display, e);
+    glfwMakeContextCurrent(w);
+}
+
 /* Two windows' unshared contexts (GLX under X) and a third sharing the first's. */
 static int run_glfw(void)
 {
@@ -711,6 +1016,7 @@ static int run_glfw(void)
         fixture_free(&f);
         gpgpu_context_destroy(ctx);
     }
+    check_headless_glfw(w1, names_a[0]);
     /* No glfwTerminate: it would unload Mesa's GLX driver, whose allocations LeakSanitizer
      * then reports from a module it cannot name (demos/meson.build). */
     glfwDestroyWindow(w3);
@@ -727,6 +1033,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < NAMES; k++)
         for (uint32_t i = 0; i < N; i++)
             pattern[k][i] = 0xA5A50000u + (uint32_t)k * N + i;
+    unsetenv("GPGPU_GL_KEEP_CURRENT"); /* the default is tested, and the variable where set */
     if (argc > 2 && strcmp(argv[1], "version") == 0)
         return run_version(argv[2]);
     if (argc > 1 && strcmp(argv[1], "glfw") == 0) {

@@ -10,8 +10,11 @@
 #include "gl/gl_internal.h"
 #include "testlib.h"
 
+/* A message inserted into ctx's own GL context, made current as a call makes it (the call
+ * that follows puts back what the thread had current). */
 static void insert(gpgpu_context *ctx, GLenum type, GLenum severity, const char *text)
 {
+    EXPECT_STATUS(ctx, gl_platform_make_current(ctx, gl_of(ctx)), GPGPU_SUCCESS);
     gl_of(ctx)->gl.DebugMessageInsert(GL_DEBUG_SOURCE_APPLICATION, type, 1, severity, -1, text);
 }
 

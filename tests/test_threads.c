@@ -7,11 +7,13 @@
  *
  * Without arguments both contexts are of the backend GPGPU_BACKEND names
  * (suites gl and vulkan), and first a context made in the main thread is
- * called from another: a GL context current in the main thread, or an
- * adopted one where the other thread has none current, fails with
- * GPGPU_ERROR_NO_CONTEXT and works on in the main thread; a Vulkan context
- * runs there. With "mixed", one GL and one Vulkan (suite backends). Exit 77
- * when a context of a kind asked for cannot be made. */
+ * called from another: a headless GL context, current in its thread during its
+ * calls only, and a Vulkan context run there; a GL context that stays current
+ * in the main thread (GPGPU_GL_KEEP_CURRENT, as testlib's are), or an adopted
+ * one where the other thread has none current, fails with
+ * GPGPU_ERROR_NO_CONTEXT and works on in the main thread. With "mixed", one GL
+ * and one Vulkan (suite backends). Exit 77 when a context of a kind asked for
+ * cannot be made. */
 #include <EGL/egl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -245,6 +247,27 @@ static void contexts_between_threads(void)
                (int)s, gpgpu_status_string(s), h.sum, sum);
     expect_reduce_here(&h, sum, "back in the thread that made it");
 
+    if (gl) { /* without GPGPU_GL_KEEP_CURRENT (testlib sets it), nothing stays current */
+        setenv("GPGPU_GL_KEEP_CURRENT", "0", 1);
+        gpgpu_context *own = NULL;
+        EXPECT_STATUS(NULL, gpgpu_context_create(&(gpgpu_context_desc){
+                          .backend = GPGPU_BACKEND_GL, .debug = true,
+                          .error_callback = test_on_error}, &own),
+                      S_OK);
+        setenv("GPGPU_GL_KEEP_CURRENT", "1", 1);
+        handover o = {own, own ? test_buffer(own, data, sizeof data) : NULL, S_OK, 0};
+        if (own) {
+            expect_reduce_here(&o, sum, "a context current during its calls only");
+            s = reduce_in_thread(&o);
+            EXPECT(s == S_OK && o.sum == sum,
+                   "a GL context current during its calls only, called from another thread: "
+                   "%d (%s), sum %u (expected %u): %s", (int)s, gpgpu_status_string(s), o.sum,
+                   sum, gpgpu_last_error(own));
+            expect_reduce_here(&o, sum, "that context back in the thread that made it");
+        }
+        gpgpu_buffer_destroy(o.buf);
+        gpgpu_context_destroy(own);
+    }
     if (gl) { /* ctx's GL context is current here: adopt it, call it from elsewhere */
         gpgpu_context *actx = NULL;
         EXPECT_STATUS(NULL, gpgpu_context_create(&(gpgpu_context_desc){

@@ -70,6 +70,10 @@ gpgpu_context *test_context_with(const gpgpu_context_desc *caller_desc)
     desc.debug = true;
     if (!desc.error_callback)
         desc.error_callback = test_on_error;
+    /* The stage tests drive the executor outside any public call, and some tests make GL
+     * calls of their own in a headless context between calls: both need it to stay current
+     * (test_gl_contexts and test_threads test the default, which puts back what was). */
+    setenv("GPGPU_GL_KEEP_CURRENT", "1", 1);
     gpgpu_context *ctx = NULL;
     gpgpu_status s = gpgpu_context_create(&desc, &ctx);
     if (s == GPGPU_ERROR_NO_CONTEXT || s == GPGPU_ERROR_GL_VERSION ||

@@ -617,7 +617,7 @@ int cmd_cg(int argc, char **argv)
         rc = generate_laplacian(&c, &a);
     if (rc == TOOL_EXIT_OK)
         rc = run_cg(ctx, &c, &a, b);
-    gpgpu_context_destroy(ctx);
+    tool_context_destroy(ctx);
     free(b);
     gpgpu_csr_free(&a);
     return rc;

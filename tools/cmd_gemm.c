@@ -524,6 +524,6 @@ int cmd_gemm(int argc, char **argv)
         rc = s.m ? multiply_generated(ctx, &s) : multiply_files(ctx, &s, &a, &b, m, n, k);
     free(a.values);
     free(b.values);
-    gpgpu_context_destroy(ctx);
+    tool_context_destroy(ctx);
     return rc;
 }

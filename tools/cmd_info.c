@@ -63,7 +63,7 @@ static int info_for(const gpgpu_context_desc *desc, bool quiet_failure)
         print_info(&info);
     else
         rc = tool_fail(status, "cannot query the context", gpgpu_last_error(ctx));
-    gpgpu_context_destroy(ctx);
+    tool_context_destroy(ctx);
     return rc;
 }
 

@@ -110,6 +110,6 @@ int cmd_reduce(int argc, char **argv)
     if (rc == TOOL_EXIT_OK)
         rc = run_reduce(ctx, &r.in, r.op, buf, count);
     gpgpu_buffer_destroy(buf);
-    gpgpu_context_destroy(ctx);
+    tool_context_destroy(ctx);
     return rc;
 }

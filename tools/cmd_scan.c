@@ -110,6 +110,6 @@ int cmd_scan(int argc, char **argv)
     if (rc == TOOL_EXIT_OK)
         rc = run_scan(ctx, &s.in, s.exclusive, buf, count, s.out_path);
     gpgpu_buffer_destroy(buf);
-    gpgpu_context_destroy(ctx);
+    tool_context_destroy(ctx);
     return rc;
 }

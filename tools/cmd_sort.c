@@ -272,6 +272,6 @@ int cmd_sort(int argc, char **argv)
     gpgpu_buffer_destroy(segments);
     gpgpu_buffer_destroy(perm);
     gpgpu_buffer_destroy(keys);
-    gpgpu_context_destroy(ctx);
+    tool_context_destroy(ctx);
     return rc;
 }

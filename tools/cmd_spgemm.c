@@ -352,7 +352,7 @@ static int run_spgemm(const spgemm_args *s, const gpgpu_csr *a_host, const gpgpu
     gpgpu_matrix_destroy(c);
     gpgpu_matrix_destroy(b_owned);
     gpgpu_matrix_destroy(a);
-    gpgpu_context_destroy(ctx);
+    tool_context_destroy(ctx);
     return rc;
 }
 

@@ -154,7 +154,7 @@ static int run_spmv(const spmv_args *s, const gpgpu_csr *a, const double *x_host
     gpgpu_buffer_destroy(y);
     gpgpu_buffer_destroy(x);
     gpgpu_matrix_destroy(m);
-    gpgpu_context_destroy(ctx);
+    tool_context_destroy(ctx);
     return rc;
 }
 

@@ -212,6 +212,15 @@ int tool_context_create(const gpgpu_context_desc *desc, gpgpu_context **ctx)
     return TOOL_EXIT_OK;
 }
 
+void tool_context_destroy(gpgpu_context *ctx)
+{
+    const char *warning = ctx ? gpgpu_last_warning(ctx) : "";
+
+    if (warning[0] != '\0')
+        fprintf(stderr, "%s: warning: %s\n", program_name, warning);
+    gpgpu_context_destroy(ctx);
+}
+
 int tool_fit_begin(gpgpu_context *ctx, tool_fit *fit)
 {
     gpgpu_status status = gpgpu_context_info(ctx, &fit->info);

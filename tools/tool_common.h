@@ -110,6 +110,10 @@ extern const char tool_help_footer[];
 /* Creates a context; on failure prints why and returns the exit code. */
 int tool_context_create(const gpgpu_context_desc *desc, gpgpu_context **ctx);
 
+/* Prints the context's last warning (gpgpu_last_warning: a tuning cache it ignored, ...), if
+ * any, as "<program>: warning: ..." (--quiet too: it is not progress), then destroys it. */
+void tool_context_destroy(gpgpu_context *ctx);
+
 /* What the device takes, checked before anything is allocated so that a request too
  * large fails at once, the same way on every backend (GPGPU_ERROR_TOO_LARGE, exit 2),
  * rather than after generating or uploading gigabytes, or with whatever the driver says. */

@@ -14,8 +14,10 @@
  * ignores without failing goes to gpgpu_last_warning().
  *
  * Thread safety: a context and everything made from it belong to one thread
- * at a time (for GL, the thread whose GL context is current: from another,
- * calls fail with GPGPU_ERROR_NO_CONTEXT). Distinct contexts may be used from
+ * at a time. A headless GL context is current only during its calls, so
+ * threads may take turns with it (a call made while another thread is inside
+ * one fails with GPGPU_ERROR_NO_CONTEXT); an adopted one is used in the thread
+ * where the caller made it current. Distinct contexts may be used from
  * distinct threads at once, of one backend or of both.
  *
  * An adopted GL context (gpgpu_context_desc.gl_get_proc_address) is checked at

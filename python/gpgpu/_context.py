@@ -70,7 +70,7 @@ class Context:
 
     @classmethod
     def adopt_gl(cls, get_proc_address=None, *, debug=False, memory_limit=0, memory_cache=0):
-        """Adopts the GL context current in this thread (4.3 or newer): moderngl's standalone
+        """Adopts the GL context current in this thread (4.5 or newer): moderngl's standalone
         EGL context, PyOpenGL's or pyglet's. The library uses it at every call and never
         makes another current, so it must be current whenever this context is used; the
         new context becomes the thread's default (calls without ``ctx=``, wrap_gl) until it
@@ -80,9 +80,8 @@ class Context:
         callable taking the name as bytes and returning the address; None looks up
         eglGetProcAddress (when an EGL context is current) or glXGetProcAddressARB (GLX).
 
-        Headless contexts of the same thread make their own GL context current when
-        called: make yours current again before your own GL calls (moderngl:
-        ``with mgl_ctx:``)."""
+        A call made while another GL context is current raises WrongContextError; headless
+        contexts of the same thread put back what was current after each call."""
         self = cls.__new__(cls)
         gpa, keep = _gl_get_proc_address(get_proc_address)
         desc = _lib.ContextDesc(gl_get_proc_address=gpa, debug=debug,

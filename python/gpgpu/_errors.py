@@ -57,7 +57,7 @@ NoContextError = _status_class(
     "GPGPU_ERROR_NO_CONTEXT: no GL context could be made, or none is current.")
 GLVersionError = _status_class(
     "GLVersionError", _lib.GPGPU_ERROR_GL_VERSION, RuntimeError,
-    "GPGPU_ERROR_GL_VERSION: GL older than 4.3 or without compute shaders.")
+    "GPGPU_ERROR_GL_VERSION: GL older than 4.5, which the library needs.")
 UnsupportedFeatureError = _status_class(
     "UnsupportedFeatureError", _lib.GPGPU_ERROR_UNSUPPORTED_FEATURE, NotImplementedError,
     "GPGPU_ERROR_UNSUPPORTED_FEATURE: the device lacks it (float64 without shader doubles).")

@@ -417,22 +417,23 @@ static gpgpu_status tune_problem(gpgpu_context *ctx, gpgpu_type type, size_t m, 
     return s;
 }
 
-/* GPU time of one product with a shape, the mean of TUNE_REPS after a first, untimed run
+typedef struct tiled_run {
+    const gemm_problem *p;
+    const gpgpu_gemm_tuning *shape;
+} tiled_run;
+
+static gpgpu_status run_tiled(gpgpu_context *ctx, const void *data)
+{
+    const tiled_run *t = data;
+    return gemm_stage_tiled(ctx, t->p, t->shape);
+}
+
+/* The time of one product with a shape, the mean of TUNE_REPS after a first, untimed run
  * (which also builds the program). */
 static gpgpu_status time_shape(gpgpu_context *ctx, const gemm_problem *p,
                                const gpgpu_gemm_tuning *shape, double *ns)
 {
-    TRY(ctx->exec->begin(ctx));
-    TRY(ctx_end(ctx, gemm_stage_tiled(ctx, p, shape)));
-    TRY(gpgpu_timer_begin(ctx));
-    gpgpu_status s = ctx->exec->begin(ctx);
-    for (int r = 0; r < TUNE_REPS && s == GPGPU_SUCCESS; r++)
-        s = gemm_stage_tiled(ctx, p, shape);
-    s = ctx_end(ctx, s);
-    double total = 0;
-    gpgpu_status t = gpgpu_timer_end(ctx, &total);
-    *ns = total / TUNE_REPS;
-    return s != GPGPU_SUCCESS ? s : t;
+    return tune_time_runs(ctx, run_tiled, &(tiled_run){p, shape}, TUNE_REPS, ns);
 }
 
 static void say(gpgpu_progress_callback progress, void *user_data, const char *verb,

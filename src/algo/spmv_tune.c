@@ -81,22 +81,24 @@ void spmv_vector_shape(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_spmv_tun
 
 /* ------------------------------------------------------------------ the tuner */
 
-/* GPU time of one product with the given shape, the mean of TUNE_REPS after a first,
+typedef struct vector_run {
+    gpgpu_matrix *a;
+    gpgpu_buffer *x, *y;
+    uint32_t tpr, rpg;
+} vector_run;
+
+static gpgpu_status run_vector(gpgpu_context *ctx, const void *data)
+{
+    const vector_run *v = data;
+    return spmv_run_vector(ctx, v->a, 1, 0, v->x, 0, v->y, 0, v->tpr, v->rpg);
+}
+
+/* The time of one product with the given shape, the mean of TUNE_REPS after a first,
  * untimed run (which also compiles the variant). */
 static gpgpu_status time_shape(gpgpu_context *ctx, gpgpu_matrix *a, gpgpu_buffer *x,
                                gpgpu_buffer *y, uint32_t tpr, uint32_t rpg, double *ns)
 {
-    TRY(ctx->exec->begin(ctx));
-    TRY(ctx_end(ctx, spmv_run_vector(ctx, a, 1, 0, x, 0, y, 0, tpr, rpg)));
-    TRY(gpgpu_timer_begin(ctx));
-    gpgpu_status s = ctx->exec->begin(ctx);
-    for (int r = 0; r < TUNE_REPS && s == GPGPU_SUCCESS; r++)
-        s = spmv_run_vector(ctx, a, 1, 0, x, 0, y, 0, tpr, rpg);
-    s = ctx_end(ctx, s);
-    double total = 0;
-    gpgpu_status t = gpgpu_timer_end(ctx, &total);
-    *ns = total / TUNE_REPS;
-    return s != GPGPU_SUCCESS ? s : t;
+    return tune_time_runs(ctx, run_vector, &(vector_run){a, x, y, tpr, rpg}, TUNE_REPS, ns);
 }
 
 static void say(gpgpu_progress_callback progress, void *user_data, const char *fmt, uint32_t tpr,

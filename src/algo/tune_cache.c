@@ -270,3 +270,24 @@ gpgpu_status tune_cache_remember(gpgpu_context *ctx, const ctx_tune_choice *c)
         append_line(ctx, path, line, (size_t)len);
     return GPGPU_SUCCESS;
 }
+
+gpgpu_status tune_time_runs(gpgpu_context *ctx, tune_run_fn run, const void *data, int reps,
+                            double *ns)
+{
+    TRY(ctx->exec->begin(ctx));
+    TRY(ctx_end(ctx, run(ctx, data)));
+    TRY(gpgpu_finish(ctx));
+    double wall = tune_now_ns(), gpu = 0;
+    TRY(gpgpu_timer_begin(ctx));
+    gpgpu_status s = ctx->exec->begin(ctx);
+    for (int r = 0; r < reps && s == GPGPU_SUCCESS; r++)
+        s = run(ctx, data);
+    s = ctx_end(ctx, s);
+    gpgpu_status t = gpgpu_timer_end(ctx, &gpu); /* waits for the result, so for the runs */
+    wall = tune_now_ns() - wall;
+    /* The timer missed the work when it saw under 100 ns a run while the wall clock saw a
+     * thousand times more (the gpgpu commands take their rates by the same rule). */
+    bool missed = gpu < 100.0 * reps && gpu * 1000 < wall;
+    *ns = (missed ? wall : gpu) / reps;
+    return s != GPGPU_SUCCESS ? s : t;
+}

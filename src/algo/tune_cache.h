@@ -35,6 +35,15 @@ gpgpu_status tune_check_can_time(gpgpu_context *ctx, const char *what);
 /* A monotonic clock, in nanoseconds (only differences mean anything). */
 double tune_now_ns(void);
 
+/* One candidate of a tuner: runs `run(ctx, data)` once untimed (which builds its program),
+ * then `reps` times inside one call, and gives the mean time of one run. The time is the GPU
+ * timer's, or the wall clock's (the runs waited for) where that timer measured nothing:
+ * some drivers' timer queries miss compute work (GL on Mesa's llvmpipe reads 0), and a
+ * tuner choosing by zeros would choose at random. */
+typedef gpgpu_status (*tune_run_fn)(gpgpu_context *ctx, const void *data);
+gpgpu_status tune_time_runs(gpgpu_context *ctx, tune_run_fn run, const void *data, int reps,
+                            double *ns);
+
 /* The choice remembered for key (the file is read on the first look-up); false if none.
  * The caller checks that the values still make a shape its kernel takes. */
 bool tune_cache_find(gpgpu_context *ctx, const char *key, ctx_tune_choice *out);

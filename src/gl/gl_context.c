@@ -1,6 +1,8 @@
 /* Where the GL context comes from: EGL on a device with no display, EGL
- * surfaceless (Mesa), a hidden GLFW window, or the caller's own context; and
- * the check, before every GL call, that the adopted context is the current one. */
+ * surfaceless (Mesa), a hidden GLFW window, or the caller's own context; the
+ * check, before every GL call, that the adopted context is the current one; and
+ * for a context of the library's own, the thread's current context saved when a
+ * call makes its own current and put back when the call ends. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,9 @@ static const char *platform_name(gpgpu_gl_platform p)
     }
     return "default";
 }
+
+static void hold_thread(gl_state *st, bool glfw);
+static void egl_release(EGLDisplay display);
 
 static bool has_extension(const char *list, const char *name)
 {
@@ -66,8 +71,6 @@ static gpgpu_status egl_context_on(gpgpu_context *ctx, gl_state *st, bool debug)
     const char *exts = eglQueryString(st->display, EGL_EXTENSIONS);
     CHECK(has_extension(exts, "EGL_KHR_surfaceless_context"), ctx, GPGPU_ERROR_NO_CONTEXT,
           "EGL display has no EGL_KHR_surfaceless_context");
-    CHECK(eglBindAPI(EGL_OPENGL_API), ctx, GPGPU_ERROR_NO_CONTEXT,
-          "eglBindAPI(EGL_OPENGL_API) failed (0x%x)", (unsigned)eglGetError());
     EGLConfig config = (EGLConfig)0; /* EGL_NO_CONFIG_KHR */
     if (!has_extension(exts, "EGL_KHR_no_config_context")) {
         const EGLint want[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
@@ -76,7 +79,14 @@ static gpgpu_status egl_context_on(gpgpu_context *ctx, gl_state *st, bool debug)
         CHECK(eglChooseConfig(st->display, want, &config, 1, &found) && found == 1, ctx,
               GPGPU_ERROR_NO_CONTEXT, "EGL: no config renders OpenGL");
     }
+    /* eglCreateContext makes a context of the thread's bound API, which is the application's
+     * to choose (OpenGL ES unless it chose): OpenGL is bound for the call, and the choice put
+     * back. */
+    EGLenum api = eglQueryAPI();
+    CHECK(eglBindAPI(EGL_OPENGL_API), ctx, GPGPU_ERROR_NO_CONTEXT,
+          "eglBindAPI(EGL_OPENGL_API) failed (0x%x)", (unsigned)eglGetError());
     static const int versions[][2] = {{4, 6}, {4, 5}, {3, 2}};
+    EGLint error = EGL_SUCCESS;
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
         const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION, versions[i][0],
                                   EGL_CONTEXT_MINOR_VERSION, versions[i][1],
@@ -87,11 +97,13 @@ static gpgpu_status egl_context_on(gpgpu_context *ctx, gl_state *st, bool debug)
         st->egl_context = eglCreateContext(st->display, config, EGL_NO_CONTEXT, attribs);
         if (st->egl_context != EGL_NO_CONTEXT)
             break;
+        error = eglGetError();
     }
+    if (api != EGL_OPENGL_API && api != EGL_NONE)
+        eglBindAPI(api);
     CHECK(st->egl_context != EGL_NO_CONTEXT, ctx, GPGPU_ERROR_GL_VERSION,
-          "EGL: no OpenGL 4.5 core context (0x%x)", (unsigned)eglGetError());
-    CHECK(eglMakeCurrent(st->display, EGL_NO_SURFACE, EGL_NO_SURFACE, st->egl_context), ctx,
-          GPGPU_ERROR_NO_CONTEXT, "eglMakeCurrent failed (0x%x)", (unsigned)eglGetError());
+          "EGL: no OpenGL 4.5 core context (0x%x)", (unsigned)error);
+    TRY(gl_platform_make_current(ctx, st));
     CHECK(gladLoadGLContext(&st->gl, (GLADloadfunc)eglGetProcAddress), ctx,
           GPGPU_ERROR_NO_CONTEXT, "could not load GL functions through EGL");
     return check_version(ctx, st, platform_name(st->platform));
@@ -161,6 +173,10 @@ static gpgpu_status open_glfw(gpgpu_context *ctx, gl_state *st, bool debug)
 {
 #ifdef GPGPU_HAVE_GLFW
     CHECK(glfwInit(), ctx, GPGPU_ERROR_NO_CONTEXT, "glfw: glfwInit failed (no display?)");
+    /* glfwCreateWindow makes the new context current for a moment, then the one GLFW had: what
+     * the thread has current is saved before (and an EGL context released, which GLVND would
+     * not let a GLX one replace), and put back at the end of the creation. */
+    hold_thread(st, true);
     glfwDefaultWindowHints();
     glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -184,6 +200,8 @@ static gpgpu_status open_glfw(gpgpu_context *ctx, gl_state *st, bool debug)
                         "glfw: no GL 4.5 window: %s", why);
     st->glfw_window = window;
     glfwMakeContextCurrent(window);
+    CHECK(glfwGetCurrentContext() == window, ctx, GPGPU_ERROR_NO_CONTEXT,
+          "glfw: glfwMakeContextCurrent failed");
     CHECK(gladLoadGLContext(&st->gl, (GLADloadfunc)glfwGetProcAddress), ctx,
           GPGPU_ERROR_NO_CONTEXT, "glfw: could not load GL functions");
     return check_version(ctx, st, "glfw");
@@ -226,36 +244,38 @@ static void *egl_current(void)
     return current;
 }
 
-/* glXGetCurrentContext of the GLX library the process has loaded (GLVND's libGLX.so.0, else
- * a libGL.so.1 of its own), held open in *library; NULL where none is loaded, so that no GLX
- * context can be current. The library does not link GLX: a process without X needs none. */
-static void *(*glx_lookup(void **library))(void)
+/* GLX's functions in the GLX library the process has loaded (GLVND's libGLX.so.0, else a
+ * libGL.so.1 of its own), into st->glx and kept; false where none is loaded, so that no GLX
+ * context can be current. The library does not link GLX: a process without X needs none.
+ * Where none is loaded the loader's answer takes tens of microseconds, so it is asked only
+ * where a GLX context may be current: adopting, a refused call, a headless call that EGL
+ * refused (GLVND's answer while a GLX context is current), a GLFW context. */
+static bool glx_lookup(gl_state *st)
 {
     static const char *const names[] = {"libGLX.so.0", "libGL.so.1"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *lib = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
-        void *sym = lib ? dlsym(lib, "glXGetCurrentContext") : NULL;
-        if (sym) {
-            void *(*fn)(void);
-            memcpy(&fn, &sym, sizeof fn); /* ISO C has no cast from void * to a function */
-            *library = lib;
-            return fn;
+    static const char *const symbols[] = {"glXGetCurrentContext", "glXGetCurrentDisplay",
+                                          "glXGetCurrentDrawable", "glXGetCurrentReadDrawable",
+                                          "glXMakeCurrent", "glXMakeContextCurrent"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !st->glx.library; i++) {
+        void *lib = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD), *sym[6] = {NULL};
+        bool all = lib != NULL;
+        for (size_t j = 0; j < 6 && all; j++)
+            all = (sym[j] = dlsym(lib, symbols[j])) != NULL;
+        if (!all) {
+            if (lib)
+                dlclose(lib);
+            continue;
         }
-        if (lib)
-            dlclose(lib);
+        /* ISO C has no cast from void * to a function pointer: the bytes are copied. */
+        memcpy(&st->glx.get_context, &sym[0], sizeof sym[0]);
+        memcpy(&st->glx.get_display, &sym[1], sizeof sym[1]);
+        memcpy(&st->glx.get_drawable, &sym[2], sizeof sym[2]);
+        memcpy(&st->glx.get_read_drawable, &sym[3], sizeof sym[3]);
+        memcpy(&st->glx.make_current, &sym[4], sizeof sym[4]);
+        memcpy(&st->glx.make_context_current, &sym[5], sizeof sym[5]);
+        st->glx.library = lib;
     }
-    *library = NULL;
-    return NULL;
-}
-
-static void *glx_current_now(void)
-{
-    void *library = NULL;
-    void *(*fn)(void) = glx_lookup(&library);
-    void *current = fn ? fn() : NULL;
-    if (library)
-        dlclose(library);
-    return current;
+    return st->glx.library != NULL;
 }
 
 static void *wgl_current(void)
@@ -273,19 +293,19 @@ static void *wgl_current(void)
 }
 
 /* The handle of the context current in this thread, asked the way the adopted one was. */
-static void *current_of(const gl_state *st, gl_handle_kind kind)
+static void *current_of(gl_state *st, gl_handle_kind kind)
 {
     switch (kind) {
     case GL_HANDLE_CALLER: return st->current_context(st->current_user);
     case GL_HANDLE_EGL: return egl_current();
-    case GL_HANDLE_GLX: return st->glx_current ? st->glx_current() : glx_current_now();
+    case GL_HANDLE_GLX: return glx_lookup(st) ? st->glx.get_context() : NULL;
     case GL_HANDLE_WGL: return wgl_current();
     }
     return NULL;
 }
 
 /* A context current through another window system than the adopted one's (none: NULL). */
-static void *other_current(const gl_state *st, gl_handle_kind *kind)
+static void *other_current(gl_state *st, gl_handle_kind *kind)
 {
     static const gl_handle_kind kinds[] = {GL_HANDLE_EGL, GL_HANDLE_GLX, GL_HANDLE_WGL};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
@@ -315,9 +335,8 @@ static gpgpu_status record_adopted(gpgpu_context *ctx, gl_state *st,
     st->handle_kind = GL_HANDLE_EGL;
     st->adopted = egl_current();
     if (!st->adopted) {
-        st->glx_current = glx_lookup(&st->glx_library);
         st->handle_kind = GL_HANDLE_GLX;
-        st->adopted = st->glx_current ? st->glx_current() : NULL;
+        st->adopted = current_of(st, GL_HANDLE_GLX);
     }
     if (!st->adopted) {
         st->handle_kind = GL_HANDLE_WGL;
@@ -440,6 +459,7 @@ static gpgpu_status open_one(gpgpu_context *ctx, gl_state *st, const gpgpu_conte
 
 gpgpu_status gl_platform_open(gpgpu_context *ctx, gl_state *st, const gpgpu_context_desc *desc)
 {
+    st->keep_current = env_on("GPGPU_GL_KEEP_CURRENT");
     gpgpu_gl_platform p = desc->gl_platform;
     if (desc->gl_get_proc_address)
         p = GPGPU_GL_PLATFORM_ADOPT;
@@ -469,12 +489,12 @@ gpgpu_status gl_platform_open(gpgpu_context *ctx, gl_state *st, const gpgpu_cont
 
 void gl_platform_close(gl_state *st)
 {
-    if (st->glx_library)
-        dlclose(st->glx_library);
-    st->glx_library = NULL;
-    st->glx_current = NULL;
+    gl_platform_put_back(st);
     if (st->display != EGL_NO_DISPLAY) {
-        eglMakeCurrent(st->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+        /* Current still only where a call found it so (nothing to put back then): a context
+         * destroyed while current lives on until it is released. */
+        if (st->egl_context != EGL_NO_CONTEXT && eglGetCurrentContext() == st->egl_context)
+            egl_release(st->display);
         if (st->egl_context != EGL_NO_CONTEXT)
             eglDestroyContext(st->display, st->egl_context);
         /* No eglTerminate: an EGLDisplay is one per device and process, so
@@ -491,28 +511,153 @@ void gl_platform_close(gl_state *st)
         glfwDestroyWindow(st->glfw_window);
 #endif
     st->glfw_window = NULL;
+    if (st->glx.library)
+        dlclose(st->glx.library);
+    st->glx = (gl_glx){0};
+}
+
+/* ------------------------------------------- the thread's current context, put back */
+
+/* A context of the library's own is current in the thread during a call only. What the
+ * thread had current (the application's EGL or GLX context, a GLFW window's, or none) is
+ * saved when a call makes the library's context current, and is current again when the call
+ * ends: the application's next GL call goes where it went before, an adopted gpgpu context
+ * finds its own context still current, and where none was current none is. A context left
+ * current where none was would not stay unnoticed: GLVND refuses glXMakeCurrent while an EGL
+ * context is current in the thread (BadAccess, an X error that ends the process under Xlib's
+ * default handler), and a context current in one thread cannot be made current in another
+ * (docs/DECISIONS.md, "A headless context is current during its calls only"). */
+
+static void egl_release(EGLDisplay display)
+{
+    eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+}
+
+/* The thread's GLX context (where the GLX library has been found) into st->outer, released:
+ * GLVND lets no EGL context replace it. */
+static void hold_glx(gl_state *st)
+{
+    gl_outer *o = &st->outer;
+    if (!st->glx.library || !(o->glx_context = st->glx.get_context()))
+        return;
+    o->glx_display = st->glx.get_display();
+    o->glx_draw = st->glx.get_drawable();
+    o->glx_read = st->glx.get_read_drawable();
+    st->glx.make_current(o->glx_display, 0, NULL);
+}
+
+/* What the thread has current into st->outer: EGL's context with its display and surfaces,
+ * else GLX's, and for a GLFW context (`glfw`) GLFW's record of its current window. An EGL
+ * context stays current for eglMakeCurrent to replace at once, but for a GLFW context, which
+ * GLVND would not let replace it; a GLX one is released. */
+static void hold_thread(gl_state *st, bool glfw)
+{
+    gl_outer *o = &st->outer;
+    *o = (gl_outer){.held = true, .egl_display = EGL_NO_DISPLAY, .egl_context = EGL_NO_CONTEXT,
+                    .egl_draw = EGL_NO_SURFACE, .egl_read = EGL_NO_SURFACE};
+#ifdef GPGPU_HAVE_GLFW
+    if (glfw) {
+        o->glfw_window = glfwGetCurrentContext();
+        glx_lookup(st); /* GLFW's contexts are GLX ones under X */
+    }
+#endif
+    o->egl_context = eglGetCurrentContext();
+    if (o->egl_context == EGL_NO_CONTEXT) {
+        hold_glx(st);
+        return;
+    }
+    if (o->egl_context == st->egl_context) {
+        o->was_own = true; /* nothing to save: a call finds it so where it stays current */
+        return;
+    }
+    o->egl_display = eglGetCurrentDisplay();
+    o->egl_draw = eglGetCurrentSurface(EGL_DRAW);
+    o->egl_read = eglGetCurrentSurface(EGL_READ);
+    if (glfw)
+        egl_release(o->egl_display);
+}
+
+void gl_platform_put_back(gl_state *st)
+{
+    gl_outer o = st->outer;
+    st->outer.held = false;
+    bool none = o.egl_context == EGL_NO_CONTEXT && !o.glx_context && !o.glfw_window;
+    if (!o.held || o.was_own || (none && st->keep_current))
+        return;
+    if (st->platform == GPGPU_GL_PLATFORM_GLFW) {
+#ifdef GPGPU_HAVE_GLFW
+        glfwMakeContextCurrent(o.glfw_window); /* NULL releases the library's */
+#endif
+    } else if (o.egl_context == EGL_NO_CONTEXT && st->display != EGL_NO_DISPLAY) {
+        egl_release(st->display);
+    }
+    /* glXMakeCurrent where draw and read are one (GLX 1.2's call, which takes an X window as
+     * well as a GLX drawable), else GLX 1.3's glXMakeContextCurrent. */
+    if (o.glx_context && st->glx.get_context() != o.glx_context) {
+        if (o.glx_draw == o.glx_read)
+            st->glx.make_current(o.glx_display, o.glx_draw, o.glx_context);
+        else
+            st->glx.make_context_current(o.glx_display, o.glx_draw, o.glx_read, o.glx_context);
+    }
+    if (o.egl_context != EGL_NO_CONTEXT && eglGetCurrentContext() != o.egl_context)
+        eglMakeCurrent(o.egl_display, o.egl_draw, o.egl_read, o.egl_context);
+}
+
+static gpgpu_status make_own_egl(gpgpu_context *ctx, gl_state *st)
+{
+    gl_outer *o = &st->outer;
+    hold_thread(st, false);
+    if (o->was_own)
+        return GPGPU_SUCCESS;
+    EGLBoolean made = eglMakeCurrent(st->display, EGL_NO_SURFACE, EGL_NO_SURFACE,
+                                     st->egl_context);
+    EGLint error = made ? EGL_SUCCESS : eglGetError();
+    /* GLVND's answer while a GLX context is current (where the GLX library was not yet
+     * looked for), and also while the library's context is current in another thread. */
+    if (!made && error == EGL_BAD_ACCESS && o->egl_context == EGL_NO_CONTEXT &&
+        !o->glx_context && glx_lookup(st)) {
+        hold_glx(st);
+        if (o->glx_context) {
+            made = eglMakeCurrent(st->display, EGL_NO_SURFACE, EGL_NO_SURFACE, st->egl_context);
+            error = made ? EGL_SUCCESS : eglGetError();
+        }
+    }
+    if (made)
+        return GPGPU_SUCCESS;
+    gl_platform_put_back(st);
+    return ctx_fail(ctx, GPGPU_ERROR_NO_CONTEXT, "eglMakeCurrent failed (0x%x)%s",
+                    (unsigned)error,
+                    error == EGL_BAD_ACCESS ? ": is the context current in another thread?" : "");
+}
+
+static gpgpu_status make_own_glfw(gpgpu_context *ctx, gl_state *st)
+{
+#ifdef GPGPU_HAVE_GLFW
+    if (glfwGetCurrentContext() == st->glfw_window) {
+        st->outer = (gl_outer){.held = true, .was_own = true};
+        return GPGPU_SUCCESS;
+    }
+    hold_thread(st, true);
+    glfwMakeContextCurrent(st->glfw_window);
+    if (glfwGetCurrentContext() == st->glfw_window)
+        return GPGPU_SUCCESS;
+    gl_platform_put_back(st);
+#endif
+    return ctx_fail(ctx, GPGPU_ERROR_NO_CONTEXT,
+                    "glfwMakeContextCurrent failed: is the context current in another thread?");
 }
 
 /* A context is current in one thread at a time: made current here while another thread
  * has it, eglMakeCurrent fails (EGL_BAD_ACCESS) and so does glfwMakeContextCurrent. */
 gpgpu_status gl_platform_make_current(gpgpu_context *ctx, gl_state *st)
 {
-    if (st->egl_context != EGL_NO_CONTEXT && eglGetCurrentContext() != st->egl_context)
-        CHECK(eglMakeCurrent(st->display, EGL_NO_SURFACE, EGL_NO_SURFACE, st->egl_context), ctx,
-              GPGPU_ERROR_NO_CONTEXT,
-              "eglMakeCurrent failed (0x%x): is the context current in another thread?",
-              (unsigned)eglGetError());
-#ifdef GPGPU_HAVE_GLFW
-    if (st->glfw_window && glfwGetCurrentContext() != st->glfw_window) {
-        glfwMakeContextCurrent(st->glfw_window);
-        CHECK(glfwGetCurrentContext() == st->glfw_window, ctx, GPGPU_ERROR_NO_CONTEXT,
-              "glfwMakeContextCurrent failed: is the context current in another thread?");
-    }
-#endif
     /* An adopted context is the caller's to make current. */
     if (st->platform == GPGPU_GL_PLATFORM_ADOPT)
         return check_adopted(ctx, st);
-    return GPGPU_SUCCESS;
+    if (st->outer.held)
+        return GPGPU_SUCCESS; /* made current earlier in this call */
+    return st->platform == GPGPU_GL_PLATFORM_GLFW ? make_own_glfw(ctx, st)
+                                                  : make_own_egl(ctx, st);
 }
 
 const char *gl_platform_name(gpgpu_gl_platform p) { return platform_name(p); }

@@ -152,6 +152,16 @@ static gpgpu_status program_for(gpgpu_context *ctx, const exec_variant *v,
 
 static gl_buffer *buf_of(const gpgpu_buffer *buf) { return buf->impl; }
 
+/* Every path out of an entry point that made the context current (gl_platform_make_current)
+ * ends here: the outermost call of a headless context puts back what the thread had current,
+ * an inner one (a buffer a call makes or frees for itself) leaves that to the call. */
+static gpgpu_status call_ends(gl_state *st, gpgpu_status status)
+{
+    if (st->call_depth == 0)
+        gl_platform_put_back(st);
+    return status;
+}
+
 /* Deletes an owned buffer's GL object where `with_gl` (its context is current), and the
  * Vulkan memory behind it in any case (the GL import holds a reference of its own). */
 static void delete_owned(gl_state *st, gl_buffer *b, bool with_gl)
@@ -212,20 +222,15 @@ static void gl_trim(gpgpu_context *ctx)
 {
     if (reachable_for(ctx, gl_of(ctx), "gpgpu_context_trim",
                       "its scratch buffers' GL buffers are left to the adopted context and the "
-                      "freed buffers it keeps stay kept"))
+                      "freed buffers it keeps stay kept")) {
         kept_release(ctx, &gl_of(ctx)->kept, 0);
+        call_ends(gl_of(ctx), GPGPU_SUCCESS);
+    }
 }
 
-static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
+static gpgpu_status make_buffer(gpgpu_context *ctx, gl_state *st, gpgpu_buffer *buf)
 {
-    gpgpu_context *ctx = buf->ctx;
-    gl_state *st = gl_of(ctx);
     const GladGLContext *gl = &st->gl;
-    /* GLsizeiptr is signed: a larger size would reach GL as a negative one. */
-    CHECK(buf->size <= (size_t)PTRDIFF_MAX, ctx, GPGPU_ERROR_OUT_OF_MEMORY,
-          "creating a buffer: %zu bytes is more than GL can allocate", buf->size);
-    /* Another context (the caller's, another gpgpu_context's) may be current. */
-    TRY(gl_platform_make_current(ctx, st));
     gl_buffer *b = kept_take(&st->kept, buf->size);
     if (!b) {
         b = calloc(1, sizeof *b);
@@ -259,12 +264,21 @@ static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
     return GPGPU_SUCCESS;
 }
 
-gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, const void *handle, size_t offset)
+static gpgpu_status gl_buffer_create(gpgpu_buffer *buf)
 {
-    unsigned name = *(const unsigned *)handle;
     gpgpu_context *ctx = buf->ctx;
     gl_state *st = gl_of(ctx);
+    /* GLsizeiptr is signed: a larger size would reach GL as a negative one. */
+    CHECK(buf->size <= (size_t)PTRDIFF_MAX, ctx, GPGPU_ERROR_OUT_OF_MEMORY,
+          "creating a buffer: %zu bytes is more than GL can allocate", buf->size);
+    /* Another context (the caller's, another gpgpu_context's) may be current. */
     TRY(gl_platform_make_current(ctx, st));
+    return call_ends(st, make_buffer(ctx, st, buf));
+}
+
+static gpgpu_status wrap_buffer(gpgpu_context *ctx, gl_state *st, gpgpu_buffer *buf,
+                                unsigned name, size_t offset)
+{
     CHECK(st->gl.IsBuffer(name), ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "gpgpu_buffer_wrap_gl: %u is not a GL buffer object", name);
     GLint64 size = 0;
@@ -281,6 +295,14 @@ gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, const void *handle, size_t offset
     buf->storage = name; /* a second wrap of `name` is the same memory */
     buf->storage_offset = offset;
     return GPGPU_SUCCESS;
+}
+
+gpgpu_status gl_buffer_wrap(gpgpu_buffer *buf, const void *handle, size_t offset)
+{
+    gpgpu_context *ctx = buf->ctx;
+    gl_state *st = gl_of(ctx);
+    TRY(gl_platform_make_current(ctx, st));
+    return call_ends(st, wrap_buffer(ctx, st, buf, *(const unsigned *)handle, offset));
 }
 
 /* Whether buf is one of the context's scratch buffers, which only trim and destroy free out of
@@ -304,9 +326,13 @@ static void gl_buffer_destroy(gpgpu_buffer *buf)
         bool reachable = reachable_for(buf->ctx, st,
                                        is_scratch(buf) ? NULL : "gpgpu_buffer_destroy",
                                        "its GL buffer is left to the adopted context");
-        if (reachable && kept_add(buf->ctx, &st->kept, b, b->bytes))
+        bool kept = reachable && kept_add(buf->ctx, &st->kept, b, b->bytes);
+        if (!kept)
+            delete_owned(st, b, reachable);
+        if (reachable)
+            call_ends(st, GPGPU_SUCCESS);
+        if (kept)
             return;
-        delete_owned(st, b, reachable);
     }
     free(b);
 }
@@ -395,7 +421,7 @@ static void end_with_handoff(gl_state *st)
 static gpgpu_status gl_begin(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
-    TRY(gl_platform_make_current(ctx, st));
+    TRY(gl_platform_make_current(ctx, st)); /* put back by gl_end */
     const GladGLContext *gl = &st->gl;
     st->call_depth++;
     while (gl->GetError() != GL_NO_ERROR) {
@@ -418,8 +444,10 @@ static gpgpu_status gl_begin(gpgpu_context *ctx)
             wait_for_handoff(st);
     }
     gpgpu_status status = start_timed_call(ctx, st);
-    if (status != GPGPU_SUCCESS)
+    if (status != GPGPU_SUCCESS) {
         st->call_depth--; /* no gl_end follows a failed begin */
+        call_ends(st, status);
+    }
     return status;
 }
 
@@ -453,7 +481,7 @@ static gpgpu_status gl_end(gpgpu_context *ctx)
         if (st->call_depth == 0)
             end_with_handoff(st);
     }
-    return gl_check_error(ctx, "GL");
+    return call_ends(st, gl_check_error(ctx, "GL"));
 }
 
 static gpgpu_status gl_dispatch(gpgpu_context *ctx, const exec_dispatch *d)
@@ -499,6 +527,7 @@ static gpgpu_status gl_timer_begin(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
     TRY(gl_platform_make_current(ctx, st));
+    call_ends(st, GPGPU_SUCCESS); /* no GL call: the queries come with the calls it measures */
     CHECK(!st->foreign, ctx, GPGPU_ERROR_WRONG_CONTEXT,
           "gpgpu_timer_begin: the current GL context (%p) shares objects with the adopted one "
           "(%p), but the timer's GL queries would be its own: make the adopted one current",
@@ -508,11 +537,8 @@ static gpgpu_status gl_timer_begin(gpgpu_context *ctx)
     return GPGPU_SUCCESS;
 }
 
-static gpgpu_status gl_timer_end(gpgpu_context *ctx, double *gpu_ns)
+static gpgpu_status timer_sum(gpgpu_context *ctx, gl_state *st, double *gpu_ns)
 {
-    gl_state *st = gl_of(ctx);
-    st->timing = false; /* a failed end ends the measurement too, as gpgpu_timer_end says */
-    TRY(gl_platform_make_current(ctx, st));
     CHECK(!st->foreign, ctx, GPGPU_ERROR_WRONG_CONTEXT,
           "gpgpu_timer_end: the current GL context (%p) shares objects with the adopted one "
           "(%p), but the timer's GL queries are the adopted one's: the measurement is lost",
@@ -527,6 +553,14 @@ static gpgpu_status gl_timer_end(gpgpu_context *ctx, double *gpu_ns)
     return gl_check_error(ctx, "gpgpu_timer_end");
 }
 
+static gpgpu_status gl_timer_end(gpgpu_context *ctx, double *gpu_ns)
+{
+    gl_state *st = gl_of(ctx);
+    st->timing = false; /* a failed end ends the measurement too, as gpgpu_timer_end says */
+    TRY(gl_platform_make_current(ctx, st));
+    return call_ends(st, timer_sum(ctx, st, gpu_ns));
+}
+
 static gpgpu_status gl_finish(gpgpu_context *ctx)
 {
     gl_state *st = gl_of(ctx);
@@ -535,7 +569,7 @@ static gpgpu_status gl_finish(gpgpu_context *ctx)
     if (st->handoff && st->handoff_context != st->current)
         st->gl.ClientWaitSync(st->handoff, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
     st->gl.Finish();
-    return gl_check_error(ctx, "gpgpu_finish");
+    return call_ends(st, gl_check_error(ctx, "gpgpu_finish"));
 }
 
 /* Sinks of debug callbacks that destroy could not take back from their adopted contexts:
@@ -793,5 +827,5 @@ gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *cal
                                            GL_DONT_CARE, 0, NULL, GL_TRUE);
         st->gl.DebugMessageCallback(debug_message, st->debug);
     }
-    return gl_check_error(ctx, "creating the context");
+    return call_ends(st, gl_check_error(ctx, "creating the context"));
 }

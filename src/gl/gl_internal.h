@@ -38,22 +38,51 @@ typedef struct gl_debug_sink {
     struct gl_debug_sink *next_left; /* in the list of sinks left to their GL contexts */
 } gl_debug_sink;
 
+/* GLX's functions, looked up at run time in the GLX library the process has loaded (the
+ * library does not link GLX), which is held open while they are used. Xlib's types as
+ * their ABI has them: a Display * is a pointer, a GLXDrawable an XID (unsigned long). */
+typedef struct gl_glx {
+    void *library;
+    void *(*get_context)(void);
+    void *(*get_display)(void);
+    unsigned long (*get_drawable)(void);
+    unsigned long (*get_read_drawable)(void);
+    int (*make_current)(void *display, unsigned long drawable, void *context);
+    int (*make_context_current)(void *display, unsigned long draw, unsigned long read,
+                                void *context);
+} gl_glx;
+
+/* What the thread had current when a call made a headless context's own one current
+ * (gl_platform_make_current), made current again when the call ends (gl_platform_put_back):
+ * an EGL context with its display, surfaces; a GLX one with its display, drawables; for a
+ * GLFW context, GLFW's own record too. Nothing saved: nothing was current. */
+typedef struct gl_outer {
+    bool held;     /* a call made the library's context current and has not put back */
+    bool was_own;  /* the library's context was current already: nothing to put back */
+    EGLDisplay egl_display;
+    EGLContext egl_context;
+    EGLSurface egl_draw, egl_read;
+    void *glx_display, *glx_context;
+    unsigned long glx_draw, glx_read;
+    void *glfw_window;
+} gl_outer;
+
 typedef struct gl_state {
     GladGLContext gl; /* one function table per context: no global GL symbols */
     gpgpu_gl_platform platform;
     EGLDisplay display;
     EGLContext egl_context;
     void *glfw_window;
+    gl_outer outer;    /* headless: what a call found current in the thread */
+    bool keep_current; /* GPGPU_GL_KEEP_CURRENT: stays current where none was */
+    gl_glx glx;        /* found where a GLX context may be current (gl_context.c) */
 
     /* Adopt: the adopted context's handle and how the current one is asked for
-     * (gl_platform_make_current compares them at every call); the GLX library held open
-     * while glXGetCurrentContext is used. */
+     * (gl_platform_make_current compares them at every call). */
     gl_handle_kind handle_kind;
     void *adopted;
     gpgpu_gl_current_context current_context;
     void *current_user;
-    void *(*glx_current)(void);
-    void *glx_library;
     /* Adopt with gl_accept_shared_contexts: a buffer of the adopted context, labelled
      * share_label, which a context sharing its objects sees too; `foreign` is set while the
      * current call runs in such a context (not the adopted one), `current` is the context
@@ -117,12 +146,18 @@ static inline gl_state *gl_of(gpgpu_context *ctx) { return ctx->impl; }
 
 /* gl_context.c: context creation for each platform (refusing GL below 4.5), and making it
  * current. gl_platform_make_current is the one gate of every GL path: a library-made
- * context is made current; for an adopted one the current context is checked against it
+ * context is made current, what the thread had current saved (once per call: later ones
+ * find it held); for an adopted one the current context is checked against it
  * (GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT) before any GL call, and st->foreign
- * says whether it is a context that shares its objects. */
+ * says whether it is a context that shares its objects. gl_platform_put_back ends the call
+ * of a library-made context: what the thread had current is current again (nothing: none
+ * is, unless GPGPU_GL_KEEP_CURRENT); a no-op for an adopted one. gl_platform_open leaves the
+ * new context held for the rest of the creation, which puts back at its end; close puts back
+ * before it destroys. */
 gpgpu_status gl_platform_open(gpgpu_context *ctx, gl_state *st, const gpgpu_context_desc *desc);
 void gl_platform_close(gl_state *st);
 gpgpu_status gl_platform_make_current(gpgpu_context *ctx, gl_state *st);
+void gl_platform_put_back(gl_state *st);
 const char *gl_platform_name(gpgpu_gl_platform platform);
 /* Adopt with gl_accept_shared_contexts: makes the buffer that tells contexts sharing objects
  * with the adopted one (the adopted context is current). */
