@@ -238,6 +238,9 @@ typedef union tool_reduce_result {
     double f64[2];
 } tool_reduce_result;
 
+/* A device UUID as text, 8-4-4-4-12 hex digits (as nvidia-smi -L and vulkaninfo print it). */
+void tool_uuid_text(const uint8_t uuid[16], char text[37]);
+
 /* Prints one element: integers exactly, floats with %.17g (round-trips). */
 void tool_print_value(FILE *out, gpgpu_type type, const void *value);
 

@@ -219,6 +219,14 @@ typedef struct gpgpu_context_desc {
      *  your own allocations do not get it back when they run short; gpgpu_context_trim does.
      *  memory_limit counts each buffer at the size it is made with (its class). */
     size_t memory_cache;
+    /** Which GPU (a context of the library's own making): 0 lets the library choose as it
+     *  always has (GPGPU_EGL_DEVICE or GPGPU_VK_DEVICE, else the first EGL device that gives a
+     *  context, the first discrete Vulkan GPU with compute); N >= 1 the N-th of the backend's
+     *  gpgpu_device_count devices. Both backends list their devices by UUID, ascending, where
+     *  the driver gives one (Vulkan always; EGL with EGL_EXT_device_persistent_id, as NVIDIA's
+     *  does), then the others in the API's order: so one N, or one UUID (gpgpu_info.uuid), is
+     *  one GPU on GL and on Vulkan. GL: the egl-device platform only. */
+    uint32_t device;
 } gpgpu_context_desc;
 
 /** gpgpu_context_desc.memory_cache: keep no freed memory. */
@@ -244,7 +252,10 @@ typedef struct gpgpu_context_desc {
  *   gl_current_context returns NULL); GPGPU_ERROR_GL_VERSION if GL is older than 4.5 (the
  *   message names the version); GPGPU_ERROR_BACKEND_UNAVAILABLE;
  *   Vulkan adopt: GPGPU_ERROR_INVALID_ARGUMENT if the queue is not queue queue_index of family
- *   queue_family_index of the device, or the physical device not one of the instance's.
+ *   queue_family_index of the device, or the physical device not one of the instance's;
+ *   GPGPU_ERROR_INVALID_ARGUMENT also for a device past gpgpu_device_count, one without a
+ *   compute queue (Vulkan), or a device with an adopted context or a GL platform other than
+ *   egl-device.
  *   On failure *out is NULL and gpgpu_last_error(NULL) says why.
  * @pointer_lifetime desc is read during the call only.
  */
@@ -321,10 +332,28 @@ typedef struct gpgpu_info {
     size_t storage_offset_alignment;
     size_t max_storage_range_bytes; /**< largest range one binding can hold */
     size_t device_memory_bytes; /**< device-local memory (0 when the API does not say) */
+    /** The device's number in gpgpu_context_desc.device's list (1 for the first), whichever
+     *  way it was chosen; 0 where the context was adopted or made on a platform other than
+     *  egl-device. */
+    uint32_t device;
+    /** The device's UUID (Vulkan's deviceUUID; GL's GL_DEVICE_UUID_EXT, which names the same
+     *  GPU, else the EGL device's persistent id), where the driver gives one. */
+    bool has_uuid;
+    uint8_t uuid[16];
 } gpgpu_info;
 
 /** Fills *info. @return GPGPU_SUCCESS or GPGPU_ERROR_NULL_POINTER. */
 GPGPU_API gpgpu_status gpgpu_context_info(gpgpu_context *ctx, gpgpu_info *info);
+
+/**
+ * How many devices a backend lists for gpgpu_context_desc.device (GPGPU_BACKEND_DEFAULT:
+ * GPGPU_BACKEND, else GL): GL's EGL devices (0 without EGL_EXT_platform_device), Vulkan's
+ * physical devices (0 without a Vulkan driver). No context is made. Any thread.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
+ *   backend, or GPGPU_BACKEND value); GPGPU_ERROR_BACKEND_UNAVAILABLE (Vulkan in a build
+ *   without it). A failure's message is gpgpu_last_error(NULL)'s.
+ */
+GPGPU_API gpgpu_status gpgpu_device_count(gpgpu_backend backend, uint32_t *count);
 
 /* ---------------------------------------------------------------- buffers */
 
