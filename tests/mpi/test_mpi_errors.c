@@ -214,6 +214,31 @@ static void test_products(gpgpu_context *ctx, gpgpu_type type)
     gpgpu_mpi_matrix_destroy(a);
 }
 
+/* Each rank's context is on its node's GPU number node rank mod the devices (plus one); a
+ * device past the list on one rank leaves every rank without a context, one status. */
+static void test_contexts(gpgpu_context *ctx)
+{
+    gpgpu_info info;
+    uint32_t count = 0;
+    int node_rank, node_size;
+
+    gpgpu_context_info(ctx, &info);
+    EXPECT_STATUS(gpgpu_device_count(GPGPU_BACKEND_DEFAULT, &count), GPGPU_SUCCESS);
+    EXPECT_STATUS(gpgpu_mpi_node_rank(MPI_COMM_WORLD, &node_rank, &node_size), GPGPU_SUCCESS);
+    EXPECT(node_size == test_ranks && node_rank == test_rank, "node rank %d of %d", node_rank,
+           node_size);
+    if (count > 0 && getenv("GPGPU_EGL_DEVICE") == NULL && getenv("GPGPU_VK_DEVICE") == NULL)
+        EXPECT(info.device == (uint32_t)node_rank % count + 1,
+               "rank %d on device %u of %u, expected %u", test_rank, info.device, count,
+               (uint32_t)node_rank % count + 1);
+    gpgpu_context *other = (gpgpu_context *)&info; /* not NULL: must become NULL */
+    gpgpu_context_desc desc = { .device = last_rank() ? count + 1 : 0 };
+    expect_agreed("a device past the list on one rank",
+                  gpgpu_mpi_context_create(MPI_COMM_WORLD, &desc, &other),
+                  GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT(other == NULL, "a context left after the refusal");
+}
+
 /* MPI_THREAD_SINGLE: the helper thread is refused on every rank, the default is inline. */
 static void test_thread_level(gpgpu_context *ctx)
 {
@@ -248,6 +273,7 @@ int main(int argc, char **argv)
     if (single) {
         test_thread_level(ctx);
     } else {
+        test_contexts(ctx);
         test_creation(ctx);
         test_products(ctx, GPGPU_TYPE_F32);
         if (test_has_f64(ctx))

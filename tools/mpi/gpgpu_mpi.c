@@ -183,15 +183,19 @@ static void print_ranks(FILE *log, gpgpu_context *ctx, const gpgpu_mpi_matrix *a
     gpgpu_mpi_matrix_info m;
     gpgpu_info info;
 
+    char uuid[37] = "none";
+
     gpgpu_mpi_matrix_get_info(a, &m);
     gpgpu_context_info(ctx, &info);
+    if (info.has_uuid)
+        tool_uuid_text(info.uuid, uuid);
     snprintf(line, sizeof line,
              "rank %d: rows %llu-%llu, %zu + %zu entries (diagonal + off-diagonal blocks), "
-             "%u ghosts from %d ranks, %u values to %d; %s on %s",
+             "%u ghosts from %d ranks, %u values to %d; %s device %u, %.60s, uuid %s",
              rank_, (unsigned long long)m.first_row,
              (unsigned long long)(m.first_row + m.local_rows) - (m.local_rows > 0),
              m.diag_nnz, m.offd_nnz, m.ghosts, m.recv_ranks, m.sends, m.send_ranks, info.backend,
-             info.renderer);
+             info.device, info.renderer, uuid);
     MPI_Gather(line, (int)sizeof line, MPI_CHAR, all, (int)sizeof line, MPI_CHAR, 0,
                MPI_COMM_WORLD);
     for (int r = 0; all != NULL && r < ranks_; r++)
