@@ -123,8 +123,9 @@ GPGPU_MPI_API gpgpu_status gpgpu_mpi_vector_create(gpgpu_context *ctx, MPI_Comm 
 /**
  * A vector on the caller's buffer: local_size elements from element `offset`, not copied;
  * the buffer must outlive the vector.
- * @return as gpgpu_mpi_vector_create, GPGPU_ERROR_OUT_OF_RANGE (the buffer is too small) and
- *   GPGPU_ERROR_INVALID_ARGUMENT (a buffer of another context).
+ * @return as gpgpu_mpi_vector_create; GPGPU_ERROR_NULL_POINTER (buffer NULL);
+ *   GPGPU_ERROR_OUT_OF_RANGE (the buffer is too small). A buffer of another context is the
+ *   caller's error, which the first operation on the vector reports.
  */
 GPGPU_MPI_API gpgpu_status gpgpu_mpi_vector_wrap(gpgpu_context *ctx, MPI_Comm comm, gpgpu_type type,
                                              uint32_t local_size, gpgpu_buffer *buffer,
@@ -335,8 +336,8 @@ GPGPU_MPI_API gpgpu_status gpgpu_mpi_matrix_vector(const gpgpu_mpi_matrix *a, gp
 
 /**
  * The halo exchange alone: the values of x at this rank's ghost columns, from the ranks that
- * own them, into a buffer of the matrix (*ghosts, gpgpu_mpi_matrix_ghosts' order), valid
- * until the next product or exchange of the matrix.
+ * own them, into a buffer of the matrix (*ghosts, gpgpu_mpi_matrix_ghosts' order; NULL on a
+ * rank without ghosts), valid until the next product or exchange of the matrix.
  * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (x of another
  *   type, context or size than the matrix's columns on some rank); GPGPU_ERROR_BACKEND;
  *   errors of libgpgpu's calls.

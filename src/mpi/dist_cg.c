@@ -175,7 +175,8 @@ static bool classic_setup(cg *c, cg_scalars *k)
 }
 
 /* q = A*p; p.q (the first reduction); x += a*p, r -= a*q with r.r, z = M^-1 r; r.z (the
- * second reduction, with r.r); p = z + b*p: `gpgpu cg`'s step. */
+ * second reduction, with r.r); p = z + b*p: `gpgpu cg`'s step. Each step returns false where
+ * the solve stops: a failure (in c->status, the same on every rank) or a breakdown (c->st). */
 static bool classic_step(cg *c, cg_scalars *k)
 {
     bool jacobi = c->desc->jacobi;
@@ -207,17 +208,17 @@ static bool classic_step(cg *c, cg_scalars *k)
     if (!reduce(c, sums, jacobi ? 2 : 1))
         return false;
     c->st.reduce_ns += since(t);
-    double rz = jacobi ? sums[1] : sums[0];
-    if (!residual_finite(c, sums[0], rz))
-        return false;
-    if (!fits(c, rz / k->rz))
-        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_DIRECTION, rz, k->rz);
-    t = dist_now_ns();
-    axpby(c, 1, c->z, rz / k->rz, c->p);
-    fence(c);
-    c->st.update_ns += since(t);
+    double rz = jacobi ? sums[1] : sums[0], rz_old = k->rz;
     k->rr = sums[0];
     k->rz = rz;
+    if (!residual_finite(c, sums[0], rz))
+        return false;
+    if (!fits(c, rz / rz_old))
+        return breakdown(c, GPGPU_MPI_CG_BREAKDOWN_DIRECTION, rz, rz_old);
+    t = dist_now_ns();
+    axpby(c, 1, c->z, rz / rz_old, c->p);
+    fence(c);
+    c->st.update_ns += since(t);
     return true;
 }
 
@@ -284,15 +285,13 @@ static bool single_step(cg *c, cg_scalars *k)
     if (!reduce(c, sums, 3))
         return false;
     c->st.reduce_ns += since(t);
-    if (!residual_finite(c, sums[0], sums[1]))
-        return false;
     k->rz_old = k->rz;
     k->alpha_old = alpha;
     k->rr = sums[0];
     k->rz = sums[1];
     k->zw = sums[2];
     k->first = false;
-    return true;
+    return residual_finite(c, sums[0], sums[1]);
 }
 
 /* ------------------------------------------------------------ the solve */
@@ -421,7 +420,9 @@ static void iterate(cg *c, cg_scalars *k)
             c->desc->callback(&it, c->desc->user_data);
         }
     }
-    c->st.residual = rel;
+    /* After a breakdown, the residual the step left (an overflowed one too), as gpgpu cg's
+     * summary has it. */
+    c->st.residual = c->st.b_norm > 0 ? sqrt(k->rr) / c->st.b_norm : 0;
     c->st.converged = c->st.breakdown == GPGPU_MPI_CG_BREAKDOWN_NONE && rel <= c->tol;
 }
 

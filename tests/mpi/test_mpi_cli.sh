@@ -140,6 +140,11 @@ same_exit "no file" "cannot read the matrix" cg "$tmp/none.mtx" --backend "$back
 same_exit "not converged" "did not converge within 3 iterations" \
     cg "$mdir/cage3.mtx" --max-iter 3 --backend "$backend"
 grep -q "is not symmetric" "$tmp/err" || fail "cg cage3: no warning"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 -2\n2 1 1\n2 2 -2\n3 2 1\n3 3 -2\n' \
+    >"$tmp/negative.mtx"
+same_exit "breakdown" "breakdown at iteration 1: p.Ap = .*, so A is not positive definite" \
+    cg "$tmp/negative.mtx" --backend "$backend"
+grep -q "^broke down after 0 iterations" "$tmp/out" || fail "breakdown: no 'broke down' line"
 mpi cg --laplace3d 4 --variant pipelined
 [ $? -eq 2 ] && [ "$(grep -c "unknown value 'pipelined'" "$tmp/err")" -eq 1 ] ||
     fail "--variant pipelined: not one usage error, exit 2"
