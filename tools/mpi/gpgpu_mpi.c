@@ -179,23 +179,23 @@ static bool wants_help(int argc, char **argv)
 /* A line per rank on rank 0's log: its rows, blocks, exchange and GPU. */
 static void print_ranks(FILE *log, gpgpu_context *ctx, const gpgpu_mpi_matrix *a)
 {
-    char line[256], *all = rank_ == 0 ? malloc((size_t)ranks_ * sizeof line) : NULL;
+    char line[256], rows[64] = "no rows", uuid[37] = "none";
+    char *all = rank_ == 0 ? malloc((size_t)ranks_ * sizeof line) : NULL;
     gpgpu_mpi_matrix_info m;
     gpgpu_info info;
-
-    char uuid[37] = "none";
 
     gpgpu_mpi_matrix_get_info(a, &m);
     gpgpu_context_info(ctx, &info);
     if (info.has_uuid)
         tool_uuid_text(info.uuid, uuid);
+    if (m.local_rows > 0)
+        snprintf(rows, sizeof rows, "rows %llu-%llu", (unsigned long long)m.first_row,
+                 (unsigned long long)(m.first_row + m.local_rows - 1));
     snprintf(line, sizeof line,
-             "rank %d: rows %llu-%llu, %zu + %zu entries (diagonal + off-diagonal blocks), "
-             "%u ghosts from %d ranks, %u values to %d; %s device %u, %.60s, uuid %s",
-             rank_, (unsigned long long)m.first_row,
-             (unsigned long long)(m.first_row + m.local_rows) - (m.local_rows > 0),
-             m.diag_nnz, m.offd_nnz, m.ghosts, m.recv_ranks, m.sends, m.send_ranks, info.backend,
-             info.device, info.renderer, uuid);
+             "rank %d: %s, %zu + %zu entries (diagonal + off-diagonal blocks), %u ghosts from "
+             "%d ranks, %u values to %d; %s device %u, %.60s, uuid %s",
+             rank_, rows, m.diag_nnz, m.offd_nnz, m.ghosts, m.recv_ranks, m.sends, m.send_ranks,
+             info.backend, info.device, info.renderer, uuid);
     MPI_Gather(line, (int)sizeof line, MPI_CHAR, all, (int)sizeof line, MPI_CHAR, 0,
                MPI_COMM_WORLD);
     for (int r = 0; all != NULL && r < ranks_; r++)
