@@ -3,13 +3,19 @@
 // Times cub::DeviceReduce / cub::DeviceScan / cub::DeviceRadixSort (and a
 // plain device-to-device copy as the bandwidth ceiling) over power-of-two
 // sizes and reports the median GPU time per call, measured with CUDA events,
-// and the median wall-clock time of a call followed by a stream sync.
+// and the median wall-clock time of a call followed by a stream sync; also
+// cub::DeviceHistogram::HistogramEven, cub::DeviceSegmentedReduce::Sum (on
+// power-of-two sizes and on the row pointers of --matrix files),
+// cub::DeviceRunLengthEncode::Encode and cub::DeviceReduce::ReduceByKey on the
+// inputs gpgpu-bench makes for its cases of the same names.
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_peer bench/cub_peer.cu
 // Usage: cub_peer [--min-log2 10] [--max-log2 28] [--step 2] [--sizes LIST]
-//                 [--only reduce,scan,sort] [--runs 20] [--json FILE] [--help]
+//                 [--only reduce,scan,sort,histogram,segreduce,rle] [--runs 20]
+//                 [--matrix FILE.mtx]... [--json FILE] [--help]
 
 #include <cub/cub.cuh>
+#include <cuda/std/functional>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -19,6 +25,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <tuple>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -429,6 +438,380 @@ Timing time_case(const Case &c, void *in_raw, void *out_raw, uint32_t *vin,
 }
 
 // ---------------------------------------------------------------------------
+// Histograms, segmented sums and run-length encoding, on the inputs of
+// gpgpu-bench's cases of the same names (tools/bench_histogram.c,
+// bench_segreduce.c, bench_rle.c): the same hash of the element index, so the
+// two programs time the same data.
+
+__host__ __device__ __forceinline__ uint32_t rotl32(uint32_t x, unsigned k) {
+    return x << k | x >> (32 - k);
+}
+
+// Histogram sample i (bits): h = hash32(i + 0x9e3779b9), skewed h & rotl(h,
+// 11) & rotl(h, 21); as f32, (h >> 8) / 2^24.
+__host__ __device__ __forceinline__ uint32_t histogram_sample(uint64_t i, bool f32,
+                                                              bool skewed) {
+    uint32_t x = uint32_t(i) + 0x9e3779b9u;
+    x ^= x >> 16;  // hash32, repeated here for the host
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    if (skewed) x = x & rotl32(x, 11) & rotl32(x, 21);
+    if (!f32) return x;
+    float f = float(x >> 8) * (1.0f / 16777216.0f);
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
+
+__host__ __device__ __forceinline__ uint32_t hash32_host(uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+// RLE key i: hash32(i / run + 0x9e3779b9); reduce-by-key value i: (hash32(i +
+// 0x7f4a7c15) >> 8) / 2^24.
+__global__ void fill_ext_kernel(uint32_t *p, size_t n, int kind, uint32_t a, uint32_t b) {
+    size_t stride = size_t(gridDim.x) * blockDim.x;
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        uint32_t v;
+        if (kind == 0) {
+            v = histogram_sample(i, a != 0, b != 0);
+        } else if (kind == 1) {
+            v = hash32_host(uint32_t(i / a) + 0x9e3779b9u);
+        } else {
+            float f = float(hash32_host(uint32_t(i) + 0x7f4a7c15u) >> 8) * (1.0f / 16777216.0f);
+            memcpy(&v, &f, 4);
+        }
+        p[i] = v;
+    }
+}
+
+enum { FILL_HISTOGRAM = 0, FILL_KEYS = 1, FILL_VALUES = 2 };
+
+void fill_ext(uint32_t *p, size_t n, int kind, uint32_t a, uint32_t b, cudaStream_t s) {
+    const size_t blocks = std::min<size_t>((n + 255) / 256, 65536);
+    fill_ext_kernel<<<unsigned(blocks ? blocks : 1), 256, 0, s>>>(p, n, kind, a, b);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+// Segment offsets over n values, as gpgpu-bench's make_offsets: tiny, segment
+// s has hash32(s + 0x85ebca6b) % 8 values; else 4 equal segments.
+std::vector<uint32_t> segment_offsets(bool tiny, size_t n) {
+    std::vector<uint32_t> o{0};
+    if (tiny) {
+        for (size_t at = 0, s = 0; at < n; s++) {
+            size_t len = hash32_host(uint32_t(s) + 0x85ebca6bu) % 8;
+            at = std::min(at + len, n);
+            o.push_back(uint32_t(at));
+        }
+    } else {
+        for (int q = 1; q <= 4; q++) o.push_back(uint32_t(n / 4 * q + (q == 4 ? n % 4 : 0)));
+    }
+    return o;
+}
+
+// Times launch(temp, bytes) as time_case times the others: a size query,
+// warm-up calls, event pairs around back-to-back calls, then each call alone on
+// the host clock with a stream sync.
+template <typename Launch>
+Timing time_launch(Launch &&launch, int runs, cudaStream_t s) {
+    size_t temp_bytes = 0;
+    CUDA_CHECK(launch(nullptr, temp_bytes));
+    temp_bytes = std::max<size_t>(temp_bytes, 1);
+    void *temp = nullptr;
+    CUDA_CHECK(cudaMalloc(&temp, temp_bytes));
+    for (int i = 0; i < kWarmupRuns; ++i) CUDA_CHECK(launch(temp, temp_bytes));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<cudaEvent_t> start(runs), stop(runs);
+    for (int i = 0; i < runs; ++i) {
+        CUDA_CHECK(cudaEventCreate(&start[i]));
+        CUDA_CHECK(cudaEventCreate(&stop[i]));
+    }
+    for (int i = 0; i < runs; ++i) {
+        CUDA_CHECK(cudaEventRecord(start[i], s));
+        CUDA_CHECK(launch(temp, temp_bytes));
+        CUDA_CHECK(cudaEventRecord(stop[i], s));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<float> ms(runs), wall(runs);
+    for (int i = 0; i < runs; ++i) {
+        CUDA_CHECK(cudaEventElapsedTime(&ms[i], start[i], stop[i]));
+        CUDA_CHECK(cudaEventDestroy(start[i]));
+        CUDA_CHECK(cudaEventDestroy(stop[i]));
+    }
+    for (int i = 0; i < runs; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        CUDA_CHECK(launch(temp, temp_bytes));
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        auto t1 = std::chrono::steady_clock::now();
+        wall[i] = std::chrono::duration<float, std::milli>(t1 - t0).count();
+    }
+    CUDA_CHECK(cudaFree(temp));
+    return {median(ms) * 1000.0, median(wall) * 1000.0};
+}
+
+// One run of an extended case: what it timed, and whether its output (read
+// back after the timed calls) matched the CPU's where it was checked.
+struct ExtResult {
+    std::string name, matrix;
+    size_t n = 0, segments = 0;
+    Timing t{};
+    double bytes = 0;
+    const char *check = "skipped";
+};
+
+template <typename T> std::vector<T> download(const T *d, size_t n) {
+    std::vector<T> h(n);
+    if (n) CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+// HistogramEven of n samples in `bins` even bins over [0, 2^32 - 1) (u32) or
+// [0, 1) (f32); the counts checked exactly (the bins are CUB's formula, which
+// gpgpu-bench's twin computes too) when check.
+ExtResult run_histogram(bool f32, uint32_t bins, bool skewed, size_t n, int runs, bool check,
+                        cudaStream_t s) {
+    ExtResult r;
+    r.name = std::string("histogram_even_") + (f32 ? "f32_" : "u32_") + std::to_string(bins) +
+             (skewed ? "_skewed" : "_uniform");
+    r.n = n;
+    r.bytes = double(n) * 4;
+    uint32_t *in = nullptr, *counts = nullptr;
+    CUDA_CHECK(cudaMalloc(&in, std::max<size_t>(n, 1) * 4));
+    CUDA_CHECK(cudaMalloc(&counts, bins * 4));
+    fill_ext(in, n, FILL_HISTOGRAM, f32, skewed, s);
+    auto launch = [&](void *temp, size_t &bytes) {
+        if (f32)
+            return cub::DeviceHistogram::HistogramEven(temp, bytes, reinterpret_cast<float *>(in),
+                                                       reinterpret_cast<int *>(counts),
+                                                       int(bins) + 1, 0.0f, 1.0f, int(n), s);
+        return cub::DeviceHistogram::HistogramEven(temp, bytes, in, reinterpret_cast<int *>(counts),
+                                                   int(bins) + 1, 0u, 4294967295u, int(n), s);
+    };
+    r.t = time_launch(launch, runs, s);
+    if (check) {
+        std::vector<uint32_t> got = download(counts, bins), want(bins, 0);
+        float scale = float(bins) / 1.0f;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v = histogram_sample(i, f32, skewed);
+            uint32_t b;
+            if (f32) {
+                float f;
+                memcpy(&f, &v, 4);
+                if (!(f >= 0.0f && f < 1.0f)) continue;
+                b = std::min<uint32_t>(uint32_t(f * scale), bins - 1);
+            } else {
+                if (v >= 4294967295u) continue;
+                b = uint32_t(uint64_t(v) * bins / 4294967295u);
+            }
+            want[b]++;
+        }
+        r.check = got == want ? "ok" : "failed";
+    }
+    CUDA_CHECK(cudaFree(counts));
+    CUDA_CHECK(cudaFree(in));
+    return r;
+}
+
+// DeviceSegmentedReduce::Sum of f32 values over offsets (begin = offsets, end
+// = offsets + 1); the sums checked against a double sum, each within
+// (len + 2) 2^-24 of its sum of |x|, when check.
+ExtResult run_segreduce(const std::string &name, const std::string &matrix,
+                        const std::vector<float> *host_values, size_t n,
+                        const std::vector<uint32_t> &offsets, int runs, bool check,
+                        cudaStream_t s) {
+    ExtResult r;
+    r.name = name;
+    r.matrix = matrix;
+    r.n = n;
+    r.segments = offsets.size() - 1;
+    r.bytes = double(n) * 4 + double(2 * r.segments + 1) * 4;
+    float *in = nullptr, *out = nullptr;
+    uint32_t *off = nullptr;
+    CUDA_CHECK(cudaMalloc(&in, std::max<size_t>(n, 1) * 4));
+    CUDA_CHECK(cudaMalloc(&out, std::max<size_t>(r.segments, 1) * 4));
+    CUDA_CHECK(cudaMalloc(&off, offsets.size() * 4));
+    CUDA_CHECK(cudaMemcpy(off, offsets.data(), offsets.size() * 4, cudaMemcpyHostToDevice));
+    if (host_values)
+        CUDA_CHECK(cudaMemcpy(in, host_values->data(), n * 4, cudaMemcpyHostToDevice));
+    else
+        fill_ext(reinterpret_cast<uint32_t *>(in), n, FILL_HISTOGRAM, 1, 0, s);
+    auto launch = [&](void *temp, size_t &bytes) {
+        return cub::DeviceSegmentedReduce::Sum(temp, bytes, in, out, int(r.segments), off,
+                                               off + 1, s);
+    };
+    r.t = time_launch(launch, runs, s);
+    if (check) {
+        std::vector<float> got = download(out, r.segments), vals = download(in, n);
+        r.check = "ok";
+        for (size_t k = 0; k < r.segments; k++) {
+            double sum = 0, abs = 0;
+            for (uint32_t e = offsets[k]; e < offsets[k + 1]; e++) {
+                sum += vals[e];
+                abs += std::fabs(double(vals[e]));
+            }
+            double d = double(offsets[k + 1] - offsets[k]) + 2;
+            if (std::fabs(double(got[k]) - sum) > d * 0x1p-24 * abs) r.check = "failed";
+        }
+    }
+    CUDA_CHECK(cudaFree(off));
+    CUDA_CHECK(cudaFree(out));
+    CUDA_CHECK(cudaFree(in));
+    return r;
+}
+
+// Encode (unique keys, lengths) or ReduceByKey (unique keys, f32 sums) of n
+// keys in runs of `run`, the run count in device memory; checked when check.
+ExtResult run_rle(bool by_key, uint32_t run, size_t n, int runs, bool check, cudaStream_t s) {
+    ExtResult r;
+    r.name = (by_key ? "reduce_by_key_u32_f32_runs" : "rle_encode_u32_runs") + std::to_string(run);
+    r.n = n;
+    uint32_t *keys = nullptr, *unique = nullptr, *out = nullptr, *values = nullptr;
+    int *num = nullptr;
+    size_t bytes_n = std::max<size_t>(n, 1) * 4;
+    CUDA_CHECK(cudaMalloc(&keys, bytes_n));
+    CUDA_CHECK(cudaMalloc(&unique, bytes_n));
+    CUDA_CHECK(cudaMalloc(&out, bytes_n));
+    CUDA_CHECK(cudaMalloc(&values, bytes_n));
+    CUDA_CHECK(cudaMalloc(&num, sizeof(int)));
+    fill_ext(keys, n, FILL_KEYS, run, 0, s);
+    fill_ext(values, n, FILL_VALUES, 0, 0, s);
+    auto launch = [&](void *temp, size_t &bytes) {
+        if (by_key)
+            return cub::DeviceReduce::ReduceByKey(temp, bytes, keys, unique,
+                                                  reinterpret_cast<float *>(values),
+                                                  reinterpret_cast<float *>(out), num,
+                                                  ::cuda::std::plus<float>{}, int(n), s);
+        return cub::DeviceRunLengthEncode::Encode(temp, bytes, keys, unique,
+                                                  reinterpret_cast<int *>(out), num, int(n), s);
+    };
+    r.t = time_launch(launch, runs, s);
+    int got_runs = 0;
+    CUDA_CHECK(cudaMemcpy(&got_runs, num, sizeof(int), cudaMemcpyDeviceToHost));
+    r.segments = size_t(got_runs);
+    r.bytes = double(n) * (by_key ? 8 : 4) + double(got_runs) * 8 + 4;
+    if (check) {
+        std::vector<uint32_t> k = download(keys, n), uk = download(unique, size_t(got_runs)),
+                              o = download(out, size_t(got_runs));
+        std::vector<float> v = download(reinterpret_cast<float *>(values), n);
+        std::vector<uint32_t> want_k;
+        std::vector<uint32_t> want_len;
+        std::vector<double> want_sum, want_abs;
+        for (size_t i = 0; i < n; i++) {
+            if (i == 0 || k[i] != k[i - 1]) {
+                want_k.push_back(k[i]);
+                want_len.push_back(0);
+                want_sum.push_back(0);
+                want_abs.push_back(0);
+            }
+            want_len.back()++;
+            want_sum.back() += v[i];
+            want_abs.back() += std::fabs(double(v[i]));
+        }
+        bool ok = want_k.size() == size_t(got_runs) && uk == want_k;
+        for (size_t q = 0; ok && q < want_k.size(); q++) {
+            if (!by_key) {
+                ok = o[q] == want_len[q];
+            } else {
+                float g;
+                memcpy(&g, &o[q], 4);
+                ok = std::fabs(double(g) - want_sum[q]) <=
+                     (double(want_len[q]) + 2) * 0x1p-24 * want_abs[q];
+            }
+        }
+        r.check = ok ? "ok" : "failed";
+    }
+    CUDA_CHECK(cudaFree(num));
+    CUDA_CHECK(cudaFree(values));
+    CUDA_CHECK(cudaFree(out));
+    CUDA_CHECK(cudaFree(unique));
+    CUDA_CHECK(cudaFree(keys));
+    return r;
+}
+
+// A MatrixMarket coordinate file (real, integer or pattern; general, symmetric
+// or skew-symmetric) as CSR row pointers and f32 values in row order, columns
+// ascending, duplicates summed, as gpgpu_mtx_read_matrix reads it; array files
+// are dense. Exits on anything else.
+struct HostCsr {
+    std::vector<uint32_t> row_ptr;
+    std::vector<float> values;
+};
+
+HostCsr read_matrix(const std::string &path) {
+    std::ifstream f(path);
+    std::string line;
+    if (!f || !std::getline(f, line)) {
+        std::fprintf(stderr, "cub_peer: cannot read %s\n", path.c_str());
+        std::exit(1);
+    }
+    std::istringstream head(line);
+    std::string banner, object, format, field, symmetry;
+    head >> banner >> object >> format >> field >> symmetry;
+    bool pattern = field == "pattern", sym = symmetry == "symmetric", skew = symmetry == "skew-symmetric";
+    if (field == "complex" || symmetry == "hermitian") {
+        std::fprintf(stderr, "cub_peer: %s: complex matrices are not read\n", path.c_str());
+        std::exit(1);
+    }
+    while (std::getline(f, line) && (line.empty() || line[0] == '%')) {}
+    std::istringstream size(line);
+    size_t rows = 0, cols = 0, entries = 0;
+    size >> rows >> cols;
+    std::vector<std::tuple<uint32_t, uint32_t, double>> t;
+    if (format == "array") {
+        for (size_t j = 0; j < cols; j++)
+            for (size_t i = 0; i < rows; i++) {
+                double v = 0;
+                f >> v;
+                t.emplace_back(uint32_t(i), uint32_t(j), v);
+            }
+    } else {
+        size >> entries;
+        for (size_t e = 0; e < entries; e++) {
+            size_t i, j;
+            double v = 1;
+            f >> i >> j;
+            if (!pattern) f >> v;
+            t.emplace_back(uint32_t(i - 1), uint32_t(j - 1), v);
+            if ((sym || skew) && i != j) t.emplace_back(uint32_t(j - 1), uint32_t(i - 1), skew ? -v : v);
+        }
+    }
+    std::sort(t.begin(), t.end(), [](const auto &a, const auto &b) {
+        return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b)
+                                                : std::get<1>(a) < std::get<1>(b);
+    });
+    HostCsr c;
+    c.row_ptr.assign(rows + 1, 0);
+    std::vector<double> vals;
+    for (size_t e = 0; e < t.size(); e++) {
+        if (e > 0 && std::get<0>(t[e]) == std::get<0>(t[e - 1]) &&
+            std::get<1>(t[e]) == std::get<1>(t[e - 1])) {
+            vals.back() += std::get<2>(t[e]);  // a duplicate: summed
+            continue;
+        }
+        vals.push_back(std::get<2>(t[e]));
+        c.row_ptr[std::get<0>(t[e]) + 1]++;
+    }
+    for (size_t r = 0; r < rows; r++) c.row_ptr[r + 1] += c.row_ptr[r];
+    for (double v : vals) c.values.push_back(float(v));
+    return c;
+}
+
+// The name gpgpu-bench gives a matrix file: without the directory and .mtx[.gz].
+std::string matrix_name(const std::string &path) {
+    std::string n = path.substr(path.find_last_of('/') + 1);
+    if (n.size() > 3 && n.compare(n.size() - 3, 3, ".gz") == 0) n.resize(n.size() - 3);
+    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".mtx") == 0) n.resize(n.size() - 4);
+    return n;
+}
+
+// ---------------------------------------------------------------------------
 // Command line and output.
 
 struct Options {
@@ -438,7 +821,8 @@ struct Options {
     int runs = 20;
     const char *json = nullptr;
     std::vector<int> sizes;  // log2 sizes: --sizes, else the range
-    std::string only = "reduce,scan,sort";
+    std::string only = "reduce,scan,sort,histogram,segreduce,rle";
+    std::vector<std::string> matrices;  // --matrix: segreduce_csr_sum_f32 on each
 };
 
 bool list_has(const std::string &list, const char *word) {
@@ -453,8 +837,8 @@ bool case_enabled(const Options &o, const Case &c) {
 void usage(FILE *f) {
     std::fprintf(f,
                  "usage: cub_peer [--min-log2 K] [--max-log2 K] [--step S]"
-                 " [--sizes K1,K2,...] [--only LIST] [--runs R] [--json FILE]"
-                 " [--help]\n"
+                 " [--sizes K1,K2,...] [--only LIST] [--runs R]"
+                 " [--matrix FILE.mtx]... [--json FILE] [--help]\n"
                  "  --min-log2 K  smallest size 2^K elements (default 10)\n"
                  "  --max-log2 K  largest size 2^K elements (default 28,"
                  " at most 30)\n"
@@ -462,8 +846,14 @@ void usage(FILE *f) {
                  "  --sizes LIST  these log2 sizes (comma-separated) instead"
                  " of the range\n"
                  "  --only LIST   primitives, comma-separated: reduce, scan,"
-                 " sort (default all;\n"
-                 "                the copy always runs)\n"
+                 " sort, histogram,\n"
+                 "                segreduce, rle (default all; the copy always"
+                 " runs)\n"
+                 "  --matrix FILE segreduce_csr_sum_f32 on the row pointers and"
+                 " values of a\n"
+                 "                MatrixMarket file (not gzip'ed; repeatable;"
+                 " gpgpu-bench --write-gen\n"
+                 "                writes its generated matrices)\n"
                  "  --runs R      timed runs per case and size (default 20);"
                  " the median is reported\n"
                  "  --json FILE   also write results as a JSON array\n");
@@ -499,13 +889,15 @@ Options parse_args(int argc, char **argv) {
         else if (std::strcmp(a, "--step") == 0) o.step = parse_int(a, v);
         else if (std::strcmp(a, "--runs") == 0) o.runs = parse_int(a, v);
         else if (std::strcmp(a, "--json") == 0) o.json = v;
+        else if (std::strcmp(a, "--matrix") == 0) o.matrices.push_back(v);
         else if (std::strcmp(a, "--only") == 0) {
             o.only = v;
             for (size_t p = 0; p <= o.only.size();) {
                 size_t e = o.only.find(',', p);
                 if (e == std::string::npos) e = o.only.size();
                 std::string w = o.only.substr(p, e - p);
-                if (w != "reduce" && w != "scan" && w != "sort") {
+                if (w != "reduce" && w != "scan" && w != "sort" && w != "histogram" &&
+                    w != "segreduce" && w != "rle") {
                     std::fprintf(stderr, "cub_peer: --only: unknown '%s'\n",
                                  w.c_str());
                     std::exit(1);
@@ -544,12 +936,15 @@ Options parse_args(int argc, char **argv) {
 }
 
 struct Result {
-    const char *name;
+    std::string name;
     size_t n;
     double median_us;
     double gbps;
     double wall_us;
     double gkeys;  // n / median time: keys (elements) per second, 1e9
+    std::string matrix;     // segreduce_csr_sum_f32: the matrix's name
+    size_t segments = 0;    // segmented sums: segments; encodings: runs
+    const char *check = nullptr;  // the extended cases: ok, failed, skipped
 };
 
 std::string json_escape(const char *s) {
@@ -572,12 +967,16 @@ void write_json(const char *path, const std::vector<Result> &results,
     std::fprintf(f, "[\n");
     for (size_t i = 0; i < results.size(); ++i) {
         const Result &r = results[i];
+        std::string extra;
+        if (!r.matrix.empty()) extra += ", \"matrix\": \"" + json_escape(r.matrix.c_str()) + "\"";
+        if (r.segments) extra += ", \"segments\": " + std::to_string(r.segments);
+        if (r.check) extra += std::string(", \"check\": \"") + r.check + "\"";
         std::fprintf(f,
                      "  {\"case\": \"%s\", \"n\": %zu, \"median_us\": %.3f,"
                      " \"gbps\": %.3f, \"wall_us\": %.3f,"
-                     " \"gkeys_per_s\": %.4f, \"device\": \"%s\"}%s\n",
-                     r.name, r.n, r.median_us, r.gbps, r.wall_us, r.gkeys,
-                     dev.c_str(),
+                     " \"gkeys_per_s\": %.4f%s, \"device\": \"%s\"}%s\n",
+                     r.name.c_str(), r.n, r.median_us, r.gbps, r.wall_us, r.gkeys,
+                     extra.c_str(), dev.c_str(),
                      i + 1 < results.size() ? "," : "");
     }
     std::fprintf(f, "]\n");
@@ -585,6 +984,27 @@ void write_json(const char *path, const std::vector<Result> &results,
         std::fprintf(stderr, "cub_peer: error writing '%s'\n", path);
         std::exit(1);
     }
+}
+
+// The extended cases' outputs are checked up to this size.
+constexpr int kExtCheckLog2 = 20;
+
+// Prints an extended case's row (its check last) and keeps it for the JSON.
+void report_ext(const ExtResult &r, std::vector<Result> &results, bool *ok) {
+    const double gbps = r.bytes / r.t.median_us / 1e3, gkeys = double(r.n) / r.t.median_us / 1e3;
+    std::printf("%-34s %12zu %12.3f %10.1f %12.3f %10.4f %s%s%s\n", r.name.c_str(), r.n,
+                r.t.median_us, gbps, r.t.wall_us, gkeys, r.check,
+                r.matrix.empty() ? "" : " ", r.matrix.c_str());
+    std::fflush(stdout);
+    if (std::strcmp(r.check, "failed") == 0) {
+        std::fprintf(stderr, "CHECK FAILED: %s n=%zu %s\n", r.name.c_str(), r.n, r.matrix.c_str());
+        *ok = false;
+    }
+    Result row{r.name, r.n, r.t.median_us, gbps, r.t.wall_us, gkeys};
+    row.matrix = r.matrix;
+    row.segments = r.segments;
+    row.check = r.check;
+    results.push_back(row);
 }
 
 }  // namespace
@@ -654,12 +1074,39 @@ int main(int argc, char **argv) {
         CUDA_CHECK(cudaFree(vin));
         CUDA_CHECK(cudaFree(out));
         CUDA_CHECK(cudaFree(in));
+
+        // The extended cases allocate their own buffers; outputs checked up to 2^20.
+        std::vector<ExtResult> ext;
+        const bool check = k <= kExtCheckLog2;
+        if (list_has(opt.only, "histogram"))
+            for (int f32 = 0; f32 < 2; f32++)
+                for (uint32_t bins : {256u, 4096u})
+                    for (int skewed = 0; skewed < 2; skewed++)
+                        ext.push_back(run_histogram(f32, bins, skewed, size_t(n), opt.runs, check, s));
+        if (list_has(opt.only, "segreduce"))
+            for (int tiny = 1; tiny >= 0; tiny--)
+                ext.push_back(run_segreduce(tiny ? "segreduce_sum_f32_tiny" : "segreduce_sum_f32_huge",
+                                            "", nullptr, size_t(n),
+                                            segment_offsets(tiny, size_t(n)), opt.runs, check, s));
+        if (list_has(opt.only, "rle"))
+            for (int by_key = 0; by_key < 2; by_key++)
+                for (uint32_t run : {1u, 16u})
+                    ext.push_back(run_rle(by_key, run, size_t(n), opt.runs, check, s));
+        for (const ExtResult &r : ext) report_ext(r, results, &ok);
     }
+    if (list_has(opt.only, "segreduce"))
+        for (const std::string &path : opt.matrices) {
+            HostCsr a = read_matrix(path);
+            std::fprintf(stderr, "[cub_peer] segreduce_csr_sum_f32 %s ...\n", path.c_str());
+            report_ext(run_segreduce("segreduce_csr_sum_f32", matrix_name(path), &a.values,
+                                     a.values.size(), a.row_ptr, opt.runs, true, s),
+                       results, &ok);
+        }
 
     if (opt.json) {
         write_json(opt.json, results, prop.name);
         std::fprintf(stderr, "[cub_peer] wrote %s\n", opt.json);
     }
     CUDA_CHECK(cudaStreamDestroy(s));
-    return 0;
+    return ok ? 0 : 1;
 }

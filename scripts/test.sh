@@ -9,7 +9,9 @@
 # SpMV, SpGEMM and the command-line scripts on GL only (suite
 # sanitize-once): any report fails
 # (docs/TESTING.md, "The sanitizer pass").
-# GPGPU_TEST_SANITIZE=0 leaves the second pass out.
+# GPGPU_TEST_SANITIZE=0 leaves the second pass out. GPGPU_MATRIX_DIR, when set,
+# names the folder of MatrixMarket files the tests read, instead of
+# ../shared/data/matrices or the generated ones (docs/TESTING.md, "Matrices").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d build ] || meson setup build

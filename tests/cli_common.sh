@@ -20,3 +20,9 @@ elif [ "$rc" -ne 0 ]; then
     cat "$tmp/info" >&2
     exit 1
 fi
+
+# mtx_size FILE : the size line of a MatrixMarket file (rows, columns and, for a
+# coordinate file, the entries it stores).
+mtx_size() {
+    awk '/^%/ { next } { print $1, $2, $3; exit }' "$1"
+}

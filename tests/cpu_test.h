@@ -1,5 +1,5 @@
 /* What the CPU-only tests of the host sparse code share: a non-fatal check
- * that counts failures, the folder of real matrices, CSR equality. */
+ * that counts failures, every file of the folder of matrices, CSR equality. */
 #ifndef GPGPU_CPU_TEST_H
 #define GPGPU_CPU_TEST_H
 
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpgpu/sparse.h"
+#include "matrices/matrices.h"
 
 static int cpu_test_failures;
 
@@ -35,24 +36,19 @@ static inline int cpu_test_result(void)
     return 0;
 }
 
-/* GPGPU_MATRIX_DIR (../shared/data/matrices from meson), or NULL. */
-static inline const char *cpu_test_matrix_dir(void)
-{
-    const char *dir = getenv("GPGPU_MATRIX_DIR");
-    return dir != NULL && dir[0] != '\0' ? dir : NULL;
-}
-
 /* Calls fn(path, name) for each .mtx file of GPGPU_MATRIX_DIR (a note and none when the
- * folder is not given); returns how many. */
-static inline int cpu_test_each_matrix(void (*fn)(const char *path, const char *name))
+ * folder is not given or cannot be read); returns how many. */
+static inline size_t cpu_test_each_matrix(void (*fn)(const char *path, const char *name))
 {
-    const char *dir = cpu_test_matrix_dir();
+    const char *dir = test_matrix_dir();
     DIR *d = dir != NULL ? opendir(dir) : NULL;
     if (d == NULL) {
-        fprintf(stderr, "GPGPU_MATRIX_DIR not set or unreadable: the shared matrices skipped\n");
+        if (dir != NULL) {
+            perror(dir);
+        }
         return 0;
     }
-    int files = 0;
+    size_t files = 0;
     for (struct dirent *ent; (ent = readdir(d)) != NULL;) {
         char path[4096];
         size_t len = strlen(ent->d_name);

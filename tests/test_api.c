@@ -222,10 +222,10 @@ static void check_context_calls(gpgpu_context *ctx)
     EXPECT(strcmp(gpgpu_last_error(ctx), "") == 0, "a new context's last error is \"%s\"",
            gpgpu_last_error(ctx));
     gpgpu_info info;
-    EXPECT_STATUS(NULL, gpgpu_context_info(NULL, &info), E_NULL);
-    EXPECT_STATUS(ctx, gpgpu_context_info(ctx, NULL), E_NULL);
-    EXPECT_NAMED(ctx, "gpgpu_context_info");
-    EXPECT_STATUS(ctx, gpgpu_context_info(ctx, &info), S_OK);
+    EXPECT_STATUS(NULL, gpgpu_context_get_info(NULL, &info), E_NULL);
+    EXPECT_STATUS(ctx, gpgpu_context_get_info(ctx, NULL), E_NULL);
+    EXPECT_NAMED(ctx, "gpgpu_context_get_info");
+    EXPECT_STATUS(ctx, gpgpu_context_get_info(ctx, &info), S_OK);
     bool vk = strcmp(info.backend, "vulkan") == 0;
     EXPECT(strcmp(info.backend, backend_asked()) == 0, "info: backend %s, GPGPU_BACKEND asks for %s",
            info.backend, backend_asked());
@@ -429,7 +429,8 @@ static const reduce_case reduce_cases[] = {
     {{U32, (gpgpu_op)0, 0}, 0, 1, E_INVALID},
     {{U32, (gpgpu_op)5, 0}, 0, 1, E_INVALID},
     {{U32, (gpgpu_op)-1, 0}, 0, 1, E_INVALID},
-    {{U32, SUM, (gpgpu_algo)6}, 0, 1, E_INVALID},
+    {{U32, SUM, GPGPU_ALGO_CLASSIC_NETSORT}, 0, 1, E_COMBO},
+    {{U32, SUM, (gpgpu_algo)23}, 0, 1, E_INVALID},
     {{U32, SUM, (gpgpu_algo)-1}, 0, 1, E_INVALID},
     {{U32, SUM, GPGPU_ALGO_CLASSIC_MINMAX}, 0, 1, E_COMBO},
     {{U32, MIN, GPGPU_ALGO_CLASSIC_MINMAX}, 0, 1, E_COMBO},
@@ -525,9 +526,9 @@ static const scan_case scan_cases[] = {
     {INCL(FAST), true, 0, 1, 0, S_OK},           /* empty ranges never overlap */
     {{(gpgpu_type)0, false, 0}, false, 0, 0, 1, E_INVALID},
     {{(gpgpu_type)5, false, 0}, false, 0, 0, 1, E_INVALID},
-    {INCL((gpgpu_algo)6), false, 0, 0, 1, E_INVALID},
+    {INCL(GPGPU_ALGO_CLASSIC_NETSORT), false, 0, 0, 1, E_COMBO},
     {INCL((gpgpu_algo)-1), false, 0, 0, 1, E_INVALID},
-    {INCL((gpgpu_algo)20), false, 0, 0, 1, E_INVALID},
+    {INCL(GPGPU_ALGO_GEMM_COOPMAT_F16), false, 0, 0, 1, E_COMBO},
     {INCL((gpgpu_algo)23), false, 0, 0, 1, E_INVALID},
     {INCL(GPGPU_ALGO_SCAN_SINGLE_PASS), true, 0, 0, 16, S_OK},
     {EXCL(GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN), false, 0, 0, 16, S_OK},
@@ -1069,7 +1070,7 @@ static void check_adopt(gpgpu_context *ctx)
     if (!actx)
         return;
     gpgpu_info info;
-    EXPECT_STATUS(actx, gpgpu_context_info(actx, &info), S_OK);
+    EXPECT_STATUS(actx, gpgpu_context_get_info(actx, &info), S_OK);
     EXPECT(strcmp(info.platform, "adopt") == 0, "adopted context's platform is %s", info.platform);
     make_image(20);
     GLuint name = gl_buffer_with(image, GL_BYTES);
@@ -1128,6 +1129,97 @@ static gpgpu_matrix *small_matrix(gpgpu_context *ctx)
                                            &(gpgpu_csr){4, 4, 4, row_ptr, col_idx, values}, &m),
                   S_OK);
     return m;
+}
+
+/* One rule for the algorithm of every primitive, whatever the enum's order: each algorithm
+ * value is run or refused with GPGPU_ERROR_UNSUPPORTED_COMBINATION ("another primitive's
+ * algorithm"), and a value that names none is GPGPU_ERROR_INVALID_ARGUMENT. `runs` is the
+ * primitive's own set (DEFAULT and FAST always run). */
+enum { PRIM_REDUCE, PRIM_SCAN, PRIM_SORT, PRIM_SPMV, PRIM_SPGEMM, PRIM_GEMM, PRIM_COUNT };
+
+static gpgpu_status call_with_algo(gpgpu_context *ctx, int prim, gpgpu_algo algo,
+                                   gpgpu_buffer *a, gpgpu_buffer *b, gpgpu_matrix *m)
+{
+    gpgpu_matrix *c = NULL;
+    gpgpu_status s;
+    switch (prim) {
+    case PRIM_REDUCE:
+        return gpgpu_reduce(ctx, &(gpgpu_reduce_desc){.type = GPGPU_TYPE_F32, .op = GPGPU_OP_MINMAX,
+                                                      .algo = algo},
+                            a, 0, 16, (float[2]){0});
+    case PRIM_SCAN:
+        return gpgpu_scan(ctx, &(gpgpu_scan_desc){.type = GPGPU_TYPE_F32, .algo = algo}, a, 0, b, 0, 16);
+    case PRIM_SORT:
+        return gpgpu_sort(ctx, &(gpgpu_sort_desc){.type = GPGPU_TYPE_F32, .algo = algo}, a, 0, b, 0, 16);
+    case PRIM_SPMV:
+        return gpgpu_spmv(ctx, &(gpgpu_spmv_desc){.algo = algo}, 1, m, a, 0, 0, b, 0);
+    case PRIM_SPGEMM:
+        s = gpgpu_spgemm(ctx, &(gpgpu_spgemm_desc){.algo = algo}, m, m, &c, NULL);
+        gpgpu_matrix_destroy(c);
+        return s;
+    default:
+        return gpgpu_gemm(ctx, &(gpgpu_gemm_desc){.type = GPGPU_TYPE_F32, .algo = algo}, 2, 2, 2, 1, a, 0,
+                          a, 4, 0, b, 0);
+    }
+}
+
+static bool info_has_coopmat(gpgpu_context *ctx)
+{
+    gpgpu_info info;
+    return gpgpu_context_get_info(ctx, &info) == S_OK && info.has_coopmat_f16;
+}
+
+static void check_algorithm_rule(gpgpu_context *ctx)
+{
+    static const gpgpu_algo runs[PRIM_COUNT][6] = {
+        [PRIM_REDUCE] = {GPGPU_ALGO_CLASSIC_HALVING, GPGPU_ALGO_CLASSIC_STRIDE,
+                         GPGPU_ALGO_CLASSIC_MINMAX},
+        [PRIM_SCAN] = {GPGPU_ALGO_CLASSIC_SCAN, GPGPU_ALGO_SCAN_SINGLE_PASS,
+                       GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN},
+        [PRIM_SORT] = {GPGPU_ALGO_CLASSIC_NETSORT, GPGPU_ALGO_BITONIC, GPGPU_ALGO_RADIX},
+        [PRIM_SPMV] = {GPGPU_ALGO_CLASSIC_SPMV, GPGPU_ALGO_SPMV_SCALAR, GPGPU_ALGO_SPMV_VECTOR,
+                       GPGPU_ALGO_SPMV_BALANCED},
+        [PRIM_SPGEMM] = {GPGPU_ALGO_CLASSIC_SPGEMM, GPGPU_ALGO_SPGEMM_ROWS,
+                         GPGPU_ALGO_SPGEMM_ESC},
+        [PRIM_GEMM] = {GPGPU_ALGO_GEMM_METHOD1, GPGPU_ALGO_GEMM_METHOD2, GPGPU_ALGO_GEMM_METHOD6,
+                       GPGPU_ALGO_GEMM_TILED},
+    };
+    static const char *const names[PRIM_COUNT] = {"reduce", "scan", "sort", "spmv", "spgemm",
+                                                  "gemm"};
+    float data[16];
+    for (int i = 0; i < 16; i++)
+        data[i] = (float)(16 - i);
+    gpgpu_buffer *a = NULL, *b = NULL;
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, sizeof data, &a), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_create(ctx, sizeof data, &b), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_buffer_upload(a, 0, data, sizeof data), S_OK);
+    gpgpu_matrix *m = small_matrix(ctx);
+    for (int prim = 0; prim < PRIM_COUNT; prim++) {
+        /* The last named algorithm and one past it, and a negative value. */
+        for (int v = -1; v <= GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN + 1; v++) {
+            gpgpu_algo algo = (gpgpu_algo)v;
+            bool own = v == GPGPU_ALGO_DEFAULT || v == GPGPU_ALGO_FAST;
+            for (int k = 0; k < 6 && !own; k++)
+                own = runs[prim][k] == algo && algo != GPGPU_ALGO_DEFAULT;
+            bool named = v >= 0 && v <= GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN;
+            gpgpu_status got = call_with_algo(ctx, prim, algo, a, b, m);
+            gpgpu_status want = own ? S_OK : named ? E_COMBO : E_INVALID;
+            /* The cooperative-matrix product is the dense product's own, where the device has
+             * the matrix units. */
+            if (prim == PRIM_GEMM && algo == GPGPU_ALGO_GEMM_COOPMAT_F16) {
+                own = true;
+                want = info_has_coopmat(ctx) ? S_OK : GPGPU_ERROR_UNSUPPORTED_FEATURE;
+            }
+            EXPECT(got == want, "%s with algorithm %d: %s, expected %s: %s", names[prim], v,
+                   gpgpu_status_string(got), gpgpu_status_string(want), gpgpu_last_error(ctx));
+            if (!own && named)
+                EXPECT(strstr(gpgpu_last_error(ctx), "another primitive's algorithm"),
+                       "%s with algorithm %d: %s", names[prim], v, gpgpu_last_error(ctx));
+        }
+    }
+    gpgpu_matrix_destroy(m);
+    gpgpu_buffer_destroy(a);
+    gpgpu_buffer_destroy(b);
 }
 
 /* Every call of c2 that takes buffers or matrices refuses one of another context, in
@@ -1254,7 +1346,7 @@ int main(void)
      * current once it is gone, as the adopt case below needs. */
     gpgpu_context *ctx = test_context();
     gpgpu_info info;
-    EXPECT_STATUS(ctx, gpgpu_context_info(ctx, &info), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_context_get_info(ctx, &info), S_OK);
     bool is_gl = strcmp(info.backend, "gl") == 0;
     gpgpu_context_destroy(ctx);
     check_create_failures(is_gl);
@@ -1271,6 +1363,7 @@ int main(void)
     check_copy(ctx);
     check_reduce_errors(ctx);
     check_scan_errors(ctx);
+    check_algorithm_rule(ctx);
     check_empty(ctx);
     if (is_gl) {
         check_wrap_errors(ctx);

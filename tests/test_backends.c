@@ -30,7 +30,7 @@ static gpgpu_context *make(gpgpu_backend backend, const char *name)
         exit(TEST_SKIPPED);
     }
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     fprintf(stderr, "%s on %s (%s), subgroups %s\n", info.backend, info.renderer, info.platform,
             info.has_subgroups ? "yes" : "no");
     return ctx;

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# `gpgpu spgemm` end to end on small shared matrices. Every C (A*A by each
-# --algo, A*At, a file B, a rectangular A, f32 and f64, a small memory budget,
-# --drop-zeros on a crafted cancellation) is checked by spgemm_check, which
-# recomputes it on the CPU: the structure exactly, the values within a
-# rounding-error bound; the file's entries must come in CSR order. Then
-# --stats, standard output, and the exit-2 cases.
+# `gpgpu spgemm` end to end on small MatrixMarket files, real or generated
+# (tests/matrices/matrices.py names each role's file in GPGPU_MATRIX_<ROLE>).
+# Every C (A*A by each --algo, A*At, a file B, a rectangular A, f32 and f64, a
+# small memory budget, --drop-zeros on a crafted cancellation) is checked by
+# spgemm_check, which recomputes it on the CPU: the structure exactly, the
+# values within a rounding-error bound; the file's entries must come in CSR
+# order. Then --stats, standard output, and the exit-2 cases.
 #
-# Usage: test_cli_spgemm.sh GPGPU SPGEMM_CHECK BACKEND MATRIX_DIR
+# Usage: test_cli_spgemm.sh GPGPU SPGEMM_CHECK BACKEND (through matrices.py run)
 # Exit status 0 on success, 1 on a failure, 77 when BACKEND cannot start.
 set -u
 export LC_ALL=C
@@ -14,7 +15,13 @@ export LC_ALL=C
 gpgpu=$1
 check=$2
 backend=$3
-mdir=$4
+need="is not set: run the test through tests/matrices/matrices.py (meson test does)"
+general=${GPGPU_MATRIX_GENERAL:?$need}
+rectangular=${GPGPU_MATRIX_RECTANGULAR:?$need}
+pattern_sym=${GPGPU_MATRIX_PATTERN_SYMMETRIC:?$need}
+integer=${GPGPU_MATRIX_INTEGER:?$need}
+spd=${GPGPU_MATRIX_SPD:?$need}
+complex=${GPGPU_MATRIX_COMPLEX:?$need}
 . "$(dirname "$0")/cli_common.sh"
 # f64 only where the shaders have doubles.
 types=f32
@@ -53,72 +60,73 @@ stat() {
     awk -v k="$1:" '$1 == k { print $2 }' "$tmp/stdout"
 }
 
-# B as a file: lp_afiro (27 x 51) transposed, so lp_afiro * B is 27 x 27.
+# B as a file: the rectangular A (R x C) transposed, so A * B is R x R.
 awk '/^%/ { print; next } !size { size = 1; print $2, $1, $3; next } { print $2, $1, $3 }' \
-    "$mdir/lp_afiro.mtx" >"$tmp/afiro_t.mtx"
+    "$rectangular" >"$tmp/rect_t.mtx"
 
 # ---- A*A by every algorithm, A*At, a file B, f32 and f64: a square general
 # matrix, a symmetric pattern one, a rectangular one and an integer one
-spgemm_ok "west0067 A*A fast" f32 "$mdir/west0067.mtx" A -- --algo fast
+spgemm_ok "general A*A fast" f32 "$general" A -- --algo fast
 for type in $types; do
     for algo in "" rows esc classic; do
-        spgemm_ok "west0067 A*A $type ${algo:-default}" "$type" "$mdir/west0067.mtx" A -- \
+        spgemm_ok "general A*A $type ${algo:-default}" "$type" "$general" A -- \
             ${algo:+--algo "$algo"}
     done
     for algo in "" esc classic; do
-        spgemm_ok "karate A*A $type ${algo:-default}" "$type" "$mdir/karate.mtx" A -- \
+        spgemm_ok "pattern symmetric A*A $type ${algo:-default}" "$type" "$pattern_sym" A -- \
             ${algo:+--algo "$algo"}
-        spgemm_ok "lp_afiro A*At $type ${algo:-default}" "$type" "$mdir/lp_afiro.mtx" At -- \
+        spgemm_ok "rectangular A*At $type ${algo:-default}" "$type" "$rectangular" At -- \
             ${algo:+--algo "$algo"}
     done
-    spgemm_ok "lp_afiro * file $type" "$type" "$mdir/lp_afiro.mtx" "$tmp/afiro_t.mtx" --
-    spgemm_ok "afiro_t * lp_afiro $type rows" "$type" "$tmp/afiro_t.mtx" "$mdir/lp_afiro.mtx" \
+    spgemm_ok "rectangular * file $type" "$type" "$rectangular" "$tmp/rect_t.mtx" --
+    spgemm_ok "rect_t * rectangular $type rows" "$type" "$tmp/rect_t.mtx" "$rectangular" \
         -- --algo rows
-    spgemm_ok "n3c4-b4 A*At $type" "$type" "$mdir/n3c4-b4.mtx" At --
-    spgemm_ok "bcsstk05 * file bcsstk05 $type esc" "$type" "$mdir/bcsstk05.mtx" \
-        "$mdir/bcsstk05.mtx" -- --algo esc
+    spgemm_ok "integer A*At $type" "$type" "$integer" At --
+    spgemm_ok "spd * file spd $type esc" "$type" "$spd" "$spd" -- --algo esc
 done
 
 # ---- a budget far below the temporaries of one pass: the fast paths go
 # through row chunks (--stats says how many) and C is the same
-spgemm_ok "bcsstk05 budget esc" f32 "$mdir/bcsstk05.mtx" A -- --algo esc \
-    --memory-budget 256K --stats
+spgemm_ok "spd budget esc" f32 "$spd" A -- --algo esc --memory-budget 256K --stats
 chunks=$(stat chunks)
-[ "${chunks:-0}" -ge 2 ] || fail "bcsstk05 esc in 256 KiB: chunks '${chunks:-}', expected >= 2"
-spgemm_ok "bcsstk05 budget rows" f32 "$mdir/bcsstk05.mtx" A -- --memory-budget 256K
+[ "${chunks:-0}" -ge 2 ] || fail "spd esc in 256 KiB: chunks '${chunks:-}', expected >= 2"
+spgemm_ok "spd budget rows" f32 "$spd" A -- --memory-budget 256K
 
 # ---- --stats: products (the sum over A's entries of the length of B's row
 # they meet) and C's entries as the file has them
-spgemm_ok "karate stats" f32 "$mdir/karate.mtx" A -- --stats
-# karate is symmetric: row j of A has deg(j) entries and column j meets it
-# deg(j) times, so products = sum of deg(j)^2.
-want=$(awk '/^%/ { next } !size { size = 1; next } $1 != $2 { d[$1]++; d[$2]++ }
-            END { for (j in d) s += d[j] * d[j]; print s }' "$mdir/karate.mtx")
-[ "$(stat products)" = "$want" ] || fail "karate --stats: products '$(stat products)', expected $want"
-[ "$(stat flops)" = "$((2 * want))" ] || fail "karate --stats: flops '$(stat flops)'"
+spgemm_ok "pattern symmetric stats" f32 "$pattern_sym" A -- --stats
+# A is symmetric: row j of A has deg(j) entries and column j meets it deg(j)
+# times, so products = sum of deg(j)^2 (the file stores one triangle).
+want=$(awk '/^%/ { next } !size { size = 1; next } { d[$1]++; if ($1 != $2) d[$2]++ }
+            END { for (j in d) s += d[j] * d[j]; print s }' "$pattern_sym")
+[ "$(stat products)" = "$want" ] || fail "--stats: products '$(stat products)', expected $want"
+[ "$(stat flops)" = "$((2 * want))" ] || fail "--stats: flops '$(stat flops)'"
 [ "$(stat nnz)" = "$(awk '/^%/ { next } { print $3; exit }' "$tmp/c.mtx")" ] ||
-    fail "karate --stats: nnz '$(stat nnz)' is not C's"
+    fail "--stats: nnz '$(stat nnz)' is not C's"
 for key in dropped chunks long_rows one_phase peak_bytes gpu_us wall_us gflops gflops_wall; do
-    [ -n "$(stat $key)" ] || fail "karate --stats: no '$key:' line in $(cat "$tmp/stdout")"
+    [ -n "$(stat $key)" ] || fail "--stats: no '$key:' line in $(cat "$tmp/stdout")"
 done
-[ "$(stat peak_bytes)" -gt 0 ] 2>/dev/null || fail "karate --stats: peak_bytes '$(stat peak_bytes)'"
+[ "$(stat peak_bytes)" -gt 0 ] 2>/dev/null || fail "--stats: peak_bytes '$(stat peak_bytes)'"
 # gflops from the GPU time, or from the wall time where the timer measured nothing (GL on
 # llvmpipe): never a rate the wall time does not allow (within its 1000x of overhead).
-case $(stat timer) in gpu|wall) ;; *) fail "karate --stats: timer '$(stat timer)'" ;; esac
+case $(stat timer) in gpu|wall) ;; *) fail "--stats: timer '$(stat timer)'" ;; esac
 awk -v r="$(stat gflops)" -v w="$(stat gflops_wall)" 'BEGIN { exit !(r > 0 && r <= 1000 * w) }' ||
-    fail "karate --stats: gflops $(stat gflops) against gflops_wall $(stat gflops_wall)"
+    fail "--stats: gflops $(stat gflops) against gflops_wall $(stat gflops_wall)"
 
 # ---- progress: a line a step of the classic algorithm where every line is due
 # (GPGPU_PROGRESS_AFTER=0), none with --quiet, none in a run shorter than 2 s
-GPGPU_PROGRESS_AFTER=0 "$gpgpu" spgemm "$mdir/west0067.mtx" A --algo classic -o "$tmp/c.mtx" \
+# A*A's products: each entry (i, k) of A meets the entries of row k.
+products=$(awk '/^%/ { next } !size { size = 1; next } { len[$1]++; col[NR] = $2 }
+                END { for (k in col) s += len[col[k]]; print s }' "$general")
+GPGPU_PROGRESS_AFTER=0 "$gpgpu" spgemm "$general" A --algo classic -o "$tmp/c.mtx" \
     --backend "$backend" >/dev/null 2>"$tmp/stderr" || fail "classic progress: $(cat "$tmp/stderr")"
-grep -q "spgemm (classic): step 1 done (stage 2, EXPAND, 1283 products)" "$tmp/stderr" &&
+grep -q "spgemm (classic): step 1 done (stage 2, EXPAND, $products products)" "$tmp/stderr" &&
     grep -q "stage 13, ROW_PTRS" "$tmp/stderr" ||
     fail "classic progress: no line a step: $(cat "$tmp/stderr")"
-GPGPU_PROGRESS_AFTER=0 "$gpgpu" spgemm "$mdir/west0067.mtx" A --algo classic -o "$tmp/c.mtx" \
+GPGPU_PROGRESS_AFTER=0 "$gpgpu" spgemm "$general" A --algo classic -o "$tmp/c.mtx" \
     --backend "$backend" --quiet >/dev/null 2>"$tmp/stderr" || fail "classic --quiet failed"
 [ -s "$tmp/stderr" ] && fail "classic --quiet printed: $(cat "$tmp/stderr")"
-"$gpgpu" spgemm "$mdir/west0067.mtx" A -o "$tmp/c.mtx" --backend "$backend" >/dev/null \
+"$gpgpu" spgemm "$general" A -o "$tmp/c.mtx" --backend "$backend" >/dev/null \
     2>"$tmp/stderr" || fail "a short product failed"
 [ -s "$tmp/stderr" ] && fail "a short product printed: $(cat "$tmp/stderr")"
 
@@ -144,25 +152,25 @@ printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 2\n' >"$tmp/
     fail "spgemm_check --drop-zeros accepted a lost nonzero"
 
 # ---- the checker refuses a wrong value and a missing entry
-"$gpgpu" spgemm "$mdir/west0067.mtx" A -o "$tmp/c.mtx" --backend "$backend" 2>/dev/null
+"$gpgpu" spgemm "$general" A -o "$tmp/c.mtx" --backend "$backend" 2>/dev/null
 awk 'NR == 10 { $3 = $3 * 1.001 } { print }' "$tmp/c.mtx" >"$tmp/bad.mtx"
-"$check" f32 "$mdir/west0067.mtx" A "$tmp/bad.mtx" >/dev/null 2>&1 &&
+"$check" f32 "$general" A "$tmp/bad.mtx" >/dev/null 2>&1 &&
     fail "spgemm_check accepted a wrong value"
 awk 'NR != 10' "$tmp/c.mtx" | awk 'NR == 2 { $3 = $3 - 1 } { print }' >"$tmp/bad.mtx"
-"$check" f32 "$mdir/west0067.mtx" A "$tmp/bad.mtx" >/dev/null 2>&1 &&
+"$check" f32 "$general" A "$tmp/bad.mtx" >/dev/null 2>&1 &&
     fail "spgemm_check accepted a missing entry"
 
 # ---- standard output with -o - (--stats then on stderr), the same C as a
 # file; gzip'ed through a pipe reads back
-"$gpgpu" spgemm "$mdir/cage3.mtx" A -o "$tmp/c_file.mtx" --backend "$backend" 2>"$tmp/stderr" ||
-    fail "cage3 to a file: $(cat "$tmp/stderr")"
-"$gpgpu" spgemm "$mdir/cage3.mtx" A -o - --stats --backend "$backend" >"$tmp/c_stdout.mtx" \
-    2>"$tmp/stderr" || fail "cage3 to -o -: $(cat "$tmp/stderr")"
+"$gpgpu" spgemm "$general" A -o "$tmp/c_file.mtx" --backend "$backend" 2>"$tmp/stderr" ||
+    fail "general to a file: $(cat "$tmp/stderr")"
+"$gpgpu" spgemm "$general" A -o - --stats --backend "$backend" >"$tmp/c_stdout.mtx" \
+    2>"$tmp/stderr" || fail "general to -o -: $(cat "$tmp/stderr")"
 cmp -s "$tmp/c_file.mtx" "$tmp/c_stdout.mtx" || fail "-o - differs from -o FILE"
 grep -q "^products: " "$tmp/stderr" || fail "-o - --stats: no products line on stderr"
 gzip -c "$tmp/c_stdout.mtx" >"$tmp/c.mtx.gz"
-"$check" f32 "$mdir/cage3.mtx" A "$tmp/c.mtx.gz" >/dev/null 2>"$tmp/check" ||
-    fail "cage3 gzip'ed: $(cat "$tmp/check")"
+"$check" f32 "$general" A "$tmp/c.mtx.gz" >/dev/null 2>"$tmp/check" ||
+    fail "general gzip'ed: $(cat "$tmp/check")"
 
 # ---- exit 2 with the reason
 usage() { # NAME EXPECTED-TEXT ARGS...
@@ -176,12 +184,13 @@ usage() { # NAME EXPECTED-TEXT ARGS...
         fail "$name: the message '$(cat "$tmp/stderr")' does not say '$text'"
     fi
 }
-af=$mdir/lp_afiro.mtx
-usage "dimension mismatch" "is 27 x 51 and B ($af) is 27 x 51" "$af" "$af" -o "$tmp/c.mtx" \
-    --backend "$backend"
+af=$rectangular
+read -r af_rows af_cols _ <<<"$(mtx_size "$af")"
+usage "dimension mismatch" "is $af_rows x $af_cols and B ($af) is $af_rows x $af_cols" "$af" "$af" \
+    -o "$tmp/c.mtx" --backend "$backend"
 usage "A*A not square" "A\*A needs a square A" "$af" A -o "$tmp/c.mtx" --backend "$backend"
-usage "complex A" "complex" "$mdir/qc324.mtx" A -o "$tmp/c.mtx" --backend "$backend"
-usage "complex B" "complex" "$mdir/west0067.mtx" "$mdir/young1c.mtx" -o "$tmp/c.mtx"
+usage "complex A" "complex" "$complex" A -o "$tmp/c.mtx" --backend "$backend"
+usage "complex B" "complex" "$general" "$complex" -o "$tmp/c.mtx"
 usage "unknown algo" "unknown value 'radix'" "$af" At -o "$tmp/c.mtx" --algo radix
 usage "spmv algo" "unknown value 'balanced'" "$af" At -o "$tmp/c.mtx" --algo balanced
 usage "integer type" "f32 or f64" "$af" At -o "$tmp/c.mtx" --type u32

@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
 # `gpgpu cg` with $GPGPU_TUNE_CACHE naming a FIFO without a writer, /dev/zero, a 100 MB
-# sparse file, a directory and a file of garbage lines, each named in a warning. bcsstk04's rows (27 entries on
-# average) take the vector SpMV by default, which looks its shape up in the cache: each run
-# must end as it does without a file (the same iterations), within a minute, and leave
-# the path as it was.
+# sparse file, a directory and a file of garbage lines, each named in a warning. The SPD
+# file's rows (more than 12 entries on average: tests/matrices/matrices.py) take the vector
+# SpMV by default, which looks its shape up in the cache: each run must end as it does
+# without a file (the same iterations), within a minute, and leave the path as it was.
 #
-# Usage: test_cli_tune_cache.sh GPGPU BACKEND MATRIX_DIR
+# Usage: test_cli_tune_cache.sh GPGPU BACKEND (through matrices.py run)
 # Exit status 0 on success, 1 on a failure, 77 when BACKEND cannot start.
 set -u
 export LC_ALL=C
 
 gpgpu=$1
 backend=$2
-mdir=$3
+spd=${GPGPU_MATRIX_SPD:?is not set: run the test through tests/matrices/matrices.py}
 . "$(dirname "$0")/cli_common.sh"
 
 # cg CACHE: the solve with that cache file; its output in $tmp/out, its exit status back.
 cg() {
-    GPGPU_TUNE_CACHE=$1 timeout 60 "$gpgpu" cg "$mdir/bcsstk04.mtx" --jacobi --every 1000 \
+    GPGPU_TUNE_CACHE=$1 timeout 60 "$gpgpu" cg "$spd" --jacobi --every 1000 \
         --backend "$backend" >"$tmp/out" 2>"$tmp/err"
 }
 

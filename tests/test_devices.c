@@ -17,7 +17,7 @@ static bool make(gpgpu_context_desc desc, gpgpu_info *info)
            gpgpu_status_string(s), gpgpu_last_error(NULL));
     if (s != GPGPU_SUCCESS)
         return false;
-    gpgpu_context_info(ctx, info);
+    gpgpu_context_get_info(ctx, info);
     gpgpu_context_destroy(ctx);
     return true;
 }
@@ -46,7 +46,7 @@ static uint32_t check_backend(gpgpu_backend backend, gpgpu_info *first)
         return 0;
     }
     gpgpu_info def;
-    gpgpu_context_info(probe, &def);
+    gpgpu_context_get_info(probe, &def);
     gpgpu_context_destroy(probe);
     EXPECT(s == GPGPU_SUCCESS && count >= 1 && count <= 16, "backend %d: %s, %u devices",
            (int)backend, gpgpu_status_string(s), count);

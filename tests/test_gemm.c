@@ -176,7 +176,7 @@ static void check_stage(gpgpu_type t, const method_arg *m, size_t tile, const ch
 static bool method_fits(gpgpu_type t, unsigned stage, unsigned tile, unsigned outputs)
 {
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     if (tile * tile > info.max_workgroup_invocations)
         return false;
     return stage != GEMM_STAGE_METHOD6 ||
@@ -326,7 +326,7 @@ static void check_coopmat_stages(bool ta, bool tb)
 static void check_coopmat(void)
 {
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     gpgpu_buffer *x = test_buffer(ctx, NULL, 4096);
     gpgpu_gemm_desc d = {.type = GPGPU_TYPE_F64, .algo = GPGPU_ALGO_GEMM_COOPMAT_F16};
     EXPECT_STATUS(ctx, gpgpu_gemm(ctx, &d, 4, 4, 4, 1, x, 0, x, 0, 0, x, 64),
@@ -405,7 +405,7 @@ static void check_tuner(void)
 static void check_wrapped_gl(void)
 {
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     if (strcmp(info.backend, "gl") != 0)
         return;
     GladGLContext gl;
@@ -496,7 +496,7 @@ static void check_misuse(void)
     EXPECT_STATUS(ctx, gpgpu_gemm(ctx, &d, 4, 4, 4, 1, a, 0, a, 0, 0, c, 0),
                   GPGPU_ERROR_INVALID_ARGUMENT);
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     if (info.has_f64 && gemm_method6_shared_bytes(GPGPU_TYPE_F64, 32, 4) >
                             info.max_shared_memory_bytes) {
         d = (gpgpu_gemm_desc){.type = GPGPU_TYPE_F64, .algo = GPGPU_ALGO_GEMM_METHOD6,
@@ -522,7 +522,7 @@ int main(void)
     ctx = test_context();
     setenv("GPGPU_TUNE_CACHE", "", 1); /* no test writes the user's cache */
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     for (int i = 0; i < 2; i++) {
         gpgpu_type t = i == 0 ? GPGPU_TYPE_F32 : GPGPU_TYPE_F64;
         if (t == GPGPU_TYPE_F64 && !info.has_f64)

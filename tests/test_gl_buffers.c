@@ -141,7 +141,7 @@ int main(void)
     setenv("GPGPU_GL_VULKAN_MEMORY", "all", 1);
     gpgpu_context *ctx = test_context();
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     if (strcmp(info.backend, "gl") != 0) {
         printf("%s: not a GL context, nothing to test\n", info.renderer);
         gpgpu_context_destroy(ctx);

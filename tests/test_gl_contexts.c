@@ -18,6 +18,7 @@
  * With the arguments "version X.Y", run under Mesa's MESA_GL_VERSION_OVERRIDE=X.Y: GL 4.5 is
  * the least the library takes, and an older context is refused at creation, headless or
  * adopted, with GPGPU_ERROR_GL_VERSION naming the version; a 4.5 one works. */
+#include "egl_host.h"
 #include "testlib.h"
 
 #include <EGL/egl.h>
@@ -60,51 +61,12 @@ static void record_error(gpgpu_status status, const char *message, void *user_da
 static EGLDisplay display = EGL_NO_DISPLAY;
 static EGLConfig config;
 
-static bool has_extension(const char *list, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *p = list; p && (p = strstr(p, name)); p += len)
-        if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
-            return true;
-    return false;
-}
-
 /* Mesa's surfaceless platform, else the device platform's first device. */
-static bool open_display(void)
-{
-    const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-    if (!get_display)
-        return false;
-    if (has_extension(client, "EGL_MESA_platform_surfaceless"))
-        display = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-    if (display == EGL_NO_DISPLAY && has_extension(client, "EGL_EXT_platform_device")) {
-        PFNEGLQUERYDEVICESEXTPROC query =
-            (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-        EGLDeviceEXT device;
-        EGLint count = 0;
-        if (query && query(1, &device, &count) && count == 1)
-            display = get_display(EGL_PLATFORM_DEVICE_EXT, device, NULL);
-    }
-    if (display == EGL_NO_DISPLAY || !eglInitialize(display, NULL, NULL) ||
-        !eglBindAPI(EGL_OPENGL_API))
-        return false;
-    const EGLint want[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                           EGL_OPENGL_BIT, EGL_NONE};
-    EGLint found = 0;
-    if (!has_extension(eglQueryString(display, EGL_EXTENSIONS), "EGL_KHR_no_config_context"))
-        return eglChooseConfig(display, want, &config, 1, &found) && found == 1;
-    config = (EGLConfig)0;
-    return true;
-}
+static bool open_display(void) { return egl_host_open(&display, &config); }
 
 static EGLContext make_context_of(EGLContext share, EGLint major, EGLint minor)
 {
-    const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION, major, EGL_CONTEXT_MINOR_VERSION, minor,
-                              EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                              EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
-    return eglCreateContext(display, config, share, attribs);
+    return egl_host_context(display, config, share, major, minor);
 }
 
 static EGLContext make_context(EGLContext share) { return make_context_of(share, 4, 5); }
@@ -768,7 +730,7 @@ static void check_headless(void)
     unsetenv("GPGPU_GL_KEEP_CURRENT");
     gpgpu_info info = {.platform = ""};
     if (h)
-        gpgpu_context_info(h, &info);
+        gpgpu_context_get_info(h, &info);
     if (h && strncmp(info.platform, "egl", 3) != 0) { /* GPGPU_GL_PLATFORM=glfw */
         fprintf(stderr, "GPGPU_GL_KEEP_CURRENT is checked on EGL platforms, not %s\n",
                 info.platform);

@@ -31,7 +31,7 @@ int main(void)
 {
     gpgpu_context *ctx = test_context(); /* desc.debug */
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     if (strcmp(info.backend, "gl") != 0) {
         fprintf(stderr, "skipped: GL only\n");
         return TEST_SKIPPED;

@@ -374,7 +374,7 @@ static gpgpu_status scalar_call(int call, gpgpu_type t, double alpha, double bet
 static void check_scalars(void)
 {
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     const double above = nextafter((double)FLT_MAX, INFINITY);
     static const struct {
         double v;

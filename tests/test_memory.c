@@ -305,7 +305,7 @@ static void driver_until_failure(void)
     enum { PIECE = 16 << 20, MAX = 1024, N = 1 << 16 }; /* the cap stops it near 64 pieces */
     gpgpu_context *ctx = make(0);
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     size_t space = address_space();
     if (!strstr(info.renderer, "llvmpipe") || test_under_asan() || space == 0) {
         fprintf(stderr, "driver exhaustion: skipped (%s)\n",

@@ -1,8 +1,8 @@
 /*
  * Tests of gpgpu_mtx_read_vector / gpgpu_mtx_write_vector on small files
  * under /tmp. Exit status 0 when every check passes, 1 otherwise.
- * GPGPU_MATRIX_DIR, when set, names a folder holding G51.mtx (a 1000x1000
- * sparse matrix) that must be refused as a vector.
+ * GPGPU_MATRIX_GENERAL (tests/matrices/matrices.py) names a sparse matrix
+ * file, which must be refused as a vector.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
@@ -10,6 +10,7 @@
 
 #include "asan.h"
 #include "gpgpu/io.h"
+#include "matrices/matrices.h"
 
 #include <float.h>
 #include <math.h>
@@ -389,13 +390,12 @@ static void test_arguments(void)
           GPGPU_ERROR_IO);
 }
 
-/* A real sparse matrix is not a vector; skipped when the folder is not given. */
-static void test_real_matrix(void)
+/* A sparse matrix file is not a vector. */
+static void test_matrix_file(void)
 {
-    const char *dir = getenv("GPGPU_MATRIX_DIR");
-    char path[4096];
-    if (dir == NULL || snprintf(path, sizeof path, "%s/G51.mtx", dir) >= (int)sizeof path ||
-        access(path, R_OK) != 0) {
+    const char *path = test_matrix("GENERAL");
+    CHECK(path != NULL);
+    if (path == NULL) {
         return;
     }
     void *data = NULL;
@@ -567,7 +567,7 @@ int main(void)
     test_parse_errors();
     test_messages();
     test_arguments();
-    test_real_matrix();
+    test_matrix_file();
     test_size_claims();
     test_endless_inputs();
     test_line_limit();

@@ -261,20 +261,6 @@ static void stage_classic(gpgpu_type t, size_t n)
     slab_free(&a);
 }
 
-static const char *algo_name(gpgpu_algo a)
-{
-    switch (a) {
-    case GPGPU_ALGO_CLASSIC_SCAN:
-        return "CLASSIC_SCAN";
-    case GPGPU_ALGO_SCAN_SINGLE_PASS:
-        return "SINGLE_PASS";
-    case GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN:
-        return "REDUCE_THEN_SCAN";
-    default:
-        return "FAST";
-    }
-}
-
 /* gpgpu_scan of n elements (data, or random when NULL) at in_off into
  * out_off of another buffer, or in place; checks the whole output buffer
  * (poison outside the range) and that the input is unchanged. Leaves the

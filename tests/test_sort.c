@@ -833,18 +833,6 @@ static void stage_helpers(size_t n)
 
 /* --------------------------------------------------------- gpgpu_sort */
 
-static const char *algo_name(gpgpu_algo a)
-{
-    switch (a) {
-    case GPGPU_ALGO_DEFAULT: return "DEFAULT";
-    case GPGPU_ALGO_FAST: return "FAST";
-    case GPGPU_ALGO_CLASSIC_NETSORT: return "CLASSIC_NETSORT";
-    case GPGPU_ALGO_BITONIC: return "BITONIC";
-    case GPGPU_ALGO_RADIX: return "RADIX";
-    default: return "?";
-    }
-}
-
 /* Where the keys and the values go. */
 enum { K_NULL, K_SAME, K_OUT };                     /* keys_out NULL, = keys_in, another buffer */
 enum { V_NONE, V_IN_PLACE, V_SAME, V_OUT, V_OUT_BUF }; /* values: none, values_out NULL, =

@@ -1,8 +1,8 @@
 /* SpMV against the CPU reference (src/ref): Kiciak's five classic stages alone
  * against their twins (bit for bit, on poisoned buffers), then every format and
  * algorithm in f32 and f64 against ref_spmv_csr within ref_spmv_bound, on
- * generated matrices, a few shared MatrixMarket files and hand-made edge cases,
- * then wrapped buffers and their validation, the tuner, and misuse.
+ * generated matrices, MatrixMarket files (tests/matrices/matrices.py) and
+ * hand-made edge cases, then wrapped buffers and their validation, the tuner, and misuse.
  *
  * y always lies between poisoned guard elements, which must keep their bits.
  * Reference inputs are what the GPU sees: x drawn as f32 values, the matrix's
@@ -18,6 +18,7 @@
 #include "gpgpu/io.h"
 #include "gpgpu/sparse.h"
 #include "ref/ref.h"
+#include "matrices/matrices.h"
 #include "testlib.h"
 
 static gpgpu_context *ctx;
@@ -65,17 +66,6 @@ static void put(gpgpu_type t, void *p, size_t i, double v)
         ((float *)p)[i] = (float)v;
     else
         ((double *)p)[i] = v;
-}
-
-static const char *algo_name(gpgpu_algo a)
-{
-    switch (a) {
-    case GPGPU_ALGO_CLASSIC_SPMV: return "CLASSIC";
-    case GPGPU_ALGO_SPMV_SCALAR: return "SCALAR";
-    case GPGPU_ALGO_SPMV_VECTOR: return "VECTOR";
-    case GPGPU_ALGO_SPMV_BALANCED: return "BALANCED";
-    default: return "DEFAULT";
-    }
 }
 
 /* ------------------------------------------------------- one checked product */
@@ -411,29 +401,29 @@ static void generated_matrices(void)
     }
 }
 
-static void shared_matrices(void)
+/* A small file of each kind (tests/matrices/matrices.py's roles), every format. */
+static void file_matrices(void)
 {
-    static const char *const files[] = {"LFAT5.mtx", "lp_afiro.mtx", "west0067.mtx",
-                                        "Trec4.mtx", "Ragusa16.mtx"};
-    const char *dir = getenv("GPGPU_MATRIX_DIR");
-    EXPECT(dir != NULL, "GPGPU_MATRIX_DIR is not set");
-    for (size_t f = 0; dir && f < sizeof files / sizeof *files; f++) {
-        char path[1024], msg[256];
-        snprintf(path, sizeof path, "%s/%s", dir, files[f]);
+    static const char *const roles[] = {"SPD", "RECTANGULAR", "GENERAL", "INTEGER", "PATTERN",
+                                        "TALL"};
+    for (size_t f = 0; f < sizeof roles / sizeof *roles; f++) {
+        const char *path = test_matrix(roles[f]);
+        char msg[256] = "";
         gpgpu_csr a = {0};
-        gpgpu_status s = gpgpu_mtx_read_matrix(path, &a, NULL, msg, sizeof msg);
-        EXPECT(s == GPGPU_SUCCESS, "%s: %s", path, msg);
+        gpgpu_status s = path ? gpgpu_mtx_read_matrix(path, &a, NULL, msg, sizeof msg)
+                              : GPGPU_ERROR_NULL_POINTER;
+        EXPECT(s == GPGPU_SUCCESS, "%s: %s", path ? path : roles[f], msg);
         if (s == GPGPU_SUCCESS)
-            check_all_formats(files[f], &a);
+            check_all_formats(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, &a);
         gpgpu_csr_free(&a);
     }
 }
 
-/* Every file of the shared collection: read (the complex and hermitian ones
+/* Every file of GPGPU_MATRIX_DIR: read (the complex and hermitian ones
  * refused by name), then DEFAULT, SCALAR and BALANCED on CSR in each type. */
-static void every_shared_matrix(void)
+static void every_file_matrix(void)
 {
-    const char *dir = getenv("GPGPU_MATRIX_DIR");
+    const char *dir = test_matrix_dir();
     DIR *d = dir ? opendir(dir) : NULL;
     EXPECT(d != NULL, "cannot list GPGPU_MATRIX_DIR (%s)", dir ? dir : "not set");
     size_t files = 0;
@@ -469,7 +459,8 @@ static void every_shared_matrix(void)
     }
     if (d)
         closedir(d);
-    EXPECT(files >= 60, "only %zu .mtx files in %s", files, dir ? dir : "");
+    EXPECT(files >= test_matrix_min_files(), "only %zu .mtx files in %s", files,
+           dir ? dir : "");
 }
 
 static void edge_matrices(void)
@@ -919,7 +910,7 @@ int main(void)
 {
     ctx = test_context();
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     if (!info.has_f64)
         type_count = 1;
     setenv("GPGPU_TUNE_CACHE", "", 1); /* no test writes the user's cache */
@@ -931,8 +922,8 @@ int main(void)
     merge_tiles();
     plan_kept();
     generated_matrices();
-    shared_matrices();
-    every_shared_matrix();
+    file_matrices();
+    every_file_matrix();
     wrapped_matrices();
     tuning();
     gpgpu_context_destroy(ctx);

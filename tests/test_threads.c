@@ -228,7 +228,7 @@ static void contexts_between_threads(void)
 {
     gpgpu_context *ctx = test_context();
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     bool gl = strcmp(info.backend, "gl") == 0;
     uint32_t data[1000], sum = 0;
     test_random(U32, data, 1000, 99);
@@ -307,7 +307,7 @@ static void *run(void *arg)
         EXPECT(w->skipped, "%s: gpgpu_context_create failed", w->name);
     } else {
         gpgpu_info info;
-        gpgpu_context_info(ctx, &info);
+        gpgpu_context_get_info(ctx, &info);
         fprintf(stderr, "%s: %s on %s (%s)\n", w->name, info.backend, info.renderer, info.platform);
     }
     pthread_barrier_wait(&start); /* both made (or failed to make) a context: go */

@@ -182,7 +182,7 @@ int main(void)
     alarm(CASE_SECONDS);
     gpgpu_context *ctx = context_for("");
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     char device[320]; /* the key's device part, kept past the context that names it */
     snprintf(device, sizeof device, "%s|%s", info.renderer, info.backend);
     gpgpu_gemm_tuning plain, smallest = {32, 32, 8, 4, 64, 0};

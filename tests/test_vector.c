@@ -338,7 +338,7 @@ int main(void)
 {
     ctx = test_context();
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     for (int ti = 0; ti < 2; ti++) {
         gpgpu_type t = ti ? GPGPU_TYPE_F64 : GPGPU_TYPE_F32;
         if (t == GPGPU_TYPE_F64 && !info.has_f64) {

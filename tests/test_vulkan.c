@@ -388,7 +388,7 @@ static gpgpu_context *adopt(void)
         exit(1);
     }
     gpgpu_info info;
-    EXPECT_STATUS(ctx, gpgpu_context_info(ctx, &info), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_context_get_info(ctx, &info), S_OK);
     EXPECT(strcmp(info.backend, "vulkan") == 0 && strcmp(info.platform, "vulkan-adopt") == 0,
            "adopted context: backend %s, platform %s", info.backend, info.platform);
     EXPECT(info.has_f64 == vk.f64, "adopted context: has_f64 %d, the device %d", info.has_f64,
@@ -709,6 +709,62 @@ static void check_record_into(gpgpu_context *ctx)
     gpgpu_buffer_destroy(res);
     hb_free(&hb);
     hb_free(&rb);
+    free(img);
+    free(want);
+}
+
+/* Counts that stay on the GPU, recorded: reduce-by-key writes its run count to a wrapped
+ * word, and a histogram of the unique keys takes its sample count from that word, in one
+ * command buffer of the caller's with no readback; asking for the run count on the host
+ * meanwhile is refused. */
+static void check_recorded_counts(gpgpu_context *ctx)
+{
+    enum { NR = 30011, BINS = 64, K = 4, U = K + NR + 2, S = U + NR + 2, H = S + NR + 2,
+           CW = H + BINS + 1, ELEMS = CW + 2 };
+    host_buffer hb = hb_make(4 * ELEMS);
+    uint8_t *img = xmalloc(hb.bytes), *want = xmalloc(hb.bytes);
+    pattern(img, hb.bytes, 9);
+    uint32_t keys[NR];
+    for (size_t i = 0; i < NR; i++) /* runs of 1 to 5 keys in [0, BINS) */
+        keys[i] = (uint32_t)((i / (1 + i % 5)) % BINS);
+    memcpy(img + 4 * K, keys, sizeof keys);
+    memcpy(hb.map, img, hb.bytes);
+    memcpy(want, img, hb.bytes);
+    uint32_t runs = 0, hist[BINS] = {0};
+    for (size_t i = 0; i < NR; i++) {
+        if (i == 0 || keys[i] != keys[i - 1]) {
+            put_u32(want, U + runs, keys[i]);
+            put_u32(want, S + runs, 0);
+            hist[keys[i]]++;
+            runs++;
+        }
+        put_u32(want, S + runs - 1, u32_at(want, S + runs - 1) + keys[i]);
+    }
+    for (size_t b = 0; b < BINS; b++)
+        put_u32(want, H + b, hist[b]);
+    put_u32(want, CW, runs);
+    gpgpu_buffer *w = wrap(ctx, &hb, 0, hb.bytes);
+
+    VkCommandBuffer cmd = begin_cmd();
+    EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, cmd), S_OK);
+    gpgpu_rle_desc rd = {.type = U32, .count_out = w, .count_out_offset = CW};
+    EXPECT_STATUS(ctx, gpgpu_reduce_by_key(ctx, &rd, w, K, w, K, NR, w, U, w, S, NULL), S_OK);
+    gpgpu_histogram_desc hd = {.type = U32, .bins = BINS, .lower = 0, .upper = BINS,
+                               .count_buffer = w, .count_offset = CW};
+    EXPECT_STATUS(ctx, gpgpu_histogram(ctx, &hd, w, U, NR, w, H), S_OK);
+    size_t host_runs;
+    EXPECT_STATUS(ctx, gpgpu_run_length_encode(ctx, &rd, w, K, NR, w, U, NULL, 0, &host_runs),
+                  E_COMBO);
+    EXPECT_NAMED(ctx, "gpgpu_run_length_encode");
+    EXPECT(memcmp(hb.map, img, hb.bytes) == 0, "recorded work changed the data before the submit");
+    VK_OK(vkEndCommandBuffer(cmd));
+    submit_and_wait(cmd);
+    EXPECT_STATUS(ctx, gpgpu_vk_record_into(ctx, VK_NULL_HANDLE), S_OK);
+    /* The outputs past the run count keep their pattern. */
+    expect_mapped(&hb, want, 0, 0, U32, NULL, "recorded reduce-by-key and histogram");
+    vkFreeCommandBuffers(vk.device, vk.pool, 1, &cmd);
+    gpgpu_buffer_destroy(w);
+    hb_free(&hb);
     free(img);
     free(want);
 }
@@ -1183,7 +1239,7 @@ static void check_own_device(void)
                   S_OK);
     if (own) {
         gpgpu_info info;
-        EXPECT_STATUS(own, gpgpu_context_info(own, &info), S_OK);
+        EXPECT_STATUS(own, gpgpu_context_get_info(own, &info), S_OK);
         EXPECT(strcmp(info.platform, "vulkan") == 0, "the library's own device: platform %s",
                info.platform);
         enum { NO = 100000 };
@@ -1250,6 +1306,7 @@ int main(void)
     check_record_into(ctx);
     check_record_more(ctx);
     check_foreign_objects(ctx);
+    check_recorded_counts(ctx);
     check_many_dispatches(ctx);
     check_scratch_outlives_recording(ctx);
     check_second_adopt(ctx);

@@ -86,7 +86,7 @@ gpgpu_context *test_context_with(const gpgpu_context_desc *caller_desc)
         exit(1);
     }
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     fprintf(stderr, "%s on %s (%s), subgroups %s\n", info.backend, info.renderer, info.platform,
             info.has_subgroups ? "yes" : "no");
     return ctx;
@@ -181,7 +181,7 @@ void *xmalloc(size_t bytes)
 unsigned depth_of_wg(gpgpu_context *ctx, unsigned wg)
 {
     gpgpu_info info;
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     if (!info.has_subgroups) {
         unsigned d = 0;
         while ((1u << d) < wg)

@@ -341,6 +341,60 @@ static void dense(gpgpu_context *ctx, gpgpu_buffer *const w[4])
     check_elems("gemm between wraps of one object", F32, got, img + HALF, HALF, tol);
 }
 
+/* Histogram, segmented sum and run-length encoding: outputs refused where they share words with
+ * an input through another wrap, right where they only touch. */
+static void segmented(gpgpu_context *ctx, gpgpu_buffer *const w[4])
+{
+    gpgpu_buffer *a = w[0], *b = w[1], *c = w[2], *a2 = w[3];
+    test_random(U32, img, WORDS, 108);
+    for (size_t i = 0; i < 100; i++)
+        img[i] = img[i] % 4; /* runs */
+    uint32_t offsets[] = {0, 10, 10, 60, 100};
+    memcpy(img + HALF + 200, offsets, sizeof offsets);
+    upload_image(ctx, w);
+    const gpgpu_histogram_desc hd = {.type = U32, .bins = 16, .lower = 0, .upper = 1024};
+    EXPECT_STATUS(ctx, gpgpu_histogram(ctx, &hd, a, QUARTER, 100, b, 0), OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_histogram(ctx, &hd, a, QUARTER, 100, b, 100), OK);
+    uint32_t counts[16] = {0};
+    for (size_t i = QUARTER; i < QUARTER + 100; i++)
+        if (img[i] < 1024)
+            counts[img[i] / 64]++;
+    memcpy(img + QUARTER + 100, counts, sizeof counts);
+    const gpgpu_segmented_reduce_desc sd = {.type = U32, .op = GPGPU_OP_SUM, .segments = c,
+                                            .segments_offset = 200};
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &sd, a, 0, 100, a2, 50, 4), OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &sd, a, 0, 100, b, HALF - QUARTER + 197, 4),
+                  OVERLAP); /* the sums over the offsets */
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &sd, a, 0, 100, c, 196, 4), OK);
+    for (int s = 0; s < 4; s++) {
+        uint32_t sum = 0;
+        for (uint32_t i = offsets[s]; i < offsets[s + 1]; i++)
+            sum += img[i];
+        img[HALF + 196 + s] = sum;
+    }
+    const gpgpu_rle_desc rd = {.type = U32};
+    size_t runs = 0;
+    EXPECT_STATUS(ctx, gpgpu_run_length_encode(ctx, &rd, a, 0, 100, a2, 50, NULL, 0, &runs),
+                  OVERLAP);
+    EXPECT_STATUS(ctx, gpgpu_run_length_encode(ctx, &rd, a, 0, 100, c, 0, b, HALF - QUARTER - 50,
+                                               &runs),
+                  OVERLAP); /* the lengths over the unique keys */
+    EXPECT_STATUS(ctx, gpgpu_run_length_encode(ctx, &rd, a, 0, 100, a, 100, c, 0, &runs), OK);
+    uint32_t keys[100], lengths[100];
+    size_t want = 0;
+    for (size_t i = 0; i < 100; i++) {
+        if (i == 0 || img[i] != img[i - 1]) {
+            keys[want] = img[i];
+            lengths[want++] = 0;
+        }
+        lengths[want - 1]++;
+    }
+    EXPECT(runs == want, "run-length encoding between wraps: %zu runs, expected %zu", runs, want);
+    memcpy(img + 100, keys, want * 4);
+    memcpy(img + HALF, lengths, want * 4);
+    expect_image(ctx, w, "histogram, segmented sum, run-length encoding between wraps of one object");
+}
+
 void test_wrap_overlaps(gpgpu_context *ctx, gpgpu_buffer *const w[4])
 {
     dense(ctx, w);
@@ -350,4 +404,5 @@ void test_wrap_overlaps(gpgpu_context *ctx, gpgpu_buffer *const w[4])
     sorts(ctx, w);
     vectors(ctx, w);
     spmv(ctx, w);
+    segmented(ctx, w);
 }

@@ -425,7 +425,7 @@ static void print_report(gpgpu_context *ctx, const gemm_args *s, double gpu_ns, 
     double flops = 2.0 * s->m * s->n * s->k;
     gpgpu_info info;
 
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     printf("backend: %s\ndevice: %s\n", info.backend, info.renderer);
     printf("type: %s\nm: %zu\nn: %zu\nk: %zu\n", gpgpu_type_name(s->gemm.type), s->m, s->n, s->k);
     printf("method: %s\n", tool_gemm_method_name(algo));

@@ -65,7 +65,7 @@ static int info_for(const gpgpu_context_desc *desc, bool quiet_failure)
         if (rc != TOOL_EXIT_OK)
             return rc;
     }
-    gpgpu_status status = gpgpu_context_info(ctx, &info);
+    gpgpu_status status = gpgpu_context_get_info(ctx, &info);
     int rc = TOOL_EXIT_OK;
     if (status == GPGPU_SUCCESS)
         print_info(&info);

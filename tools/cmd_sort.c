@@ -3,7 +3,6 @@
 
 #include <gpgpu/io.h>
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,50 +99,6 @@ bool cmd_sort_parse(int argc, char **argv)
     sort_args s;
 
     return parse_sort_args(argc, argv, &s);
-}
-
-/* Reads the segment offsets and checks them against the key count: the
- * library does not (bad offsets give it an unspecified permutation). */
-static int read_segments(const char *path, size_t n, uint32_t **offsets, size_t *count)
-{
-    char msg[512] = "";
-    char detail[600];
-    gpgpu_status status =
-        gpgpu_mtx_read_vector(path, GPGPU_TYPE_U32, (void **)offsets, count, msg, sizeof(msg));
-    const uint32_t *o = *offsets;
-    size_t c = *count;
-
-    if (status != GPGPU_SUCCESS)
-        return tool_fail(status, "cannot read the segment offsets", msg);
-    detail[0] = '\0';
-    if (c == 0) {
-        snprintf(detail, sizeof(detail),
-                 "%s: no offsets; give S + 1 of them, 0 first and %zu (the number of keys) last",
-                 path, n);
-    } else if (o[0] != 0) {
-        snprintf(detail, sizeof(detail), "%s: the first offset is %" PRIu32 ", not 0", path,
-                 o[0]);
-    } else if (o[c - 1] != n) {
-        snprintf(detail, sizeof(detail),
-                 "%s: the last offset is %" PRIu32 ", not %zu (the number of keys)", path,
-                 o[c - 1], n);
-    } else {
-        for (size_t k = 1; k < c; k++) {
-            if (o[k] < o[k - 1]) {
-                snprintf(detail, sizeof(detail),
-                         "%s: the offsets decrease: offset %zu is %" PRIu32
-                         ", after %" PRIu32 " (they must be nondecreasing)",
-                         path, k, o[k], o[k - 1]);
-                break;
-            }
-        }
-    }
-    if (detail[0] != '\0') {
-        free(*offsets);
-        *offsets = NULL;
-        return tool_fail(GPGPU_ERROR_PARSE, "bad segment offsets", detail);
-    }
-    return TOOL_EXIT_OK;
 }
 
 /* perm[i] = i for i < n, uploaded a piece at a time. */
@@ -244,7 +199,7 @@ int cmd_sort(int argc, char **argv)
     /* Every file is read and checked before the GPU starts. */
     rc = read_input(&s.in, &data, &count);
     if (rc == TOOL_EXIT_OK && s.segments_path != NULL) {
-        rc = read_segments(s.segments_path, count, &offsets, &offset_count);
+        rc = read_offsets(s.segments_path, count, &offsets, &offset_count);
         segment_count = offset_count > 0 ? offset_count - 1 : 0;
     }
     if (rc == TOOL_EXIT_OK)

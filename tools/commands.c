@@ -3,6 +3,7 @@
 
 #include <gpgpu/io.h>
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,11 @@ const command gpgpu_commands[] = {
     { "cg", cmd_cg, cmd_cg_parse, cg_help, sparse_options_help, true, "gpgpu cg --help" },
     { "spgemm", cmd_spgemm, cmd_spgemm_parse, spgemm_help, NULL, true, "gpgpu spgemm --help" },
     { "gemm", cmd_gemm, cmd_gemm_parse, gemm_help, NULL, true, "gpgpu gemm --help" },
+    { "histogram", cmd_histogram, cmd_histogram_parse, histogram_help, vector_options_help,
+      true, "gpgpu histogram --help" },
+    { "segreduce", cmd_segreduce, cmd_segreduce_parse, segreduce_help, vector_options_help,
+      true, "gpgpu segreduce --help" },
+    { "rle", cmd_rle, cmd_rle_parse, rle_help, vector_options_help, true, "gpgpu rle --help" },
 };
 const size_t gpgpu_command_count = sizeof(gpgpu_commands) / sizeof(gpgpu_commands[0]);
 
@@ -466,5 +472,49 @@ int create_matrix(gpgpu_context *ctx, const sparse_args *s, const gpgpu_csr *a,
         tool_message("spmv tune: chose %u invocations per row x %u rows per group: %.1f us "
                      "(the heuristic's shape: %.1f us)", tuned.threads_per_row,
                      tuned.rows_per_group, tuned.gpu_ns / 1e3, tuned.heuristic_ns / 1e3);
+    return TOOL_EXIT_OK;
+}
+
+/* ------------------------------------------------ segment offsets: sort, segreduce */
+
+int read_offsets(const char *path, size_t n, uint32_t **offsets, size_t *count)
+{
+    char msg[512] = "";
+    char detail[600];
+    gpgpu_status status =
+        gpgpu_mtx_read_vector(path, GPGPU_TYPE_U32, (void **)offsets, count, msg, sizeof(msg));
+    const uint32_t *o = *offsets;
+    size_t c = *count;
+
+    if (status != GPGPU_SUCCESS)
+        return tool_fail(status, "cannot read the segment offsets", msg);
+    detail[0] = '\0';
+    if (c == 0) {
+        snprintf(detail, sizeof(detail),
+                 "%s: no offsets; give S + 1 of them, 0 first and %zu (the number of values) last",
+                 path, n);
+    } else if (o[0] != 0) {
+        snprintf(detail, sizeof(detail), "%s: the first offset is %" PRIu32 ", not 0", path,
+                 o[0]);
+    } else if (o[c - 1] != n) {
+        snprintf(detail, sizeof(detail),
+                 "%s: the last offset is %" PRIu32 ", not %zu (the number of values)", path,
+                 o[c - 1], n);
+    } else {
+        for (size_t k = 1; k < c; k++) {
+            if (o[k] < o[k - 1]) {
+                snprintf(detail, sizeof(detail),
+                         "%s: the offsets decrease: offset %zu is %" PRIu32
+                         ", after %" PRIu32 " (they must be nondecreasing)",
+                         path, k, o[k], o[k - 1]);
+                break;
+            }
+        }
+    }
+    if (detail[0] != '\0') {
+        free(*offsets);
+        *offsets = NULL;
+        return tool_fail(GPGPU_ERROR_PARSE, "bad segment offsets", detail);
+    }
     return TOOL_EXIT_OK;
 }

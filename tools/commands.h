@@ -31,6 +31,9 @@ int cmd_spmv(int argc, char **argv);
 int cmd_cg(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
+int cmd_histogram(int argc, char **argv);
+int cmd_segreduce(int argc, char **argv);
+int cmd_rle(int argc, char **argv);
 
 bool cmd_info_parse(int argc, char **argv);
 bool cmd_reduce_parse(int argc, char **argv);
@@ -41,6 +44,9 @@ bool cmd_spmv_parse(int argc, char **argv);
 bool cmd_cg_parse(int argc, char **argv);
 bool cmd_spgemm_parse(int argc, char **argv);
 bool cmd_gemm_parse(int argc, char **argv);
+bool cmd_histogram_parse(int argc, char **argv);
+bool cmd_segreduce_parse(int argc, char **argv);
+bool cmd_rle_parse(int argc, char **argv);
 
 /* Every command, in the order of the main help. */
 extern const command gpgpu_commands[];
@@ -55,6 +61,9 @@ extern const char spmv_help[];
 extern const char cg_help[];
 extern const char spgemm_help[];
 extern const char gemm_help[];
+extern const char histogram_help[];
+extern const char segreduce_help[];
+extern const char rle_help[];
 
 /* Help lines of the vector input options. */
 extern const char vector_options_help[];
@@ -116,6 +125,11 @@ int prepare(const vector_args *a, gpgpu_context **ctx, gpgpu_buffer **buf, size_
  * *host (NULL for count 0). */
 int download_output(gpgpu_context *ctx, gpgpu_buffer *buf, size_t count, size_t size,
                     void **host);
+
+/* Reads a one-column u32 file of segment offsets (sort --segments, segreduce) and checks them
+ * against the number of values n: S + 1 of them, 0 first, n last, nondecreasing; anything
+ * else prints why and gives TOOL_EXIT_USAGE. *offsets is malloc'ed (NULL on failure). */
+int read_offsets(const char *path, size_t n, uint32_t **offsets, size_t *count);
 
 /* ------------------------------------------------ sparse matrices: spmv, cg */
 

@@ -60,7 +60,8 @@ static const char bench_help[] =
     "                        to 2^K only (default 24)\n"
     "  --bitonic-max-log2 K  run the bitonic sort up to 2^K only (default 30)\n"
     "  --only LIST           only these primitives, comma-separated: reduce,\n"
-    "                        scan, sort, spmv, spgemm, gemm (default: reduce,scan,sort;\n"
+    "                        scan, sort, spmv, spgemm, gemm, histogram, segreduce,\n"
+    "                        rle (default: reduce,scan,sort;\n"
     "                        spmv where --matrix or --gen is given)\n"
     "  --case TEXT           only cases whose name contains TEXT (e.g. reduce_sum_f32)\n"
     "  --algos LIST          only these algorithms, comma-separated (e.g.\n"
@@ -75,7 +76,8 @@ static const char bench_help[] =
     "  --version             print the version of the library and exit\n";
 
 static const char *const kind_names[KIND_COUNT] = { "reduce", "scan", "sort", "spmv",
-                                                     "spgemm", "gemm" };
+                                                     "spgemm", "gemm", "histogram",
+                                                     "segreduce", "rle" };
 
 /* One benchmark case: an operation, a type and an algorithm. */
 typedef struct bench_case {
@@ -201,7 +203,8 @@ static void parse_only(bench_options *o, const char *value)
             k++;
         if (k == KIND_COUNT)
             tool_usage_error("--only: unknown value '%s' (expected reduce, scan, sort, spmv,"
-                             " spgemm or gemm, comma-separated)", word);
+                             " spgemm, gemm, histogram, segreduce or rle, comma-separated)",
+                             word);
         o->kinds[k] = true;
     }
 }
@@ -265,6 +268,9 @@ static void parse_options(int argc, char **argv, bench_options *o)
             fputs(bench_spmv_help, stdout);
             fputs(bench_spgemm_help, stdout);
             fputs(bench_gemm_help, stdout);
+            fputs(bench_histogram_help, stdout);
+            fputs(bench_segreduce_help, stdout);
+            fputs(bench_rle_help, stdout);
             fputs(tool_context_options_help, stdout);
             fputs(tool_help_footer, stdout);
             exit(TOOL_EXIT_OK);
@@ -1276,6 +1282,12 @@ static int run(bench *b)
         rc = bench_spgemm_run(b);
     if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_GEMM])
         rc = bench_gemm_run(b);
+    if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_HISTOGRAM])
+        rc = bench_histogram_run(b);
+    if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_SEGREDUCE])
+        rc = bench_segreduce_run(b);
+    if (rc == TOOL_EXIT_OK && !b->stopped && b->opt->kinds[KIND_RLE])
+        rc = bench_rle_run(b);
     if (rc == TOOL_EXIT_OK && b->check_failed) {
         tool_message("a check failed (see CHECK FAILED above)");
         rc = TOOL_EXIT_FAILURE;
@@ -1311,7 +1323,7 @@ int main(int argc, char **argv)
 
     rc = tool_context_create(&opt.desc, &b.ctx);
     if (rc == TOOL_EXIT_OK) {
-        status = gpgpu_context_info(b.ctx, &b.info);
+        status = gpgpu_context_get_info(b.ctx, &b.info);
         if (status != GPGPU_SUCCESS) {
             rc = tool_fail(status, "cannot query the context", gpgpu_last_error(b.ctx));
         } else {

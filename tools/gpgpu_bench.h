@@ -15,6 +15,9 @@ typedef enum bench_kind {
     KIND_SPMV,
     KIND_SPGEMM,
     KIND_GEMM,
+    KIND_HISTOGRAM,
+    KIND_SEGREDUCE,
+    KIND_RLE,
     KIND_COUNT
 } bench_kind;
 
@@ -194,5 +197,30 @@ int bench_spgemm_run(bench *b);
 
 extern const char bench_gemm_help[]; /* with --gemm-sizes and --gemm-tune */
 int bench_gemm_run(bench *b);
+
+/* Histograms, segmented sums and run-length encoding (bench_histogram.c, bench_segreduce.c,
+ * bench_rle.c): their inputs made on the host from one hash, as bench/cub_peer.cu makes them
+ * on the GPU, so that both time the same data. */
+extern const char bench_histogram_help[], bench_segreduce_help[], bench_rle_help[];
+int bench_histogram_run(bench *b);
+int bench_segreduce_run(bench *b); /* also on the matrices of --matrix and --gen */
+int bench_rle_run(bench *b);
+/* lowbias32 (Chris Wellons), bench/cub_peer.cu's hash32. */
+uint32_t bench_hash32(uint32_t x);
+/* Fills the first n elements (of `size` bytes) of buf a piece at a time: fill(first, count,
+ * out, user) writes elements [first, first + count). */
+typedef void (*bench_fill)(size_t first, size_t count, void *out, const void *user);
+int bench_upload_fill(bench *b, gpgpu_buffer *buf, size_t size, size_t n, bench_fill fill,
+                      const void *user);
+/* One row of these cases: the table line and the JSON record. */
+typedef struct bench_segmented_row {
+    const char *name, *matrix; /* matrix: NULL for the power-of-two sizes */
+    size_t n, segments;        /* segments: of a segmented sum, the runs of an encoding */
+    timing t;
+    double bytes;              /* read plus written by one call */
+    const char *check;         /* "ok", "failed" (the exit code says so) or "skipped" */
+} bench_segmented_row;
+void bench_segmented_header(void);
+void bench_segmented_report(bench *b, const bench_segmented_row *r);
 
 #endif /* GPGPU_BENCH_H */

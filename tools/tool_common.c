@@ -227,7 +227,7 @@ void tool_context_destroy(gpgpu_context *ctx)
 
 int tool_fit_begin(gpgpu_context *ctx, tool_fit *fit)
 {
-    gpgpu_status status = gpgpu_context_info(ctx, &fit->info);
+    gpgpu_status status = gpgpu_context_get_info(ctx, &fit->info);
 
     fit->total = 0;
     return status == GPGPU_SUCCESS ? TOOL_EXIT_OK

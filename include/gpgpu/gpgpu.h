@@ -4,27 +4,53 @@
  * Vulkan as a second backend (see gpgpu/vulkan.h).
  *
  * One context, buffers that the library owns or that wrap the caller's GL
- * (or Vulkan) buffers, and primitives (reduce, scan, sort) that run staged compute
+ * (or Vulkan) buffers, and primitives (reduce, scan, sort, vector operations,
+ * dense products; sparse matrices in gpgpu/sparse.h) that run staged compute
  * shaders on an element range of a buffer and leave everything outside it
- * untouched.
+ * untouched. docs/GUIDE.md says how the pieces fit, docs/INTERNALS.md how
+ * the library is built.
  *
- * Every function that can fail returns a ::gpgpu_status (0 = success). The
- * context keeps the message of its last failure (gpgpu_last_error()) and
- * passes each failure to the optional callback of its descriptor; what it
- * ignores without failing goes to gpgpu_last_warning().
+ * @anchor errors
+ * <b>Errors.</b> Every function that can fail returns a ::gpgpu_status (0 = success); each
+ * function lists every status it can return, and why. The context keeps the message of its
+ * last failure (gpgpu_last_error()) and passes each failure to the optional callback of its
+ * descriptor; what it ignores without failing goes to gpgpu_last_warning(). A NULL handle
+ * that a call takes its context from (`ctx`, or the buffer or matrix a call works on) returns
+ * GPGPU_ERROR_NULL_POINTER without a message, as there is no context to keep one. A call
+ * that fails leaves its outputs unspecified but for what it says (an `out` set to NULL).
+ * The calls that run work on the GPU share these statuses, listed with each of them:
+ * - GPGPU_ERROR_OUT_OF_MEMORY: device or host memory for the call's work (scratch buffers,
+ *   programs) ran out, or the context's gpgpu_context_desc.memory_limit was reached;
+ * - GPGPU_ERROR_SHADER_COMPILE: a program did not build (GL: the message holds the info log);
+ * - GPGPU_ERROR_BACKEND: the GL or Vulkan implementation reported an error (with
+ *   gpgpu_context_desc.debug, also a GL debug message of type error);
+ * - GPGPU_ERROR_UNSUPPORTED_FEATURE: the device's work-groups hold fewer invocations than a
+ *   stage needs (256 for most; Vulkan promises 128);
+ * - GPGPU_ERROR_TOO_LARGE: a buffer, or a work array the call makes, larger than one storage
+ *   binding holds (gpgpu_info.max_storage_range_bytes);
+ * - GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT: see the GL notes below.
  *
- * Thread safety: a context and everything made from it belong to one thread
- * at a time. A headless GL context is current only during its calls, so
- * threads may take turns with it (a call made while another thread is inside
- * one fails with GPGPU_ERROR_NO_CONTEXT); an adopted one is used in the thread
- * where the caller made it current. Distinct contexts may be used from
- * distinct threads at once, of one backend or of both.
+ * @anchor threads
+ * <b>Thread safety.</b> A context and everything made from it belong to one thread at a
+ * time. A headless GL context is current only during its calls, so threads may take turns
+ * with it (a call made while another thread is inside one fails with
+ * GPGPU_ERROR_NO_CONTEXT); an adopted one is used in the thread where the caller made it
+ * current. Distinct contexts may be used from distinct threads at once, of one backend or
+ * of both. Functions that take no context (names, sizes, the host formats of
+ * gpgpu/sparse.h, the files of gpgpu/io.h) may be called from any thread.
  *
- * An adopted GL context (gpgpu_context_desc.gl_get_proc_address) is checked at
+ * @anchor adopted
+ * <b>An adopted GL context</b> (gpgpu_context_desc.gl_get_proc_address) is checked at
  * every call that touches GL, before any GL call: with another GL context current
  * the call fails with GPGPU_ERROR_WRONG_CONTEXT, with none GPGPU_ERROR_NO_CONTEXT
  * ("not in the adopted context" below; the calls of gpgpu/sparse.h alike), and
  * the other context is left untouched (docs/GUIDE.md, "Adopting a GL context").
+ *
+ * @anchor lifetimes
+ * <b>Pointer lifetime.</b> What a call is given by pointer (descriptors, host arrays,
+ * results) is read or written during the call only, unless the function says otherwise.
+ * Handles (contexts, buffers, matrices) live until their destroy call; a context's buffers
+ * and matrices must be destroyed before it.
  */
 #ifndef GPGPU_GPGPU_H
 #define GPGPU_GPGPU_H
@@ -33,6 +59,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/**
+ * @def GPGPU_API
+ * Marks the library's exported functions: default visibility on ELF, dllexport or
+ * dllimport on Windows, nothing with GPGPU_STATIC (a static build).
+ */
 #if defined(GPGPU_STATIC)
 #define GPGPU_API
 #elif defined(_WIN32)
@@ -52,17 +83,26 @@ extern "C" {
 #endif
 
 /**
- * The version of the library that runs, "MAJOR.MINOR.PATCH": meson's project version, as
- * GPGPU_VERSION_STRING of gpgpu/version.h is for the headers a program was built with
- * (a newer shared library may run under it). Any thread, no context needed.
+ * @defgroup core Versions, statuses and element types
+ * @brief What every call shares: the version, the status codes, the element types,
+ * operators and algorithms.
+ * @{
+ */
+
+/**
+ * @brief The version of the library that runs, "MAJOR.MINOR.PATCH".
+ *
+ * Meson's project version, as GPGPU_VERSION_STRING of gpgpu/version.h is for the headers a
+ * program was built with (a newer shared library may run under it). No context is needed.
  * @return a constant string, never NULL.
- * @pointer_lifetime static.
+ * @thread_safety Any thread.
+ * @pointer_lifetime Static: the string lives as long as the library is loaded.
  */
 GPGPU_API const char *gpgpu_version(void);
 
 /** Result of every call that can fail; codes are grouped by kind in hundreds. */
 typedef enum gpgpu_status {
-    GPGPU_SUCCESS = 0,
+    GPGPU_SUCCESS = 0, /**< the call did what it says */
 
     /* 1xx: the caller passed something wrong */
     GPGPU_ERROR_INVALID_ARGUMENT = 100, /**< a value makes no sense (bad enum, flag, size) */
@@ -92,23 +132,24 @@ typedef enum gpgpu_status {
 
 /** Element types. */
 typedef enum gpgpu_type {
-    GPGPU_TYPE_U32 = 1,
-    GPGPU_TYPE_I32 = 2,
-    GPGPU_TYPE_F32 = 3,
-    GPGPU_TYPE_F64 = 4
+    GPGPU_TYPE_U32 = 1, /**< 32-bit unsigned integer (uint32_t) */
+    GPGPU_TYPE_I32 = 2, /**< 32-bit two's-complement integer (int32_t) */
+    GPGPU_TYPE_F32 = 3, /**< IEEE 754 single precision (float) */
+    GPGPU_TYPE_F64 = 4  /**< IEEE 754 double precision (double); arithmetic on it needs
+                             gpgpu_info.has_f64 */
 } gpgpu_type;
 
 /** Reduction operators. NaN propagates through min and max (as through sum). */
 typedef enum gpgpu_op {
-    GPGPU_OP_SUM = 1,
-    GPGPU_OP_MIN = 2,
-    GPGPU_OP_MAX = 3,
+    GPGPU_OP_SUM = 1, /**< the sum; integers wrap modulo 2^32 */
+    GPGPU_OP_MIN = 2, /**< the smallest element */
+    GPGPU_OP_MAX = 3, /**< the largest element */
     GPGPU_OP_MINMAX = 4 /**< min and max together; the result holds two elements, min first */
 } gpgpu_op;
 
 /** Algorithms. 0 picks the fast default; the classic ones follow Kiciak's slides. */
 typedef enum gpgpu_algo {
-    GPGPU_ALGO_DEFAULT = 0,
+    GPGPU_ALGO_DEFAULT = 0,          /**< each primitive's fast default (see its desc) */
     GPGPU_ALGO_FAST = 1,             /**< few passes, many elements per thread, shared memory / subgroups */
     GPGPU_ALGO_CLASSIC_HALVING = 2,  /**< GPUSumUp: a[i] op= a[i + ceil(n/2)]; operator must commute */
     GPGPU_ALGO_CLASSIC_STRIDE = 3,   /**< GPUAltSumUp: a[i] op= a[i + q], q doubling; keeps operand order */
@@ -136,10 +177,18 @@ typedef enum gpgpu_algo {
                                                within a dispatch (reads 2n, writes n) */
 } gpgpu_algo;
 
+/** @} */
+
+/**
+ * @defgroup context Contexts and errors
+ * @brief Making a context (headless or adopted), what it runs on, its messages.
+ * @{
+ */
+
 /** Backends. */
 typedef enum gpgpu_backend {
     GPGPU_BACKEND_DEFAULT = 0, /**< GPGPU_BACKEND env var (gl or vulkan), else GL */
-    GPGPU_BACKEND_GL = 1,
+    GPGPU_BACKEND_GL = 1,      /**< OpenGL 4.5 compute shaders */
     GPGPU_BACKEND_VULKAN = 2   /**< needs a build with Vulkan (-Dvulkan); see gpgpu/vulkan.h */
 } gpgpu_backend;
 
@@ -152,11 +201,21 @@ typedef enum gpgpu_gl_platform {
     GPGPU_GL_PLATFORM_ADOPT = 4      /**< the caller's current context (set gl_get_proc_address) */
 } gpgpu_gl_platform;
 
+/** A context: one GL context or Vulkan device, and what the library keeps for it (programs,
+ *  scratch buffers, the last message). Opaque; made by gpgpu_context_create. */
 typedef struct gpgpu_context gpgpu_context;
+/** A buffer of device memory: one the library allocated (gpgpu_buffer_create) or a range of
+ *  the caller's GL buffer or VkBuffer (gpgpu_buffer_wrap_gl, gpgpu_buffer_wrap_vk). Opaque. */
 typedef struct gpgpu_buffer gpgpu_buffer;
-typedef struct gpgpu_vk_adopt gpgpu_vk_adopt; /* defined in gpgpu/vulkan.h */
+/** The caller's Vulkan objects to adopt; defined in gpgpu/vulkan.h. */
+typedef struct gpgpu_vk_adopt gpgpu_vk_adopt;
 
-/** Called on every failure with the status and the full message. */
+/**
+ * Called on every failure with the status and the full message.
+ * @param status the status the failing call returns.
+ * @param message the message, as gpgpu_last_error() then gives it; valid during the call.
+ * @param user_data gpgpu_context_desc.user_data.
+ */
 typedef void (*gpgpu_error_callback)(gpgpu_status status, const char *message, void *user_data);
 
 /** Looks up a GL function, e.g. glfwGetProcAddress or eglGetProcAddress. */
@@ -171,8 +230,9 @@ typedef void *(*gpgpu_gl_current_context)(void *user_data);
  * Fill it with designated initializers: `&(gpgpu_context_desc){ .debug = true }`.
  */
 typedef struct gpgpu_context_desc {
-    gpgpu_backend backend;
-    gpgpu_gl_platform gl_platform;
+    gpgpu_backend backend;         /**< the backend; DEFAULT: the one adopted, else GPGPU_BACKEND */
+    gpgpu_gl_platform gl_platform; /**< how a GL context is obtained; DEFAULT: GPGPU_GL_PLATFORM,
+                                        else the first headless platform that works */
     /** Adopt the caller's current GL context (4.5 or newer). Implies GPGPU_GL_PLATFORM_ADOPT.
      *  The library records which context that is (its EGL, GLX or WGL handle, or what
      *  gl_current_context returns) and refuses calls while another is current. */
@@ -186,7 +246,9 @@ typedef struct gpgpu_context_desc {
      *  the adopted context alone); each call ends with a fence that the next call, made in
      *  another of the contexts, waits for. Read only when adopting. */
     bool gl_accept_shared_contexts;
+    /** Called on every failure of this context (and of its creation); NULL: none. */
     gpgpu_error_callback error_callback;
+    /** Passed to error_callback and gl_current_context. */
     void *user_data;
     /** Turn on GL debug output (a message of type error or undefined behaviour fails the
      *  call with GPGPU_ERROR_BACKEND and goes into the last error; GPGPU_GL_DEBUG=1 does the
@@ -233,36 +295,58 @@ typedef struct gpgpu_context_desc {
 #define GPGPU_MEMORY_CACHE_OFF ((size_t)-1)
 
 /**
- * Creates a context.
+ * @brief Creates a context.
  *
  * Headless (no gl_get_proc_address): the library makes and owns a GL 4.5 core
  * context through EGL (device platform, then surfaceless) or a hidden GLFW
  * window; `GPGPU_GL_PLATFORM=egl-device|egl-surfaceless|glfw` forces one.
  * Adopt: the caller's context must be current now and whenever the library
  * is called. Neither way changes the caller's GL state between calls: see
- * docs/GUIDE.md for the bindings a call uses and restores.
+ * docs/GUIDE.md for the bindings a call uses and restores. Vulkan: the library
+ * makes an instance and device (`GPGPU_VK_DEVICE` picks one), or adopts the
+ * caller's (gpgpu/vulkan.h).
  *
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER if out is NULL;
- *   GPGPU_ERROR_INVALID_ARGUMENT for an unknown enum or env value (GPGPU_BACKEND,
- *   GPGPU_GL_PLATFORM, GPGPU_MEMORY_LIMIT);
- *   GPGPU_ERROR_NULL_POINTER also for gl_platform ADOPT without gl_get_proc_address;
- *   GPGPU_ERROR_INVALID_ARGUMENT also when both a GL context and a Vulkan device are adopted
- *   (adopting either one picks its backend);
- *   GPGPU_ERROR_NO_CONTEXT if none could be made (or none is current to adopt, or
- *   gl_current_context returns NULL); GPGPU_ERROR_GL_VERSION if GL is older than 4.5 (the
- *   message names the version); GPGPU_ERROR_BACKEND_UNAVAILABLE;
- *   Vulkan adopt: GPGPU_ERROR_INVALID_ARGUMENT if the queue is not queue queue_index of family
- *   queue_family_index of the device, or the physical device not one of the instance's;
- *   GPGPU_ERROR_INVALID_ARGUMENT also for a device past gpgpu_device_count, one without a
- *   compute queue (Vulkan), or a device with an adopted context or a GL platform other than
- *   egl-device.
- *   On failure *out is NULL and gpgpu_last_error(NULL) says why.
- * @pointer_lifetime desc is read during the call only.
+ * @param[in] desc what to make; NULL takes every default.
+ * @param[out] out receives the context; NULL on failure.
+ * @retval GPGPU_SUCCESS *out is the new context.
+ * @retval GPGPU_ERROR_NULL_POINTER out is NULL; gl_platform ADOPT without
+ *   gl_get_proc_address; a Vulkan adopt without its instance, physical device, device or
+ *   queue.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown backend or GL platform; an environment
+ *   value that is none of those documented (GPGPU_BACKEND, GPGPU_GL_PLATFORM,
+ *   GPGPU_MEMORY_LIMIT, GPGPU_MEMORY_CACHE, and GPGPU_EGL_DEVICE or GPGPU_VK_DEVICE past the
+ *   devices there are); both a GL context and a Vulkan device adopted (adopting either one
+ *   picks its backend); Vulkan adopt: the physical device is not one of the instance's, the
+ *   family has no compute or no queue of queue_index, or the queue is not queue queue_index
+ *   of family queue_family_index of the device; a device past gpgpu_device_count, one
+ *   without a compute queue (Vulkan), or a device with an adopted context or a GL platform
+ *   other than egl-device.
+ * @retval GPGPU_ERROR_NO_CONTEXT no GL context could be made (the message gives each
+ *   platform's reason), or none is current to adopt (or gl_current_context returns NULL).
+ * @retval GPGPU_ERROR_GL_VERSION the GL context is older than 4.5 (the message names the
+ *   version).
+ * @retval GPGPU_ERROR_BACKEND_UNAVAILABLE Vulkan was asked for in a build without it, there
+ *   is no Vulkan driver or no device with a compute queue, or the device offers less than
+ *   Vulkan 1.1; the GLFW platform was asked for in a build without GLFW.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY host memory, or the Vulkan device's memory for the
+ *   library's own objects, ran out.
+ * @retval GPGPU_ERROR_BACKEND a Vulkan call failed while the device was set up; GL: with
+ *   debug, the driver reported an error during the setup.
+ *
+ * On failure gpgpu_last_error(NULL) says why.
+ * @thread_safety Any thread: the EGL platforms make contexts in any thread, the GLFW
+ *   platform only in the main thread (GLFW's rule). An adopted GL context must be current in
+ *   the calling thread. A failure's message is kept for the calling thread.
+ * @pointer_lifetime desc and what it points to (vk_adopt) are read during the call only;
+ *   error_callback, gl_current_context and user_data are kept and called for the context's
+ *   life.
  */
 GPGPU_API gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context **out);
 
 /**
- * Destroys the context and every program it compiled; NULL is accepted. Destroy its buffers
+ * @brief Destroys the context and every program it compiled; NULL is accepted.
+ *
+ * Destroy its buffers
  * and matrices first: any use of them afterwards, their destroy calls included, is undefined
  * behaviour (as of memory after free). A GL context must be destroyed in the thread where it
  * is current. An adopted GL context must be current (or, with gl_accept_shared_contexts, one
@@ -270,43 +354,80 @@ GPGPU_API gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgp
  * callback): otherwise no GL call is made, the library's GL objects are left to the adopted
  * context (GL deletes them with it), host memory is freed, and the error callback is called
  * once with GPGPU_ERROR_WRONG_CONTEXT or GPGPU_ERROR_NO_CONTEXT.
+ * @param[in] ctx the context, or NULL.
+ * @thread_safety The thread that uses `ctx` (@ref threads "Thread safety"), with no other
+ *   call of it running.
+ * @pointer_lifetime ctx, and every buffer and matrix made from it, are invalid afterwards.
  */
 GPGPU_API void gpgpu_context_destroy(gpgpu_context *ctx);
 
 /**
- * Gives back the GPU memory the context keeps between calls: its scratch buffers (grown by
+ * @brief Gives back the GPU memory the context keeps between calls.
+ *
+ * That is its scratch buffers (grown by
  * the primitives and kept for the next call) and the memory of freed buffers kept for reuse
  * (gpgpu_context_desc.memory_cache). The next call that needs them allocates
  * again. NULL is accepted. Not in the adopted GL context: nothing of GL's is freed (the
  * scratch buffers' GL buffers are left to the adopted context) and the error callback hears
- * why.
+ * why (GPGPU_ERROR_WRONG_CONTEXT or GPGPU_ERROR_NO_CONTEXT).
+ * @param[in] ctx the context, or NULL.
+ * @thread_safety The thread that uses `ctx` (@ref threads "Thread safety").
  */
 GPGPU_API void gpgpu_context_trim(gpgpu_context *ctx);
 
 /**
- * The message of the context's last failure ("" if none). With ctx NULL, the
+ * @brief The message of the context's last failure ("" if none).
+ *
+ * With ctx NULL, the
  * message of the last failed gpgpu_context_create on this thread.
- * @pointer_lifetime valid until the next failing call on that context.
+ * @param[in] ctx the context, or NULL.
+ * @return the message, never NULL.
+ * @thread_safety The thread that uses `ctx`; with ctx NULL any thread, each one reading its
+ *   own.
+ * @pointer_lifetime valid until the next failing call on that context (with ctx NULL: the next
+ *   failing gpgpu_context_create in this thread) or the context's destroy.
  */
 GPGPU_API const char *gpgpu_last_error(const gpgpu_context *ctx);
 
 /**
- * The context's last warning ("" if none; "" for ctx NULL): something the library ignored
+ * @brief The context's last warning ("" if none; "" for ctx NULL).
+ *
+ * A warning is something the library ignored
  * and worked around without failing the call, such as a tuners' cache file
  * ($GPGPU_TUNE_CACHE) that is not a regular file of at most 1 MiB, or lines of it that do not
- * parse. The library never prints: read this after a call to show it. A later warning
+ * parse. The library does not print them: read this after a call to show it. A later warning
  * replaces it; successful calls leave it as it is.
+ * @param[in] ctx the context, or NULL.
+ * @return the warning, never NULL.
+ * @thread_safety The thread that uses `ctx`.
  * @pointer_lifetime valid until the next warning on that context or its destroy.
  */
 GPGPU_API const char *gpgpu_last_warning(const gpgpu_context *ctx);
 
-/** A constant English name for a status code ("unknown status" for others). */
+/**
+ * @brief A constant English name for a status code ("unknown status" for others).
+ * @param status any value.
+ * @return the name, never NULL.
+ * @thread_safety Any thread.
+ * @pointer_lifetime Static.
+ */
 GPGPU_API const char *gpgpu_status_string(gpgpu_status status);
 
-/** A constant name for a type ("u32", ...), NULL for an unknown value. */
+/**
+ * @brief A constant name for a type ("u32", "i32", "f32", "f64"), NULL for an unknown value.
+ * @param type any value.
+ * @return the name, or NULL.
+ * @thread_safety Any thread.
+ * @pointer_lifetime Static.
+ */
 GPGPU_API const char *gpgpu_type_name(gpgpu_type type);
 
-/** Size in bytes of one element of a type, 0 for an unknown value. */
+/**
+ * @brief Size in bytes of one element of a type, 0 for an unknown value.
+ * @param type any value.
+ * @return 4 or 8, or 0.
+ * @thread_safety Any thread.
+ */
 GPGPU_API size_t gpgpu_type_size(gpgpu_type type);
 
 /** What the context runs on. Strings live as long as the context. */
@@ -314,10 +435,11 @@ typedef struct gpgpu_info {
     const char *backend;      /**< "gl" or "vulkan" */
     const char *platform;     /**< GL: "egl-device", "egl-surfaceless", "glfw", "adopt";
                                    Vulkan: "vulkan" (own device) or "vulkan-adopt" */
-    const char *vendor;
-    const char *renderer;
+    const char *vendor;       /**< GL_VENDOR, or the Vulkan device's vendor */
+    const char *renderer;     /**< GL_RENDERER, or the Vulkan device's name */
     const char *version;      /**< the implementation's version string */
-    int version_major, version_minor;
+    int version_major;        /**< GL major version, or the Vulkan API's */
+    int version_minor;        /**< GL minor version, or the Vulkan API's */
     bool has_f64;             /**< shaders have double */
     bool has_subgroups;       /**< subgroup arithmetic, ballots and shuffles in compute shaders */
     /** Cooperative matrices: 16 x 16 x 16 f16 tile products into f32 per subgroup
@@ -325,11 +447,11 @@ typedef struct gpgpu_info {
      *  GPGPU_ALGO_GEMM_COOPMAT_F16 runs on. An adopted Vulkan device: false. */
     bool has_coopmat_f16;
     unsigned subgroup_size;   /**< 0 when unknown */
-    unsigned max_workgroup_invocations;
-    unsigned max_workgroup_count_x;
-    size_t max_shared_memory_bytes;
-    size_t max_storage_block_bytes;
-    size_t storage_offset_alignment;
+    unsigned max_workgroup_invocations; /**< most invocations in one work-group */
+    unsigned max_workgroup_count_x;     /**< most work-groups of one dispatch in x */
+    size_t max_shared_memory_bytes;     /**< shared memory of one work-group */
+    size_t max_storage_block_bytes;     /**< largest storage block a shader declares */
+    size_t storage_offset_alignment;    /**< alignment of a storage binding's start, bytes */
     size_t max_storage_range_bytes; /**< largest range one binding can hold */
     size_t device_memory_bytes; /**< device-local memory (0 when the API does not say) */
     /** The device's number in gpgpu_context_desc.device's list (1 for the first), whichever
@@ -339,116 +461,280 @@ typedef struct gpgpu_info {
     /** The device's UUID (Vulkan's deviceUUID; GL's GL_DEVICE_UUID_EXT, which names the same
      *  GPU, else the EGL device's persistent id), where the driver gives one. */
     bool has_uuid;
-    uint8_t uuid[16];
+    uint8_t uuid[16]; /**< valid where has_uuid */
 } gpgpu_info;
 
-/** Fills *info. @return GPGPU_SUCCESS or GPGPU_ERROR_NULL_POINTER. */
-GPGPU_API gpgpu_status gpgpu_context_info(gpgpu_context *ctx, gpgpu_info *info);
+/**
+ * @brief Fills *info with what the context runs on.
+ *
+ * Makes no GL call: it works whichever GL context is current.
+ * @param[in] ctx the context.
+ * @param[out] info receives the description.
+ * @retval GPGPU_SUCCESS *info is filled.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx or info is NULL.
+ * @thread_safety The thread that uses `ctx`.
+ * @pointer_lifetime The strings of *info live as long as the context.
+ */
+GPGPU_API gpgpu_status gpgpu_context_get_info(gpgpu_context *ctx, gpgpu_info *info);
 
 /**
- * How many devices a backend lists for gpgpu_context_desc.device (GPGPU_BACKEND_DEFAULT:
- * GPGPU_BACKEND, else GL): GL's EGL devices (0 without EGL_EXT_platform_device), Vulkan's
- * physical devices (0 without a Vulkan driver). No context is made. Any thread.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
- *   backend, or GPGPU_BACKEND value); GPGPU_ERROR_BACKEND_UNAVAILABLE (Vulkan in a build
- *   without it). A failure's message is gpgpu_last_error(NULL)'s.
+ * @brief How many devices a backend lists for gpgpu_context_desc.device.
+ *
+ * GL's EGL devices (0 without EGL_EXT_platform_device), Vulkan's physical devices (0 without a
+ * Vulkan driver), in the order gpgpu_context_desc.device counts them; no context is made.
+ * @param[in] backend GPGPU_BACKEND_GL, GPGPU_BACKEND_VULKAN, or GPGPU_BACKEND_DEFAULT
+ *   (GPGPU_BACKEND, else GL).
+ * @param[out] count receives the number of devices.
+ * @retval GPGPU_SUCCESS *count is set (0: none to choose from).
+ * @retval GPGPU_ERROR_NULL_POINTER count is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown backend, or GPGPU_BACKEND value.
+ * @retval GPGPU_ERROR_BACKEND_UNAVAILABLE Vulkan in a build without it.
+ *
+ * A failure's message is gpgpu_last_error(NULL)'s.
+ * @thread_safety Any thread.
  */
 GPGPU_API gpgpu_status gpgpu_device_count(gpgpu_backend backend, uint32_t *count);
+
+/** @} */
 
 /* ---------------------------------------------------------------- buffers */
 
 /**
- * Creates a library-owned device buffer of `bytes` bytes (contents undefined).
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT for 0 bytes;
- *   GPGPU_ERROR_OUT_OF_MEMORY when the driver cannot allocate it, or it would take the
- *   context past gpgpu_context_desc.memory_limit; *out is then NULL and the context usable;
- *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ * @defgroup buffers Buffers
+ * @brief Device memory: the library's own buffers, wraps of the caller's, host transfers.
+ * @{
+ */
+
+/**
+ * @brief Creates a library-owned device buffer of `bytes` bytes (contents undefined).
+ * @param[in] ctx the context.
+ * @param bytes the size, at least 1.
+ * @param[out] out receives the buffer; NULL on failure.
+ * @retval GPGPU_SUCCESS *out is the new buffer.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx or out is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT bytes is 0.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY the driver cannot allocate it, it is larger than the
+ *   device's memory, or it would take the context past gpgpu_context_desc.memory_limit; the
+ *   context stays usable.
+ * @retval GPGPU_ERROR_BACKEND the driver reported another error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
+ * @pointer_lifetime The buffer lives until gpgpu_buffer_destroy, which must come before the
+ *   context's destroy.
  */
 GPGPU_API gpgpu_status gpgpu_buffer_create(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out);
 
 /**
- * Wraps `bytes` bytes of the caller's GL buffer object `name` from byte
- * `offset`, without copying. The library never deletes the GL buffer; the
+ * @brief Wraps `bytes` bytes of the caller's GL buffer object `name` from byte `offset`,
+ * without copying.
+ *
+ * The library never deletes the GL buffer; the
  * caller keeps it alive until gpgpu_buffer_destroy. Element ranges passed to
  * primitives are relative to `offset`, which must be a multiple of 4 (8 for
- * f64 data).
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if name is not
- *   a buffer object, bytes is 0, or the context is not a GL one; GPGPU_ERROR_MISALIGNED if
- *   offset % 4;
- *   GPGPU_ERROR_OUT_OF_RANGE if offset + bytes exceeds the GL buffer;
- *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context): `name` is looked up in the adopted context only.
+ * f64 data). `name` is looked up in the adopted (or the library's own) context.
+ * @param[in] ctx a GL context.
+ * @param name the GL buffer object.
+ * @param offset the first byte of the wrap in the GL buffer, a multiple of 4.
+ * @param bytes the size of the wrap, at least 1.
+ * @param[out] out receives the wrap; NULL on failure.
+ * @retval GPGPU_SUCCESS *out is the wrap.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx or out is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT bytes is 0, the context is not a GL one, or name is
+ *   not a buffer object.
+ * @retval GPGPU_ERROR_MISALIGNED offset is not a multiple of 4.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE offset + bytes exceeds the GL buffer (or SIZE_MAX).
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY host memory ran out.
+ * @retval GPGPU_ERROR_BACKEND GL reported an error reading the buffer's size.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
+ * @pointer_lifetime The wrap lives until gpgpu_buffer_destroy; the GL buffer must outlive it.
  */
 GPGPU_API gpgpu_status gpgpu_buffer_wrap_gl(gpgpu_context *ctx, unsigned name, size_t offset,
                                             size_t bytes, gpgpu_buffer **out);
 
-/** Destroys a buffer (a wrapped GL buffer is left alone); NULL is accepted. A library buffer
- *  of an adopted GL context destroyed while it is not current keeps its GL buffer (GL deletes
- *  it with the adopted context) and the error callback hears why. */
+/**
+ * @brief Destroys a buffer (a wrapped GL buffer or VkBuffer is left alone); NULL is accepted.
+ *
+ * A library buffer
+ * of an adopted GL context destroyed while it is not current keeps its GL buffer (GL deletes
+ * it with the adopted context) and the error callback hears why.
+ * @param[in] buf the buffer, or NULL.
+ * @thread_safety The thread that uses the buffer's context.
+ * @pointer_lifetime buf is invalid afterwards.
+ */
 GPGPU_API void gpgpu_buffer_destroy(gpgpu_buffer *buf);
 
-/** Size in bytes of the buffer (of the wrapped range). */
+/**
+ * @brief Size in bytes of the buffer (of the wrapped range).
+ * @param[in] buf the buffer, or NULL.
+ * @return the size; 0 for NULL.
+ * @thread_safety The thread that uses the buffer's context.
+ */
 GPGPU_API size_t gpgpu_buffer_size(const gpgpu_buffer *buf);
 
 /**
- * Copies `bytes` bytes from host memory into the buffer at byte `offset`.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_BACKEND;
- *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ * @brief Copies `bytes` bytes from host memory into the buffer at byte `offset`.
+ *
+ * 0 bytes does nothing and touches no GL.
+ * @param[in] buf the buffer.
+ * @param offset the first byte written.
+ * @param[in] data the bytes, or NULL when bytes is 0.
+ * @param bytes how many bytes.
+ * @retval GPGPU_SUCCESS the bytes are in the buffer (for later GPU work; a Vulkan write of
+ *   at most 64 KiB of whole words lands with the next submission).
+ * @retval GPGPU_ERROR_NULL_POINTER buf is NULL, or data is NULL with bytes > 0.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE [offset, offset + bytes) runs past the buffer.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION Vulkan: work is recorded into a caller's
+ *   command buffer (gpgpu_vk_record_into).
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY host or device memory for the transfer ran out (Vulkan:
+ *   its staging buffer).
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses the buffer's context.
  */
 GPGPU_API gpgpu_status gpgpu_buffer_upload(gpgpu_buffer *buf, size_t offset, const void *data,
                                            size_t bytes);
 
-/** Copies `bytes` bytes from the buffer at byte `offset` into host memory; errors as upload. */
+/**
+ * @brief Copies `bytes` bytes from the buffer at byte `offset` into host memory.
+ *
+ * Waits for the GPU work that writes the buffer. 0 bytes does nothing and touches no GL.
+ * @param[in] buf the buffer.
+ * @param offset the first byte read.
+ * @param[out] data receives the bytes, or NULL when bytes is 0.
+ * @param bytes how many bytes.
+ * @retval GPGPU_SUCCESS data holds the bytes.
+ * @retval GPGPU_ERROR_NULL_POINTER buf is NULL, or data is NULL with bytes > 0.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE [offset, offset + bytes) runs past the buffer.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION Vulkan: work is recorded into a caller's
+ *   command buffer.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY host or device memory for the transfer ran out (Vulkan:
+ *   its staging buffer).
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses the buffer's context.
+ */
 GPGPU_API gpgpu_status gpgpu_buffer_download(gpgpu_buffer *buf, size_t offset, void *data,
                                              size_t bytes);
 
+/** @} */
+
 /* ----------------------------------------------------------------- reduce */
+
+/**
+ * @defgroup reduce Reduce
+ * @brief Sum, min, max, or min and max of a range, to the host or into a buffer.
+ * @{
+ */
 
 /** What to reduce and how; zero algo means the fast default. */
 typedef struct gpgpu_reduce_desc {
-    gpgpu_type type;
-    gpgpu_op op;
+    gpgpu_type type; /**< the element type */
+    gpgpu_op op;     /**< the operator */
     gpgpu_algo algo; /**< DEFAULT/FAST, CLASSIC_HALVING, CLASSIC_STRIDE (any op); CLASSIC_MINMAX (op MINMAX only) */
 } gpgpu_reduce_desc;
 
 /**
- * Reduces elements [offset, offset + count) of `in` (element units) and
- * writes the result to host memory `result`: one element, or two (min, max)
+ * @brief Reduces elements [offset, offset + count) of `in` and writes the result to host
+ * memory.
+ *
+ * The result is one element, or two (min, max)
  * for GPGPU_OP_MINMAX. `in` is not modified (the classic algorithms work on
  * a scratch copy). Empty input gives the identity: 0 for sum, the largest
- * value (+inf for floats) for min, the smallest (-inf) for max. Integer sums
+ * value (+inf for floats) for min, the smallest (-inf) for max, without GPU work. Integer sums
  * wrap modulo 2^32. Float sums are not bit-reproducible between algorithms
  * (the order of additions differs); each algorithm's order is fixed, so one
  * algorithm on one device repeats its result.
  *
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   type/op/algo, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION
- *   (CLASSIC_MINMAX with an op other than MINMAX, or a scan algorithm);
- *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED (a wrapped
- *   buffer's offset is not a multiple of the element size);
- *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles); GPGPU_ERROR_OUT_OF_MEMORY;
- *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ * @param[in] ctx the context.
+ * @param[in] desc type, operator and algorithm.
+ * @param[in] in the buffer.
+ * @param offset the first element, in elements of desc->type.
+ * @param count how many elements.
+ * @param[out] result receives one element of desc->type, two for MINMAX.
+ * @retval GPGPU_SUCCESS *result holds the reduction.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, in or result is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type or operator; a value that names no
+ *   algorithm; in belongs to another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION CLASSIC_MINMAX with an op other than MINMAX;
+ *   another primitive's algorithm (one rule for every call: ::gpgpu_algo); Vulkan: work is recorded into a caller's command buffer, so no result
+ *   can come back (gpgpu_reduce_to_buffer can).
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE the range runs past the end of in.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, or the range past element 2^32 - 1 of
+ *   its binding; in, or a classic algorithm's scratch copy, larger than one storage binding.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_reduce(gpgpu_context *ctx, const gpgpu_reduce_desc *desc,
                                     gpgpu_buffer *in, size_t offset, size_t count, void *result);
 
 /**
- * Like gpgpu_reduce, but writes the result (one element, or min and max) into
- * element `out_offset` of the device buffer `out` instead of host memory:
- * nothing is read back, so the call does not wait for the GPU, and it can be
+ * @brief Like gpgpu_reduce, but writes the result into element `out_offset` of the device
+ * buffer `out`.
+ *
+ * Nothing is read back, so the call does not wait for the GPU, and it can be
  * recorded into a caller's Vulkan command buffer. The result must not land
- * inside the input range.
- * @return as gpgpu_reduce, GPGPU_ERROR_OUT_OF_RANGE / GPGPU_ERROR_MISALIGNED for `out`, and
- *   GPGPU_ERROR_OVERLAP (the result's place overlaps the input).
+ * inside the input range. Empty input writes the identity.
+ * @param[in] ctx the context.
+ * @param[in] desc type, operator and algorithm.
+ * @param[in] in the input buffer.
+ * @param offset the first element of the input.
+ * @param count how many elements.
+ * @param[out] out the buffer that receives the result (two elements for MINMAX).
+ * @param out_offset where the result goes, in elements of desc->type.
+ * @retval GPGPU_SUCCESS the result is written (for later GPU work).
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, in or out is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT as gpgpu_reduce, and out of another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION CLASSIC_MINMAX with an op other than MINMAX;
+ *   another primitive's algorithm.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE the input range or the result's place runs past its
+ *   buffer.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size.
+ * @retval GPGPU_ERROR_OVERLAP the result's place overlaps the input.
+ * @retval GPGPU_ERROR_TOO_LARGE as gpgpu_reduce, for either buffer.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_reduce_to_buffer(gpgpu_context *ctx, const gpgpu_reduce_desc *desc,
                                               gpgpu_buffer *in, size_t offset, size_t count,
                                               gpgpu_buffer *out, size_t out_offset);
 
+/** @} */
+
 /* ------------------------------------------------------------------- scan */
+
+/**
+ * @defgroup scan Scan
+ * @brief Inclusive and exclusive prefix sums.
+ * @{
+ */
 
 /** What to scan and how. The operator is +; integers wrap modulo 2^32. */
 typedef struct gpgpu_scan_desc {
-    gpgpu_type type;
+    gpgpu_type type; /**< the element type */
     bool exclusive; /**< out[i] = sum of in[0..i-1] (out[0] = 0) instead of in[0..i] */
     gpgpu_algo algo; /**< DEFAULT/FAST (the single pass up to 2^21 elements where the device
                           has subgroups, else reduce-then-scan), SCAN_SINGLE_PASS, SCAN_REDUCE_THEN_SCAN or CLASSIC_SCAN.
@@ -458,23 +744,53 @@ typedef struct gpgpu_scan_desc {
 } gpgpu_scan_desc;
 
 /**
- * Prefix sums of elements [in_offset, in_offset + count) of `in` into
- * [out_offset, out_offset + count) of `out`. In place when in == out and the
+ * @brief Prefix sums of elements [in_offset, in_offset + count) of `in` into
+ * [out_offset, out_offset + count) of `out`.
+ *
+ * In place when in == out and the
  * offsets are equal; other overlaps are refused.
  *
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type
- *   or algorithm, a buffer of another context);
- *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce-only algorithm); GPGPU_ERROR_OUT_OF_RANGE;
- *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_MISALIGNED;
- *   GPGPU_ERROR_UNSUPPORTED_FEATURE;
- *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND;
- *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ * @param[in] ctx the context.
+ * @param[in] desc type, inclusive or exclusive, algorithm.
+ * @param[in] in the input buffer.
+ * @param in_offset the first input element, in elements of desc->type.
+ * @param[out] out the output buffer (may be in).
+ * @param out_offset the first output element.
+ * @param count how many elements.
+ * @retval GPGPU_SUCCESS the sums are written (for later GPU work).
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, in or out is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type; a value that names no algorithm; a
+ *   buffer of another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION another primitive's algorithm (a reduction's,
+ *   a sort's, ...).
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a range runs past its buffer.
+ * @retval GPGPU_ERROR_OVERLAP the ranges overlap without being equal.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, or a range past element 2^32 - 1 of its
+ *   binding; a buffer, or CLASSIC_SCAN's copy of the input, larger than one storage binding.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
                                   gpgpu_buffer *in, size_t in_offset, gpgpu_buffer *out,
                                   size_t out_offset, size_t count);
 
+/** @} */
+
 /* ------------------------------------------------------------------- sort */
+
+/**
+ * @defgroup sort Sort
+ * @brief Keys, key-value pairs and segments, by bitonic networks or radix sort.
+ * @{
+ */
 
 /**
  * What to sort and how. Keys are u32, i32, f32 or f64; values (optional) are
@@ -492,7 +808,7 @@ GPGPU_API gpgpu_status gpgpu_scan(gpgpu_context *ctx, const gpgpu_scan_desc *des
  */
 typedef struct gpgpu_sort_desc {
     gpgpu_type type;   /**< the key type */
-    bool descending;
+    bool descending;   /**< largest first (the exact reverse of the ascending order) */
     bool stable;       /**< equal keys keep their input order (every algorithm) */
     gpgpu_algo algo;   /**< DEFAULT/FAST (BITONIC for counts up to one tile of 2048, RADIX
                             above), CLASSIC_NETSORT, BITONIC, RADIX */
@@ -501,22 +817,23 @@ typedef struct gpgpu_sort_desc {
     size_t values_in_offset;   /**< in elements */
     /** Where the values go; NULL sorts them in place (values_in, values_in_offset). */
     gpgpu_buffer *values_out;
-    size_t values_out_offset;
+    size_t values_out_offset;  /**< in elements */
     /** Segmented sort: segment_count + 1 u32 offsets (CSR row pointers), nondecreasing from 0
      *  to count; each [offsets[s], offsets[s+1]) is sorted alone. NULL: one segment. */
     gpgpu_buffer *segments;
     size_t segments_offset;    /**< in elements */
-    size_t segment_count;
+    size_t segment_count;      /**< segments (the offsets hold one more); at least 1 for keys */
     /** Optional scratch memory of at least gpgpu_sort_scratch_size() bytes from
      *  scratch_offset (a multiple of 8); NULL uses the context's own, kept between calls. */
     gpgpu_buffer *scratch;
-    size_t scratch_offset;
+    size_t scratch_offset;     /**< in bytes, a multiple of 8 */
 } gpgpu_sort_desc;
 
 /**
- * Sorts keys [keys_in_offset, keys_in_offset + count) of `keys_in` into
- * [keys_out_offset, ...) of `keys_out` (offsets in elements), and the values
- * with them when desc->values_in is set. keys_out NULL, or equal to keys_in
+ * @brief Sorts keys [keys_in_offset, keys_in_offset + count) of `keys_in` into
+ * [keys_out_offset, ...) of `keys_out`, and the values with them when desc->values_in is set.
+ *
+ * keys_out NULL, or equal to keys_in
  * at the same offset, sorts in place; other overlaps are refused. The input
  * is left unchanged when sorting out of place.
  *
@@ -524,85 +841,421 @@ typedef struct gpgpu_sort_desc {
  * unspecified permutation of the input (never an access outside the buffers);
  * the `gpgpu sort` command checks them.
  *
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type or
- *   algorithm, values_out without values_in, segments with segment_count 0 for count > 0, a
- *   buffer of another context);
- *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or scan algorithm);
- *   GPGPU_ERROR_OUT_OF_RANGE (also segment_count SIZE_MAX, a scratch_offset past the end of
- *   desc->scratch); GPGPU_ERROR_OVERLAP (keys in and
- *   out, values in and out, keys and values, the scratch and the keys, values or segment
- *   offsets, or the segment offsets and the keys or values written); GPGPU_ERROR_TOO_LARGE;
- *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small);
- *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ * @param[in] ctx the context.
+ * @param[in] desc key type, order, algorithm, values, segments and scratch.
+ * @param[in] keys_in the keys.
+ * @param keys_in_offset the first key, in elements of desc->type.
+ * @param[out] keys_out where the sorted keys go, or NULL to sort in place.
+ * @param keys_out_offset the first sorted key's place.
+ * @param count how many keys.
+ * @retval GPGPU_SUCCESS the keys (and values) are sorted (for later GPU work).
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc or keys_in is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown key type; a value that names no algorithm;
+ *   values_out without values_in; segments with segment_count 0 for count > 0; a buffer of
+ *   another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION another primitive's algorithm.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE work-groups too small (f64 keys are moved as bits
+ *   and need no shader doubles).
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a range runs past its buffer; segment_count SIZE_MAX; a
+ *   scratch_offset past the end of desc->scratch.
+ * @retval GPGPU_ERROR_OVERLAP keys in and out, values in and out, keys and values, the
+ *   scratch and the keys, values or segment offsets, or the segment offsets and the keys or
+ *   values written.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size; scratch_offset is not a multiple of 8.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, or a range past element 2^32 - 1 of its
+ *   binding; a buffer larger than one storage binding.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY see @ref errors "Errors"; also desc->scratch smaller than
+ *   gpgpu_sort_scratch_size() from scratch_offset.
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_sort(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
                                   gpgpu_buffer *keys_in, size_t keys_in_offset,
                                   gpgpu_buffer *keys_out, size_t keys_out_offset, size_t count);
 
 /**
- * The scratch memory, in bytes, that gpgpu_sort needs for `count` keys with
- * this desc: what it depends on is the type, the algorithm, `stable`, and
+ * @brief The scratch memory, in bytes, that gpgpu_sort needs for `count` keys with this desc.
+ *
+ * What it depends on is the type, the algorithm, `stable`, and
  * whether values_in, values_out and segments are set (their offsets and
- * sizes are not looked at); 0 where the sort needs none. See docs/GUIDE.md for what each algorithm keeps there.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT;
- *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (as gpgpu_sort); GPGPU_ERROR_TOO_LARGE (count past
- *   2^31 - 1 keys, which gpgpu_sort refuses too).
+ * sizes are not looked at); 0 where the sort needs none. See docs/GUIDE.md for what each
+ * algorithm keeps there. No GPU work.
+ * @param[in] ctx the context (the size depends on its device).
+ * @param[in] desc the sort's desc.
+ * @param count how many keys.
+ * @param[out] bytes receives the size.
+ * @retval GPGPU_SUCCESS *bytes is the size.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc or bytes is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT as gpgpu_sort: an unknown key type, a value that
+ *   names no algorithm, values_out without values_in.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION another primitive's algorithm.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1 keys, which gpgpu_sort refuses too.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_sort_desc *desc,
                                                size_t count, size_t *bytes);
 
+/** @} */
+
+/* -------------------------------------------------------------- histogram */
+
+/**
+ * @defgroup histogram Histograms
+ * @brief Counts of samples in even bins or in bins between given levels.
+ * @{
+ */
+
+/** The most bins a histogram takes. */
+#define GPGPU_HISTOGRAM_MAX_BINS 65536u
+
+/**
+ * What to count and in which bins: even bins over [lower, upper) (CUB's
+ * HistogramEven), or, with `levels`, the bins between bins + 1 given levels
+ * (HistogramRange). Zero means default for every other field.
+ */
+typedef struct gpgpu_histogram_desc {
+    gpgpu_type type;   /**< the samples' type (and the levels') */
+    uint32_t bins;     /**< 1 to GPGPU_HISTOGRAM_MAX_BINS */
+    /** Even bins: bin b holds lower + b (upper - lower) / bins <= v < ...: for u32 and i32
+     *  (lower, upper: values of the type) the bin of v is floor((v - lower) * bins / (upper -
+     *  lower)) computed exactly; for f32 and f64 (lower, upper rounded to the type) it is
+     *  CUB's (v - lower) * scale truncated, scale = bins / (upper - lower), every operation
+     *  rounded in the type (the last bin where that rounds up to bins). */
+    double lower, upper;
+    /** HistogramRange: bins + 1 levels of `type`, nondecreasing; bin i holds levels[i] <= v
+     *  < levels[i + 1]. Levels out of order give unspecified counts (never an access outside
+     *  the buffers). NULL: even bins. */
+    gpgpu_buffer *levels;
+    size_t levels_offset;      /**< in elements */
+    /** The sample count on the GPU: min(count_buffer[count_offset], count) (u32, offset in
+     *  elements) is read when the shaders run; `count` then bounds it. NULL: count. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
+} gpgpu_histogram_desc;
+
+/**
+ * Counts the samples [in_offset, in_offset + count) of `in` into the bins: writes `bins`
+ * u32 counts to [counts_offset, counts_offset + bins) of `counts` (overwriting them). A
+ * sample outside [lower, upper) (or outside [levels[0], levels[bins])) counts in no bin,
+ * nor does NaN; comparisons are IEEE's (-0 = +0). Subnormal samples and bounds may be taken
+ * as zero where the device flushes them. Counters live in shared memory where the bins fit
+ * (each work-group counts its part, then adds its counters to the output), else atomics
+ * count on the output itself. Needs no scratch; recordable into a caller's Vulkan command
+ * buffer.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
+ *   type, bins 0 or above GPGPU_HISTOGRAM_MAX_BINS, even bounds that are not finite, not
+ *   lower < upper, not values of an integer type, or whose range or scale the float type
+ *   holds only as infinity or a subnormal number; a buffer of another context);
+ *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE;
+ *   GPGPU_ERROR_OVERLAP (the counts and the samples, levels or count_buffer);
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
+ *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_histogram(gpgpu_context *ctx, const gpgpu_histogram_desc *desc,
+                                       gpgpu_buffer *in, size_t in_offset, size_t count,
+                                       gpgpu_buffer *counts, size_t counts_offset);
+
+/** @} */
+
+/* ------------------------------------------------------ segmented reduce */
+
+/**
+ * @defgroup segreduce Segmented reductions
+ * @brief Sum, min or max of each segment of a range given by offsets.
+ * @{
+ */
+
+/**
+ * A reduction of every segment of a vector: segment s is elements [segments[s],
+ * segments[s + 1]) of the input range (segment_count + 1 u32 offsets, nondecreasing, each at
+ * most count, as CSR row pointers or the segmented sort's offsets; the first need not be 0).
+ */
+typedef struct gpgpu_segmented_reduce_desc {
+    gpgpu_type type;
+    gpgpu_op op;        /**< SUM, MIN or MAX */
+    gpgpu_buffer *segments;
+    size_t segments_offset;    /**< in elements */
+    /** The segment count on the GPU: min(count_buffer[count_offset], segment_count) (u32,
+     *  offset in elements), read when the shaders run; segment_count then bounds it (and
+     *  sizes the dispatch and the scratch). NULL: segment_count. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
+    /** Optional scratch of at least gpgpu_segmented_reduce_scratch_size() bytes from
+     *  scratch_offset (a multiple of 8); NULL uses the context's own, kept between calls. */
+    gpgpu_buffer *scratch;
+    size_t scratch_offset;
+} gpgpu_segmented_reduce_desc;
+
+/**
+ * out[out_offset + s] = op over segment s of the input [in_offset, in_offset + count), for
+ * every s < segment_count. An empty segment gives the identity (0 for sum, the largest value
+ * for min, +inf for floats, the smallest for max); integer sums wrap modulo 2^32; NaN
+ * propagates through min and max, as gpgpu_reduce's. Float sums are deterministic on a
+ * device (a fixed order) but differ from a sequential sum in the last bits. The work is
+ * split by segments and elements together (a merge path over segment ends and elements),
+ * so millions of tiny segments and a few huge ones go at the same speed. Offsets that are
+ * not nondecreasing and at most count give unspecified values (never an access outside
+ * the buffers); the `gpgpu segreduce` command checks them. Recordable into a caller's
+ * Vulkan command buffer.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER (also no segments); GPGPU_ERROR_INVALID_ARGUMENT
+ *   (unknown type or op, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION
+ *   (MINMAX); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE;
+ *   GPGPU_ERROR_OVERLAP (the output and the input, offsets, count_buffer or scratch);
+ *   GPGPU_ERROR_UNSUPPORTED_FEATURE; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too
+ *   small); GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx,
+                                              const gpgpu_segmented_reduce_desc *desc,
+                                              gpgpu_buffer *in, size_t in_offset, size_t count,
+                                              gpgpu_buffer *out, size_t out_offset,
+                                              size_t segment_count);
+
+/**
+ * The scratch, in bytes, that gpgpu_segmented_reduce needs for these counts (upper bounds
+ * where the segment count comes from a buffer) and desc's type.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT.
+ */
+GPGPU_API gpgpu_status gpgpu_segmented_reduce_scratch_size(
+    gpgpu_context *ctx, const gpgpu_segmented_reduce_desc *desc, size_t count,
+    size_t segment_count, size_t *bytes);
+
+/** @} */
+
+/* ------------------------------------------------- run-length encoding */
+
+/**
+ * @defgroup rle Run-length encoding and reduce-by-key
+ * @brief Runs of equal consecutive keys: their values, lengths and sums.
+ * @{
+ */
+
+/**
+ * Runs of equal consecutive keys. Keys are equal by the sort's total order
+ * (gpgpu_sort_desc): integers by value; floats bit for bit, except that all NaNs are one
+ * value whatever their sign and payload (-0 and +0 differ). Zero means default.
+ */
+typedef struct gpgpu_rle_desc {
+    gpgpu_type type;        /**< the keys' type */
+    gpgpu_type value_type;  /**< gpgpu_reduce_by_key: the values' type (0: the keys') */
+    /** The key count on the GPU: min(count_buffer[count_offset], count) (u32, offset in
+     *  elements) is read when the shaders run; `count` then bounds it (and sizes the
+     *  dispatch and the scratch). NULL: count. */
+    gpgpu_buffer *count_buffer;
+    size_t count_offset;
+    /** Where the run count goes on the GPU (a u32 at count_out_offset, in elements; e.g. the
+     *  count field of a DrawArraysIndirectCommand), or NULL. */
+    gpgpu_buffer *count_out;
+    size_t count_out_offset;
+    /** Optional scratch of at least gpgpu_rle_scratch_size() bytes from scratch_offset (a
+     *  multiple of 8); NULL uses the context's own, kept between calls. */
+    gpgpu_buffer *scratch;
+    size_t scratch_offset;
+} gpgpu_rle_desc;
+
+/**
+ * Run-length encoding of keys [keys_offset, keys_offset + count): the first key of each run
+ * (its bits: a run of NaNs gives its first NaN) to unique_out and the run's length (u32) to
+ * lengths_out, run r at element r of each from their offsets; either output may be NULL.
+ * Each must hold `count` elements (the most runs there can be); elements past the run
+ * count are left as they were. The run count goes to *runs (when runs is not NULL: the call
+ * then waits for the GPU) and to desc->count_out (when set). With runs NULL the call is
+ * recordable into a caller's Vulkan command buffer.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
+ *   type, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (runs not NULL
+ *   while recording into a caller's command buffer); GPGPU_ERROR_OUT_OF_RANGE;
+ *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_OVERLAP (outputs with each
+ *   other or the keys, count_buffer, count_out or scratch); GPGPU_ERROR_UNSUPPORTED_FEATURE;
+ *   GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small); GPGPU_ERROR_SHADER_COMPILE;
+ *   GPGPU_ERROR_BACKEND.
+ */
+GPGPU_API gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, const gpgpu_rle_desc *desc,
+                                               gpgpu_buffer *keys, size_t keys_offset,
+                                               size_t count, gpgpu_buffer *unique_out,
+                                               size_t unique_offset, gpgpu_buffer *lengths_out,
+                                               size_t lengths_offset, size_t *runs);
+
+/**
+ * Reduce-by-key: for each run of equal keys (as gpgpu_run_length_encode finds them), its
+ * first key to keys_out (may be NULL) and the sum of the values at the run's positions (of
+ * desc->value_type, from values_offset of `values`) to sums_out, as gpgpu_segmented_reduce
+ * sums a segment (integers wrap, floats in a fixed order). Counts and outputs as for
+ * gpgpu_run_length_encode.
+ * @return as gpgpu_run_length_encode, and for the values: GPGPU_ERROR_OUT_OF_RANGE,
+ *   GPGPU_ERROR_MISALIGNED, GPGPU_ERROR_OVERLAP (sums_out and values or keys).
+ */
+GPGPU_API gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, const gpgpu_rle_desc *desc,
+                                           gpgpu_buffer *keys, size_t keys_offset,
+                                           gpgpu_buffer *values, size_t values_offset,
+                                           size_t count, gpgpu_buffer *keys_out,
+                                           size_t keys_out_offset, gpgpu_buffer *sums_out,
+                                           size_t sums_out_offset, size_t *runs);
+
+/**
+ * The scratch, in bytes, that gpgpu_run_length_encode (by_key false) or gpgpu_reduce_by_key
+ * (true) needs for `count` keys with this desc.
+ * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT.
+ */
+GPGPU_API gpgpu_status gpgpu_rle_scratch_size(gpgpu_context *ctx, const gpgpu_rle_desc *desc,
+                                              size_t count, bool by_key, size_t *bytes);
+
+/** @} */
+
 /* ---------------------------------------------------------------- vectors */
 
 /**
- * y = alpha * x + beta * y over `count` elements of f32 or f64 vectors (element offsets), as
+ * @defgroup vectors Vector operations
+ * @brief The updates and dot products of iterative solvers.
+ * @{
+ */
+
+/**
+ * @brief y = alpha * x + beta * y over `count` elements of f32 or f64 vectors.
+ *
+ * The vectors start at element offsets, as
  * an iterative solver updates its vectors; alpha and beta are rounded to the type (NaN, inf
  * and, for f32, magnitudes past FLT_MAX are refused rather than rounded to inf). beta = 0
  * writes y without reading it (NaN in y is ignored). x and y may be the same range, but must
  * not overlap otherwise.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
- *   type, a buffer of another context, alpha or beta NaN, infinite or for f32 past FLT_MAX);
- *   GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type);
- *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
- *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP;
- *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ * @param[in] ctx the context.
+ * @param type GPGPU_TYPE_F32 or GPGPU_TYPE_F64.
+ * @param count how many elements.
+ * @param alpha the factor of x.
+ * @param[in] x the buffer of x.
+ * @param x_offset x's first element.
+ * @param beta the factor of y.
+ * @param[in,out] y the buffer of y.
+ * @param y_offset y's first element.
+ * @retval GPGPU_SUCCESS y is updated (for later GPU work).
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, x or y is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type, a buffer of another context, alpha or
+ *   beta NaN, infinite or for f32 past FLT_MAX.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION an integer type.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a range runs past its buffer.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size.
+ * @retval GPGPU_ERROR_OVERLAP x and y overlap without being the same range.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, or a range past element 2^32 - 1 of its
+ *   binding; a buffer larger than one storage binding.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_axpby(gpgpu_context *ctx, gpgpu_type type, size_t count,
                                    double alpha, gpgpu_buffer *x, size_t x_offset, double beta,
                                    gpgpu_buffer *y, size_t y_offset);
 
 /**
- * The dot product of `count` elements of two f32 or f64 vectors (the same one twice is fine),
+ * @brief The dot product of `count` elements of two f32 or f64 vectors, returned as a double.
+ *
+ * The same vector twice is fine. The products are
  * summed in the element type in a tree (as gpgpu_reduce sums; not bit-reproducible against a
- * sequential sum) and returned as a double. count = 0 gives 0; NaN propagates.
- * @return as gpgpu_axpby, and GPGPU_ERROR_UNSUPPORTED_COMBINATION while work is recorded into a
- *   caller's Vulkan command buffer (no result can come back).
+ * sequential sum). count = 0 gives 0 without GPU work; NaN propagates.
+ * @param[in] ctx the context.
+ * @param type GPGPU_TYPE_F32 or GPGPU_TYPE_F64.
+ * @param count how many elements.
+ * @param[in] x the buffer of x.
+ * @param x_offset x's first element.
+ * @param[in] y the buffer of y.
+ * @param y_offset y's first element.
+ * @param[out] result receives the dot product (0 on a failure after the checks).
+ * @retval GPGPU_SUCCESS *result is the dot product.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, x, y or result is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type, a buffer of another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION an integer type; Vulkan: work is recorded into a
+ *   caller's command buffer (no result can come back).
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a range runs past its buffer.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size.
+ * @retval GPGPU_ERROR_TOO_LARGE as gpgpu_axpby.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_dot(gpgpu_context *ctx, gpgpu_type type, size_t count,
                                  gpgpu_buffer *x, size_t x_offset, gpgpu_buffer *y,
                                  size_t y_offset, double *result);
 
 /**
- * y = alpha * x + beta * y as gpgpu_axpby does it, and the dot product of the new y with w,
- * summed as gpgpu_dot sums, in one pass over the vectors (one dispatch): the update and the
+ * @brief y = alpha * x + beta * y as gpgpu_axpby does it, and the dot product of the new y
+ * with w, in one pass over the vectors.
+ *
+ * One dispatch, the dot product summed as gpgpu_dot sums it: the update and the
  * dot product that follow each other in a Krylov solver's step (conjugate gradients' r -= a*Ap
  * and r.r, with w = y). w may be y itself (the same range: its squared norm) or x, but must not
  * overlap y otherwise; x must not overlap y. count = 0 gives 0 and changes nothing.
- * @return as gpgpu_dot, GPGPU_ERROR_INVALID_ARGUMENT for alpha and beta as gpgpu_axpby, and
- *   GPGPU_ERROR_OVERLAP.
+ * @param[in] ctx the context.
+ * @param type GPGPU_TYPE_F32 or GPGPU_TYPE_F64.
+ * @param count how many elements.
+ * @param alpha the factor of x.
+ * @param[in] x the buffer of x.
+ * @param x_offset x's first element.
+ * @param beta the factor of y.
+ * @param[in,out] y the buffer of y.
+ * @param y_offset y's first element.
+ * @param[in] w the buffer of w (may be y's).
+ * @param w_offset w's first element.
+ * @param[out] result receives the dot product of the new y with w.
+ * @retval GPGPU_SUCCESS y is updated and *result is the dot product.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, x, y, w or result is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type, a buffer of another context, alpha or
+ *   beta as gpgpu_axpby refuses them.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION an integer type; Vulkan: work is recorded into a
+ *   caller's command buffer.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a range runs past its buffer.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size.
+ * @retval GPGPU_ERROR_OVERLAP x and y overlap; w and y overlap without being the same range.
+ * @retval GPGPU_ERROR_TOO_LARGE as gpgpu_axpby.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_axpby_dot(gpgpu_context *ctx, gpgpu_type type, size_t count,
                                        double alpha, gpgpu_buffer *x, size_t x_offset,
                                        double beta, gpgpu_buffer *y, size_t y_offset,
                                        gpgpu_buffer *w, size_t w_offset, double *result);
 
+/** @} */
+
 /* ------------------------------------------------------- dense matrix products */
 
-/** Prints progress while tuning (may be NULL). */
+/**
+ * @defgroup gemm Dense matrix products
+ * @brief C = alpha op(A) op(B) + beta C, its methods and its tuner.
+ * @{
+ */
+
+/**
+ * Prints progress while tuning (may be NULL).
+ * @param line one line of progress, without a newline; valid during the call.
+ * @param user_data what the tuner was given.
+ */
 typedef void (*gpgpu_progress_callback)(const char *line, void *user_data);
 
 /** The register-tiled product's block shape (GPGPU_ALGO_GEMM_TILED). */
 typedef struct gpgpu_gemm_tuning {
-    uint32_t block_m, block_n; /**< the block of C a work-group computes */
+    uint32_t block_m;          /**< rows of the block of C a work-group computes */
+    uint32_t block_n;          /**< columns of the block of C a work-group computes */
     uint32_t block_k;          /**< the depth of the slices of A and B in shared memory */
     uint32_t thread_m;         /**< rows of the block each invocation keeps in registers */
     uint32_t invocations;      /**< the work-group's size; each invocation keeps thread_m x
@@ -613,38 +1266,75 @@ typedef struct gpgpu_gemm_tuning {
 /** Dense product descriptor; zero means default for every field. */
 typedef struct gpgpu_gemm_desc {
     gpgpu_type type;           /**< F32 or F64 */
-    gpgpu_algo algo;           /**< DEFAULT/FAST/GEMM_TILED, GEMM_METHOD1, GEMM_METHOD2, GEMM_METHOD6 */
+    gpgpu_algo algo;           /**< DEFAULT/FAST/GEMM_TILED, GEMM_METHOD1, GEMM_METHOD2,
+                                    GEMM_METHOD6, GEMM_COOPMAT_F16 */
     bool transpose_a;          /**< op(A) = A^T: A is stored k x m */
     bool transpose_b;          /**< op(B) = B^T: B is stored n x k */
-    /** Row strides of the stored A, B and C in elements, at least their widths; 0 takes the
-     *  width (k or m for A, n or k for B, n for C). */
-    size_t lda, ldb, ldc;
+    /** Row stride of the stored A in elements (as ldb and ldc), at least its width; 0 takes
+     *  the width (k, or m with transpose_a). */
+    size_t lda;
+    size_t ldb;                /**< B's row stride, at least its width (n, or k with
+                                    transpose_b); 0 takes the width */
+    size_t ldc;                /**< C's row stride, at least n; 0 takes n */
     unsigned tile;             /**< methods 1, 2, 6: the work-group's side, 8, 16 or 32 (0: 16) */
     unsigned outputs;          /**< method 6: outputs per invocation, 2 or 4 (0: 4) */
     /** GEMM_TILED: this block shape; NULL takes the tuned one for the device and size class
-     *  (gpgpu_gemm_tune), else the estimate of gpgpu_gemm_heuristic. */
+     *  (gpgpu_gemm_tune), else the estimate from the sizes and the device's limits (both as
+     *  gpgpu_gemm_shape tells). */
     const gpgpu_gemm_tuning *tuning;
 } gpgpu_gemm_desc;
 
 /**
- * C = alpha * op(A) * op(B) + beta * C for row-major f32 or f64 matrices: op(A) is m x k,
+ * @brief C = alpha * op(A) * op(B) + beta * C for row-major f32 or f64 matrices.
+ *
+ * op(A) is m x k,
  * op(B) is k x n, C is m x n, stored from the given element offsets with the row strides of
  * the desc. alpha and beta are rounded to the type (refused where they are NaN, infinite or,
  * for f32, past FLT_MAX, as gpgpu_axpby refuses them). beta = 0 writes C without reading it
- * (NaN in C is ignored); k = 0 gives beta * C. C must not overlap A or B; A and B may be the same.
- * The f32 product is f32 arithmetic throughout (fused multiply-adds, no reduced precision).
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown type
- *   or algo, a tile other than 8/16/32, outputs other than 2/4, a stride below the width, a
- *   tuning the kernel cannot run, a buffer of another context, alpha or beta as gpgpu_axpby
- *   refuses them); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, another
- *   primitive's algorithm, f64 with GEMM_COOPMAT_F16, a tile whose shared memory or
- *   work-group the device cannot hold);
- *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles, GEMM_COOPMAT_F16 without
- *   cooperative matrices); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_TOO_LARGE (op(A), op(B)
- *   or C of more than 2^31 - 1 elements, before any buffer is looked at, or an index of a
- *   stored matrix past 2^31 - 1); GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP (C shares memory with
- *   A or B); GPGPU_ERROR_OUT_OF_MEMORY (GEMM_COOPMAT_F16's f16 copies);
- *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ * (NaN in C is ignored); k = 0 gives beta * C; m = 0 or n = 0 does nothing. C must not
+ * overlap A or B; A and B may be the same.
+ * The f32 product is f32 arithmetic throughout (fused multiply-adds, no reduced precision),
+ * but for GEMM_COOPMAT_F16.
+ * @param[in] ctx the context.
+ * @param[in] desc type, algorithm, transposes, strides and shape.
+ * @param m rows of op(A) and C.
+ * @param n columns of op(B) and C.
+ * @param k columns of op(A), rows of op(B).
+ * @param alpha the factor of the product.
+ * @param[in] a the buffer of A.
+ * @param a_offset A's first element.
+ * @param[in] b the buffer of B (may be A's).
+ * @param b_offset B's first element.
+ * @param beta the factor of C.
+ * @param[in,out] c the buffer of C.
+ * @param c_offset C's first element.
+ * @retval GPGPU_SUCCESS C is written (for later GPU work).
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, a, b or c is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type; a value that names no algorithm; a
+ *   tile other than 8/16/32, outputs other than
+ *   2/4, a stride below the width, a tuning the kernel cannot run, a buffer of another
+ *   context, alpha or beta as gpgpu_axpby refuses them.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION an integer type; another primitive's
+ *   algorithm; f64 with GEMM_COOPMAT_F16; a
+ *   tile whose shared memory or work-group the device cannot hold.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles, GEMM_COOPMAT_F16 without
+ *   cooperative matrices; work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a matrix runs past its buffer.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size.
+ * @retval GPGPU_ERROR_OVERLAP C shares memory with A or B.
+ * @retval GPGPU_ERROR_TOO_LARGE op(A), op(B) or C of more than 2^31 - 1 elements (before any
+ *   buffer is looked at), a stored matrix's index past 2^31 - 1, GEMM_COOPMAT_F16's padded
+ *   copies past it; a buffer, or those copies, larger than one storage binding.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY see @ref errors "Errors" (GEMM_COOPMAT_F16's f16
+ *   copies).
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
+ * @pointer_lifetime desc and desc->tuning are read during the call only.
  */
 GPGPU_API gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *desc, size_t m,
                                   size_t n, size_t k, double alpha, gpgpu_buffer *a,
@@ -652,76 +1342,175 @@ GPGPU_API gpgpu_status gpgpu_gemm(gpgpu_context *ctx, const gpgpu_gemm_desc *des
                                   gpgpu_buffer *c, size_t c_offset);
 
 /**
- * Times the register-tiled product's candidate block shapes on an m x n x k product of
- * the type (on scratch matrices) and remembers the fastest for the device and the size
+ * @brief Times the register-tiled product's candidate block shapes on an m x n x k product
+ * and remembers the fastest.
+ *
+ * The product runs on scratch matrices of the type. The fastest shape is remembered for
+ * the device and the size
  * class of (m, n, k) (each rounded up to a power of two), in the context and in the tuners'
  * cache file $GPGPU_TUNE_CACHE (default ~/.cache/libgpgpu/tune; none when the variable is
  * set but empty; one that is not a regular file of at most 1 MiB is neither read nor written,
- * with a warning: gpgpu_last_warning). A progress line per candidate goes to `progress`. *result (may be NULL)
- * gets the chosen shape and its time.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (m, n or k
- *   0, a measurement running); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type, work
- *   being recorded into a caller's command buffer); GPGPU_ERROR_UNSUPPORTED_FEATURE;
- *   GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE;
- *   GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ * with a warning: gpgpu_last_warning). A progress line per candidate goes to `progress`.
+ * @param[in] ctx the context.
+ * @param type GPGPU_TYPE_F32 or GPGPU_TYPE_F64.
+ * @param m rows of the product.
+ * @param n columns of the product.
+ * @param k its inner dimension.
+ * @param progress called with a line per candidate, or NULL.
+ * @param user_data passed to progress.
+ * @param[out] result receives the chosen shape and its time, or NULL.
+ * @retval GPGPU_SUCCESS the shape is remembered.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type, m, n or k 0, a gpgpu_timer_begin
+ *   measurement running.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION an integer type; Vulkan: work being recorded
+ *   into a caller's command buffer; no candidate shape runs on the device.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
+ * @retval GPGPU_ERROR_TOO_LARGE a matrix of the product past 2^31 - 1 elements, or larger
+ *   than one storage binding.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current,
+ *   or one sharing its objects (the tuner times with the adopted context's queries).
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`; the cache file is rewritten whole, so two
+ *   processes tuning at once may lose one of their choices.
  */
 GPGPU_API gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
                                        size_t k, gpgpu_progress_callback progress,
                                        void *user_data, gpgpu_gemm_tuning *result);
 
 /**
- * The block shape GEMM_TILED takes for this product without a desc->tuning: the tuned one
+ * @brief The block shape GEMM_TILED takes for this product without a desc->tuning.
+ *
+ * That is the tuned one
  * for its size class when gpgpu_gemm_tune ran (in this process or one that wrote the cache
- * file), else an estimate from the sizes and the device's limits.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   type); GPGPU_ERROR_UNSUPPORTED_COMBINATION (an integer type); GPGPU_ERROR_TOO_LARGE (a
- *   matrix of the product past 2^31 - 1 elements).
+ * file), else an estimate from the sizes and the device's limits (gpu_ns 0). No GPU work.
+ * (gpgpu_spmv_heuristic, its SpMV counterpart, gives the estimate alone.)
+ * @param[in] ctx the context.
+ * @param type GPGPU_TYPE_F32 or GPGPU_TYPE_F64.
+ * @param m rows of the product.
+ * @param n columns of the product.
+ * @param k its inner dimension.
+ * @param[out] result receives the shape.
+ * @retval GPGPU_SUCCESS *result is the shape.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx or result is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION an integer type.
+ * @retval GPGPU_ERROR_TOO_LARGE a matrix of the product past 2^31 - 1 elements.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_gemm_shape(gpgpu_context *ctx, gpgpu_type type, size_t m, size_t n,
                                         size_t k, gpgpu_gemm_tuning *result);
 
+/** @} */
+
 /* ----------------------------------------------------------------- timing */
 
 /**
- * Starts measuring GPU time of the calls that follow: on either backend each call is timed
+ * @defgroup timing Timing, waiting and copies
+ * @brief GPU time of calls, waiting for the GPU, copies between buffers.
+ * @{
+ */
+
+/**
+ * @brief Starts measuring GPU time of the calls that follow.
+ *
+ * On either backend each call is timed
  * from its first command to the end of its last, without the closing barrier that makes its
  * writes visible to later work (as a CUDA event after a kernel), and the calls' times are
  * summed (GL: a GL_TIME_ELAPSED query per call; Vulkan: timestamps around each submission).
  * GL: the queries are objects of one context, so an adopted context times the calls made
  * in it alone: with gl_accept_shared_contexts, calls made meanwhile in a context that
  * shares its objects fail with GPGPU_ERROR_WRONG_CONTEXT. Vulkan: work recorded into a
- * caller's command buffer is not timed.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if a
- *   measurement is already running; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context) (also in a context sharing the adopted one's objects).
+ * caller's command buffer is not timed; work submitted before is waited for, outside the
+ * measurement.
+ * @param[in] ctx the context.
+ * @retval GPGPU_SUCCESS the measurement runs.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT a measurement is already running.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY Vulkan: submitting earlier work failed for memory.
+ * @retval GPGPU_ERROR_BACKEND Vulkan: submitting earlier work failed.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current,
+ *   or one sharing its objects (the timer's queries are the adopted context's).
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_timer_begin(gpgpu_context *ctx);
 
 /**
- * Ends the measurement and waits for its result, in nanoseconds of GPU time. A failure ends
+ * @brief Ends the measurement and waits for its result, in nanoseconds of GPU time.
+ *
+ * A failure ends
  * the measurement too.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT if none is
- *   running; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context) (also in a context sharing the adopted one's objects).
+ * @param[in] ctx the context.
+ * @param[out] gpu_ns receives the summed GPU time of the calls since gpgpu_timer_begin.
+ * @retval GPGPU_SUCCESS *gpu_ns is the time.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx or gpu_ns is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT none is running.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY the driver ran out of memory (Vulkan: submitting the last
+ *   work).
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current,
+ *   or one sharing its objects (the timer's queries are the adopted context's).
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_timer_end(gpgpu_context *ctx, double *gpu_ns);
 
 /**
- * Waits until all submitted GPU work has finished.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_BACKEND; GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ * @brief Waits until all submitted GPU work has finished.
+ * @param[in] ctx the context.
+ * @retval GPGPU_SUCCESS the work is done.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx is NULL.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY the driver ran out of memory (Vulkan: submitting the last
+ *   work).
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_finish(gpgpu_context *ctx);
 
 /**
- * Copies `bytes` bytes between two buffers on the GPU with a compute shader
- * (the ceiling that the benchmarks compare with), or with the driver's copy
+ * @brief Copies `bytes` bytes between two buffers on the GPU.
+ *
+ * The copy is a compute shader
+ * (the ceiling that the benchmarks compare with), or the driver's copy
  * command when the context was made with transfer_copies. Offsets in bytes,
- * multiples of 4.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (buffers of
- *   different contexts); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP
- *   (the ranges share memory: one buffer, or two wraps of one GL buffer or VkBuffer);
- *   GPGPU_ERROR_WRONG_CONTEXT, GPGPU_ERROR_NO_CONTEXT (GL: not in the adopted context).
+ * multiples of 4. 0 bytes does nothing.
+ * @param[in] src the source buffer.
+ * @param src_offset the first byte read.
+ * @param[out] dst the destination buffer, of the same context.
+ * @param dst_offset the first byte written.
+ * @param bytes how many bytes, a multiple of 4.
+ * @retval GPGPU_SUCCESS the copy is made (for later GPU work).
+ * @retval GPGPU_ERROR_NULL_POINTER src or dst is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT buffers of different contexts.
+ * @retval GPGPU_ERROR_MISALIGNED an offset or bytes is not a multiple of 4.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a range runs past its buffer.
+ * @retval GPGPU_ERROR_OVERLAP the ranges share memory (one buffer, or two wraps of one GL
+ *   buffer or VkBuffer).
+ * @retval GPGPU_ERROR_TOO_LARGE a range past 2^31 - 1 words, or past word 2^32 - 1 of its
+ *   binding; a buffer larger than one storage binding.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE work-groups too small (the shader copy).
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses the buffers' context.
  */
 GPGPU_API gpgpu_status gpgpu_buffer_copy(gpgpu_buffer *src, size_t src_offset, gpgpu_buffer *dst,
                                          size_t dst_offset, size_t bytes);
+
+/** @} */
 
 #ifdef __cplusplus
 }

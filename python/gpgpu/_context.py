@@ -108,7 +108,7 @@ class Context:
             _errors.raise_status(status, None)
         self._handle = handle.value
         info = _lib.Info()
-        _check(_lib.gpgpu_context_info(self._handle, byref(info)), self)
+        _check(_lib.gpgpu_context_get_info(self._handle, byref(info)), self)
         self._info_struct = info
         self.has_f64 = bool(info.has_f64)
         self.backend = info.backend.decode()

@@ -376,7 +376,7 @@ PROTOTYPES = {
     "gpgpu_status_string": (c_char_p, [c_enum]),
     "gpgpu_type_name": (c_char_p, [c_enum]),
     "gpgpu_type_size": (sz, [c_enum]),
-    "gpgpu_context_info": (st, [P, POINTER(Info)]),
+    "gpgpu_context_get_info": (st, [P, POINTER(Info)]),
     "gpgpu_buffer_create": (st, [P, sz, POINTER(c_void_p)]),
     "gpgpu_buffer_wrap_gl": (st, [P, c_uint, sz, sz, POINTER(c_void_p)]),
     "gpgpu_buffer_destroy": (None, [P]),

@@ -28,9 +28,11 @@ def rng(request):
 
 
 @pytest.fixture(scope="session")
-def matrix_dir():
-    d = os.environ.get("GPGPU_MATRIX_DIR",
-                       os.path.join(os.path.dirname(__file__), "../../../shared/data/matrices"))
-    if not os.path.isdir(d):
-        pytest.skip(f"no shared matrices in {d}")
-    return d
+def matrix():
+    """matrix(ROLE): the path of the MatrixMarket file that stands for a role (SPD, GENERAL,
+    ...), real or generated, which tests/matrices/matrices.py names in GPGPU_MATRIX_<ROLE>:
+    meson test runs pytest through it (docs/TESTING.md, "Matrices")."""
+    if not os.environ.get("GPGPU_MATRIX_DIR"):
+        pytest.skip("GPGPU_MATRIX_DIR is not set: run the suite through meson test "
+                    "(tests/matrices/matrices.py sets it)")
+    return lambda role: os.environ["GPGPU_MATRIX_" + role]

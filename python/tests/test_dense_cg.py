@@ -101,11 +101,11 @@ def test_cg_x0_maxiter_and_breakdown(rng):
 
 @pytest.mark.parametrize("args", [["--type", "f64"], ["--type", "f64", "--jacobi"],
                                   ["--type", "f32", "--tol", "1e-5", "--jacobi"]])
-def test_cg_iterations_match_the_command(matrix_dir, args):
+def test_cg_iterations_match_the_command(matrix, args):
     cli = os.environ.get("GPGPU_CLI")
     if not cli:
         pytest.skip("GPGPU_CLI (the gpgpu command) is not set")
-    path = os.path.join(matrix_dir, "bcsstk04.mtx")
+    path = matrix("SPD")
     out = subprocess.run([cli, "cg", path, "--every", "1000000"] + args, capture_output=True,
                          text=True)
     iters = int(re.search(r"after (\d+) iterations", out.stdout).group(1))

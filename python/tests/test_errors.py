@@ -34,8 +34,12 @@ def test_unsupported_combination(ctx):
     assert e.value.message == ctx.last_error != ""
     with pytest.raises(gpgpu.UnsupportedCombinationError, match="algorithm"):
         gpgpu.cumsum(np.ones(10, np.float32), algo=_lib.GPGPU_ALGO_CLASSIC_HALVING)
-    with pytest.raises(gpgpu.InvalidArgumentError, match="unknown algorithm 8"):
+    # Another primitive's algorithm is refused alike whatever its place in the enum, and a
+    # value that names none is an invalid argument.
+    with pytest.raises(gpgpu.UnsupportedCombinationError, match="RADIX is another primitive"):
         gpgpu.cumsum(np.ones(10, np.float32), algo=_lib.GPGPU_ALGO_RADIX)
+    with pytest.raises(gpgpu.InvalidArgumentError, match="unknown algorithm 99"):
+        gpgpu.cumsum(np.ones(10, np.float32), algo=99)
 
 
 def _check(status, ctx):

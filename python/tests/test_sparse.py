@@ -1,7 +1,6 @@
 """Matrix, SpMV, SpGEMM, the transpose and MatrixMarket files against SciPy: every format,
-f32 and f64, real shared matrices (symmetric, pattern, integer, rectangular) and
-generated ones."""
-import os
+f32 and f64, MatrixMarket files (real or generated: symmetric, pattern, integer,
+rectangular) and generated matrices."""
 
 import numpy as np
 import pytest
@@ -13,8 +12,8 @@ sp = pytest.importorskip("scipy.sparse")
 sio = pytest.importorskip("scipy.io")
 
 FORMATS = ["csr", "coo", "csc", "ell", "sell", "bsr"]
-FILES = ["bcsstk04.mtx", "Trec4.mtx", "gent113.mtx", "lp_share1b.mtx", "west0479.mtx",
-         "ash219.mtx", "can_24.mtx", "karate.mtx"]
+# The roles of tests/matrices/matrices.py whose files are read.
+FILES = ["SPD", "INTEGER", "PATTERN", "RECTANGULAR", "GENERAL", "TALL", "PATTERN_SYMMETRIC"]
 
 
 def scipy_read(path):
@@ -24,8 +23,8 @@ def scipy_read(path):
 
 
 @pytest.fixture(scope="module")
-def matrices(matrix_dir):
-    out = {f: gpgpu.read_mtx(os.path.join(matrix_dir, f)) for f in FILES}
+def matrices(matrix):
+    out = {f: gpgpu.read_mtx(matrix(f)) for f in FILES}
     rng = np.random.default_rng(7)
     out["random"] = sp.random(300, 200, density=0.05, format="csr", random_state=rng)
     out["empty-rows"] = sp.csr_matrix((np.ones(3), ([0, 0, 9], [1, 2, 3])), shape=(10, 4))
@@ -35,9 +34,9 @@ def matrices(matrix_dir):
 
 
 @pytest.mark.parametrize("name", FILES)
-def test_read_mtx_matches_scipy(matrix_dir, matrices, name):
+def test_read_mtx_matches_scipy(matrix, matrices, name):
     A = matrices[name]
-    ref = scipy_read(os.path.join(matrix_dir, name))
+    ref = scipy_read(matrix(name))
     assert isinstance(A, sp.csr_matrix) and A.dtype == np.float64
     assert A.shape == ref.shape and A.nnz == ref.nnz
     assert np.array_equal(A.indptr, ref.indptr) and np.array_equal(A.indices, ref.indices)
@@ -230,12 +229,12 @@ def test_mtx_round_trips(tmp_path, rng, matrices):
     assert gpgpu.read_mtx(p, dtype=np.float32).size == 0
 
 
-def test_mtx_errors(tmp_path, matrix_dir):
+def test_mtx_errors(tmp_path, matrix):
     with pytest.raises(gpgpu.FileError) as e:
         gpgpu.read_mtx(tmp_path / "missing.mtx")
     assert isinstance(e.value, OSError) and "missing.mtx" in str(e.value)
     with pytest.raises(gpgpu.ParseError, match="complex") as e:
-        gpgpu.read_mtx(os.path.join(matrix_dir, "qc324.mtx"))
+        gpgpu.read_mtx(matrix("COMPLEX"))
     assert isinstance(e.value, ValueError) and e.value.status == 401
     bad = tmp_path / "bad.mtx"
     bad.write_text("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n1 x 2\n")

@@ -1,5 +1,6 @@
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "algo/algo.h"
@@ -48,6 +49,54 @@ gpgpu_status algo_check_scalar(gpgpu_context *ctx, gpgpu_type type, double v, co
           "%s: %s = %g does not fit f32 (|%s| <= %g): it would round to inf", what, name, v,
           name, (double)FLT_MAX);
     return GPGPU_SUCCESS;
+}
+
+const char *algo_name(gpgpu_algo algo)
+{
+    static const char *const names[] = {
+        [GPGPU_ALGO_DEFAULT] = "DEFAULT",
+        [GPGPU_ALGO_FAST] = "FAST",
+        [GPGPU_ALGO_CLASSIC_HALVING] = "CLASSIC_HALVING",
+        [GPGPU_ALGO_CLASSIC_STRIDE] = "CLASSIC_STRIDE",
+        [GPGPU_ALGO_CLASSIC_MINMAX] = "CLASSIC_MINMAX",
+        [GPGPU_ALGO_CLASSIC_SCAN] = "CLASSIC_SCAN",
+        [GPGPU_ALGO_CLASSIC_NETSORT] = "CLASSIC_NETSORT",
+        [GPGPU_ALGO_BITONIC] = "BITONIC",
+        [GPGPU_ALGO_RADIX] = "RADIX",
+        [GPGPU_ALGO_CLASSIC_SPMV] = "CLASSIC_SPMV",
+        [GPGPU_ALGO_SPMV_SCALAR] = "SPMV_SCALAR",
+        [GPGPU_ALGO_SPMV_VECTOR] = "SPMV_VECTOR",
+        [GPGPU_ALGO_SPMV_BALANCED] = "SPMV_BALANCED",
+        [GPGPU_ALGO_CLASSIC_SPGEMM] = "CLASSIC_SPGEMM",
+        [GPGPU_ALGO_SPGEMM_ROWS] = "SPGEMM_ROWS",
+        [GPGPU_ALGO_SPGEMM_ESC] = "SPGEMM_ESC",
+        [GPGPU_ALGO_GEMM_METHOD1] = "GEMM_METHOD1",
+        [GPGPU_ALGO_GEMM_METHOD2] = "GEMM_METHOD2",
+        [GPGPU_ALGO_GEMM_METHOD6] = "GEMM_METHOD6",
+        [GPGPU_ALGO_GEMM_TILED] = "GEMM_TILED",
+        [GPGPU_ALGO_GEMM_COOPMAT_F16] = "GEMM_COOPMAT_F16",
+        [GPGPU_ALGO_SCAN_SINGLE_PASS] = "SCAN_SINGLE_PASS",
+        [GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN] = "SCAN_REDUCE_THEN_SCAN",
+    };
+    return (unsigned)algo < sizeof names / sizeof names[0] ? names[algo] : NULL;
+}
+
+gpgpu_status algo_check_algo(gpgpu_context *ctx, gpgpu_algo algo, const gpgpu_algo *runs,
+                             size_t count, const char *what)
+{
+    if (algo == GPGPU_ALGO_DEFAULT || algo == GPGPU_ALGO_FAST)
+        return GPGPU_SUCCESS;
+    for (size_t i = 0; i < count; i++)
+        if (runs[i] == algo)
+            return GPGPU_SUCCESS;
+    char list[256] = "DEFAULT, FAST";
+    for (size_t i = 0, used = strlen(list); i < count && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, ", %s", algo_name(runs[i]));
+    const char *name = algo_name(algo);
+    CHECK(name, ctx, GPGPU_ERROR_INVALID_ARGUMENT, "%s: unknown algorithm %d (it runs %s)", what,
+          (int)algo, list);
+    return ctx_fail(ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
+                    "%s: %s is another primitive's algorithm (it runs %s)", what, name, list);
 }
 
 uint32_t algo_index(const gpgpu_buffer *buf, size_t offset, gpgpu_type type)

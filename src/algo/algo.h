@@ -39,6 +39,21 @@ void algo_bind_io(exec_dispatch *d, gpgpu_buffer *src, size_t src_off, gpgpu_buf
 gpgpu_status algo_check_scalar(gpgpu_context *ctx, gpgpu_type type, double v, const char *name,
                                const char *what);
 
+/* The algorithm's name as gpgpu.h spells it without GPGPU_ALGO_ ("RADIX"), NULL for a value
+ * that names none. */
+const char *algo_name(gpgpu_algo algo);
+
+/* Checks a call's algorithm against the `count` ones its primitive runs (DEFAULT and FAST,
+ * "the fast default", always run): a value that names no algorithm is
+ * GPGPU_ERROR_INVALID_ARGUMENT, an algorithm of another primitive
+ * GPGPU_ERROR_UNSUPPORTED_COMBINATION, each message naming it and the ones that run. One rule
+ * for every primitive, whatever the enum's order. */
+gpgpu_status algo_check_algo(gpgpu_context *ctx, gpgpu_algo algo, const gpgpu_algo *runs,
+                             size_t count, const char *what);
+#define ALGO_CHECK(ctx, algo, what, ...)                                                  \
+    algo_check_algo((ctx), (algo), (const gpgpu_algo[]){__VA_ARGS__},                     \
+                    sizeof((const gpgpu_algo[]){__VA_ARGS__}) / sizeof(gpgpu_algo), (what))
+
 /* Puts a float scalar's bits, rounded to `type`, in d->params[at] (and params[at + 1]
  * for f64, low word first): the shaders read it back with param_t (common.glsl). */
 void algo_put_scalar(exec_dispatch *d, unsigned at, gpgpu_type type, double v);

@@ -238,24 +238,9 @@ static gpgpu_status check_stored(gpgpu_context *ctx, stored s, const gpgpu_buffe
 
 static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_gemm_desc *desc)
 {
-    switch (desc->algo) {
-    case GPGPU_ALGO_DEFAULT:
-    case GPGPU_ALGO_FAST:
-    case GPGPU_ALGO_GEMM_TILED:
-    case GPGPU_ALGO_GEMM_METHOD1:
-    case GPGPU_ALGO_GEMM_METHOD2:
-    case GPGPU_ALGO_GEMM_METHOD6:
-    case GPGPU_ALGO_GEMM_COOPMAT_F16:
-        break;
-    default:
-        CHECK(desc->algo < GPGPU_ALGO_CLASSIC_HALVING ||
-                  desc->algo > GPGPU_ALGO_GEMM_COOPMAT_F16,
-              ctx,
-              GPGPU_ERROR_UNSUPPORTED_COMBINATION,
-              "gpgpu_gemm: algorithm %d is not a dense product", (int)desc->algo);
-        return ctx_fail(ctx, GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_gemm: unknown algorithm %d",
-                        (int)desc->algo);
-    }
+    TRY(ALGO_CHECK(ctx, desc->algo, "gpgpu_gemm", GPGPU_ALGO_GEMM_TILED, GPGPU_ALGO_GEMM_METHOD1,
+                   GPGPU_ALGO_GEMM_METHOD2, GPGPU_ALGO_GEMM_METHOD6,
+                   GPGPU_ALGO_GEMM_COOPMAT_F16));
     TRY(algo_check_type(ctx, desc->type, "gpgpu_gemm"));
     CHECK(desc->type == GPGPU_TYPE_F32 || desc->type == GPGPU_TYPE_F64, ctx,
           GPGPU_ERROR_UNSUPPORTED_COMBINATION, "gpgpu_gemm: the type must be f32 or f64");

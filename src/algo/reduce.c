@@ -237,14 +237,8 @@ static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_reduce_desc *desc
     TRY(algo_check_type(ctx, desc->type, "gpgpu_reduce"));
     CHECK(desc->op >= GPGPU_OP_SUM && desc->op <= GPGPU_OP_MINMAX, ctx,
           GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_reduce: unknown operator %d", (int)desc->op);
-    CHECK(desc->algo != GPGPU_ALGO_SCAN_SINGLE_PASS &&
-              desc->algo != GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN,
-          ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION, "gpgpu_reduce: algorithm %d is a scan algorithm",
-          (int)desc->algo);
-    CHECK(desc->algo >= GPGPU_ALGO_DEFAULT && desc->algo <= GPGPU_ALGO_CLASSIC_SCAN, ctx,
-          GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_reduce: unknown algorithm %d", (int)desc->algo);
-    CHECK(desc->algo != GPGPU_ALGO_CLASSIC_SCAN, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
-          "gpgpu_reduce: CLASSIC_SCAN is a scan algorithm");
+    TRY(ALGO_CHECK(ctx, desc->algo, "gpgpu_reduce", GPGPU_ALGO_CLASSIC_HALVING,
+                   GPGPU_ALGO_CLASSIC_STRIDE, GPGPU_ALGO_CLASSIC_MINMAX));
     CHECK(desc->algo != GPGPU_ALGO_CLASSIC_MINMAX || desc->op == GPGPU_OP_MINMAX, ctx,
           GPGPU_ERROR_UNSUPPORTED_COMBINATION,
           "gpgpu_reduce: CLASSIC_MINMAX (GPUfindMinMax) computes min and max together: use op MINMAX");

@@ -273,19 +273,8 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_scan_desc *desc, 
 {
     CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_scan: desc is NULL");
     TRY(algo_check_type(ctx, desc->type, "gpgpu_scan"));
-    bool scan_algo = desc->algo == GPGPU_ALGO_DEFAULT || desc->algo == GPGPU_ALGO_FAST ||
-                     desc->algo == GPGPU_ALGO_CLASSIC_SCAN ||
-                     desc->algo == GPGPU_ALGO_SCAN_SINGLE_PASS ||
-                     desc->algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN;
-    bool reduce_algo = desc->algo == GPGPU_ALGO_CLASSIC_HALVING ||
-                       desc->algo == GPGPU_ALGO_CLASSIC_STRIDE ||
-                       desc->algo == GPGPU_ALGO_CLASSIC_MINMAX;
-    CHECK(scan_algo || reduce_algo, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
-          "gpgpu_scan: unknown algorithm %d", (int)desc->algo);
-    CHECK(scan_algo, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
-          "gpgpu_scan: algorithm %d is a reduction algorithm (use FAST, SCAN_SINGLE_PASS, "
-          "SCAN_REDUCE_THEN_SCAN or CLASSIC_SCAN)",
-          (int)desc->algo);
+    TRY(ALGO_CHECK(ctx, desc->algo, "gpgpu_scan", GPGPU_ALGO_SCAN_SINGLE_PASS,
+                   GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN, GPGPU_ALGO_CLASSIC_SCAN));
     TRY(algo_check_range(ctx, in, in_off, n, desc->type, "gpgpu_scan (input)"));
     TRY(algo_check_range(ctx, out, out_off, n, desc->type, "gpgpu_scan (output)"));
     size_t size = gpgpu_type_size(desc->type);

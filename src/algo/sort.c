@@ -286,14 +286,8 @@ static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_sort_desc *desc)
     /* Keys are moved as bits, so f64 needs no shader doubles. */
     CHECK(gpgpu_type_size(desc->type) != 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "gpgpu_sort: unknown key type %d", (int)desc->type);
-    CHECK(desc->algo >= GPGPU_ALGO_DEFAULT && desc->algo <= GPGPU_ALGO_RADIX, ctx,
-          GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_sort: unknown algorithm %d", (int)desc->algo);
-    CHECK(desc->algo == GPGPU_ALGO_DEFAULT || desc->algo == GPGPU_ALGO_FAST ||
-              desc->algo >= GPGPU_ALGO_CLASSIC_NETSORT,
-          ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,
-          "gpgpu_sort: algorithm %d is a reduction or scan algorithm (use FAST, CLASSIC_NETSORT, "
-          "BITONIC or RADIX)",
-          (int)desc->algo);
+    TRY(ALGO_CHECK(ctx, desc->algo, "gpgpu_sort", GPGPU_ALGO_CLASSIC_NETSORT, GPGPU_ALGO_BITONIC,
+                   GPGPU_ALGO_RADIX));
     CHECK(desc->values_in || !desc->values_out, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "gpgpu_sort: values_out is set but values_in is not");
     return GPGPU_SUCCESS;

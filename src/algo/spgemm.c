@@ -1150,14 +1150,8 @@ static gpgpu_status check_spgemm(gpgpu_context *ctx, const gpgpu_spgemm_desc *de
 {
     static const char what[] = "gpgpu_spgemm";
     CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "%s: desc is NULL", what);
-    CHECK(desc->algo == GPGPU_ALGO_DEFAULT || desc->algo == GPGPU_ALGO_FAST ||
-              desc->algo == GPGPU_ALGO_CLASSIC_SPGEMM || desc->algo == GPGPU_ALGO_SPGEMM_ROWS ||
-              desc->algo == GPGPU_ALGO_SPGEMM_ESC,
-          ctx,
-          desc->algo >= GPGPU_ALGO_DEFAULT && desc->algo <= GPGPU_ALGO_SPGEMM_ESC
-              ? GPGPU_ERROR_UNSUPPORTED_COMBINATION : GPGPU_ERROR_INVALID_ARGUMENT,
-          "%s: algorithm %d is not a sparse product's (use DEFAULT, CLASSIC_SPGEMM, "
-          "SPGEMM_ROWS or SPGEMM_ESC)", what, (int)desc->algo);
+    TRY(ALGO_CHECK(ctx, desc->algo, what, GPGPU_ALGO_CLASSIC_SPGEMM, GPGPU_ALGO_SPGEMM_ROWS,
+                   GPGPU_ALGO_SPGEMM_ESC));
     TRY(check_matrix(ctx, a, "A", what));
     TRY(check_matrix(ctx, b, "B", what));
     CHECK(a->type == b->type, ctx, GPGPU_ERROR_INVALID_ARGUMENT,

@@ -479,13 +479,8 @@ static gpgpu_status check_algo(gpgpu_context *ctx, const gpgpu_spmv_desc *desc,
                                const gpgpu_matrix *a)
 {
     gpgpu_algo algo = desc->algo;
-    CHECK((int)algo >= GPGPU_ALGO_DEFAULT && algo <= GPGPU_ALGO_SPMV_BALANCED, ctx,
-          GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_spmv: unknown algorithm %d", (int)algo);
-    CHECK(algo == GPGPU_ALGO_DEFAULT || algo >= GPGPU_ALGO_CLASSIC_SPMV, ctx,
-          GPGPU_ERROR_UNSUPPORTED_COMBINATION,
-          "gpgpu_spmv: algorithm %d is not a SpMV algorithm (DEFAULT, CLASSIC_SPMV, "
-          "SPMV_SCALAR, SPMV_VECTOR, SPMV_BALANCED)",
-          (int)algo);
+    TRY(ALGO_CHECK(ctx, algo, "gpgpu_spmv", GPGPU_ALGO_CLASSIC_SPMV, GPGPU_ALGO_SPMV_SCALAR,
+                   GPGPU_ALGO_SPMV_VECTOR, GPGPU_ALGO_SPMV_BALANCED));
     bool csr_only = algo == GPGPU_ALGO_CLASSIC_SPMV || algo == GPGPU_ALGO_SPMV_VECTOR ||
                     algo == GPGPU_ALGO_SPMV_BALANCED;
     CHECK(!csr_only || a->format == GPGPU_FORMAT_CSR, ctx, GPGPU_ERROR_UNSUPPORTED_COMBINATION,

@@ -187,11 +187,11 @@ void gpgpu_context_trim(gpgpu_context *ctx)
         ctx->exec->trim(ctx);
 }
 
-gpgpu_status gpgpu_context_info(gpgpu_context *ctx, gpgpu_info *info)
+gpgpu_status gpgpu_context_get_info(gpgpu_context *ctx, gpgpu_info *info)
 {
     if (!ctx)
         return GPGPU_ERROR_NULL_POINTER;
-    CHECK(info, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_context_info: info is NULL");
+    CHECK(info, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_context_get_info: info is NULL");
     *info = ctx->info;
     return GPGPU_SUCCESS;
 }

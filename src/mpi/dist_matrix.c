@@ -30,7 +30,7 @@ static gpgpu_status check_desc(gpgpu_context *ctx, const gpgpu_mpi_matrix_desc *
     DIST_CHECK(desc->overlap >= GPGPU_MPI_OVERLAP_DEFAULT &&
                    desc->overlap <= GPGPU_MPI_OVERLAP_NONE,
                GPGPU_ERROR_INVALID_ARGUMENT, "unknown overlap %d", (int)desc->overlap);
-    DIST_CHECK(gpgpu_context_info(ctx, &info) == GPGPU_SUCCESS, GPGPU_ERROR_NULL_POINTER,
+    DIST_CHECK(gpgpu_context_get_info(ctx, &info) == GPGPU_SUCCESS, GPGPU_ERROR_NULL_POINTER,
                "no context");
     DIST_CHECK(type != GPGPU_TYPE_F64 || info.has_f64, GPGPU_ERROR_UNSUPPORTED_FEATURE,
                "f64 matrices need shader doubles, which %s has not", info.renderer);

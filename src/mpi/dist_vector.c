@@ -11,7 +11,7 @@ static gpgpu_status check_type(gpgpu_context *ctx, gpgpu_type type)
 
     DIST_CHECK(type == GPGPU_TYPE_F32 || type == GPGPU_TYPE_F64, GPGPU_ERROR_INVALID_ARGUMENT,
                "distributed vectors are f32 or f64, not type %d", (int)type);
-    DIST_CHECK(gpgpu_context_info(ctx, &info) == GPGPU_SUCCESS, GPGPU_ERROR_NULL_POINTER,
+    DIST_CHECK(gpgpu_context_get_info(ctx, &info) == GPGPU_SUCCESS, GPGPU_ERROR_NULL_POINTER,
                "no context");
     DIST_CHECK(type != GPGPU_TYPE_F64 || info.has_f64, GPGPU_ERROR_UNSUPPORTED_FEATURE,
                "f64 vectors need shader doubles, which %s has not", info.renderer);

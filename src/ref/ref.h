@@ -388,4 +388,65 @@ void ref_gemm(gpgpu_type type, size_t m, size_t n, size_t k, bool trans_a, bool 
 uint16_t ref_f32_to_f16(float f);
 float ref_f16_to_f32(uint16_t h);
 
+/* ---- histogram (glsl/histogram.comp; src/algo/histogram.h) ---- */
+
+/* What BINS writes for a sample counted in no bin. */
+#define REF_HISTOGRAM_NONE UINT32_MAX
+
+/* The bin of the sample at *sample (of `type`): of the bins + 1 levels of type at `levels`, or
+ * of even bins over [lo, hi) when levels is NULL (lo, hi exact in the type), as gpgpu_histogram
+ * defines it, every float operation rounded as the shader rounds it; REF_HISTOGRAM_NONE where
+ * the sample counts in none. */
+uint32_t ref_histogram_bin(gpgpu_type type, uint32_t bins, double lo, double hi,
+                           const void *levels, const void *sample);
+/* BINS: out[i] = the bin of src[i], i < n. */
+void ref_histogram_bins(gpgpu_type type, uint32_t bins, double lo, double hi, const void *levels,
+                        const void *src, size_t n, uint32_t *out);
+/* SHARED and GLOBAL: counts[b] += the samples of src[0..n) in bin b (modulo 2^32). */
+void ref_histogram_count(gpgpu_type type, uint32_t bins, double lo, double hi,
+                         const void *levels, const void *src, size_t n, uint32_t *counts);
+
+/* ---- segmented reduce (glsl/segreduce.comp; src/algo/segreduce.h) ---- */
+
+/* The oracle: out[s] = op over elements [segs[s], segs[s + 1]) of src (n elements; offsets
+ * clamped as the shader clamps them), for s < nseg: integers exact (sums wrap), float min and
+ * max exact (NaN propagating, +inf / -inf for an empty segment), float sums in long double
+ * rounded to the type, abs_sum[s] (if not NULL) the sum of |x| over the segment. */
+void ref_segreduce(gpgpu_type type, gpgpu_op op, const void *src, size_t n,
+                   const uint32_t *segs, size_t nseg, void *out, long double *abs_sum);
+/* PLAN, bit for bit: plan[2t], plan[2t + 1] = where tile t <= tiles of the merge path begins
+ * (segments ended, elements taken), starts every `step` steps moved back to a segment start
+ * by up to `slack`. */
+void ref_segreduce_plan(size_t n, const uint32_t *segs, size_t nseg, uint32_t step,
+                        uint32_t slack, uint32_t tiles, uint32_t *plan);
+/* TILES on that plan with tiles of `tile` steps: out[r] for each segment that ends in the
+ * tile it began in, rec[2g], rec[2g + 1] the tile's open segment (or UINT32_MAX) and whether
+ * it began there, work[2g] its partial value (the identity where none is open) and
+ * work[2g + 1] the head partial where the tile began inside a segment that ends in it (else
+ * untouched); abs_out and abs_work (if not NULL) the sums of |x| of what they hold. */
+void ref_segreduce_tiles(gpgpu_type type, gpgpu_op op, const void *src, size_t n,
+                         const uint32_t *segs, size_t nseg, const uint32_t *plan,
+                         uint32_t tiles, uint32_t tile, void *out, long double *abs_out,
+                         uint32_t *rec, void *work, long double *abs_work);
+/* FIX from those records: out[r] = work[2g] op the run's partials in tile order for each tile
+ * g whose open segment r < nseg began in it; abs_out[r] the sum of |partial|. */
+void ref_segreduce_fix(gpgpu_type type, gpgpu_op op, size_t nseg, const uint32_t *rec,
+                       const void *work, uint32_t tiles, void *out, long double *abs_out);
+
+/* ---- run-length encoding (glsl/rle.comp; src/algo/rle.h) ---- */
+
+/* HEADS: flags[i] = whether key i starts a run (differs from key i - 1 in the sort's total
+ * order: ref_sort_order), for i < bound; 0 from n on. */
+void ref_rle_heads(gpgpu_type type, const void *keys, size_t n, size_t bound, uint32_t *flags);
+/* SCATTER on the flags' inclusive scan: unique[r] (if not NULL) the bits of run r's first
+ * key, starts[r] its index, starts[R] = n and *runs = R, the run count. */
+void ref_rle_scatter(gpgpu_type type, const void *keys, const uint32_t *incl, size_t n,
+                     void *unique, uint32_t *starts, uint32_t *runs);
+/* LENGTHS: lengths[r] = starts[r + 1] - starts[r], r < runs. */
+void ref_rle_lengths(const uint32_t *starts, uint32_t runs, uint32_t *lengths);
+/* The oracle: unique keys, run lengths and starts (n + 1 of them: R + 1 written) of the n
+ * keys, each output NULL when not wanted; returns the run count. */
+size_t ref_rle(gpgpu_type type, const void *keys, size_t n, void *unique, uint32_t *lengths,
+               uint32_t *starts);
+
 #endif /* GPGPU_REF_H */

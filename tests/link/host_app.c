@@ -1,7 +1,8 @@
 /* A host program that brings its own GL loader, and functions and data of
  * its own named as the library's internals are (nm of a plain archive of it
  * lists them), then uses the library: a headless context, and one adopting
- * that GL context to sort a GL buffer the host made through its own loader.
+ * the host's own EGL context to sort a GL buffer the host made through its
+ * own loader.
  *
  * Built once per loader kind (tests/link/meson.build): glad --mx (which
  * defines gladLoadGLContext, as the library's glad does) or plain (global
@@ -20,6 +21,8 @@
 
 #include <EGL/egl.h>
 #include <gpgpu/gpgpu.h>
+
+#include "egl_host.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -206,15 +209,28 @@ int main(void)
            gpgpu_last_error(NULL));
     if (status == GPGPU_SUCCESS) {
         check_headless_sort(ctx);
-        /* A call makes the headless context current; the host's loader and
-         * an adopting context then work on it. */
-        EXPECT(gpgpu_finish(ctx) == GPGPU_SUCCESS, "finish: %s", gpgpu_last_error(ctx));
-        int loaded = host_load();
+        /* The host's own context, its loader, and a context adopting it. */
+        EGLDisplay display;
+        EGLConfig config;
+        EGLContext own = EGL_NO_CONTEXT;
+        if (egl_host_open(&display, &config))
+            own = egl_host_context(display, config, EGL_NO_CONTEXT, 4, 5);
+        EXPECT(own != EGL_NO_CONTEXT &&
+                   eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, own),
+               "the host cannot make its own GL 4.5 context (0x%x)", (unsigned)eglGetError());
+        int loaded = own != EGL_NO_CONTEXT ? host_load() : 0;
         EXPECT(loaded >= HOST_GL_VERSION, "the host's GL %d loader found GL %d", HOST_GL_VERSION,
                loaded);
         if (loaded >= HOST_GL_VERSION)
             check_adopted_sort();
+        /* The headless context's calls leave the host's current. */
         check_headless_sort(ctx);
+        EXPECT(own == EGL_NO_CONTEXT || eglGetCurrentContext() == own,
+               "a headless call left the host's context no longer current");
+        if (own != EGL_NO_CONTEXT) {
+            eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+            eglDestroyContext(display, own);
+        }
     }
     gpgpu_context_destroy(ctx);
     check_host_names();

@@ -83,7 +83,7 @@ void *xmalloc(size_t bytes)
 bool test_has_f64(gpgpu_context *ctx)
 {
     gpgpu_info info;
-    return gpgpu_context_info(ctx, &info) == GPGPU_SUCCESS && info.has_f64;
+    return gpgpu_context_get_info(ctx, &info) == GPGPU_SUCCESS && info.has_f64;
 }
 
 /* splitmix64: element i depends on seed and i only. */

@@ -222,7 +222,7 @@ static void test_contexts(gpgpu_context *ctx)
     uint32_t count = 0;
     int node_rank, node_size;
 
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     EXPECT_STATUS(gpgpu_device_count(GPGPU_BACKEND_DEFAULT, &count), GPGPU_SUCCESS);
     EXPECT_STATUS(gpgpu_mpi_node_rank(MPI_COMM_WORLD, &node_rank, &node_size), GPGPU_SUCCESS);
     EXPECT(node_size == test_ranks && node_rank == test_rank, "node rank %d of %d", node_rank,

@@ -185,7 +185,7 @@ static void print_ranks(FILE *log, gpgpu_context *ctx, const gpgpu_mpi_matrix *a
     gpgpu_info info;
 
     gpgpu_mpi_matrix_get_info(a, &m);
-    gpgpu_context_info(ctx, &info);
+    gpgpu_context_get_info(ctx, &info);
     if (info.has_uuid)
         tool_uuid_text(info.uuid, uuid);
     if (m.local_rows > 0)

@@ -1,0 +1,214 @@
+// histogram.comp: counts of samples in bins: even bins over [lo, hi) (CUB's HistogramEven), or
+// bins between sorted levels (HistogramRange).
+// variants: TYPE=U32,I32,F32,F64
+//
+// Stages (STAGE = params[0]); the samples at binding 0 (from SRC_OFF), the u32 counts at
+// binding 1 (from DST_OFF), the levels at binding 2 (from LEVELS_OFF), the sample count at
+// binding 3 (COUNT_OFF, where HAS_COUNT).
+//   0 CLEAR   counts[b] = 0, b < BINS
+//   1 BINS    dst[i] = the bin of sample i, or ~0 where none counts it (u32, at binding 1)
+//   2 SHARED  each group counts its tiles into counters in shared memory (SHAPE0 of them;
+//             SHAPE1: the levels held there too), then adds each nonzero counter to counts
+//   3 GLOBAL  each sample's bin counted by an atomic on counts itself
+// A sample counts in bin b of even bins when lo <= v < hi: integers at floor((v - lo) * B /
+// (hi - lo)) exactly, floats at (v - lo) * scale in the type, scale = B / (hi - lo) rounded in
+// the type as CUB computes it (the last bin where that rounds up to B). Of levels, in the
+// bin i with levels[i] <= v < levels[i + 1] (IEEE comparisons: NaN in none, -0 = +0).
+// The executor defines OP_SUM for this family (ops.glsl needs it first).
+
+layout(std430, binding = 0) restrict readonly buffer Src { T src[]; };
+layout(std430, binding = 1) restrict buffer Counts { uint counts[]; };
+layout(std430, binding = 2) restrict readonly buffer Levels { T levels[]; };
+layout(std430, binding = 3) restrict readonly buffer Count { uint count_in[]; };
+
+#define N          params[1]
+#define SRC_OFF    params[2]
+#define DST_OFF    params[3]
+#define BINS       params[4]
+#define LEVELS_OFF params[5]
+#define COUNT_OFF  params[6]
+#define HAS_COUNT  params[7]
+#define P_LO       8u  /* and 9 for f64 */
+#define P_HI       10u /* and 11 */
+#define P_SCALE    12u /* and 13 */
+#define RANGE      params[14] /* bins between levels, not even ones */
+#define NONE       0xffffffffu
+
+#define STAGE_SHARED 2u
+#define TILE (WG_SIZE * ITEMS)
+// SHARED's counters and levels: in its own program only (ONLY_STAGE), sized by SHAPE0.
+const uint CAP = ONLY_STAGE == STAGE_SHARED ? SHAPE0 : 1u;
+// (Nested ?: rather than &&: glslang has written invalid SPIR-V for an && of specialization
+// constants in an array size, glsl/embed.py.)
+const uint LEVEL_CAP = ONLY_STAGE == STAGE_SHARED ? (SHAPE1 != 0u ? SHAPE0 + 1u : 1u) : 1u;
+shared uint s_count[CAP];
+shared T s_level[LEVEL_CAP];
+
+// The samples this dispatch counts: N, or fewer where the count comes from a buffer.
+uint sample_count() { return HAS_COUNT != 0u ? min(count_in[COUNT_OFF], N) : N; }
+
+T level(uint i) { return LEVEL_CAP > 1u ? s_level[i] : levels[LEVELS_OFF + i]; }
+
+// Bins between levels: with c the number of levels <= v (a binary search, which stays in
+// range whatever order the levels are in), the bin is c - 1 where 1 <= c <= BINS.
+uint bin_of_levels(T v)
+{
+    uint lo = 0u, hi = BINS + 1u;
+    while (lo < hi) {
+        uint mid = (lo + hi) >> 1;
+        if (level(mid) <= v)
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    return lo == 0u || lo > BINS ? NONE : lo - 1u;
+}
+
+#if defined(TYPE_F32) || defined(TYPE_F64)
+// CUB's float bin: (v - lo) * scale truncated, each operation rounded in T (precise: no
+// contraction or reassociation), below B.
+uint bin_of_even(T v)
+{
+    T lo = param_t(P_LO), hi = param_t(P_HI), scale = param_t(P_SCALE);
+    if (!(v >= lo && v < hi))
+        return NONE;
+    precise T d = v - lo;
+    precise T t = d * scale;
+    return min(uint(t), BINS - 1u);
+}
+#else
+// floor(d * b / r) for d < r, exactly in 32-bit arithmetic: a float estimate (off by less
+// than one: its relative error is a few units of 2^-24 and the quotient is below 2^16), then
+// the 64-bit products q * r and d * b from umulExtended (core GLSL, no 64-bit integer types)
+// move it by one where it is off.
+uint quotient(uint d, uint b, uint r, float scale)
+{
+    uint q = min(uint(float(d) * scale), b - 1u);
+    uint ph, pl, qh, ql;
+    umulExtended(d, b, ph, pl);
+    umulExtended(q, r, qh, ql);
+    if (qh > ph || (qh == ph && ql > pl))
+        return q - 1u; // q * r > d * b
+    uint sl = ql + r, sh = qh + (sl < ql ? 1u : 0u); // (q + 1) * r
+    return sh < ph || (sh == ph && sl <= pl) ? q + 1u : q;
+}
+
+uint bin_of_even(T v)
+{
+    uint lo = params[P_LO], hi = params[P_HI];
+#if defined(TYPE_I32)
+    if (!(v >= int(lo) && v < int(hi)))
+        return NONE;
+#else
+    if (!(v >= lo && v < hi))
+        return NONE;
+#endif
+    // The differences of two's-complement values are exact as unsigned numbers.
+    return quotient(uint(v) - lo, BINS, hi - lo, uintBitsToFloat(params[P_SCALE]));
+}
+#endif
+
+// NaN counts in no bin: tested by its bits, since GLSL does not promise that comparisons
+// with NaN are false (llvmpipe's counted it).
+uint bin_of(T v)
+{
+    if (t_isnan(v))
+        return NONE;
+    return RANGE != 0u ? bin_of_levels(v) : bin_of_even(v);
+}
+
+// Runs of samples of one bin in an invocation's stream become one addition each: skewed data
+// (many samples in few bins) costs few atomics on a counter.
+void add_shared(uint bin, uint n)
+{
+    if (bin != NONE && n > 0u)
+        atomicAdd(s_count[bin], n);
+}
+
+void add_global(uint bin, uint n)
+{
+    if (bin != NONE && n > 0u)
+        atomicAdd(counts[DST_OFF + bin], n);
+}
+
+void stage_shared()
+{
+    if (ONLY_STAGE != STAGE_SHARED)
+        return; // no counters in a program shared with the other stages
+    uint lid = gl_LocalInvocationID.x, groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+    for (uint b = lid; b < BINS; b += WG_SIZE)
+        s_count[b] = 0u;
+    if (LEVEL_CAP > 1u)
+        for (uint b = lid; b <= BINS; b += WG_SIZE)
+            s_level[b] = levels[LEVELS_OFF + b];
+    SYNC();
+    uint n = sample_count(), tiles = (n + TILE - 1u) / TILE;
+    uint run_bin = NONE, run = 0u;
+    for (uint t = g; t < tiles; t += groups) {
+        uint first = t * TILE + lid;
+        T x[ITEMS];
+        UNROLL for (uint k = 0u; k < ITEMS; k++) {
+            uint i = first + k * WG_SIZE;
+            x[k] = i < n ? src[SRC_OFF + i] : T_ZERO;
+        }
+        UNROLL for (uint k = 0u; k < ITEMS; k++) {
+            uint bin = first + k * WG_SIZE < n ? bin_of(x[k]) : NONE;
+            if (bin == run_bin) {
+                run++;
+            } else {
+                add_shared(run_bin, run);
+                run_bin = bin;
+                run = 1u;
+            }
+        }
+    }
+    add_shared(run_bin, run);
+    SYNC();
+    for (uint b = lid; b < BINS; b += WG_SIZE) {
+        uint c = s_count[b];
+        if (c != 0u)
+            atomicAdd(counts[DST_OFF + b], c);
+    }
+}
+
+void stage_global(uint iid)
+{
+    uint n = sample_count(), first = (iid / WG_SIZE) * TILE + iid % WG_SIZE;
+    uint run_bin = NONE, run = 0u;
+    UNROLL for (uint k = 0u; k < ITEMS; k++) {
+        uint i = first + k * WG_SIZE;
+        uint bin = i < n ? bin_of(src[SRC_OFF + i]) : NONE;
+        if (bin == run_bin) {
+            run++;
+        } else {
+            add_global(run_bin, run);
+            run_bin = bin;
+            run = 1u;
+        }
+    }
+    add_global(run_bin, run);
+}
+
+void main()
+{
+    uint iid = invocation_index();
+    switch (STAGE) {
+    case 0u:
+        if (iid < BINS)
+            counts[DST_OFF + iid] = 0u;
+        return;
+    case 1u:
+        if (iid < sample_count())
+            counts[DST_OFF + iid] = bin_of(src[SRC_OFF + iid]);
+        return;
+    case STAGE_SHARED:
+        stage_shared();
+        return;
+    case 3u:
+        stage_global(iid);
+        return;
+    default:
+        return;
+    }
+}

@@ -1,0 +1,244 @@
+/* Histograms: counters privatised in shared memory where the bins fit (each work-group
+ * counts its tiles there, then adds its nonzero counters to the output), atomics on the
+ * output itself where they do not. See docs/ALGORITHMS.md, Histograms. */
+#include <float.h>
+#include <math.h>
+
+#include "algo/histogram.h"
+
+enum { STAGE_CLEAR, STAGE_BINS, STAGE_SHARED, STAGE_GLOBAL };
+enum {
+    P_N = 1, P_SRC_OFF, P_DST_OFF, P_BINS, P_LEVELS_OFF, P_COUNT_OFF, P_HAS_COUNT,
+    P_LO, P_HI = P_LO + 2, P_SCALE = P_HI + 2, P_RANGE = P_SCALE + 2
+};
+/* Shared memory SHARED leaves to the prelude's arrays (ops.glsl's s_reduce: a V per
+ * invocation) and the compiler. */
+enum { HIST_SHARED_RESERVE = HIST_WG * 16 + 256 };
+
+double histogram_scale(gpgpu_type type, uint32_t bins, double lo, double hi)
+{
+    switch (type) {
+    case GPGPU_TYPE_F32: {
+        float range = (float)hi - (float)lo; /* CUB: T(max - min), then T(bins) / that */
+        return (float)bins / range;
+    }
+    case GPGPU_TYPE_F64:
+        return (double)bins / (hi - lo);
+    default: {
+        /* The exact range of two u32 or i32 values, as the shader's unsigned difference. */
+        uint32_t range = (uint32_t)((int64_t)hi - (int64_t)lo);
+        return (float)bins / (float)range;
+    }
+    }
+}
+
+/* The counters' capacity: the power of two that holds the bins (SHAPE0). */
+static uint32_t capacity(uint32_t bins) { return algo_ceil_pow2(bins); }
+
+static size_t shared_bytes(gpgpu_type type, const histogram_bins *b)
+{
+    size_t cap = capacity(b->bins);
+    return cap * sizeof(uint32_t) + (b->levels ? (cap + 1) * gpgpu_type_size(type) : 0) +
+           HIST_SHARED_RESERVE;
+}
+
+bool histogram_fits_shared(gpgpu_context *ctx, gpgpu_type type, const histogram_bins *b)
+{
+    return shared_bytes(type, b) <= ctx->info.max_shared_memory_bytes;
+}
+
+uint32_t histogram_groups(size_t n, uint32_t bins)
+{
+    size_t tiles = (n + HIST_WG * HIST_ITEMS - 1) / (HIST_WG * HIST_ITEMS);
+    size_t groups = n / ((size_t)bins * HIST_SAMPLES_PER_BIN);
+    if (groups > HIST_MAX_GROUPS)
+        groups = HIST_MAX_GROUPS;
+    if (groups > tiles)
+        groups = tiles;
+    return groups < 1 ? 1 : (uint32_t)groups;
+}
+
+/* A dispatch of `stage` with the bins, the samples and the count set. */
+static exec_dispatch hist_stage(gpgpu_type type, unsigned stage, const histogram_bins *b,
+                                gpgpu_buffer *in, size_t in_off, size_t n, histogram_count c,
+                                gpgpu_buffer *counts, size_t counts_off)
+{
+    exec_dispatch d = {.variant = {"histogram", type, GPGPU_OP_SUM, HIST_WG, HIST_ITEMS}};
+    d.params[0] = stage;
+    d.params[P_N] = (uint32_t)n;
+    d.params[P_BINS] = b->bins;
+    d.bind[0] = in;
+    d.params[P_SRC_OFF] = algo_index(in, in_off, type);
+    d.bind[1] = counts;
+    d.params[P_DST_OFF] = algo_index(counts, counts_off, GPGPU_TYPE_U32);
+    if (b->levels) {
+        d.bind[2] = b->levels;
+        d.params[P_LEVELS_OFF] = algo_index(b->levels, b->levels_off, type);
+        d.params[P_RANGE] = 1;
+    } else if (type == GPGPU_TYPE_F32 || type == GPGPU_TYPE_F64) {
+        algo_put_scalar(&d, P_LO, type, b->lo);
+        algo_put_scalar(&d, P_HI, type, b->hi);
+        algo_put_scalar(&d, P_SCALE, type, histogram_scale(type, b->bins, b->lo, b->hi));
+    } else {
+        /* The bounds' two's-complement bits, and the quotient's float estimate. */
+        d.params[P_LO] = (uint32_t)(int64_t)b->lo;
+        d.params[P_HI] = (uint32_t)(int64_t)b->hi;
+        algo_put_scalar(&d, P_SCALE, GPGPU_TYPE_F32, histogram_scale(type, b->bins, b->lo, b->hi));
+    }
+    if (c.count) {
+        d.bind[3] = c.count;
+        d.params[P_COUNT_OFF] = algo_index(c.count, c.count_off, GPGPU_TYPE_U32);
+        d.params[P_HAS_COUNT] = 1;
+    }
+    return d;
+}
+
+gpgpu_status histogram_stage_clear(gpgpu_context *ctx, gpgpu_buffer *counts, size_t counts_off,
+                                   uint32_t bins)
+{
+    histogram_bins b = {.bins = bins, .lo = 0, .hi = 1};
+    exec_dispatch d = hist_stage(GPGPU_TYPE_U32, STAGE_CLEAR, &b, counts, 0, 0,
+                                 (histogram_count){0}, counts, counts_off);
+    d.bind[0] = NULL;
+    d.groups = algo_groups(bins, HIST_WG);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status histogram_stage_bins(gpgpu_context *ctx, gpgpu_type type, const histogram_bins *b,
+                                  gpgpu_buffer *in, size_t in_off, size_t n, histogram_count c,
+                                  gpgpu_buffer *out, size_t out_off)
+{
+    exec_dispatch d = hist_stage(type, STAGE_BINS, b, in, in_off, n, c, out, out_off);
+    d.groups = algo_groups(n, HIST_WG);
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status histogram_stage_shared(gpgpu_context *ctx, gpgpu_type type, const histogram_bins *b,
+                                    gpgpu_buffer *in, size_t in_off, size_t n, histogram_count c,
+                                    gpgpu_buffer *counts, size_t counts_off, uint32_t groups)
+{
+    CHECK(histogram_fits_shared(ctx, type, b), ctx, GPGPU_ERROR_UNSUPPORTED_FEATURE,
+          "histogram SHARED: %u bins need %zu bytes of shared memory, %s has %zu", b->bins,
+          shared_bytes(type, b), ctx->info.renderer, ctx->info.max_shared_memory_bytes);
+    exec_dispatch d = hist_stage(type, STAGE_SHARED, b, in, in_off, n, c, counts, counts_off);
+    d.variant.only_stage = STAGE_SHARED; /* the counters' shared memory is its alone */
+    d.variant.shape[0] = capacity(b->bins);
+    d.variant.shape[1] = b->levels != NULL; /* the levels searched in shared memory */
+    d.groups = groups;
+    return algo_stage(ctx, &d);
+}
+
+gpgpu_status histogram_stage_global(gpgpu_context *ctx, gpgpu_type type, const histogram_bins *b,
+                                    gpgpu_buffer *in, size_t in_off, size_t n, histogram_count c,
+                                    gpgpu_buffer *counts, size_t counts_off)
+{
+    exec_dispatch d = hist_stage(type, STAGE_GLOBAL, b, in, in_off, n, c, counts, counts_off);
+    d.groups = algo_groups(n, HIST_WG * HIST_ITEMS);
+    return algo_stage(ctx, &d);
+}
+
+/* ------------------------------------------------------------------ driver */
+
+/* The counters zeroed, then the samples counted (n is the dispatch's bound: the count may
+ * come from a buffer). */
+static gpgpu_status histogram_run(gpgpu_context *ctx, gpgpu_type type, const histogram_bins *b,
+                                  gpgpu_buffer *in, size_t in_off, size_t n, histogram_count c,
+                                  gpgpu_buffer *counts, size_t counts_off)
+{
+    TRY(histogram_stage_clear(ctx, counts, counts_off, b->bins));
+    if (n == 0)
+        return GPGPU_SUCCESS;
+    if (histogram_fits_shared(ctx, type, b))
+        return histogram_stage_shared(ctx, type, b, in, in_off, n, c, counts, counts_off,
+                                      histogram_groups(n, b->bins));
+    return histogram_stage_global(ctx, type, b, in, in_off, n, c, counts, counts_off);
+}
+
+/* Even bins' bounds: integers of the type, or floats rounded to it, finite, lo < hi, with a
+ * finite range and a normal scale (a subnormal one may be read as 0 by the device). */
+static gpgpu_status check_even(gpgpu_context *ctx, gpgpu_type type, uint32_t bins, double lo,
+                               double hi, histogram_bins *b)
+{
+    const char *tn = gpgpu_type_name(type);
+    CHECK(!isnan(lo) && !isnan(hi) && isfinite(lo) && isfinite(hi), ctx,
+          GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_histogram: lower %g and upper %g must be finite",
+          lo, hi);
+    if (type == GPGPU_TYPE_U32 || type == GPGPU_TYPE_I32) {
+        double least = type == GPGPU_TYPE_U32 ? 0.0 : (double)INT32_MIN;
+        double most = type == GPGPU_TYPE_U32 ? (double)UINT32_MAX : (double)INT32_MAX;
+        CHECK(lo == floor(lo) && hi == floor(hi) && lo >= least && hi <= most, ctx,
+              GPGPU_ERROR_INVALID_ARGUMENT,
+              "gpgpu_histogram: lower %.17g and upper %.17g must be %s values", lo, hi, tn);
+    } else if (type == GPGPU_TYPE_F32) {
+        CHECK(fabs(lo) <= FLT_MAX && fabs(hi) <= FLT_MAX, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+              "gpgpu_histogram: lower %g and upper %g lie beyond f32's range", lo, hi);
+        lo = (float)lo;
+        hi = (float)hi;
+    }
+    CHECK(lo < hi, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_histogram: lower %.9g is not below upper %.9g (in %s)", lo, hi, tn);
+    if (type == GPGPU_TYPE_F32 || type == GPGPU_TYPE_F64) {
+        double range = type == GPGPU_TYPE_F32 ? (double)((float)hi - (float)lo) : hi - lo;
+        double scale = histogram_scale(type, bins, lo, hi);
+        double least = type == GPGPU_TYPE_F32 ? FLT_MIN : DBL_MIN;
+        double most = type == GPGPU_TYPE_F32 ? FLT_MAX : DBL_MAX;
+        CHECK(range <= most && scale >= least && scale <= most, ctx,
+              GPGPU_ERROR_INVALID_ARGUMENT,
+              "gpgpu_histogram: %u bins over [%.9g, %.9g) give a range or scale %s cannot hold "
+              "as a normal number",
+              bins, lo, hi, tn);
+    }
+    b->lo = lo;
+    b->hi = hi;
+    return GPGPU_SUCCESS;
+}
+
+static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_histogram_desc *desc,
+                               gpgpu_buffer *in, size_t in_off, size_t n, gpgpu_buffer *counts,
+                               size_t counts_off, histogram_bins *b)
+{
+    CHECK(desc, ctx, GPGPU_ERROR_NULL_POINTER, "gpgpu_histogram: desc is NULL");
+    TRY(algo_check_type(ctx, desc->type, "gpgpu_histogram"));
+    CHECK(desc->bins >= 1 && desc->bins <= HIST_MAX_BINS, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "gpgpu_histogram: %u bins (1 to %u)", desc->bins, (unsigned)HIST_MAX_BINS);
+    *b = (histogram_bins){.bins = desc->bins, .levels = desc->levels,
+                          .levels_off = desc->levels_offset};
+    size_t size = gpgpu_type_size(desc->type);
+    TRY(algo_check_range(ctx, in, in_off, n, desc->type, "gpgpu_histogram (samples)"));
+    TRY(algo_check_range(ctx, counts, counts_off, desc->bins, GPGPU_TYPE_U32,
+                         "gpgpu_histogram (counts)"));
+    size_t cbytes = (size_t)desc->bins * 4;
+    CHECK(!algo_overlap(in, in_off * size, n * size, counts, counts_off * 4, cbytes), ctx,
+          GPGPU_ERROR_OVERLAP, "gpgpu_histogram: the counts overlap the samples");
+    if (desc->levels) {
+        TRY(algo_check_range(ctx, desc->levels, desc->levels_offset, (size_t)desc->bins + 1,
+                             desc->type, "gpgpu_histogram (levels)"));
+        CHECK(!algo_overlap(desc->levels, desc->levels_offset * size,
+                            ((size_t)desc->bins + 1) * size, counts, counts_off * 4, cbytes),
+              ctx, GPGPU_ERROR_OVERLAP, "gpgpu_histogram: the counts overlap the levels");
+    } else {
+        TRY(check_even(ctx, desc->type, desc->bins, desc->lower, desc->upper, b));
+    }
+    if (desc->count_buffer) {
+        TRY(algo_check_range(ctx, desc->count_buffer, desc->count_offset, 1, GPGPU_TYPE_U32,
+                             "gpgpu_histogram (count_buffer)"));
+        CHECK(!algo_overlap(desc->count_buffer, desc->count_offset * 4, 4, counts,
+                            counts_off * 4, cbytes),
+              ctx, GPGPU_ERROR_OVERLAP, "gpgpu_histogram: the counts overlap the count_buffer");
+    }
+    return GPGPU_SUCCESS;
+}
+
+gpgpu_status gpgpu_histogram(gpgpu_context *ctx, const gpgpu_histogram_desc *desc,
+                             gpgpu_buffer *in, size_t in_offset, size_t count,
+                             gpgpu_buffer *counts, size_t counts_offset)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    histogram_bins b;
+    TRY(check_args(ctx, desc, in, in_offset, count, counts, counts_offset, &b));
+    TRY(ctx->exec->begin(ctx));
+    histogram_count c = {desc->count_buffer, desc->count_offset};
+    return ctx_end(ctx, histogram_run(ctx, desc->type, &b, in, in_offset, count, c, counts,
+                                      counts_offset));
+}
