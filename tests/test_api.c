@@ -6,19 +6,25 @@
  * adopting the caller's context and restoring its GL state; the test makes
  * its own GL objects through its own glad table on the library's current
  * (headless) context. On Vulkan, gpgpu_buffer_wrap_gl is refused (the
- * Vulkan side of wrapping and adopting is test_vulkan.c's). */
+ * Vulkan side of wrapping and adopting is test_vulkan.c's). A build without
+ * the GL backend (GPGPU_HAVE_GL unset) refuses a GL context and makes Vulkan
+ * ones by default. */
 #include "testlib.h"
 #include "wrap_overlap.h"
 
-#include <EGL/egl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "glad_gl.h"
 #include "gpgpu/sparse.h"
 
+#ifdef GPGPU_HAVE_GL
+#include <EGL/egl.h>
+
+#include "glad_gl.h"
+
 static GladGLContext gl; /* the test's own GL calls, on the current context */
+#endif
 
 #define S_OK GPGPU_SUCCESS
 #define E_INVALID GPGPU_ERROR_INVALID_ARGUMENT
@@ -148,9 +154,19 @@ static const create_case create_cases[] = {
      "GPGPU_BACKEND=bogus"},
     {true, "adopt without gl_get_proc_address", NULL, NULL,
      {.gl_platform = GPGPU_GL_PLATFORM_ADOPT}, E_NULL, "gl_get_proc_address"},
+#ifdef GPGPU_HAVE_GL
     {true, "adopt with no current context", NULL, NULL,
      {.gl_get_proc_address = (gpgpu_get_proc_address)eglGetProcAddress},
      GPGPU_ERROR_NO_CONTEXT, "current"},
+#else
+    {false, "GL in a build without it", NULL, NULL, {.backend = GPGPU_BACKEND_GL},
+     GPGPU_ERROR_BACKEND_UNAVAILABLE, "no GL backend (meson -Dgl)"},
+    {false, "GPGPU_BACKEND=gl in a build without GL", "GPGPU_BACKEND", "gl", {0},
+     GPGPU_ERROR_BACKEND_UNAVAILABLE, "no GL backend (meson -Dgl)"},
+    {false, "adopting GL in a build without it", NULL, NULL,
+     {.gl_platform = GPGPU_GL_PLATFORM_ADOPT}, GPGPU_ERROR_BACKEND_UNAVAILABLE,
+     "no GL backend (meson -Dgl)"},
+#endif
 };
 
 static void run_create_case(const create_case *c)
@@ -668,6 +684,7 @@ static void check_wrap_gl_elsewhere(gpgpu_context *ctx)
     EXPECT_STATUS(NULL, gpgpu_buffer_wrap_gl(NULL, 1, 0, 4, &w), E_NULL);
 }
 
+#ifdef GPGPU_HAVE_GL
 static GLuint gl_buffer_with(const void *data, size_t bytes)
 {
     GLuint name = 0;
@@ -1116,6 +1133,24 @@ static void check_adopt_debug(gpgpu_context *ctx)
            "the destroyed adopted context left its GL debug callback (user %p, was %p)", user_after,
            user_before);
 }
+#endif /* GPGPU_HAVE_GL */
+
+#ifndef GPGPU_HAVE_GL
+/* Without the GL backend, GPGPU_BACKEND unset means Vulkan. */
+static void check_default_backend(void)
+{
+    char *saved = swap_env("GPGPU_BACKEND", NULL);
+    gpgpu_context *ctx = NULL;
+    EXPECT_STATUS(NULL, gpgpu_context_create(NULL, &ctx), S_OK);
+    gpgpu_info info = {0};
+    if (ctx)
+        EXPECT_STATUS(ctx, gpgpu_context_info(ctx, &info), S_OK);
+    EXPECT(info.backend && strcmp(info.backend, "vulkan") == 0,
+           "the default backend of a build without GL is %s", info.backend ? info.backend : "none");
+    gpgpu_context_destroy(ctx);
+    restore_env("GPGPU_BACKEND", saved);
+}
+#endif
 
 /* ------------------------------------------------------ several contexts */
 
@@ -1352,10 +1387,14 @@ int main(void)
     check_create_failures(is_gl);
 
     ctx = test_context();
+#ifdef GPGPU_HAVE_GL
     if (is_gl && !gladLoadGLContext(&gl, (GLADloadfunc)eglGetProcAddress)) {
         fprintf(stderr, "the test cannot load GL functions for its own buffers\n");
         return 1;
     }
+#else
+    check_default_backend();
+#endif
     check_context_calls(ctx);
     check_timer(ctx);
     check_buffer_create(ctx);
@@ -1366,10 +1405,12 @@ int main(void)
     check_algorithm_rule(ctx);
     check_empty(ctx);
     if (is_gl) {
+#ifdef GPGPU_HAVE_GL
         check_wrap_errors(ctx);
         check_wrapped(ctx);
         check_adopt(ctx);
         check_adopt_debug(ctx);
+#endif
     } else {
         check_wrap_gl_elsewhere(ctx);
     }

@@ -16,8 +16,10 @@
 #include "ref/ref.h"
 #include "testlib.h"
 
+#ifdef GPGPU_HAVE_GL
 #include <EGL/egl.h>
 #include "glad_gl.h"
+#endif
 
 static gpgpu_context *ctx;
 
@@ -401,6 +403,7 @@ static void check_tuner(void)
     setenv("GPGPU_TUNE_CACHE", "", 1);
 }
 
+#ifdef GPGPU_HAVE_GL
 /* Wrapped GL buffers: A, B and C inside one GL buffer of the caller, at byte offsets. */
 static void check_wrapped_gl(void)
 {
@@ -445,6 +448,7 @@ static void check_wrapped_gl(void)
     gpgpu_buffer_destroy(wc);
     gl.DeleteBuffers(1, &name);
 }
+#endif
 
 static void check_misuse(void)
 {
@@ -532,7 +536,9 @@ int main(void)
     }
     check_coopmat();
     check_tuner();
+#ifdef GPGPU_HAVE_GL
     check_wrapped_gl();
+#endif
     check_misuse();
     gpgpu_context_destroy(ctx);
     return test_finish();

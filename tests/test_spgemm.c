@@ -2185,6 +2185,12 @@ static void matrix_files(void)
         bool gz = len > 7 && strcmp(e->d_name + len - 7, ".mtx.gz") == 0; /* bench/device.sh */
         if (!mtx && !gz)
             continue;
+#ifndef GPGPU_HAVE_ZLIB
+        if (gz) {
+            fprintf(stderr, "skipped: %s (a build without zlib)\n", e->d_name);
+            continue;
+        }
+#endif
         char path[1024], msg[256];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         gpgpu_csr a = {0}, at = {0};

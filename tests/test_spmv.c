@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "algo/spmv.h"
+#ifdef GPGPU_HAVE_GL
 #include "gl/gl_internal.h"
+#endif
 #include "gpgpu/io.h"
 #include "gpgpu/sparse.h"
 #include "ref/ref.h"
@@ -880,9 +882,10 @@ static void misuse(void)
 }
 
 /* f64 arrays in a GL buffer wrapped at byte 4 (GL only: the test reaches the library
- * buffer's GL name through the backend's struct). */
+ * buffer's GL name through the backend's struct, which a build without GL has not). */
 static void misaligned(void)
 {
+#ifdef GPGPU_HAVE_GL
     if (ctx->exec != &gl_exec_backend || type_count < 2)
         return;
     gpgpu_csr a = test_generated(GPGPU_GEN_BANDED, 20, 2);
@@ -904,6 +907,7 @@ static void misaligned(void)
     gpgpu_buffer_destroy(ok);
     gpgpu_matrix_destroy(m);
     gpgpu_csr_free(&a);
+#endif
 }
 
 int main(void)

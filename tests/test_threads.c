@@ -14,7 +14,9 @@
  * GPGPU_ERROR_NO_CONTEXT and works on in the main thread. With "mixed", one GL
  * and one Vulkan (suite backends). Exit 77 when a context of a kind asked for
  * cannot be made. */
+#ifdef GPGPU_HAVE_GL
 #include <EGL/egl.h>
+#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -268,6 +270,7 @@ static void contexts_between_threads(void)
         gpgpu_buffer_destroy(o.buf);
         gpgpu_context_destroy(own);
     }
+#ifdef GPGPU_HAVE_GL
     if (gl) { /* ctx's GL context is current here: adopt it, call it from elsewhere */
         gpgpu_context *actx = NULL;
         EXPECT_STATUS(NULL, gpgpu_context_create(&(gpgpu_context_desc){
@@ -285,6 +288,7 @@ static void contexts_between_threads(void)
         gpgpu_buffer_destroy(a.buf);
         gpgpu_context_destroy(actx);
     }
+#endif
     gpgpu_buffer_destroy(h.buf);
     gpgpu_context_destroy(ctx);
 }

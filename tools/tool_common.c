@@ -168,7 +168,8 @@ static int lookup_name(const name_value *table, size_t count, const char *option
 }
 
 const char tool_context_options_help[] =
-    "  --backend NAME    gl or vulkan (default: $GPGPU_BACKEND, else gl)\n"
+    "  --backend NAME    gl or vulkan (default: $GPGPU_BACKEND, else gl where\n"
+    "                    the library has it, else vulkan)\n"
     "  --platform NAME   egl-device, egl-surfaceless or glfw (default:\n"
     "                    $GPGPU_GL_PLATFORM, else the first that works)\n"
     "  --device N        the backend's N-th device, 1 for the first (gpgpu info\n"

@@ -187,8 +187,9 @@ typedef enum gpgpu_algo {
 
 /** Backends. */
 typedef enum gpgpu_backend {
-    GPGPU_BACKEND_DEFAULT = 0, /**< GPGPU_BACKEND env var (gl or vulkan), else GL */
-    GPGPU_BACKEND_GL = 1,      /**< OpenGL 4.5 compute shaders */
+    GPGPU_BACKEND_DEFAULT = 0, /**< GPGPU_BACKEND env var (gl or vulkan), else GL where built, else
+                                    Vulkan */
+    GPGPU_BACKEND_GL = 1,      /**< OpenGL 4.5 compute shaders; needs a build with GL (-Dgl) */
     GPGPU_BACKEND_VULKAN = 2   /**< needs a build with Vulkan (-Dvulkan); see gpgpu/vulkan.h */
 } gpgpu_backend;
 
@@ -488,7 +489,7 @@ GPGPU_API gpgpu_status gpgpu_context_get_info(gpgpu_context *ctx, gpgpu_info *in
  * @retval GPGPU_SUCCESS *count is set (0: none to choose from).
  * @retval GPGPU_ERROR_NULL_POINTER count is NULL.
  * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown backend, or GPGPU_BACKEND value.
- * @retval GPGPU_ERROR_BACKEND_UNAVAILABLE Vulkan in a build without it.
+ * @retval GPGPU_ERROR_BACKEND_UNAVAILABLE a backend the build has not (-Dgl, -Dvulkan).
  *
  * A failure's message is gpgpu_last_error(NULL)'s.
  * @thread_safety Any thread.

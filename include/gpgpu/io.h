@@ -4,7 +4,9 @@
  * matrices in and out.
  *
  * These functions need no context. The readers take plain files and gzip'ed ones alike
- * (through zlib). On failure they write a one-line message
+ * (through zlib); a build without zlib (meson -Dzlib=disabled) refuses a gzip file, told
+ * by its first bytes, with GPGPU_ERROR_UNSUPPORTED_FEATURE and a message saying so. On
+ * failure they write a one-line message
  * naming the file and line into `msg` (when msg is not NULL and msg_size > 0).
  * Thread safety: reentrant; any thread may call them, on distinct files at once.
  *
@@ -74,6 +76,7 @@ extern "C" {
  *   above, a .gz that ends early or does not decode.
  * @retval GPGPU_ERROR_TOO_LARGE rows, cols or entries past 2^31 - 1.
  * @retval GPGPU_ERROR_OUT_OF_MEMORY host memory ran out.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE a gzip file in a build without zlib.
  * @thread_safety Any thread.
  * @pointer_lifetime *data is the caller's to free.
  */
@@ -144,6 +147,7 @@ typedef struct gpgpu_mtx_header {
  *   included (the message names the line).
  * @retval GPGPU_ERROR_TOO_LARGE rows, cols or nnz past 2^31 - 1.
  * @retval GPGPU_ERROR_OUT_OF_MEMORY host memory ran out.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE a gzip file in a build without zlib.
  * @thread_safety Any thread.
  */
 GPGPU_API gpgpu_status gpgpu_mtx_read_matrix(const char *path, gpgpu_csr *out,

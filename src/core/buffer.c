@@ -3,7 +3,9 @@
 
 #include "core/internal.h"
 #include "core/kept.h"
+#ifdef GPGPU_HAVE_GL
 #include "gl/gl_backend.h"
+#endif
 
 gpgpu_status buffer_create_internal(gpgpu_context *ctx, size_t bytes, gpgpu_buffer **out)
 {
@@ -92,8 +94,15 @@ gpgpu_status buffer_wrap(gpgpu_context *ctx, const exec_backend *backend, size_t
 gpgpu_status gpgpu_buffer_wrap_gl(gpgpu_context *ctx, unsigned name, size_t offset, size_t bytes,
                                   gpgpu_buffer **out)
 {
+#ifdef GPGPU_HAVE_GL
     return buffer_wrap(ctx, &gl_exec_backend, offset, bytes, out, "gpgpu_buffer_wrap_gl",
                        gl_buffer_wrap, &name);
+#else
+    /* Without the GL backend no context is a GL one: the checks of every wrap, then the
+     * refusal a Vulkan context gets in any build (the table is only compared, never run). */
+    static const exec_backend no_gl = {.name = "gl"};
+    return buffer_wrap(ctx, &no_gl, offset, bytes, out, "gpgpu_buffer_wrap_gl", NULL, &name);
+#endif
 }
 
 void gpgpu_buffer_destroy(gpgpu_buffer *buf)

@@ -6,9 +6,19 @@
 
 #include "core/checked.h"
 #include "core/internal.h"
+#ifdef GPGPU_HAVE_GL
 #include "gl/gl_backend.h"
+#endif
 #ifdef GPGPU_HAVE_VULKAN
 #include "vk/vk_backend.h"
+#endif
+
+/* The backend of GPGPU_BACKEND_DEFAULT when GPGPU_BACKEND is unset: GL where the build has
+ * it (meson -Dgl), else Vulkan. */
+#ifdef GPGPU_HAVE_GL
+#define DEFAULT_BACKEND GPGPU_BACKEND_GL
+#else
+#define DEFAULT_BACKEND GPGPU_BACKEND_VULKAN
 #endif
 
 bool env_on(const char *name)
@@ -34,7 +44,9 @@ static gpgpu_status pick_backend(const gpgpu_context_desc *desc, gpgpu_backend *
         *out = GPGPU_BACKEND_GL;
     if (*out == GPGPU_BACKEND_DEFAULT) {
         const char *env = getenv("GPGPU_BACKEND");
-        if (!env || !*env || strcmp(env, "gl") == 0)
+        if (!env || !*env)
+            *out = DEFAULT_BACKEND;
+        else if (strcmp(env, "gl") == 0)
             *out = GPGPU_BACKEND_GL;
         else if (strcmp(env, "vulkan") == 0)
             *out = GPGPU_BACKEND_VULKAN;
@@ -99,8 +111,14 @@ static gpgpu_status pick_memory_cache(const gpgpu_context_desc *desc, size_t *ou
 static gpgpu_status create_backend(gpgpu_context *ctx, const gpgpu_context_desc *desc,
                                    gpgpu_backend backend)
 {
-    if (backend == GPGPU_BACKEND_GL)
+    if (backend == GPGPU_BACKEND_GL) {
+#ifdef GPGPU_HAVE_GL
         return gl_backend_create(ctx, desc);
+#else
+        return ctx_fail(ctx, GPGPU_ERROR_BACKEND_UNAVAILABLE,
+                        "gl: this build of libgpgpu has no GL backend (meson -Dgl)");
+#endif
+    }
 #ifdef GPGPU_HAVE_VULKAN
     return vk_backend_create(ctx, desc);
 #else
@@ -116,8 +134,13 @@ gpgpu_status gpgpu_device_count(gpgpu_backend backend, uint32_t *count)
     gpgpu_backend b;
     TRY(pick_backend(&(gpgpu_context_desc){.backend = backend}, &b));
     if (b == GPGPU_BACKEND_GL) {
+#ifdef GPGPU_HAVE_GL
         *count = gl_device_count();
         return GPGPU_SUCCESS;
+#else
+        return ctx_fail(NULL, GPGPU_ERROR_BACKEND_UNAVAILABLE,
+                        "gl: this build of libgpgpu has no GL backend (meson -Dgl)");
+#endif
     }
 #ifdef GPGPU_HAVE_VULKAN
     *count = vk_device_count();

@@ -68,60 +68,27 @@ gpgpu_status mtx_fail(const mtx_reader *r, gpgpu_status status, const char *fmt,
 
 /* ------------------------------------------------------------------ lines */
 
-/* What one gzread asks for; zlib's own buffer (gzbuffer) is larger still. */
+/* What one read asks for; zlib's own buffer (gzbuffer) is larger still. */
 enum { MTX_CHUNK = 1 << 16 };
 
-gpgpu_status mtx_open(mtx_reader *r, const char *path, char *msg, size_t msg_size)
-{
-    *r = (mtx_reader){.path = path, .msg = msg, .msg_size = msg_size};
-    r->chunk = malloc(MTX_CHUNK);
-    if (r->chunk == NULL) {
-        mtx_report(msg, msg_size, path, 0, "cannot open: out of memory");
-        return GPGPU_ERROR_OUT_OF_MEMORY;
-    }
-    errno = 0;
-    r->file = gzopen(path, "rb");
-    if (r->file == NULL) {
-        int err = errno;
-        free(r->chunk); /* the caller closes only what opened */
-        r->chunk = NULL;
-        mtx_report(msg, msg_size, path, 0, "cannot open: %s",
-                   err != 0 ? strerror(err) : "out of memory");
-        return err != 0 ? GPGPU_ERROR_IO : GPGPU_ERROR_OUT_OF_MEMORY;
-    }
-    /* Larger than zlib's 8 KiB default: files of hundreds of MB. */
-    gzbuffer(r->file, 1u << 17);
-    return GPGPU_SUCCESS;
-}
+/* The files under the line reader: through zlib, whose gz* functions read plain files
+ * through unchanged, or, in a build without it (meson -Dzlib=disabled), through stdio,
+ * refusing a gzip file by its first bytes rather than parsing it as text. */
+#ifdef GPGPU_HAVE_ZLIB
 
-void mtx_close(mtx_reader *r)
+static bool file_open(mtx_reader *r)
 {
+    r->file = gzopen(r->path, "rb");
     if (r->file != NULL) {
-        gzclose(r->file);
+        /* Larger than zlib's 8 KiB default: files of hundreds of MB. */
+        gzbuffer(r->file, 1u << 17);
     }
-    free(r->chunk);
-    free(r->line);
-    *r = (mtx_reader){0};
+    return r->file != NULL;
 }
 
-/* Room for `needed` bytes in r->line; never past the line limit plus its '\0'. */
-static gpgpu_status reserve_line(mtx_reader *r, size_t needed)
+static void file_close(mtx_reader *r)
 {
-    if (needed <= r->line_cap) {
-        return GPGPU_SUCCESS;
-    }
-    size_t cap = r->line_cap > 0 ? r->line_cap : 256;
-    while (cap < needed) {
-        cap *= 2;
-    }
-    char *grown = realloc(r->line, cap);
-    if (grown == NULL) {
-        return mtx_fail(r, GPGPU_ERROR_OUT_OF_MEMORY, "out of memory reading a line of %zu bytes",
-                        needed);
-    }
-    r->line = grown;
-    r->line_cap = cap;
-    return GPGPU_SUCCESS;
+    gzclose(r->file);
 }
 
 /* zlib keeps its first error; a truncated .gz shows up here, not as an early end. A
@@ -149,14 +116,105 @@ static gpgpu_status read_error(const mtx_reader *r)
     }
 }
 
+/* Up to MTX_CHUNK bytes into r->chunk; *n is 0 at the end of the file. */
+static gpgpu_status file_read(mtx_reader *r, size_t *n)
+{
+    int got = gzread(r->file, r->chunk, MTX_CHUNK);
+    *n = got > 0 ? (size_t)got : 0;
+    return got > 0 ? GPGPU_SUCCESS : read_error(r);
+}
+
+#else
+
+static bool file_open(mtx_reader *r)
+{
+    r->file = fopen(r->path, "rb");
+    return r->file != NULL;
+}
+
+static void file_close(mtx_reader *r)
+{
+    fclose(r->file);
+}
+
+static gpgpu_status file_read(mtx_reader *r, size_t *n)
+{
+    *n = fread(r->chunk, 1, MTX_CHUNK, r->file);
+    if (*n == 0 && ferror(r->file)) {
+        return mtx_fail(r, GPGPU_ERROR_IO, "cannot read: %s", strerror(errno));
+    }
+    /* Every gzip member starts with these two bytes (RFC 1952). */
+    const unsigned char *b = (const unsigned char *)r->chunk;
+    if (r->line_no == 0 && *n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+        *n = 0;
+        return mtx_fail(r, GPGPU_ERROR_UNSUPPORTED_FEATURE,
+                        "a gzip file, which this build of libgpgpu cannot read "
+                        "(built without zlib: meson -Dzlib)");
+    }
+    return GPGPU_SUCCESS;
+}
+
+#endif
+
+gpgpu_status mtx_open(mtx_reader *r, const char *path, char *msg, size_t msg_size)
+{
+    *r = (mtx_reader){.path = path, .msg = msg, .msg_size = msg_size};
+    r->chunk = malloc(MTX_CHUNK);
+    if (r->chunk == NULL) {
+        mtx_report(msg, msg_size, path, 0, "cannot open: out of memory");
+        return GPGPU_ERROR_OUT_OF_MEMORY;
+    }
+    errno = 0;
+    if (!file_open(r)) {
+        int err = errno;
+        free(r->chunk); /* the caller closes only what opened */
+        r->chunk = NULL;
+        mtx_report(msg, msg_size, path, 0, "cannot open: %s",
+                   err != 0 ? strerror(err) : "out of memory");
+        return err != 0 ? GPGPU_ERROR_IO : GPGPU_ERROR_OUT_OF_MEMORY;
+    }
+    return GPGPU_SUCCESS;
+}
+
+void mtx_close(mtx_reader *r)
+{
+    if (r->file != NULL) {
+        file_close(r);
+    }
+    free(r->chunk);
+    free(r->line);
+    *r = (mtx_reader){0};
+}
+
+/* Room for `needed` bytes in r->line; never past the line limit plus its '\0'. */
+static gpgpu_status reserve_line(mtx_reader *r, size_t needed)
+{
+    if (needed <= r->line_cap) {
+        return GPGPU_SUCCESS;
+    }
+    size_t cap = r->line_cap > 0 ? r->line_cap : 256;
+    while (cap < needed) {
+        cap *= 2;
+    }
+    char *grown = realloc(r->line, cap);
+    if (grown == NULL) {
+        return mtx_fail(r, GPGPU_ERROR_OUT_OF_MEMORY, "out of memory reading a line of %zu bytes",
+                        needed);
+    }
+    r->line = grown;
+    r->line_cap = cap;
+    return GPGPU_SUCCESS;
+}
+
 /* Refills the chunk; *got is false at the end of the file. */
 static gpgpu_status next_chunk(mtx_reader *r, bool *got)
 {
-    int n = gzread(r->file, r->chunk, MTX_CHUNK);
+    size_t n = 0;
+    gpgpu_status s = file_read(r, &n);
     r->chunk_at = 0;
-    r->chunk_end = n > 0 ? (size_t)n : 0;
+    r->chunk_end = n;
     *got = n > 0;
-    return n < 0 || !*got ? read_error(r) : GPGPU_SUCCESS;
+    return s;
 }
 
 /* Appends the chunk's bytes up to and with the next newline to the line of len bytes;

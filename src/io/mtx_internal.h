@@ -12,7 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifdef GPGPU_HAVE_ZLIB
 #include <zlib.h>
+#endif
 
 #include "gpgpu/gpgpu.h"
 
@@ -23,7 +25,11 @@
 #endif
 
 typedef struct mtx_reader {
+#ifdef GPGPU_HAVE_ZLIB
     gzFile file; /* zlib reads plain files through unchanged, so one path serves both */
+#else
+    FILE *file; /* plain files only (mtx_common.c refuses a gzip file) */
+#endif
     const char *path;
     char *chunk; /* what gzread gave, MTX_CHUNK bytes, read from chunk_at to chunk_end */
     size_t chunk_at, chunk_end;
@@ -76,7 +82,7 @@ void mtx_report(char *msg, size_t msg_size, const char *path, size_t line_no, co
 MTX_PRINTF(3, 4)
 gpgpu_status mtx_fail(const mtx_reader *r, gpgpu_status status, const char *fmt, ...);
 
-/* Opens path (plain or gzip) for r, reporting into msg; mtx_close frees r. */
+/* Opens path (plain or gzip; gzip needs zlib) for r, reporting into msg; mtx_close frees r. */
 gpgpu_status mtx_open(mtx_reader *r, const char *path, char *msg, size_t msg_size);
 void mtx_close(mtx_reader *r);
 
