@@ -191,18 +191,12 @@ gpgpu_mpi_vector *test_vector(gpgpu_mpi_matrix *a, gpgpu_mpi_side side, const do
     return v;
 }
 
-const char *test_matrix_dir(void)
+const char *test_matrix_role(const char *role)
 {
-    const char *dir = getenv("GPGPU_MATRIX_DIR");
+    char name[64];
     struct stat st;
-    return dir != NULL && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
-}
 
-char *test_path_of(const char *name)
-{
-    const char *dir = test_matrix_dir();
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *path = xmalloc(n);
-    snprintf(path, n, "%s/%s", dir, name);
-    return path;
+    snprintf(name, sizeof name, "GPGPU_MATRIX_%s", role);
+    const char *path = getenv(name);
+    return path != NULL && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? path : NULL;
 }

@@ -84,9 +84,9 @@ double *test_download(const gpgpu_mpi_vector *v);
  * it), uploaded by the rank itself. */
 gpgpu_mpi_vector *test_vector(gpgpu_mpi_matrix *a, gpgpu_mpi_side side, const double *global);
 
-/* The directory of the shared MatrixMarket files (GPGPU_MATRIX_DIR), NULL when it is not
- * there; path_of joins a file name to it. */
-const char *test_matrix_dir(void);
-char *test_path_of(const char *name);
+/* The file of a role of tests/matrices/matrices.py (GPGPU_MATRIX_<ROLE>, which the tests run
+ * under it are given: the shared collection's, else a generated one), NULL when it is not
+ * set or not there (a program run by hand). */
+const char *test_matrix_role(const char *role);
 
 #endif /* GPGPU_MPI_TESTLIB_H */

@@ -2,10 +2,12 @@
  * each rank alone with the whole matrix: one rank's arithmetic is gpgpu cg's (the CLI test
  * compares the two commands' lines). The distributed solve must converge in the serial
  * iteration count within one, to a true residual ||b - A*x||/||b|| within twice the serial
- * one (and the tolerance's tenth), with x near ones for b = A*ones:
+ * one (and the tolerance's tenth), with x near ones for b = A*ones (the Laplacian's within a
+ * fixed bound, the file's as near as the serial solve's):
  * - the 3D Laplacian (gpgpu_mpi_matrix_generate), f64 and f32, both variants, every overlap;
- * - an SPD matrix from the shared folder with Jacobi (bcsstk05, f64; without the folder, the
- *   27-point Laplacian, said so), split by nonzeros, and on a partition with an empty rank;
+ * - the SPD matrix of tests/matrices/matrices.py (the shared collection's, else a generated
+ *   one; run by hand without either, the 27-point Laplacian, said so) with Jacobi in f64,
+ *   split by nonzeros, and on a partition with an empty rank;
  * - a breakdown (A negative definite) stops every rank at the same step, a success;
  * - Jacobi with a diagonal entry that is not positive on one rank is refused on all, the
  *   row named. */
@@ -94,8 +96,11 @@ static void compare(gpgpu_context *ctx, const char *name, const gpgpu_csr *a,
            (unsigned long long)s.st.iterations);
     EXPECT(d.true_rel <= 2 * s.true_rel + tol / 10,
            "%s: true residual %.3e, serial %.3e", name, d.true_rel, s.true_rel);
-    EXPECT(d.max_error <= max_error, "%s: max |x_i - 1| = %.3e, above %.1e", name, d.max_error,
-           max_error);
+    /* max_error < 0: the matrix's condition sets how near x gets (bcsstk04's is ~5e6), so
+     * as near as the serial solve's, twice over. */
+    double bound = max_error >= 0 ? max_error : 2 * s.max_error + 1e-12;
+    EXPECT(d.max_error <= bound, "%s: max |x_i - 1| = %.3e, above %.1e (serial %.3e)", name,
+           d.max_error, bound, s.max_error);
     EXPECT(d.callbacks == d.st.iterations + 1 && d.last_iteration == d.st.iterations &&
                d.last_residual == d.st.residual,
            "%s: %llu callbacks for %llu iterations", name, (unsigned long long)d.callbacks,
@@ -169,19 +174,20 @@ static void test_spd_file(gpgpu_context *ctx)
     bool jacobi = true;
     gpgpu_type type = test_has_f64(ctx) ? GPGPU_TYPE_F64 : GPGPU_TYPE_F32;
 
-    if (test_matrix_dir() != NULL) {
-        char msg[256], *path = test_path_of("bcsstk05.mtx");
+    const char *path = test_matrix_role("SPD");
+    if (path != NULL) {
+        char msg[256];
         test_die_on(gpgpu_mtx_read_matrix(path, &a, NULL, msg, sizeof msg), path);
-        free(path);
-        name = "bcsstk05 jacobi";
+        name = "the SPD file, jacobi";
     } else {
-        test_note("GPGPU_MATRIX_DIR is not there: the SPD matrix is generated (laplace3d 27 "
+        test_note("GPGPU_MATRIX_SPD is not set (the program was not run through "
+                  "tests/matrices/matrices.py): the SPD matrix is generated (laplace3d 27 "
                   "points, 6^3 rows)");
         test_die_on(gpgpu_generate(GPGPU_GEN_LAPLACE3D_27, 6, 0, 0, &a), "gpgpu_generate");
         name = "laplace3d 27 points 6 jacobi";
     }
     gpgpu_mpi_cg_desc cg = { .jacobi = jacobi, .max_iter = 2000 };
-    double max_error = type == GPGPU_TYPE_F64 ? 1e-6 : 1e-1;
+    double max_error = -1; /* as near to ones as the serial solve gets */
     gpgpu_mpi_matrix *m = scatter_on(ctx, MPI_COMM_WORLD, &a, type, GPGPU_MPI_OVERLAP_DEFAULT);
     compare(ctx, name, &a, m, type, cg, max_error);
     gpgpu_mpi_matrix_destroy(m);

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # `gpgpu-mpi cg` and `gpgpu-mpi spmv` on NP ranks against `gpgpu cg` and `gpgpu spmv` on the
 # same inputs: cg reaches gpgpu cg's iteration count within one and its true residual (the
-# 3D Laplacian, f64 and f32, both variants and overlaps; bcsstk05 with --jacobi), x from -o
-# is ones; spmv writes the same file as gpgpu spmv for integer data and a y that spmv_check
-# accepts for real data (a rectangular matrix, --alpha, --beta, --y0); --repeat prints its
-# split; the exit codes and messages are gpgpu's (said once, by rank 0).
+# 3D Laplacian, f64 and f32, both variants and overlaps; the SPD matrix with --jacobi), x
+# from -o is ones; spmv writes the same file as gpgpu spmv for integer data and a y that
+# spmv_check accepts for real data (a rectangular matrix, --alpha, --beta, --y0); --repeat
+# prints its split; the exit codes and messages are gpgpu's (said once, by rank 0). The
+# matrices are the roles of tests/matrices/matrices.py (GPGPU_MATRIX_<ROLE>).
 #
-# Usage: test_mpi_cli.sh MPIRUN NP GPGPU GPGPU_MPI SPMV_CHECK BACKEND MATRIX_DIR
+# Usage: test_mpi_cli.sh MPIRUN NP GPGPU GPGPU_MPI SPMV_CHECK BACKEND
 # Exit status 0 on success, 1 on a failure, 77 when BACKEND cannot start.
 set -u
 export LC_ALL=C
@@ -17,8 +18,15 @@ gpgpu=$3
 gpgpu_mpi=$4
 check=$5
 backend=$6
-mdir=$7
+need="is not set: run the test through tests/matrices/matrices.py (meson test does)"
+general=${GPGPU_MATRIX_GENERAL:?$need}
+rectangular=${GPGPU_MATRIX_RECTANGULAR:?$need}
+integer=${GPGPU_MATRIX_INTEGER:?$need}
+spd=${GPGPU_MATRIX_SPD:?$need}
+complex=${GPGPU_MATRIX_COMPLEX:?$need}
 . "$(dirname "$0")/../cli_common.sh"
+read -r rect_rows rect_cols _ <<<"$(mtx_size "$rectangular")"
+read -r _ int_cols _ <<<"$(mtx_size "$integer")"
 types=f32
 grep -q '^has_f64: yes' "$tmp/info" && types="f32 f64"
 
@@ -70,9 +78,9 @@ cg_same "laplace3d 6 f32 single inline no-split" 1e-5 \
     "--variant single --overlap inline --no-split" --laplace3d 6
 if [ "$types" = "f32 f64" ]; then
     cg_same "laplace3d 6 f64 overlap none" 1e-8 "--overlap none" --laplace3d 6 --type f64
-    cg_same "bcsstk05 jacobi" 1e-8 "" "$mdir/bcsstk05.mtx" --type f64 --jacobi
+    cg_same "spd jacobi" 1e-8 "" "$spd" --type f64 --jacobi
     grep -q "^cg classic: 2 MPI_Allreduce an iteration; exchange overlap thread" "$tmp/out" ||
-        fail "bcsstk05: no 'cg classic' line: $(tail -2 "$tmp/out")"
+        fail "spd: no 'cg classic' line: $(tail -2 "$tmp/out")"
     # x written from rank 0 (-o), the lines then on stderr: all ones
     if mpi cg --backend "$backend" --laplace3d 4 --type f64 -o "$tmp/x.mtx"; then
         awk 'NR > 2 { if ($1 < 1 - 1e-6 || $1 > 1 + 1e-6) bad = 1; n++ }
@@ -95,26 +103,26 @@ spmv_same() { # NAME ARGS...
         fail "$name: gpgpu-mpi spmv failed: $(cat "$tmp/err")"
     cmp -s "$tmp/y1.mtx" "$tmp/y2.mtx" || fail "$name: y differs from gpgpu spmv's"
 }
-awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print 198, 1;
-             for (i = 0; i < 198; i++) print (i * 7) % 11 - 5 }' >"$tmp/x198.mtx"
+awk -v n="$int_cols" 'BEGIN { print "%%MatrixMarket matrix array real general"; print n, 1;
+             for (i = 0; i < n; i++) print (i * 7) % 11 - 5 }' >"$tmp/x_int.mtx"
 for type in $types; do
-    spmv_same "jazz $type integers" "$mdir/jazz.mtx" --x "$tmp/x198.mtx" --type "$type"
+    spmv_same "integer $type" "$integer" --x "$tmp/x_int.mtx" --type "$type"
 done
-awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print 51, 1;
-             for (i = 0; i < 51; i++) printf "%.6f\n", sin(i) }' >"$tmp/x51.mtx"
-awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print 27, 1;
-             for (i = 0; i < 27; i++) printf "%.6f\n", cos(i) }' >"$tmp/y27.mtx"
+awk -v n="$rect_cols" 'BEGIN { print "%%MatrixMarket matrix array real general"; print n, 1;
+             for (i = 0; i < n; i++) printf "%.6f\n", sin(i) }' >"$tmp/x_rect.mtx"
+awk -v n="$rect_rows" 'BEGIN { print "%%MatrixMarket matrix array real general"; print n, 1;
+             for (i = 0; i < n; i++) printf "%.6f\n", cos(i) }' >"$tmp/y_rect.mtx"
 for type in $types; do
-    if mpi spmv --backend "$backend" "$mdir/lp_afiro.mtx" --type "$type" --x "$tmp/x51.mtx" \
-        --alpha -2 --beta 0.5 --y0 "$tmp/y27.mtx" -o "$tmp/y.mtx"; then
-        "$check" "$type" "$mdir/lp_afiro.mtx" "$tmp/y.mtx" --x "$tmp/x51.mtx" --alpha -2 \
-            --beta 0.5 --y0 "$tmp/y27.mtx" >/dev/null 2>"$tmp/check" ||
-            fail "lp_afiro $type: $(cat "$tmp/check")"
+    if mpi spmv --backend "$backend" "$rectangular" --type "$type" --x "$tmp/x_rect.mtx" \
+        --alpha -2 --beta 0.5 --y0 "$tmp/y_rect.mtx" -o "$tmp/y.mtx"; then
+        "$check" "$type" "$rectangular" "$tmp/y.mtx" --x "$tmp/x_rect.mtx" --alpha -2 \
+            --beta 0.5 --y0 "$tmp/y_rect.mtx" >/dev/null 2>"$tmp/check" ||
+            fail "rectangular $type: $(cat "$tmp/check")"
     else
-        fail "lp_afiro $type: $(cat "$tmp/err")"
+        fail "rectangular $type: $(cat "$tmp/err")"
     fi
 done
-mpi spmv --backend "$backend" "$mdir/west0067.mtx" --repeat 3 -o "$tmp/y.mtx" ||
+mpi spmv --backend "$backend" "$general" --repeat 3 -o "$tmp/y.mtx" ||
     fail "spmv --repeat: $(cat "$tmp/err")"
 grep -q "3 products: .* us wall each (local .*, halo exposed .* waiting.*GFLOP/s" "$tmp/err" ||
     fail "spmv --repeat printed no split: $(cat "$tmp/err")"
@@ -133,13 +141,13 @@ same_exit() { # NAME TEXT ARGS...: both tools exit alike and say TEXT (gpgpu-mpi
     grep -q -- "$text" "$tmp/serr" || fail "$name: gpgpu does not say '$text'"
 }
 same_exit "unknown option" "unknown option '--bogus'" cg --laplace3d 4 --bogus
-same_exit "both inputs" "one of them" cg "$mdir/cage3.mtx" --laplace3d 4
-same_exit "complex" "complex" spmv "$mdir/qc324.mtx" --backend "$backend"
-same_exit "not square" "CG needs a square matrix" cg "$mdir/Trec4.mtx" --backend "$backend"
+same_exit "both inputs" "one of them" cg "$general" --laplace3d 4
+same_exit "complex" "complex" spmv "$complex" --backend "$backend"
+same_exit "not square" "CG needs a square matrix" cg "$rectangular" --backend "$backend"
 same_exit "no file" "cannot read the matrix" cg "$tmp/none.mtx" --backend "$backend"
 same_exit "not converged" "did not converge within 3 iterations" \
-    cg "$mdir/cage3.mtx" --max-iter 3 --backend "$backend"
-grep -q "is not symmetric" "$tmp/err" || fail "cg cage3: no warning"
+    cg --laplace3d 6 --max-iter 3 --backend "$backend"
+same_exit "not symmetric" "is not symmetric" cg "$general" --max-iter 1 --backend "$backend"
 printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 -2\n2 1 1\n2 2 -2\n3 2 1\n3 3 -2\n' \
     >"$tmp/negative.mtx"
 same_exit "breakdown" "breakdown at iteration 1: p.Ap = .*, so A is not positive definite" \

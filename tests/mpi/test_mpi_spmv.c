@@ -511,30 +511,33 @@ static void test_partitions(gpgpu_context *ctx)
     gpgpu_csr_free(&ag);
 }
 
-/* Files: a square one read on rank 0 (gpgpu_mpi_matrix_read), a rectangular one scattered. */
+/* Files (tests/matrices/matrices.py's roles): the SPD one read on rank 0
+ * (gpgpu_mpi_matrix_read), the rectangular one scattered. */
 static void test_files(gpgpu_context *ctx)
 {
-    if (test_matrix_dir() == NULL) {
-        test_note("GPGPU_MATRIX_DIR is not there: the file cases run on generated matrices");
+    const char *spd = test_matrix_role("SPD"), *rectangular = test_matrix_role("RECTANGULAR");
+    if (spd == NULL || rectangular == NULL) {
+        test_note("GPGPU_MATRIX_SPD or _RECTANGULAR is not set (the program was not run through "
+                  "tests/matrices/matrices.py): the file cases run on a generated matrix");
         gpgpu_csr a = generated(GPGPU_GEN_BANDED, 150, 4, 3);
         run_case(ctx, "banded (no files)", &a, NULL, NULL, false);
         gpgpu_csr_free(&a);
         return;
     }
-    char *path = test_path_of("bcsstk05.mtx");
+    const char *path = spd;
     gpgpu_csr a;
     char msg[256];
     test_die_on(gpgpu_mtx_read_matrix(path, &a, NULL, msg, sizeof msg), path);
     gpgpu_type type = test_has_f64(ctx) ? GPGPU_TYPE_F64 : GPGPU_TYPE_F32;
     gpgpu_mpi_matrix_desc desc = { .local = { .type = type } };
     gpgpu_mtx_header h;
-    spmv_case c = { .name = "bcsstk05, read on rank 0", .a = &a };
+    spmv_case c = { .name = "the SPD file, read on rank 0", .a = &a };
     uint64_t *rb = xmalloc(((size_t)test_ranks + 1) * sizeof *rb);
     uint64_t *cb = xmalloc(((size_t)test_ranks + 1) * sizeof *cb);
     EXPECT_STATUS(gpgpu_mpi_matrix_read(ctx, MPI_COMM_WORLD, &desc, 0, path, &h, &c.m),
                   GPGPU_SUCCESS);
-    EXPECT(strcmp(h.symmetry, "symmetric") == 0 && h.rows == 153,
-           "the header on every rank: %s, %u rows", h.symmetry, h.rows);
+    EXPECT(strcmp(h.symmetry, "symmetric") == 0 && h.rows == a.rows,
+           "the header on every rank: %s, %u rows, the file %u", h.symmetry, h.rows, a.rows);
     if (c.m != NULL) {
         blocks_of(c.m, rb, cb);
         c.rb = rb;
@@ -542,13 +545,10 @@ static void test_files(gpgpu_context *ctx)
         check_product(ctx, &c, type, GPGPU_MPI_OVERLAP_DEFAULT);
         gpgpu_mpi_matrix_destroy(c.m);
     }
-    free(path);
     gpgpu_csr_free(&a);
 
-    path = test_path_of("lp_afiro.mtx");
-    test_die_on(gpgpu_mtx_read_matrix(path, &a, NULL, msg, sizeof msg), path);
-    run_case(ctx, "lp_afiro (27 x 51), scattered", &a, NULL, NULL, false);
-    free(path);
+    test_die_on(gpgpu_mtx_read_matrix(rectangular, &a, NULL, msg, sizeof msg), rectangular);
+    run_case(ctx, "the rectangular file, scattered", &a, NULL, NULL, false);
     gpgpu_csr_free(&a);
 
     gpgpu_mpi_matrix *m = NULL;
