@@ -94,7 +94,9 @@ for c in $commands; do
         grep -q "^Exit status: 0 success" "$tmp/help" || fail "$c --help: $(head -3 "$tmp/help")"
     "$gpgpu" help "$c" | cmp -s - "$tmp/help" || fail "gpgpu help $c differs from $c --help"
 done
-[ "$(echo $commands | wc -w)" -eq 9 ] || fail "gpgpu --help lists: $commands"
+# The list is the table of commands: every command the project documents, each once.
+want="info reduce scan sort matinfo spmv cg spgemm gemm histogram segreduce rle"
+[ "$(echo $commands)" = "$want" ] || fail "gpgpu --help lists: $(echo $commands) (expected: $want)"
 
 # Integer sums wrap, and the help says so where it says how results print.
 "$gpgpu" reduce --help | tr '\n' ' ' | grep -q "Integer sums *wrap modulo 2^32" ||

@@ -20,6 +20,7 @@ typedef struct command {
     const char *options_help; /* shared option lines after the help, or NULL */
     bool context_options;     /* it makes a context: --backend and the like */
     const char *help_hint;    /* what a usage error suggests */
+    const char *summary;      /* its line in `gpgpu --help` */
 } command;
 
 int cmd_info(int argc, char **argv);

@@ -6,28 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char main_help[] =
-    "Usage: gpgpu COMMAND [OPTIONS]\n"
-    "\n"
-    "GPU compute primitives on OpenGL compute shaders and Vulkan.\n"
-    "\n"
-    "Commands:\n"
-    "  info      print what the context runs on\n"
-    "  reduce    sum, min, max or min and max of a vector\n"
-    "  scan      inclusive or exclusive prefix sums of a vector\n"
-    "  sort      sort a vector (and its permutation), whole or by segments\n"
-    "  matinfo   shape, row lengths and format sizes of a sparse matrix file\n"
-    "  spmv      sparse matrix times vector, y = alpha*A*x + beta*y0\n"
-    "  cg        conjugate-gradient solve of A*x = b, every step on the GPU\n"
-    "  spgemm    sparse matrix times sparse matrix, C = A*B\n"
-    "  gemm      dense matrix times dense matrix, C = op(A)*op(B)\n"
-    "  histogram counts of a vector's values in even bins or between levels\n"
-    "  segreduce sum, min or max of each segment of a vector\n"
-    "  rle       run-length encoding of a vector (and reduce-by-key)\n"
-    "  help [COMMAND]\n"
-    "\n"
-    "'gpgpu COMMAND --help' describes a command; 'gpgpu --version' prints the\n"
-    "version of the library it runs on.\n";
+/* The usage, then a line per command of the table, then the way to more. */
+static void print_main_help(FILE *f)
+{
+    fputs("Usage: gpgpu COMMAND [OPTIONS]\n"
+          "\n"
+          "GPU compute primitives on OpenGL compute shaders and Vulkan.\n"
+          "\n"
+          "Commands:\n", f);
+    for (size_t k = 0; k < gpgpu_command_count; k++)
+        fprintf(f, "  %-10s %s\n", gpgpu_commands[k].name, gpgpu_commands[k].summary);
+    fputs("  help [COMMAND]\n"
+          "\n"
+          "'gpgpu COMMAND --help' describes a command; 'gpgpu --version' prints the\n"
+          "version of the library it runs on.\n", f);
+}
 
 static const command *find_command(const char *name)
 {
@@ -45,11 +38,11 @@ int main(int argc, char **argv)
 
     tool_set_program("gpgpu", "gpgpu --help");
     if (argc < 2) {
-        fputs(main_help, stderr);
+        print_main_help(stderr);
         return TOOL_EXIT_USAGE;
     }
     if (is_help(argv[1]) || (strcmp(argv[1], "help") == 0 && argc == 2)) {
-        fputs(main_help, stdout);
+        print_main_help(stdout);
         return TOOL_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
