@@ -56,20 +56,7 @@ const char cg_help[] =
  * index (675 passes it). */
 #define LAPLACE_MAX_N 674
 
-typedef struct cg_args {
-    sparse_args m;
-    const char *matrix_path; /* NULL with --laplace3d */
-    uint32_t laplace_n;
-    const char *b_path; /* NULL: b = A*ones */
-    const char *out_path;
-    double tol;         /* 0 until resolved by the type */
-    uint64_t max_iter;  /* 0 until resolved by the size */
-    uint64_t every;
-    bool jacobi;
-} cg_args;
-
-/* Returns false when it printed the help (and nothing is to run). */
-static bool parse_cg_args(int argc, char **argv, cg_args *c)
+bool parse_cg_args(int argc, char **argv, cg_args *c)
 {
     *c = (cg_args){ .every = 1 };
     for (int i = 1; i < argc; i++) {
@@ -526,7 +513,7 @@ static int check_finite_matrix(const char *path, const gpgpu_csr *a)
     return TOOL_EXIT_OK;
 }
 
-static int check_finite_vector(const char *path, const double *v, size_t n)
+int check_finite_vector(const char *path, const double *v, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         char where[64];
@@ -579,8 +566,7 @@ static int generate_laplacian(const cg_args *c, gpgpu_csr *a)
                                    : tool_fail(status, "cannot generate the Laplacian", NULL);
 }
 
-/* The matrix file, checked to be square and finite. */
-static int load_matrix(const cg_args *c, gpgpu_csr *a)
+int load_cg_matrix(const cg_args *c, gpgpu_csr *a)
 {
     gpgpu_mtx_header h = { 0 };
     int rc;
@@ -615,7 +601,7 @@ int cmd_cg(int argc, char **argv)
     tool_progress_init(c.m.quiet);
     /* Every file is read and checked before the GPU starts; the Laplacian is made once the
      * device is known to hold it. */
-    rc = c.laplace_n > 0 ? TOOL_EXIT_OK : load_matrix(&c, &a);
+    rc = c.laplace_n > 0 ? TOOL_EXIT_OK : load_cg_matrix(&c, &a);
     size_t rows = system_rows(&c, &a);
     if (rc == TOOL_EXIT_OK && c.b_path != NULL)
         rc = read_vector_of_length(c.b_path, c.m.matrix.type, rows, "rows", &b);

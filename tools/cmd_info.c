@@ -11,6 +11,9 @@ const char info_help[] =
     "Without --backend (or GPGPU_BACKEND), reports every backend, a block each;\n"
     "one that cannot start prints 'unavailable:' and why. Exits 77 only when\n"
     "no backend starts.\n"
+    "\n"
+    "  --all             a block for every device of the backend (or of each),\n"
+    "                    numbered as --device counts them, with its UUID\n"
     "\n";
 
 static const char *yes_no(bool value)
@@ -37,6 +40,11 @@ static void print_info(const gpgpu_info *info)
     printf("max_storage_block_bytes: %zu\n", info->max_storage_block_bytes);
     printf("max_storage_range_bytes: %zu\n", info->max_storage_range_bytes);
     printf("storage_offset_alignment: %zu\n", info->storage_offset_alignment);
+    printf("device: %u\n", info->device);
+    char uuid[37] = "none";
+    if (info->has_uuid)
+        tool_uuid_text(info->uuid, uuid);
+    printf("uuid: %s\n", uuid);
 }
 
 /* Prints one backend's info; a backend that cannot start says why. */
@@ -68,45 +76,74 @@ static int info_for(const gpgpu_context_desc *desc, bool quiet_failure)
 }
 
 /* Returns false when it printed the help (and nothing is to run). */
-static bool parse_info_args(int argc, char **argv, gpgpu_context_desc *desc)
+static bool parse_info_args(int argc, char **argv, gpgpu_context_desc *desc, bool *all)
 {
     *desc = (gpgpu_context_desc){ 0 };
+    *all = false;
     for (int i = 1; i < argc; i++) {
         if (is_help(argv[i])) {
             print_help(info_help, false);
             return false;
         }
+        if (strcmp(argv[i], "--all") == 0)
+            *all = true;
         /* --quiet, as every command takes it: info has no progress to print. */
-        if (strcmp(argv[i], "--quiet") != 0 && !tool_context_option(argc, argv, &i, desc))
+        else if (strcmp(argv[i], "--quiet") != 0 && !tool_context_option(argc, argv, &i, desc))
             tool_usage_error("unknown argument '%s'", argv[i]);
     }
+    if (*all && desc->device != 0)
+        tool_usage_error("--all lists every device: it does not go with --device");
     return true;
 }
 
 bool cmd_info_parse(int argc, char **argv)
 {
     gpgpu_context_desc desc;
+    bool all;
 
-    return parse_info_args(argc, argv, &desc);
+    return parse_info_args(argc, argv, &desc, &all);
+}
+
+/* --all: a block per device of the backend, numbered as desc.device counts them. */
+static int info_devices(gpgpu_context_desc desc)
+{
+    uint32_t count = 0;
+    gpgpu_status status = gpgpu_device_count(desc.backend, &count);
+    int best = TOOL_EXIT_NO_GPU;
+
+    if (status != GPGPU_SUCCESS) {
+        printf("backend: %s\nunavailable: %s\n",
+               desc.backend == GPGPU_BACKEND_VULKAN ? "vulkan" : "gl", gpgpu_last_error(NULL));
+        return tool_exit_code(status);
+    }
+    printf("devices: %u\n", count);
+    for (uint32_t k = 1; k <= count; k++) {
+        desc.device = k;
+        printf("\n");
+        if (info_for(&desc, true) == TOOL_EXIT_OK)
+            best = TOOL_EXIT_OK;
+    }
+    return best;
 }
 
 int cmd_info(int argc, char **argv)
 {
     gpgpu_context_desc desc;
+    bool all;
 
-    if (!parse_info_args(argc, argv, &desc))
+    if (!parse_info_args(argc, argv, &desc, &all))
         return TOOL_EXIT_OK;
     const char *env = getenv("GPGPU_BACKEND");
     if (desc.backend != GPGPU_BACKEND_DEFAULT || (env && *env))
-        return info_for(&desc, false);
+        return all ? info_devices(desc) : info_for(&desc, false);
     /* No backend named: report every backend, one block each. */
-    static const gpgpu_backend all[] = { GPGPU_BACKEND_GL, GPGPU_BACKEND_VULKAN };
+    static const gpgpu_backend backends[] = { GPGPU_BACKEND_GL, GPGPU_BACKEND_VULKAN };
     int best = TOOL_EXIT_NO_GPU;
-    for (size_t b = 0; b < sizeof(all) / sizeof(all[0]); b++) {
+    for (size_t b = 0; b < sizeof(backends) / sizeof(backends[0]); b++) {
         if (b > 0)
             putchar('\n');
-        desc.backend = all[b];
-        if (info_for(&desc, true) == TOOL_EXIT_OK)
+        desc.backend = backends[b];
+        if ((all ? info_devices(desc) : info_for(&desc, true)) == TOOL_EXIT_OK)
             best = TOOL_EXIT_OK;
     }
     return best;

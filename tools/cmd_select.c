@@ -94,6 +94,8 @@ static bool parse_select_args(int argc, char **argv, select_args *s)
             s->flags_path = value;
         } else if ((value = tool_option_value(argc, argv, &i, "--indices")) != NULL) {
             s->indices_path = value;
+        } else if ((value = tool_option_value(argc, argv, &i, "--algo")) != NULL) {
+            s->in.algo = tool_parse_select_algo(value);
         } else if ((value = tool_output_option(argc, argv, &i)) != NULL) {
             s->out_path = value;
         } else if (!parse_vector_option(argc, argv, &i, &s->in)) {

@@ -26,20 +26,7 @@ const char spmv_help[] =
     "                    or from the wall time where the GPU timer measures\n"
     "                    nothing (GL on llvmpipe; a note says so)\n";
 
-typedef struct spmv_args {
-    sparse_args m;
-    const char *matrix_path;
-    const char *x_path;  /* NULL: all ones */
-    const char *y0_path; /* NULL: no y0 */
-    const char *out_path;
-    double alpha, beta;
-    const char *alpha_text, *beta_text; /* as given, for the range check of the type */
-    bool beta_given;
-    uint64_t repeat;
-} spmv_args;
-
-/* Returns false when it printed the help (and nothing is to run). */
-static bool parse_spmv_args(int argc, char **argv, spmv_args *s)
+bool parse_spmv_args(int argc, char **argv, spmv_args *s)
 {
     *s = (spmv_args){ .alpha = 1, .out_path = "-" };
     for (int i = 1; i < argc; i++) {

@@ -214,4 +214,41 @@ int write_values(const char *path, const double *v, size_t n);
 int create_matrix(gpgpu_context *ctx, const sparse_args *s, const gpgpu_csr *a,
                   gpgpu_matrix **m);
 
+/* ---------------------- the arguments of spmv and cg, which gpgpu-mpi shares */
+
+typedef struct spmv_args {
+    sparse_args m;
+    const char *matrix_path;
+    const char *x_path;  /* NULL: all ones */
+    const char *y0_path; /* NULL: no y0 */
+    const char *out_path;
+    double alpha, beta;
+    const char *alpha_text, *beta_text; /* as given, for the range check of the type */
+    bool beta_given;
+    uint64_t repeat;
+} spmv_args;
+
+typedef struct cg_args {
+    sparse_args m;
+    const char *matrix_path; /* NULL with --laplace3d */
+    uint32_t laplace_n;
+    const char *b_path; /* NULL: b = A*ones */
+    const char *out_path;
+    double tol;         /* 0 until resolved by the type */
+    uint64_t max_iter;  /* 0 until resolved by the size */
+    uint64_t every;
+    bool jacobi;
+} cg_args;
+
+/* Parse the arguments of `gpgpu spmv` and `gpgpu cg` (argv[0] the command) with every default
+ * resolved that needs no file; usage errors exit. Return false when they printed the help. */
+bool parse_spmv_args(int argc, char **argv, spmv_args *s);
+bool parse_cg_args(int argc, char **argv, cg_args *c);
+
+/* The matrix file of `gpgpu cg`, checked to be square and finite (a warning if it is not
+ * symmetric); check_finite_vector refuses a NaN or infinity in b as cg does. On failure they
+ * print why and return the exit code. */
+int load_cg_matrix(const cg_args *c, gpgpu_csr *a);
+int check_finite_vector(const char *path, const double *v, size_t n);
+
 #endif /* GPGPU_TOOL_COMMANDS_H */

@@ -123,6 +123,13 @@ static const name_value scan_algo_names[] = {
     { "classic", GPGPU_ALGO_CLASSIC_SCAN },
 };
 
+/* select's: the scan's without the classic one (the slides have no compaction). */
+static const name_value select_algo_names[] = {
+    { "fast", GPGPU_ALGO_FAST },
+    { "single-pass", GPGPU_ALGO_SCAN_SINGLE_PASS },
+    { "reduce-then-scan", GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN },
+};
+
 /* SpMV's own names: "classic" is Kiciak's 5-stage SpMV here. */
 static const name_value spmv_algo_names[] = {
     { "classic", GPGPU_ALGO_CLASSIC_SPMV },
@@ -172,6 +179,8 @@ const char tool_context_options_help[] =
     "                    the library has it, else vulkan)\n"
     "  --platform NAME   egl-device, egl-surfaceless or glfw (default:\n"
     "                    $GPGPU_GL_PLATFORM, else the first that works)\n"
+    "  --device N        the backend's N-th device, 1 for the first (gpgpu info\n"
+    "                    --all lists them); default: the library's choice\n"
     "  --debug           GL debug output and extra checks in the library\n";
 
 const char tool_help_footer[] =
@@ -190,6 +199,8 @@ bool tool_context_option(int argc, char **argv, int *i, gpgpu_context_desc *desc
     } else if ((value = tool_option_value(argc, argv, i, "--platform")) != NULL) {
         desc->gl_platform = (gpgpu_gl_platform)lookup_name(
             platform_names, COUNT_OF(platform_names), "--platform", NULL, value);
+    } else if ((value = tool_option_value(argc, argv, i, "--device")) != NULL) {
+        desc->device = (uint32_t)tool_parse_uint("--device", value, 1, UINT32_MAX);
     } else if (strcmp(argv[*i], "--debug") == 0) {
         desc->debug = true;
     } else {
@@ -336,6 +347,12 @@ gpgpu_algo tool_parse_scan_algo(const char *text)
 {
     return (gpgpu_algo)lookup_name(scan_algo_names, COUNT_OF(scan_algo_names), "--algo", "scan",
                                    text);
+}
+
+gpgpu_algo tool_parse_select_algo(const char *text)
+{
+    return (gpgpu_algo)lookup_name(select_algo_names, COUNT_OF(select_algo_names), "--algo",
+                                   "select", text);
 }
 
 const char *tool_algo_name(gpgpu_algo algo)
@@ -690,6 +707,14 @@ int tool_upload_random(gpgpu_context *ctx, gpgpu_buffer *buf, gpgpu_type type, s
     }
     free(host);
     return TOOL_EXIT_OK;
+}
+
+void tool_uuid_text(const uint8_t uuid[16], char text[37])
+{
+    const uint8_t *u = uuid;
+    snprintf(text, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+             u[13], u[14], u[15]);
 }
 
 void tool_print_value(FILE *out, gpgpu_type type, const void *value)

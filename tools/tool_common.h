@@ -159,10 +159,12 @@ gpgpu_type tool_parse_type(const char *text);
 gpgpu_type tool_parse_float_type(const char *text, const char *what);
 
 /* reduce's --algo names: fast, halving, stride, minmax; scan's: fast, single-pass,
- * reduce-then-scan, classic (the classic scan). Either refuses the other's names.
+ * reduce-then-scan, classic (the classic scan); select's: scan's but classic. Each refuses
+ * the others' names.
  * tool_algo_name names any of them, "default" for GPGPU_ALGO_DEFAULT. */
 gpgpu_algo tool_parse_reduce_algo(const char *text);
 gpgpu_algo tool_parse_scan_algo(const char *text);
+gpgpu_algo tool_parse_select_algo(const char *text);
 const char *tool_algo_name(gpgpu_algo algo);
 
 /* SpMV algorithm names: classic (CLASSIC_SPMV), scalar, vector, balanced;
@@ -237,6 +239,9 @@ typedef union tool_reduce_result {
     float f32[2];
     double f64[2];
 } tool_reduce_result;
+
+/* A device UUID as text, 8-4-4-4-12 hex digits (as nvidia-smi -L and vulkaninfo print it). */
+void tool_uuid_text(const uint8_t uuid[16], char text[37]);
 
 /* Prints one element: integers exactly, floats with %.17g (round-trips). */
 void tool_print_value(FILE *out, gpgpu_type type, const void *value);

@@ -283,6 +283,14 @@ typedef struct gpgpu_context_desc {
      *  your own allocations do not get it back when they run short; gpgpu_context_trim does.
      *  memory_limit counts each buffer at the size it is made with (its class). */
     size_t memory_cache;
+    /** Which GPU (a context of the library's own making): 0 lets the library choose as it
+     *  always has (GPGPU_EGL_DEVICE or GPGPU_VK_DEVICE, else the first EGL device that gives a
+     *  context, the first discrete Vulkan GPU with compute); N >= 1 the N-th of the backend's
+     *  gpgpu_device_count devices. Both backends list their devices by UUID, ascending, where
+     *  the driver gives one (Vulkan always; EGL with EGL_EXT_device_persistent_id, as NVIDIA's
+     *  does), then the others in the API's order: so one N, or one UUID (gpgpu_info.uuid), is
+     *  one GPU on GL and on Vulkan. GL: the egl-device platform only. */
+    uint32_t device;
 } gpgpu_context_desc;
 
 /** gpgpu_context_desc.memory_cache: keep no freed memory. */
@@ -312,7 +320,9 @@ typedef struct gpgpu_context_desc {
  *   devices there are); both a GL context and a Vulkan device adopted (adopting either one
  *   picks its backend); Vulkan adopt: the physical device is not one of the instance's, the
  *   family has no compute or no queue of queue_index, or the queue is not queue queue_index
- *   of family queue_family_index of the device.
+ *   of family queue_family_index of the device; a device past gpgpu_device_count, one
+ *   without a compute queue (Vulkan), or a device with an adopted context or a GL platform
+ *   other than egl-device.
  * @retval GPGPU_ERROR_NO_CONTEXT no GL context could be made (the message gives each
  *   platform's reason), or none is current to adopt (or gl_current_context returns NULL).
  * @retval GPGPU_ERROR_GL_VERSION the GL context is older than 4.5 (the message names the
@@ -446,6 +456,14 @@ typedef struct gpgpu_info {
     size_t storage_offset_alignment;    /**< alignment of a storage binding's start, bytes */
     size_t max_storage_range_bytes; /**< largest range one binding can hold */
     size_t device_memory_bytes; /**< device-local memory (0 when the API does not say) */
+    /** The device's number in gpgpu_context_desc.device's list (1 for the first), whichever
+     *  way it was chosen; 0 where the context was adopted or made on a platform other than
+     *  egl-device. */
+    uint32_t device;
+    /** The device's UUID (Vulkan's deviceUUID; GL's GL_DEVICE_UUID_EXT, which names the same
+     *  GPU, else the EGL device's persistent id), where the driver gives one. */
+    bool has_uuid;
+    uint8_t uuid[16]; /**< valid where has_uuid */
 } gpgpu_info;
 
 /**
@@ -460,6 +478,24 @@ typedef struct gpgpu_info {
  * @pointer_lifetime The strings of *info live as long as the context.
  */
 GPGPU_API gpgpu_status gpgpu_context_get_info(gpgpu_context *ctx, gpgpu_info *info);
+
+/**
+ * @brief How many devices a backend lists for gpgpu_context_desc.device.
+ *
+ * GL's EGL devices (0 without EGL_EXT_platform_device), Vulkan's physical devices (0 without a
+ * Vulkan driver), in the order gpgpu_context_desc.device counts them; no context is made.
+ * @param[in] backend GPGPU_BACKEND_GL, GPGPU_BACKEND_VULKAN, or GPGPU_BACKEND_DEFAULT
+ *   (GPGPU_BACKEND, else GL).
+ * @param[out] count receives the number of devices.
+ * @retval GPGPU_SUCCESS *count is set (0: none to choose from).
+ * @retval GPGPU_ERROR_NULL_POINTER count is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown backend, or GPGPU_BACKEND value.
+ * @retval GPGPU_ERROR_BACKEND_UNAVAILABLE a backend the build has not (-Dgl, -Dvulkan).
+ *
+ * A failure's message is gpgpu_last_error(NULL)'s.
+ * @thread_safety Any thread.
+ */
+GPGPU_API gpgpu_status gpgpu_device_count(gpgpu_backend backend, uint32_t *count);
 
 /** @} */
 

@@ -4,6 +4,7 @@ import atexit
 import ctypes
 import os
 import threading
+import uuid
 import weakref
 from ctypes import byref, c_double, c_void_p
 
@@ -119,13 +120,16 @@ class Context:
     def info(self):
         """What the context runs on, as `gpgpu info` prints it: a dict of backend, platform,
         vendor, renderer, version, version_major, version_minor, has_f64, has_subgroups,
-        has_coopmat_f16, subgroup_size, the limits, and device_memory_bytes."""
+        has_coopmat_f16, subgroup_size, the limits, device_memory_bytes, device (its number in
+        gpgpu_device_count's list, 0 where not known), has_uuid and uuid (as gpgpu info prints
+        it, 8-4-4-4-12 hex digits, or None)."""
         if self._info is None:
             i = self._info_struct
             d = {}
             for name, _ in _lib.Info._fields_:
                 v = getattr(i, name)
                 d[name] = v.decode() if isinstance(v, bytes) else v
+            d["uuid"] = str(uuid.UUID(bytes=bytes(i.uuid))) if i.has_uuid else None
             self._info = d
         return dict(self._info)
 

@@ -14,7 +14,7 @@ import ctypes
 import ctypes.util
 import os
 from ctypes import (CFUNCTYPE, POINTER, Structure, byref, c_bool, c_char, c_char_p, c_double,
-                    c_int, c_size_t, c_uint, c_uint32, c_uint64, c_void_p)
+                    c_int, c_size_t, c_uint, c_uint8, c_uint32, c_uint64, c_void_p)
 
 # ----------------------------------------------------------------- finding the library
 
@@ -184,6 +184,7 @@ class ContextDesc(Structure):
         ("transfer_copies", c_bool),
         ("memory_limit", c_size_t),
         ("memory_cache", c_size_t),
+        ("device", c_uint32),
     ]
 
 
@@ -207,6 +208,9 @@ class Info(Structure):
         ("storage_offset_alignment", c_size_t),
         ("max_storage_range_bytes", c_size_t),
         ("device_memory_bytes", c_size_t),
+        ("device", c_uint32),
+        ("has_uuid", c_bool),
+        ("uuid", c_uint8 * 16),
     ]
 
 

@@ -24,7 +24,8 @@ def test_info_is_what_gpgpu_info_prints(ctx):
     info = ctx.info
     assert set(printed) <= set(info)
     for k, v in printed.items():
-        want = ("yes" if info[k] else "no") if isinstance(info[k], bool) else str(info[k])
+        want = ("yes" if info[k] else "no") if isinstance(info[k], bool) else \
+            "none" if info[k] is None else str(info[k])
         assert want == v, k
     assert info["backend"] == os.environ.get("GPGPU_BACKEND", info["backend"])
 

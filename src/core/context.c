@@ -127,6 +127,30 @@ static gpgpu_status create_backend(gpgpu_context *ctx, const gpgpu_context_desc 
 #endif
 }
 
+gpgpu_status gpgpu_device_count(gpgpu_backend backend, uint32_t *count)
+{
+    CHECK(count, NULL, GPGPU_ERROR_NULL_POINTER, "gpgpu_device_count: count is NULL");
+    *count = 0;
+    gpgpu_backend b;
+    TRY(pick_backend(&(gpgpu_context_desc){.backend = backend}, &b));
+    if (b == GPGPU_BACKEND_GL) {
+#ifdef GPGPU_HAVE_GL
+        *count = gl_device_count();
+        return GPGPU_SUCCESS;
+#else
+        return ctx_fail(NULL, GPGPU_ERROR_BACKEND_UNAVAILABLE,
+                        "gl: this build of libgpgpu has no GL backend (meson -Dgl)");
+#endif
+    }
+#ifdef GPGPU_HAVE_VULKAN
+    *count = vk_device_count();
+    return GPGPU_SUCCESS;
+#else
+    return ctx_fail(NULL, GPGPU_ERROR_BACKEND_UNAVAILABLE,
+                    "vulkan: this build of libgpgpu has no Vulkan backend (meson -Dvulkan)");
+#endif
+}
+
 gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context **out)
 {
     static const gpgpu_context_desc defaults;

@@ -120,7 +120,72 @@ static gpgpu_status egl_initialize(gpgpu_context *ctx, gl_state *st, const char 
     return GPGPU_SUCCESS;
 }
 
-static gpgpu_status open_egl_device(gpgpu_context *ctx, gl_state *st, bool debug)
+/* ------------------------------------------------------------ the EGL devices */
+
+#define GL_MAX_EGL_DEVICES 16
+
+typedef struct egl_device_entry {
+    EGLDeviceEXT device;
+    bool has_uuid;
+    uint8_t uuid[16];
+} egl_device_entry;
+
+/* Whether a sorts before b: a device with a UUID before one without, UUIDs ascending. */
+static bool egl_before(const egl_device_entry *a, const egl_device_entry *b)
+{
+    if (a->has_uuid != b->has_uuid)
+        return a->has_uuid;
+    return a->has_uuid && memcmp(a->uuid, b->uuid, sizeof a->uuid) < 0;
+}
+
+/* The EGL devices in gpgpu_context_desc.device's order: those that give a UUID
+ * (EGL_EXT_device_persistent_id) ascending by it, then the others in EGL's order. Vulkan's
+ * list is sorted by UUID too (vk_context.c), and a GPU's EGL and Vulkan UUIDs are one, so one
+ * index names one GPU on both backends. 0 without EGL_EXT_platform_device. */
+static int list_egl_devices(egl_device_entry *out)
+{
+    const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+    PFNEGLQUERYDEVICESEXTPROC query_devices =
+        (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+    PFNEGLQUERYDEVICESTRINGEXTPROC query_string =
+        (PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
+    PFNEGLQUERYDEVICEBINARYEXTPROC query_binary =
+        (PFNEGLQUERYDEVICEBINARYEXTPROC)eglGetProcAddress("eglQueryDeviceBinaryEXT");
+    EGLDeviceEXT devices[GL_MAX_EGL_DEVICES];
+    EGLint count = 0;
+
+    if (!has_extension(client, "EGL_EXT_platform_device") || !query_devices ||
+        !query_devices(GL_MAX_EGL_DEVICES, devices, &count))
+        return 0;
+    for (EGLint i = 0; i < count; i++) {
+        egl_device_entry e = {.device = devices[i]};
+        const char *exts = query_string ? query_string(devices[i], EGL_EXTENSIONS) : NULL;
+        EGLint size = 0;
+        e.has_uuid = query_binary && has_extension(exts, "EGL_EXT_device_persistent_id") &&
+                     query_binary(devices[i], EGL_DEVICE_UUID_EXT, (EGLint)sizeof e.uuid,
+                                  e.uuid, &size) &&
+                     size == (EGLint)sizeof e.uuid;
+        /* insertion: stable, so devices without a UUID keep EGL's order */
+        EGLint at = i;
+        while (at > 0 && egl_before(&e, &out[at - 1])) {
+            out[at] = out[at - 1];
+            at--;
+        }
+        out[at] = e;
+    }
+    return count;
+}
+
+uint32_t gl_device_count(void)
+{
+    egl_device_entry list[GL_MAX_EGL_DEVICES];
+    return (uint32_t)list_egl_devices(list);
+}
+
+/* desc->device's EGL device (1-based in the list), else GPGPU_EGL_DEVICE's (an index into
+ * eglQueryDevicesEXT, as ever), else the first that gives a context. */
+static gpgpu_status open_egl_device(gpgpu_context *ctx, gl_state *st, bool debug,
+                                    uint32_t device)
 {
     const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
     CHECK(has_extension(client, "EGL_EXT_platform_device"), ctx, GPGPU_ERROR_NO_CONTEXT,
@@ -131,23 +196,39 @@ static gpgpu_status open_egl_device(gpgpu_context *ctx, gl_state *st, bool debug
         (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
     CHECK(query_devices && get_display, ctx, GPGPU_ERROR_NO_CONTEXT,
           "egl-device: eglQueryDevicesEXT is missing");
-    EGLDeviceEXT devices[16];
+    EGLDeviceEXT devices[GL_MAX_EGL_DEVICES];
     EGLint count = 0;
-    CHECK(query_devices(16, devices, &count) && count > 0, ctx, GPGPU_ERROR_NO_CONTEXT,
-          "egl-device: no EGL device");
+    CHECK(query_devices(GL_MAX_EGL_DEVICES, devices, &count) && count > 0, ctx,
+          GPGPU_ERROR_NO_CONTEXT, "egl-device: no EGL device");
+    egl_device_entry list[GL_MAX_EGL_DEVICES];
+    int listed = list_egl_devices(list);
+    CHECK(device <= (uint32_t)listed, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "device %u: there are %d EGL devices", device, listed);
+    if (device > 0) {
+        devices[0] = list[device - 1].device;
+        count = 1;
+    }
     /* The first device that gives a context wins; GPGPU_EGL_DEVICE picks one. */
-    const char *pick = getenv("GPGPU_EGL_DEVICE");
+    const char *pick = device > 0 ? NULL : getenv("GPGPU_EGL_DEVICE");
     EGLint first = pick ? atoi(pick) : 0, last = pick ? first + 1 : count;
     CHECK(first >= 0 && first < count, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "GPGPU_EGL_DEVICE=%s: there are %d EGL devices", pick, (int)count);
     gpgpu_status status = GPGPU_ERROR_NO_CONTEXT;
-    for (EGLint i = first; i < last && status != GPGPU_SUCCESS; i++) {
+    EGLint i = first;
+    for (; i < last && status != GPGPU_SUCCESS; i++) {
         st->display = get_display(EGL_PLATFORM_DEVICE_EXT, devices[i], NULL);
         status = egl_initialize(ctx, st, "egl-device");
         if (status == GPGPU_SUCCESS)
             status = egl_context_on(ctx, st, debug);
         if (status != GPGPU_SUCCESS)
             gl_platform_close(st);
+    }
+    for (int k = 0; status == GPGPU_SUCCESS && k < listed; k++) {
+        if (list[k].device == devices[i - 1]) {
+            st->device_index = (uint32_t)k + 1;
+            st->egl_has_uuid = list[k].has_uuid;
+            memcpy(st->egl_uuid, list[k].uuid, sizeof st->egl_uuid);
+        }
     }
     return status;
 }
@@ -443,7 +524,9 @@ static gpgpu_status open_one(gpgpu_context *ctx, gl_state *st, const gpgpu_conte
     st->platform = p;
     gpgpu_status status = GPGPU_ERROR_INVALID_ARGUMENT;
     switch (p) {
-    case GPGPU_GL_PLATFORM_EGL_DEVICE: status = open_egl_device(ctx, st, desc->debug); break;
+    case GPGPU_GL_PLATFORM_EGL_DEVICE:
+        status = open_egl_device(ctx, st, desc->debug, desc->device);
+        break;
     case GPGPU_GL_PLATFORM_EGL_SURFACELESS:
         status = open_egl_surfaceless(ctx, st, desc->debug);
         break;
@@ -465,6 +548,13 @@ gpgpu_status gl_platform_open(gpgpu_context *ctx, gl_state *st, const gpgpu_cont
         p = GPGPU_GL_PLATFORM_ADOPT;
     if (p == GPGPU_GL_PLATFORM_DEFAULT)
         TRY(platform_from_env(ctx, &p));
+    /* A device is an EGL device: the other platforms cannot say which GPU they take. */
+    CHECK(desc->device == 0 || p == GPGPU_GL_PLATFORM_DEFAULT || p == GPGPU_GL_PLATFORM_EGL_DEVICE,
+          ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "device %u: a GL device is chosen on the egl-device platform, not %s", desc->device,
+          platform_name(p));
+    if (desc->device > 0)
+        p = GPGPU_GL_PLATFORM_EGL_DEVICE;
     if (p != GPGPU_GL_PLATFORM_DEFAULT)
         return open_one(ctx, st, desc, p);
 

@@ -745,6 +745,20 @@ static void query_info(gpgpu_context *ctx, gl_state *st)
     info->has_coopmat_f16 = info->has_subgroups &&
                             gl_has_extension(gl, "GL_NV_cooperative_matrix") &&
                             !env_on("GPGPU_NO_COOPMAT");
+    /* The GPU's UUID as Vulkan reports it for the same device (GL_EXT_memory_object: what
+     * GL-Vulkan interop matches on), else the EGL device's persistent id. */
+    info->device = st->device_index;
+    if (gl->EXT_memory_object) {
+        GLubyte uuid[GL_UUID_SIZE_EXT] = {0};
+        gl->GetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, uuid);
+        info->has_uuid = gl->GetError() == GL_NO_ERROR;
+        if (info->has_uuid)
+            memcpy(info->uuid, uuid, sizeof info->uuid);
+    }
+    if (!info->has_uuid && st->egl_has_uuid) {
+        info->has_uuid = true;
+        memcpy(info->uuid, st->egl_uuid, sizeof info->uuid);
+    }
     /* GL itself does not say how much memory the device has; NVIDIA's extension does (KiB). */
     if (gl_has_extension(gl, "GL_NVX_gpu_memory_info")) {
         GLint kib = 0;

@@ -72,6 +72,9 @@ typedef struct gl_state {
     gpgpu_gl_platform platform;
     EGLDisplay display;
     EGLContext egl_context;
+    uint32_t device_index;  /* gpgpu_info.device: the EGL device's number in the list, or 0 */
+    bool egl_has_uuid;      /* the EGL device's persistent id, where it gives one */
+    uint8_t egl_uuid[16];
     void *glfw_window;
     gl_outer outer;    /* headless: what a call found current in the thread */
     bool keep_current; /* GPGPU_GL_KEEP_CURRENT: stays current where none was */

@@ -7,6 +7,10 @@
 /* Makes or adopts a Vulkan device, fills ctx->impl, ctx->exec and ctx->info. */
 gpgpu_status vk_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *desc);
 
+/* The physical devices gpgpu_context_desc.device counts (gpgpu_device_count): 0 without a
+ * Vulkan driver. */
+uint32_t vk_device_count(void);
+
 #include <vulkan/vulkan.h>
 
 /* Whether the physical device offers the device extension `name` (also for

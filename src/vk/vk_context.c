@@ -67,25 +67,83 @@ static uint32_t compute_family(VkPhysicalDevice device)
     return UINT32_MAX;
 }
 
-/* GPGPU_VK_DEVICE, else the first discrete GPU with compute, else the first with compute. */
-static gpgpu_status pick_device(gpgpu_context *ctx, vk_state *st)
+#define VK_MAX_DEVICES 16
+
+/* The physical devices in gpgpu_context_desc.device's order: ascending by deviceUUID (every
+ * Vulkan 1.1 device has one), as gl_context.c sorts the EGL devices that give theirs, so that
+ * one index names one GPU on both backends. */
+static uint32_t list_devices(VkInstance instance, VkPhysicalDevice *out)
+{
+    VkPhysicalDevice raw[VK_MAX_DEVICES];
+    uint8_t uuids[VK_MAX_DEVICES][VK_UUID_SIZE];
+    uint32_t count = VK_MAX_DEVICES;
+
+    if (vkEnumeratePhysicalDevices(instance, &count, raw) < 0)
+        return 0;
+    for (uint32_t i = 0; i < count; i++) {
+        VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+        VkPhysicalDeviceProperties2 p = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                         .pNext = &id};
+        vkGetPhysicalDeviceProperties2(raw[i], &p);
+        uint32_t at = i;
+        while (at > 0 && memcmp(id.deviceUUID, uuids[at - 1], VK_UUID_SIZE) < 0) {
+            out[at] = out[at - 1];
+            memcpy(uuids[at], uuids[at - 1], VK_UUID_SIZE);
+            at--;
+        }
+        out[at] = raw[i];
+        memcpy(uuids[at], id.deviceUUID, VK_UUID_SIZE);
+    }
+    return count;
+}
+
+uint32_t vk_device_count(void)
+{
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .pApplicationName = "libgpgpu (device count)",
+                             .apiVersion = VK_API_VERSION_1_1};
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                 .pApplicationInfo = &app};
+    VkInstance instance;
+    VkPhysicalDevice devices[VK_MAX_DEVICES];
+
+    if (vkCreateInstance(&info, NULL, &instance) != VK_SUCCESS)
+        return 0;
+    uint32_t count = list_devices(instance, devices);
+    vkDestroyInstance(instance, NULL);
+    return count;
+}
+
+/* desc->device's (1-based in the list), else GPGPU_VK_DEVICE (an index into
+ * vkEnumeratePhysicalDevices, as ever), else the first discrete GPU with compute, else the
+ * first with compute. */
+static gpgpu_status pick_device(gpgpu_context *ctx, vk_state *st, uint32_t device)
 {
     uint32_t count = 0;
     vkEnumeratePhysicalDevices(st->instance, &count, NULL);
     CHECK(count > 0, ctx, GPGPU_ERROR_BACKEND_UNAVAILABLE, "vulkan: no physical device");
-    VkPhysicalDevice devices[16];
-    if (count > 16)
-        count = 16;
+    VkPhysicalDevice devices[VK_MAX_DEVICES], listed[VK_MAX_DEVICES];
+    if (count > VK_MAX_DEVICES)
+        count = VK_MAX_DEVICES;
     vkEnumeratePhysicalDevices(st->instance, &count, devices);
+    uint32_t listed_count = list_devices(st->instance, listed);
     const char *pick = getenv("GPGPU_VK_DEVICE");
-    if (pick && *pick) {
+    if (device > 0) {
+        CHECK(device <= listed_count, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+              "device %u: there are %u Vulkan devices", device, listed_count);
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(listed[device - 1], &p);
+        CHECK(compute_family(listed[device - 1]) != UINT32_MAX, ctx,
+              GPGPU_ERROR_INVALID_ARGUMENT,
+              "device %u (%s) has no compute queue with timestamps", device, p.deviceName);
+        st->physical = listed[device - 1];
+    } else if (pick && *pick) {
         int i = atoi(pick);
         CHECK(i >= 0 && (uint32_t)i < count && compute_family(devices[i]) != UINT32_MAX, ctx,
               GPGPU_ERROR_INVALID_ARGUMENT,
               "GPGPU_VK_DEVICE=%s: there are %u devices, or that one has no compute queue", pick,
               count);
         st->physical = devices[i];
-        return GPGPU_SUCCESS;
     }
     for (int pass = 0; pass < 2 && !st->physical; pass++) {
         for (uint32_t i = 0; i < count && !st->physical; i++) {
@@ -98,6 +156,10 @@ static gpgpu_status pick_device(gpgpu_context *ctx, vk_state *st)
     }
     CHECK(st->physical, ctx, GPGPU_ERROR_BACKEND_UNAVAILABLE,
           "vulkan: no device has a compute queue with timestamps");
+    for (uint32_t k = 0; k < listed_count; k++) {
+        if (listed[k] == st->physical)
+            st->device_index = k + 1;
+    }
     return GPGPU_SUCCESS;
 }
 
@@ -219,8 +281,10 @@ static void query_info(gpgpu_context *ctx, vk_state *st, bool adopted)
     vkGetPhysicalDeviceMemoryProperties(st->physical, &st->memory);
     VkPhysicalDeviceSubgroupProperties sub = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
+                                       .pNext = &sub};
     VkPhysicalDeviceDriverProperties driver = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, .pNext = &sub};
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, .pNext = &id};
     VkPhysicalDeviceProperties2 props2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
                                           .pNext = &driver};
     vkGetPhysicalDeviceProperties2(st->physical, &props2);
@@ -268,7 +332,10 @@ static void query_info(gpgpu_context *ctx, vk_state *st, bool adopted)
         .storage_offset_alignment = (size_t)lim->minStorageBufferOffsetAlignment,
         .max_storage_range_bytes = lim->maxStorageBufferRange,
         .device_memory_bytes = (size_t)device_local,
+        .device = adopted ? 0 : st->device_index,
+        .has_uuid = true,
     };
+    memcpy(ctx->info.uuid, id.deviceUUID, sizeof ctx->info.uuid);
 }
 
 /* The adopted objects belong together: the physical device is the instance's, the family has
@@ -315,6 +382,8 @@ static gpgpu_status check_adopted(gpgpu_context *ctx, const gpgpu_vk_adopt *adop
 gpgpu_status vk_device_open(gpgpu_context *ctx, vk_state *st, const gpgpu_context_desc *desc)
 {
     const gpgpu_vk_adopt *adopt = desc->vk_adopt;
+    CHECK(!adopt || desc->device == 0, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+          "device %u: an adopted Vulkan device is the caller's choice already", desc->device);
     if (adopt) {
         CHECK(adopt->instance && adopt->physical_device && adopt->device && adopt->queue, ctx,
               GPGPU_ERROR_NULL_POINTER, "vulkan adopt: instance, physical device, device and "
@@ -328,7 +397,7 @@ gpgpu_status vk_device_open(gpgpu_context *ctx, vk_state *st, const gpgpu_contex
     } else {
         st->owns_device = true;
         TRY(create_instance(ctx, st, desc->debug || env_on("GPGPU_VK_VALIDATION")));
-        TRY(pick_device(ctx, st));
+        TRY(pick_device(ctx, st, desc->device));
         TRY(create_device(ctx, st));
     }
     query_info(ctx, st, adopt != NULL);

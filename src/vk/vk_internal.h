@@ -79,6 +79,7 @@ typedef struct vk_state {
     vk_profile *profile; /* NULL unless GPGPU_PROFILE is set */
 
     char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+    uint32_t device_index; /* gpgpu_info.device: the device's number in the list, or 0 */
     char version[64];
     char driver[320];
 } vk_state;

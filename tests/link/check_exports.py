@@ -2,6 +2,7 @@
 """Only the public API leaves the libraries.
 
 usage: check_exports.py NM HEADERS_DIR [--static libgpgpu.a] [--shared libgpgpu.so]
+                        [--macro GPGPU_MPI_API]
 
 Lists the global defined symbols of the static archive (nm -g) and the
 dynamic ones of the shared library (nm -D), and fails on any that is not a
@@ -21,6 +22,8 @@ parser.add_argument("headers")
 parser.add_argument("--static")
 parser.add_argument("--shared")
 parser.add_argument("--no-vulkan", action="store_true", help="a build without gpgpu/vulkan.h")
+parser.add_argument("--macro", default="GPGPU_API",
+                    help="the export macro of the library's functions (libgpgpu_mpi's: GPGPU_MPI_API)")
 args = parser.parse_args()
 if args.static is None and args.shared is None:
     sys.exit("neither library given")
@@ -28,7 +31,7 @@ if args.static is None and args.shared is None:
 
 def declared_in(name):
     with open(os.path.join(args.headers, name)) as f:
-        return set(re.findall(r"^GPGPU_API\b[^(]*?\b(\w+)\(", f.read(), re.M))
+        return set(re.findall(r"^" + args.macro + r"\b[^(]*?\b(\w+)\(", f.read(), re.M))
 
 
 declared = set()

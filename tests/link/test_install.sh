@@ -88,13 +88,21 @@ headers=$(cd "$includedir" && ls gpgpu/*.h)
 [ -n "$headers" ] || fail "no headers in $includedir/gpgpu"
 for h in $headers; do
     printf '#include <%s>\nint header_alone;\n' "$h" >"$tmp/alone.c"
-    # shellcheck disable=SC2086 # CC, CFLAGS and cflags are word lists
-    $CC $CFLAGS -std=c99 -Wall -Wextra -Wpedantic -Werror $cflags -c "$tmp/alone.c" \
+    hflags=$cflags
+    # gpgpu/mpi.h (a build with MPI) needs MPI's headers: the flags of what gpgpu-mpi.pc
+    # requires besides gpgpu, from the system rather than the installed root.
+    if [ "$h" = gpgpu/mpi.h ]; then
+        for req in $($PKG_CONFIG --print-requires gpgpu-mpi | awk '$1 != "gpgpu" { print $1 }'); do
+            hflags="$hflags $(PKG_CONFIG_SYSROOT_DIR='' $PKG_CONFIG --cflags "$req")"
+        done
+    fi
+    # shellcheck disable=SC2086 # CC, CFLAGS and hflags are word lists
+    $CC $CFLAGS -std=c99 -Wall -Wextra -Wpedantic -Werror $hflags -c "$tmp/alone.c" \
         -o "$tmp/alone.o" 2>"$tmp/err" || fail "$h alone in C: $(cat "$tmp/err")"
     if [ -n "$CXX" ]; then
         cp "$tmp/alone.c" "$tmp/alone.cpp"
         # shellcheck disable=SC2086
-        $CXX $CFLAGS -std=c++11 -Wall -Wextra -Wpedantic -Werror $cflags -c "$tmp/alone.cpp" \
+        $CXX $CFLAGS -std=c++11 -Wall -Wextra -Wpedantic -Werror $hflags -c "$tmp/alone.cpp" \
             -o "$tmp/alone.o" 2>"$tmp/err" || fail "$h alone in C++: $(cat "$tmp/err")"
     fi
 done
