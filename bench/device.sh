@@ -20,7 +20,9 @@
 #   PRIMITIVES ["sort reduce scan"]  what the benchmarks run, in this order;
 #                      "spmv" runs SpMV (first, before the others), "spgemm"
 #                      SpGEMM (after SpMV), "select" compaction, partition and
-#                      gather (gpgpu-bench --only select, one process per size)
+#                      gather, "histogram", "segreduce", "rle" (gpgpu-bench
+#                      --only P, one process per primitive and size; CUB's
+#                      same cases in cub_peer)
 #   SPMV_GENS ["laplace3d_7:128 rmat:20"]  generated matrices (gpgpu-bench
 #                      --gen), one gpgpu-bench process each per backend
 #   MATRIX_DIR [""]    real matrices: every *.mtx and *.mtx.gz in it, one
@@ -107,12 +109,14 @@ if [ -n "${SWEEP_SCAN:-}" ]; then
 fi
 # CUB on every size that any of ours runs (the copy always; a few seconds).
 rs_sizes=$(seq -s, "${MIN_LOG2:-10}" "${STEP:-2}" "${MAX_LOG2:-28}")
-cub_sizes=$( { { [ -n "$rs" ] || has select; } && echo "$rs_sizes"
+cub_sizes=$( { { [ -n "$rs" ] || has select || has histogram || has segreduce || has rle; } &&
+                echo "$rs_sizes"
               has sort && echo "$SORT_SMALL ${SORT_SIZES// /,}"; } |
     tr ', ' '\n\n' | grep -E '^[0-9]+$' | sort -nu | paste -sd, -)
 cub_only=${rs}
-has sort && cub_only=${cub_only:+$cub_only,}sort
-has select && cub_only=${cub_only:+$cub_only,}select
+for p in sort select histogram segreduce rle; do
+    has "$p" && cub_only=${cub_only:+$cub_only,}$p
+done
 if [ -n "$cub_only" ] && [ -n "$cub_sizes" ]; then
     $B/cub_peer --sizes "$cub_sizes" --only "$cub_only" --json "$OUT/cub.json" \
         >"$OUT/cub.txt" 2>"$OUT/cub.err" || tail -5 "$OUT/cub.err"
@@ -268,18 +272,21 @@ if [ -n "$rs" ]; then
         echo "reduce/scan $be done at ${SECONDS}s"
     done
 fi
-# Compaction, partition and gather: one process per size, as reduce and scan.
-if has select; then
+# Compaction, partition and gather, histograms, segmented sums and run-length
+# encoding: one process per primitive and size, as reduce and scan.
+for p in select histogram segreduce rle; do
+    has "$p" || continue
     for be in $BACKENDS; do
         for k in $(seq "${MIN_LOG2:-10}" "${STEP:-2}" "${MAX_LOG2:-28}"); do
-            bench1 "$be" "select_$k" --only select --sizes "$k"
+            bench1 "$be" "${p}_$k" --only "$p" --sizes "$k"
         done
-        echo "select $be done at ${SECONDS}s"
+        echo "$p $be done at ${SECONDS}s"
     done
-fi
+done
 joined=()
 for be in $BACKENDS; do
-    { [ -n "$rs" ] || has sort || has select; } || break
+    { [ -n "$rs" ] || has sort || has select || has histogram || has segreduce || has rle; } ||
+        break
     files=("$OUT"/bench_"${be}"_*.json)
     [ -e "${files[0]}" ] || { echo "== gpgpu-bench $be: no results"; continue; }
     merge_json "$OUT/bench_$be.json" "${files[@]}"
