@@ -5,17 +5,17 @@
 // on DMA engines that reach a fraction of the memory bandwidth (measured on
 // an H100: 177 and 850 GB/s against 3 TB/s by shaders), so the library copies
 // with this instead; it is also the benchmarks' bandwidth ceiling.
-//   0 COPY   group g copies blocks g, g+G, ... of WG_SIZE*ITEMS words. The
-//            library makes a group per block (copy.c), so the blocks start
-//            in address order; G and g run over x and y (a dispatch wider
-//            than the x limit is spread over y).
+//   COPY   group g copies blocks g, g+G, ... of WG_SIZE*ITEMS words. The
+//          library makes a group per block (copy.c), so the blocks start
+//          in address order; G and g run over x and y (a dispatch wider
+//          than the x limit is spread over y).
 
 layout(std430, binding = 0) restrict readonly buffer Src { uint src[]; };
 layout(std430, binding = 1) restrict writeonly buffer Dst { uint dst[]; };
 
-#define N       params[1]
-#define SRC_OFF params[2]
-#define DST_OFF params[3]
+#define N       params[COPY_P_N]
+#define SRC_OFF params[COPY_P_SRC_OFF]
+#define DST_OFF params[COPY_P_DST_OFF]
 
 void main()
 {

@@ -2,21 +2,23 @@
 // in[idx[i]] and out[idx[i]] = in[i] for records of any whole number of 32-bit words.
 // variants: TYPE=U32
 //
-// A record is UNITS units of UNIT words (SHAPE0: 4, 2 or 1, the widest that the record and
-// both offsets allow; SHAPE1: units per record), moved a unit per invocation and ITEMS
-// units per invocation per block, every load of a block before its stores (as copy.comp).
-// Stages (STAGE = params[0]); offsets in units, the indices' in u32; N records, which may
-// be a count on the GPU (device_count, common.glsl):
-//   1 GATHER    out record i = in record idx[i], i < N
-//   2 SCATTER   out record idx[i] = in record i, i < N (where indices repeat, each unit of
-//               a target holds that unit of one of its records, which one unspecified)
+// A record is UNITS units of UNIT words (GATHER_SHAPE_UNIT: 4, 2 or 1, the widest that the
+// record and both offsets allow; GATHER_SHAPE_UNITS: units per record), moved a unit per
+// invocation and ITEMS units per invocation per block, every load of a block before its
+// stores (as copy.comp).
+// Stages (STAGE = params[0], numbered in src/algo/ids/gather_ids.h); offsets in units,
+// the indices' in u32; N records, which may be a count on the GPU (device_count,
+// common.glsl):
+//   GATHER    out record i = in record idx[i], i < N
+//   SCATTER   out record idx[i] = in record i, i < N (where indices repeat, each unit of a
+//             target holds that unit of one of its records, which one unspecified)
 // Both first read the largest index (binding 3: the reduce family's MAX over the indices):
 // when N > 0 and it is LIMIT or more (the records of the side the indices address), the
 // stage writes nothing, and its first invocation writes 1 to the status word (binding 4,
 // where bound; else 0).
 
-#define UNIT (SHAPE0 == 0u ? 1u : SHAPE0)
-#define UNITS (SHAPE1 == 0u ? 1u : SHAPE1)
+#define UNIT (GATHER_SHAPE_UNIT == 0u ? 1u : GATHER_SHAPE_UNIT)
+#define UNITS (GATHER_SHAPE_UNITS == 0u ? 1u : GATHER_SHAPE_UNITS)
 
 layout(std430, binding = 0) restrict readonly buffer Src1 { uint src1[]; };
 layout(std430, binding = 0) restrict readonly buffer Src2 { uvec2 src2[]; };
@@ -30,13 +32,13 @@ layout(std430, binding = 4) restrict writeonly buffer Status { uint status[]; };
 
 uint g_n; // records (main reads it once)
 #define N           g_n
-#define SRC_OFF     params[2] /* units */
-#define DST_OFF     params[3] /* units */
-#define IDX_OFF     params[4]
-#define LARGEST_OFF params[5]
-#define LIMIT       params[6]
-#define STATUS_OFF  params[7]
-#define HAS_STATUS  params[8]
+#define SRC_OFF     params[GATHER_P_SRC_OFF] /* units */
+#define DST_OFF     params[GATHER_P_DST_OFF] /* units */
+#define IDX_OFF     params[GATHER_P_IDX_OFF]
+#define LARGEST_OFF params[GATHER_P_LARGEST_OFF]
+#define LIMIT       params[GATHER_P_LIMIT]
+#define STATUS_OFF  params[GATHER_P_STATUS_OFF]
+#define HAS_STATUS  params[GATHER_P_HAS_STATUS]
 
 uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 
@@ -92,9 +94,9 @@ void move(const bool gather)
 
 void main()
 {
-    g_n = device_count(params[1]);
-    if (STAGE == 1u)
+    g_n = device_count(params[GATHER_P_N]);
+    if (STAGE == GATHER_STAGE_GATHER)
         move(true);
-    else if (STAGE == 2u)
+    else if (STAGE == GATHER_STAGE_SCATTER)
         move(false);
 }

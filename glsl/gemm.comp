@@ -5,23 +5,24 @@
 // OFF + i * LD + j, and op = transpose reads the stored matrix the other way round. With
 // beta = 0 (flag bit 2) C is only written: a NaN or garbage in C does not leak into it.
 //
-// Stages (STAGE = params[0]), each one dispatch, each built as a program of its own
-// (ONLY_STAGE), since their work-group shapes and shared memory differ:
-//   1 METHOD1  the lab report's method 1: ONE work-group of TILE x TILE invocations walks
-//              over every TILE x TILE block of C; each output summed from global memory.
-//   2 METHOD2  method 2: a work-group per TILE x TILE block of C, one output per
-//              invocation, summed from global memory.
-//   3 METHOD6  method 6: a work-group per block of TILE x 2 TILE (ITEMS = 2 outputs per
-//              invocation, side by side) or 2 TILE x 2 TILE (ITEMS = 4) outputs; the
-//              K x TILE strips of A and B pass through shared memory a TILE-wide slice at
-//              a time, the next slice loaded while the current one is used (the report's
-//              A_shared / As pairs: two barriers per slice).
-//   4 TILED    the fast default: a work-group per BM x BN block of C (SHAPE0, SHAPE1), K in
-//              slices of BK (SHAPE2) through two shared buffers (one barrier per slice: the
-//              next slice goes from registers into the other buffer while this one is
-//              used); each invocation keeps a TM x TN block of C in registers (TM = SHAPE3,
-//              TN = BM BN / (WG_SIZE TM)) as 4-wide vectors, read from shared memory as
-//              4-wide vectors, so every shared read feeds 4 (or 16) fused multiply-adds.
+// Stages (STAGE = params[0], numbered in src/algo/ids/gemm_ids.h), each one dispatch, each
+// built as a program of its own (ONLY_STAGE), since their work-group shapes and shared
+// memory differ:
+//   METHOD1  the lab report's method 1: ONE work-group of TILE x TILE invocations walks
+//            over every TILE x TILE block of C; each output summed from global memory.
+//   METHOD2  method 2: a work-group per TILE x TILE block of C, one output per
+//            invocation, summed from global memory.
+//   METHOD6  method 6: a work-group per block of TILE x 2 TILE (ITEMS = 2 outputs per
+//            invocation, side by side) or 2 TILE x 2 TILE (ITEMS = 4) outputs; the
+//            K x TILE strips of A and B pass through shared memory a TILE-wide slice at
+//            a time, the next slice loaded while the current one is used (the report's
+//            A_shared / As pairs: two barriers per slice).
+//   TILED    the fast default: a work-group per BM x BN block of C, K in slices of BK
+//            through two shared buffers (one barrier per slice: the next slice goes from
+//            registers into the other buffer while this one is used); each invocation
+//            keeps a TM x TN block of C in registers (BM, BN, BK, TM: GEMM_SHAPE_*,
+//            TN = BM BN / (WG_SIZE TM)) as 4-wide vectors, read from shared memory as
+//            4-wide vectors, so every shared read feeds 4 (or 16) fused multiply-adds.
 // TILE (methods 1, 2, 6) is the side of the square work-group: 8, 16 or 32 for WG_SIZE
 // 64, 256, 1024. Edges: elements outside op(A) or op(B) read as 0, outputs outside C are
 // not written, so any M, N, K work.
@@ -46,21 +47,21 @@ layout(std430, binding = 2) buffer C { T c[]; };
 layout(std430, binding = 0) readonly buffer A4 { T4 a4[]; };
 layout(std430, binding = 1) readonly buffer B4 { T4 b4[]; };
 
-#define M      params[1]
-#define N      params[2]
-#define K      params[3]
-#define A_OFF  params[4]
-#define B_OFF  params[5]
-#define C_OFF  params[6]
-#define LDA    params[7]
-#define LDB    params[8]
-#define LDC    params[9]
-#define TRANS_A      ((params[10] & 1u) != 0u)
-#define TRANS_B      ((params[10] & 2u) != 0u)
-#define BETA_IS_ZERO ((params[10] & 4u) != 0u)
-#define VEC_A        ((params[10] & 8u) != 0u)  // A transposed, A_OFF and LDA multiples of 4
-#define VEC_B        ((params[10] & 16u) != 0u) // B not transposed, B_OFF and LDB multiples of 4
-// alpha at params[11..12], beta at params[13..14] (param_t, common.glsl)
+#define M      params[GEMM_P_M]
+#define N      params[GEMM_P_N]
+#define K      params[GEMM_P_K]
+#define A_OFF  params[GEMM_P_A_OFF]
+#define B_OFF  params[GEMM_P_B_OFF]
+#define C_OFF  params[GEMM_P_C_OFF]
+#define LDA    params[GEMM_P_LDA]
+#define LDB    params[GEMM_P_LDB]
+#define LDC    params[GEMM_P_LDC]
+#define TRANS_A      ((params[GEMM_P_FLAGS] & GEMM_FLAG_TRANS_A) != 0u)
+#define TRANS_B      ((params[GEMM_P_FLAGS] & GEMM_FLAG_TRANS_B) != 0u)
+#define BETA_IS_ZERO ((params[GEMM_P_FLAGS] & GEMM_FLAG_BETA_IS_ZERO) != 0u)
+#define VEC_A        ((params[GEMM_P_FLAGS] & GEMM_FLAG_VEC_A) != 0u)
+#define VEC_B        ((params[GEMM_P_FLAGS] & GEMM_FLAG_VEC_B) != 0u)
+// alpha and beta at GEMM_P_ALPHA and GEMM_P_BETA (param_t, common.glsl)
 
 // op(A)[i][k] and op(B)[k][j], 0 outside.
 T load_a(uint i, uint k)
@@ -82,8 +83,8 @@ void store_c(uint i, uint j, T sum)
     if (i >= M || j >= N)
         return;
     uint at = C_OFF + i * LDC + j;
-    T v = param_t(11u) * sum;
-    c[at] = BETA_IS_ZERO ? v : v + param_t(13u) * c[at];
+    T v = param_t(GEMM_P_ALPHA) * sum;
+    c[at] = BETA_IS_ZERO ? v : v + param_t(GEMM_P_BETA) * c[at];
 }
 
 // The work-group's index in a dispatch of gx * gy groups (the executor spreads wide
@@ -132,10 +133,10 @@ const uint M6_ELEMENTS = M6_B_NOW + 2u * TILE * TILE;
 
 // The block shape; 0 takes 64 x 64 x 8 with 4 rows per invocation (the build's check of
 // the sources, and a shape every device can hold).
-const uint BM = SHAPE0 != 0u ? SHAPE0 : 64u;
-const uint BN = SHAPE1 != 0u ? SHAPE1 : 64u;
-const uint BK = SHAPE2 != 0u ? SHAPE2 : 8u;
-const uint TM = SHAPE3 != 0u ? SHAPE3 : 4u;
+const uint BM = GEMM_SHAPE_BLOCK_M != 0u ? GEMM_SHAPE_BLOCK_M : 64u;
+const uint BN = GEMM_SHAPE_BLOCK_N != 0u ? GEMM_SHAPE_BLOCK_N : 64u;
+const uint BK = GEMM_SHAPE_BLOCK_K != 0u ? GEMM_SHAPE_BLOCK_K : 8u;
+const uint TM = GEMM_SHAPE_THREAD_M != 0u ? GEMM_SHAPE_THREAD_M : 4u;
 // (clamped so that a program of another stage, whose WG_SIZE does not fit the block, still
 // declares arrays of at least one element)
 const uint TN = BM * BN / (WG_SIZE * TM) >= 4u ? BM * BN / (WG_SIZE * TM) : 4u;
@@ -155,8 +156,8 @@ const uint TILED_VECTORS = TILED_B + 2u * BK * BN / 4u;
 
 // The shared pool: each program (ONLY_STAGE) holds only what its stage needs, so that
 // one stage's tile never takes shared memory from another's.
-const uint SMEM_VECTORS = ONLY_STAGE == 3u ? (M6_ELEMENTS + 3u) / 4u
-                        : ONLY_STAGE == 4u ? TILED_VECTORS : 1u;
+const uint SMEM_VECTORS = ONLY_STAGE == GEMM_STAGE_METHOD6 ? (M6_ELEMENTS + 3u) / 4u
+                        : ONLY_STAGE == GEMM_STAGE_TILED   ? TILED_VECTORS : 1u;
 shared T4 smem[SMEM_VECTORS];
 
 // Method 6 keeps single elements in the pool. A write names its component by a switch:
@@ -349,16 +350,16 @@ void stage_tiled()
 void main()
 {
     switch (STAGE) {
-    case 1u:
+    case GEMM_STAGE_METHOD1:
         stage_method1();
         return;
-    case 2u:
+    case GEMM_STAGE_METHOD2:
         stage_method2();
         return;
-    case 3u:
+    case GEMM_STAGE_METHOD6:
         stage_method6();
         return;
-    case 4u:
+    case GEMM_STAGE_TILED:
         stage_tiled();
         return;
     default:

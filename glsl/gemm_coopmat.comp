@@ -1,22 +1,24 @@
 // gemm_coopmat.comp: the dense product C = alpha * op(A) * op(B) + beta * C on the
 // device's matrix units (cooperative matrices), with f16 inputs and f32 accumulation.
 // variants: TYPE=F32
+// ids: gemm_coopmat gemm
 // extensions: GL_NV_cooperative_matrix GL_KHR_memory_scope_semantics GL_EXT_shader_explicit_arithmetic_types_float16 GL_KHR_shader_subgroup_basic
 //
 // A, B and C are f32, laid out as for gemm.comp (row-major, offsets, strides, transposes).
 // The products are of A and B rounded to f16 (to nearest), summed in f32: a reduced-
 // precision variant, reported apart from the f32 product, which stays f32 throughout.
 //
-// Stages (STAGE = params[0]):
-//   1 A_TO_F16  a16[i][k] = f16(op(A)[i][k]), MP x KP, zero outside op(A); 8 a invocation
-//   2 B_TO_F16  b16[k][j] = f16(op(B)[k][j]), KP x NP, zero outside op(B); 8 a invocation
-//   3 PRODUCT   c32 = a16 * b16: a work-group of 8 subgroups per BM x BN block of C, each
-//               subgroup SM x SN tiles of 16 x 16; K in slices of BK through two shared
-//               buffers (the next slice goes from registers into the other buffer while
-//               this one is used, one barrier per slice), from which the matrix units load
-//               their tiles
-//   4 FINISH    C[i][j] = alpha * c32[i][j] + beta * C[i][j] inside C (beta = 0: C only
-//               written); 8 a invocation
+// Stages (STAGE = params[0], numbered in src/algo/ids/gemm_coopmat_ids.h; the parameters are
+// gemm's, src/algo/ids/gemm_ids.h):
+//   A_TO_F16  a16[i][k] = f16(op(A)[i][k]), MP x KP, zero outside op(A); 8 a invocation
+//   B_TO_F16  b16[k][j] = f16(op(B)[k][j]), KP x NP, zero outside op(B); 8 a invocation
+//   PRODUCT   c32 = a16 * b16: a work-group of 8 subgroups per BM x BN block of C, each
+//             subgroup SM x SN tiles of 16 x 16; K in slices of BK through two shared
+//             buffers (the next slice goes from registers into the other buffer while
+//             this one is used, one barrier per slice), from which the matrix units load
+//             their tiles
+//   FINISH    C[i][j] = alpha * c32[i][j] + beta * C[i][j] inside C (beta = 0: C only
+//             written); 8 a invocation
 // MP, NP and KP are M, N and K rounded up to BM, BN and 16, so that every tile the matrix
 // units load or store lies inside the padded matrices and no tile needs a bounds check.
 
@@ -28,19 +30,19 @@ layout(std430, binding = 3) buffer A16x8 { uvec4 a16x8[]; };
 layout(std430, binding = 4) buffer B16x8 { uvec4 b16x8[]; };
 layout(std430, binding = 5) buffer C32 { float c32[]; };
 
-#define M      params[1]
-#define N      params[2]
-#define K      params[3]
-#define A_OFF  params[4]
-#define B_OFF  params[5]
-#define C_OFF  params[6]
-#define LDA    params[7]
-#define LDB    params[8]
-#define LDC    params[9]
-#define TRANS_A      ((params[10] & 1u) != 0u)
-#define TRANS_B      ((params[10] & 2u) != 0u)
-#define BETA_IS_ZERO ((params[10] & 4u) != 0u)
-// alpha at params[11], beta at params[13] (f32 bits; gemm.comp's layout, where f64 takes two)
+#define M      params[GEMM_P_M]
+#define N      params[GEMM_P_N]
+#define K      params[GEMM_P_K]
+#define A_OFF  params[GEMM_P_A_OFF]
+#define B_OFF  params[GEMM_P_B_OFF]
+#define C_OFF  params[GEMM_P_C_OFF]
+#define LDA    params[GEMM_P_LDA]
+#define LDB    params[GEMM_P_LDB]
+#define LDC    params[GEMM_P_LDC]
+#define TRANS_A      ((params[GEMM_P_FLAGS] & GEMM_FLAG_TRANS_A) != 0u)
+#define TRANS_B      ((params[GEMM_P_FLAGS] & GEMM_FLAG_TRANS_B) != 0u)
+#define BETA_IS_ZERO ((params[GEMM_P_FLAGS] & GEMM_FLAG_BETA_IS_ZERO) != 0u)
+// alpha at GEMM_P_ALPHA, beta at GEMM_P_BETA (f32 bits)
 
 const uint TILE = 16u;            // the matrix units' M, N and K
 const uint SM = 4u, SN = 2u;      // tiles per subgroup: 64 x 32 of C
@@ -171,7 +173,8 @@ void stage_finish()
     if (e >= M * np8)
         return;
     uint i = e / np8, j0 = (e % np8) * 8u, row = i * NP() + j0;
-    float alpha = uintBitsToFloat(params[11]), beta = uintBitsToFloat(params[13]);
+    float alpha = uintBitsToFloat(params[GEMM_P_ALPHA]),
+          beta = uintBitsToFloat(params[GEMM_P_BETA]);
     float v[8];
     UNROLL for (uint q = 0u; q < 8u; q++)
         v[q] = c32[row + q];
@@ -185,16 +188,16 @@ void stage_finish()
 void main()
 {
     switch (STAGE) {
-    case 1u:
+    case GEMM_COOPMAT_A_TO_F16:
         stage_a_to_f16();
         return;
-    case 2u:
+    case GEMM_COOPMAT_B_TO_F16:
         stage_b_to_f16();
         return;
-    case 3u:
+    case GEMM_COOPMAT_PRODUCT:
         stage_product();
         return;
-    case 4u:
+    case GEMM_COOPMAT_FINISH:
         stage_finish();
         return;
     default:

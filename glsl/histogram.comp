@@ -2,14 +2,14 @@
 // bins between sorted levels (HistogramRange).
 // variants: TYPE=U32,I32,F32,F64
 //
-// Stages (STAGE = params[0]); the samples at binding 0 (from SRC_OFF), the u32 counts at
-// binding 1 (from DST_OFF), the levels at binding 2 (from LEVELS_OFF), the sample count at
-// binding 3 (COUNT_OFF, where HAS_COUNT).
-//   0 CLEAR   counts[b] = 0, b < BINS
-//   1 BINS    dst[i] = the bin of sample i, or ~0 where none counts it (u32, at binding 1)
-//   2 SHARED  each group counts its tiles into counters in shared memory (SHAPE0 of them;
-//             SHAPE1: the levels held there too), then adds each nonzero counter to counts
-//   3 GLOBAL  each sample's bin counted by an atomic on counts itself
+// Stages (STAGE = params[0], numbered in src/algo/ids/histogram_ids.h); the samples at
+// binding 0 (from SRC_OFF), the u32 counts at binding 1 (from DST_OFF), the levels at
+// binding 2 (from LEVELS_OFF), the sample count at binding 3 (COUNT_OFF, where HAS_COUNT).
+//   CLEAR   counts[b] = 0, b < BINS
+//   BINS    dst[i] = the bin of sample i, or ~0 where none counts it (u32, at binding 1)
+//   SHARED  each group counts its tiles into counters in shared memory (CAPACITY of them,
+//           the levels there too where LEVELS), then adds each nonzero counter to counts
+//   GLOBAL  each sample's bin counted by an atomic on counts itself
 // A sample counts in bin b of even bins when lo <= v < hi: integers at floor((v - lo) * B /
 // (hi - lo)) exactly, floats at (v - lo) * scale in the type, scale = B / (hi - lo) rounded in
 // the type as CUB computes it (the last bin where that rounds up to B). Of levels, in the
@@ -21,26 +21,25 @@ layout(std430, binding = 1) restrict buffer Counts { uint counts[]; };
 layout(std430, binding = 2) restrict readonly buffer Levels { T levels[]; };
 layout(std430, binding = 3) restrict readonly buffer Count { uint count_in[]; };
 
-#define N          params[1]
-#define SRC_OFF    params[2]
-#define DST_OFF    params[3]
-#define BINS       params[4]
-#define LEVELS_OFF params[5]
-#define COUNT_OFF  params[6]
-#define HAS_COUNT  params[7]
-#define P_LO       8u  /* and 9 for f64 */
-#define P_HI       10u /* and 11 */
-#define P_SCALE    12u /* and 13 */
-#define RANGE      params[14] /* bins between levels, not even ones */
+#define N          params[HISTOGRAM_P_N]
+#define SRC_OFF    params[HISTOGRAM_P_SRC_OFF]
+#define DST_OFF    params[HISTOGRAM_P_DST_OFF]
+#define BINS       params[HISTOGRAM_P_BINS]
+#define LEVELS_OFF params[HISTOGRAM_P_LEVELS_OFF]
+#define COUNT_OFF  params[HISTOGRAM_P_COUNT_OFF]
+#define HAS_COUNT  params[HISTOGRAM_P_HAS_COUNT]
+// lo, hi and scale at HISTOGRAM_P_LO, _HI, _SCALE: a T's bits (param_t, common.glsl).
+#define RANGE      params[HISTOGRAM_P_RANGE] /* bins between levels, not even ones */
 #define NONE       0xffffffffu
 
-#define STAGE_SHARED 2u
 #define TILE (WG_SIZE * ITEMS)
-// SHARED's counters and levels: in its own program only (ONLY_STAGE), sized by SHAPE0.
-const uint CAP = ONLY_STAGE == STAGE_SHARED ? SHAPE0 : 1u;
+// SHARED's counters and levels: in its own program only (ONLY_STAGE), sized by CAPACITY.
+const uint CAP = ONLY_STAGE == HISTOGRAM_STAGE_SHARED ? HISTOGRAM_SHAPE_CAPACITY : 1u;
 // (Nested ?: rather than &&: glslang has written invalid SPIR-V for an && of specialization
 // constants in an array size, glsl/embed.py.)
-const uint LEVEL_CAP = ONLY_STAGE == STAGE_SHARED ? (SHAPE1 != 0u ? SHAPE0 + 1u : 1u) : 1u;
+const uint LEVEL_CAP = ONLY_STAGE == HISTOGRAM_STAGE_SHARED
+                           ? (HISTOGRAM_SHAPE_LEVELS != 0u ? HISTOGRAM_SHAPE_CAPACITY + 1u : 1u)
+                           : 1u;
 shared uint s_count[CAP];
 shared T s_level[LEVEL_CAP];
 
@@ -69,7 +68,8 @@ uint bin_of_levels(T v)
 // contraction or reassociation), below B.
 uint bin_of_even(T v)
 {
-    T lo = param_t(P_LO), hi = param_t(P_HI), scale = param_t(P_SCALE);
+    T lo = param_t(HISTOGRAM_P_LO), hi = param_t(HISTOGRAM_P_HI),
+      scale = param_t(HISTOGRAM_P_SCALE);
     if (!(v >= lo && v < hi))
         return NONE;
     precise T d = v - lo;
@@ -95,7 +95,7 @@ uint quotient(uint d, uint b, uint r, float scale)
 
 uint bin_of_even(T v)
 {
-    uint lo = params[P_LO], hi = params[P_HI];
+    uint lo = params[HISTOGRAM_P_LO], hi = params[HISTOGRAM_P_HI];
 #if defined(TYPE_I32)
     if (!(v >= int(lo) && v < int(hi)))
         return NONE;
@@ -104,7 +104,7 @@ uint bin_of_even(T v)
         return NONE;
 #endif
     // The differences of two's-complement values are exact as unsigned numbers.
-    return quotient(uint(v) - lo, BINS, hi - lo, uintBitsToFloat(params[P_SCALE]));
+    return quotient(uint(v) - lo, BINS, hi - lo, uintBitsToFloat(params[HISTOGRAM_P_SCALE]));
 }
 #endif
 
@@ -133,7 +133,7 @@ void add_global(uint bin, uint n)
 
 void stage_shared()
 {
-    if (ONLY_STAGE != STAGE_SHARED)
+    if (ONLY_STAGE != HISTOGRAM_STAGE_SHARED)
         return; // no counters in a program shared with the other stages
     uint lid = gl_LocalInvocationID.x, groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
@@ -194,18 +194,18 @@ void main()
 {
     uint iid = invocation_index();
     switch (STAGE) {
-    case 0u:
+    case HISTOGRAM_STAGE_CLEAR:
         if (iid < BINS)
             counts[DST_OFF + iid] = 0u;
         return;
-    case 1u:
+    case HISTOGRAM_STAGE_BINS:
         if (iid < sample_count())
             counts[DST_OFF + iid] = bin_of(src[SRC_OFF + iid]);
         return;
-    case STAGE_SHARED:
+    case HISTOGRAM_STAGE_SHARED:
         stage_shared();
         return;
-    case 3u:
+    case HISTOGRAM_STAGE_GLOBAL:
         stage_global(iid);
         return;
     default:

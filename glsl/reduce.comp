@@ -1,23 +1,23 @@
 // reduce.comp: the reduction family (sum, min, max, min+max).
 // variants: TYPE=U32,I32,F32,F64 OP=SUM,MIN,MAX,MINMAX
 //
-// Stages (STAGE = params[0]); src is binding 0, dst binding 1, offsets and
-// counts in elements of T. A "V element" is one T, or a (min, max) pair of
-// consecutive T for OP_MINMAX.
-//   0 TILES     fast: group g reduces blocks g, g+G, g+2G, ... of
+// Stages (STAGE = params[0], numbered in src/algo/ids/reduce_ids.h); src is binding 0, dst
+// binding 1, offsets and counts in elements of T. A "V element" is one T, or a (min, max)
+// pair of consecutive T for OP_MINMAX.
+//   TILES       fast: group g reduces blocks g, g+G, g+2G, ... of
 //               WG_SIZE*ITEMS source elements and writes V element g of dst.
 //               With FOLD, the last group to finish (an atomic counter at
 //               binding 3 tells) also folds dst's G values into V element 0
 //               of binding 2 and sets the counter back to 0: one dispatch.
-//   1 EXPAND    classic: dst V element i = v_from(src[i]), a scratch copy.
-//   2 HALVING   classic GPUSumUp step on dst: a[i] op= a[i + ceil(n/2)].
-//   3 STRIDE    classic GPUAltSumUp step on dst: a[2qt] op= a[2qt + q].
-//   4 PAIRS     classic GPUfindMinMax, first step: comparators on pairs.
-//   5 QUADS     classic GPUfindMinMax, later steps: pairs of pairs.
-//   6 COUNTER   the fold's counter (binding 3) = 0, once when it is made.
-//   7 DOT       TILES (OP_SUM) over the products src[i] * times[i] (binding
+//   EXPAND      classic: dst V element i = v_from(src[i]), a scratch copy.
+//   HALVING     classic GPUSumUp step on dst: a[i] op= a[i + ceil(n/2)].
+//   STRIDE      classic GPUAltSumUp step on dst: a[2qt] op= a[2qt + q].
+//   PAIRS       classic GPUfindMinMax, first step: comparators on pairs.
+//   QUADS       classic GPUfindMinMax, later steps: pairs of pairs.
+//   COUNTER     the fold's counter (binding 3) = 0, once when it is made.
+//   DOT         TILES (OP_SUM) over the products src[i] * times[i] (binding
 //               4): a dot product.
-//   8 UPDATE_DOT  TILES (OP_SUM, f32/f64) after a vector update: e = alpha *
+//   UPDATE_DOT  TILES (OP_SUM, f32/f64) after a vector update: e = alpha *
 //               src[i] + beta * y[i] (binding 5; UPDATE 2: beta = 0, y not
 //               read) is written to y[i], and e * times[i] is summed, or
 //               e * e without TIMES (a Krylov step's update and dot product
@@ -31,22 +31,22 @@ layout(std430, binding = 3) coherent buffer Counter { uint counter[]; };
 layout(std430, binding = 4) restrict readonly buffer Times { T times[]; };
 layout(std430, binding = 5) restrict buffer Update { T upd[]; };
 
-// Elements (TILES, EXPAND) or V elements left (classic steps): params[1], or with bit 31 set
-// the count on the GPU it bounds (device_count, common.glsl; TILES inside other families'
-// calls), read once by main.
+// Elements (TILES, EXPAND) or V elements left (classic steps): params[REDUCE_P_N], or with
+// bit 31 set the count on the GPU it bounds (device_count, common.glsl; TILES inside other
+// families' calls), read once by main.
 uint g_n;
 #define N         g_n
-#define SRC_OFF   params[2]
-#define DST_OFF   params[3]
-#define SRC_PAIRS params[4] /* TILES on OP_MINMAX: src already holds (min, max) pairs */
-#define Q         params[5] /* STRIDE: distance between the operands */
-#define FOLD      params[6] /* TILES: the last group folds the partial results */
-#define RESULT_OFF params[7]
-#define TIMES     params[8] /* UPDATE_DOT: the products with times[i], else squares */
-#define TIMES_OFF params[9]
-#define UPDATE    params[10] /* UPDATE_DOT: 1 y = alpha*src + beta*y, 2 beta = 0 */
-#define UPD_OFF   params[11]
-// alpha at params[12..13], beta at params[14..15] (param_t in common.glsl).
+#define SRC_OFF   params[REDUCE_P_SRC_OFF]
+#define DST_OFF   params[REDUCE_P_DST_OFF]
+#define SRC_PAIRS params[REDUCE_P_SRC_PAIRS]
+#define Q         params[REDUCE_P_Q]
+#define FOLD      params[REDUCE_P_FOLD]
+#define RESULT_OFF params[REDUCE_P_RESULT_OFF]
+#define TIMES     params[REDUCE_P_TIMES]
+#define TIMES_OFF params[REDUCE_P_TIMES_OFF]
+#define UPDATE    params[REDUCE_P_UPDATE]
+#define UPD_OFF   params[REDUCE_P_UPDATE_OFF]
+// alpha and beta at REDUCE_P_ALPHA and REDUCE_P_BETA (param_t in common.glsl).
 
 // Where TILES' elements come from: a constant argument, so that each stage's
 // inlined copy of stage_tiles carries no branch (and no store) for the
@@ -57,9 +57,9 @@ V load_src(uint i, const uint from)
 {
 #if defined(OP_SUM) && (defined(TYPE_F32) || defined(TYPE_F64))
     if (from == FROM_UPDATE) {
-        T e = param_t(12u) * src[SRC_OFF + i];
+        T e = param_t(REDUCE_P_ALPHA) * src[SRC_OFF + i];
         if (UPDATE == 1u)
-            e += param_t(14u) * upd[UPD_OFF + i];
+            e += param_t(REDUCE_P_BETA) * upd[UPD_OFF + i];
         upd[UPD_OFF + i] = e;
         return e * (TIMES != 0u ? times[TIMES_OFF + i] : e);
     }
@@ -162,26 +162,26 @@ void choose(uint lo, uint hi, uint from_lo, uint from_hi)
 void main()
 {
     uint iid = invocation_index();
-    g_n = device_count(params[1]);
+    g_n = device_count(params[REDUCE_P_N]);
     switch (STAGE) {
-    case 0u:
+    case REDUCE_STAGE_TILES:
         stage_tiles(FROM_SRC);
         return;
-    case 1u:
+    case REDUCE_STAGE_EXPAND:
         if (iid < N)
             store_dst(iid, v_from(src[SRC_OFF + iid]));
         return;
-    case 2u:
+    case REDUCE_STAGE_HALVING:
         if (iid < N / 2u)
             store_dst(iid, v_op(load_dst(iid), load_dst(iid + (N + 1u) / 2u)));
         return;
-    case 3u: {
+    case REDUCE_STAGE_STRIDE: {
         uint i = 2u * Q * iid;
         if (iid < N / 2u)
             store_dst(i, v_op(load_dst(i), load_dst(i + Q)));
         return;
     }
-    case 4u: {
+    case REDUCE_STAGE_PAIRS: {
         uint i = 2u * iid;
         if (i + 1u < N) // the comparator of the pair (i, i+1)
             choose(i, i + 1u, i + 1u, i);
@@ -189,20 +189,20 @@ void main()
             choose(0u, N > 1u ? 1u : 0u, N - 1u, N - 1u);
         return;
     }
-    case 5u: {
+    case REDUCE_STAGE_QUADS: {
         uint i = 2u * iid, j = i + 2u * ((N + 3u) / 4u);
         if (j < N)
             choose(i, i + 1u, j, j + 1u);
         return;
     }
-    case 6u:
+    case REDUCE_STAGE_COUNTER:
         if (iid == 0u)
             counter[0] = 0u;
         return;
-    case 7u:
+    case REDUCE_STAGE_DOT:
         stage_tiles(FROM_PRODUCTS);
         return;
-    case 8u:
+    case REDUCE_STAGE_UPDATE_DOT:
         stage_tiles(FROM_UPDATE);
         return;
     default:

@@ -6,23 +6,23 @@
 // Keys are equal by the sort's total order: integers by value, floats bit for bit except
 // that every NaN is one value (-0 and +0 differ).
 //
-// Stages (STAGE = params[0]); the keys at binding 0 (KEYS_OFF), the first key of each run
-// at binding 1 (UNIQUE_OFF), the run lengths at binding 2 (LENGTHS_OFF), the flags at
-// binding 3 (FLAGS_OFF), the run starts and the run count at binding 4 (STARTS_OFF, RUNS_AT),
-// the key count at binding 5 (COUNT_OFF, where HAS_COUNT), the run count's copy at binding 6
-// (COUNT_OUT_OFF), the single pass's tile states at binding 7 (STATE_OFF); all but the keys
-// and unique keys are u32. OUTPUTS says which outputs are bound.
-//   0 HEADS    flags[i] = 1 where key i starts a run, else 0, for i < BOUND (0 past the count)
-//   1 SCATTER  on the flags' inclusive scan: each head i of run r = flags[i] - 1 writes its
-//              key to unique[r] and i to starts[r]; the last key writes the run count R to
-//              starts[RUNS_AT] (and count_out) and the key count to starts[R]
-//   2 LENGTHS  lengths[r] = starts[r + 1] - starts[r], r < the run count
-//   3 CLEAR    state words [0, N) = 0 (no tile has published)
-//   4 CHAINED  single pass: each group draws a tile of WG_SIZE * ITEMS keys by ticket, finds
-//              its heads, and takes from the tiles before it (their published states, or their
-//              keys where a predecessor stays silent) the runs they hold and where the last of
-//              them starts; then it writes its heads' keys and starts, the lengths of the runs
-//              they end, and (the tile of the last key) what SCATTER's last key writes
+// Stages (STAGE = params[0], numbered in src/algo/ids/rle_ids.h); the keys at binding 0
+// (KEYS_OFF), the first key of each run at binding 1 (UNIQUE_OFF), the run lengths at
+// binding 2 (LENGTHS_OFF), the flags at binding 3 (FLAGS_OFF), the run starts and the run
+// count at binding 4 (STARTS_OFF, RUNS_AT), the key count at binding 5 (COUNT_OFF, where
+// HAS_COUNT), the run count's copy at binding 6 (COUNT_OUT_OFF), the single pass's tile
+// states at binding 7 (STATE_OFF); all but the keys and unique keys are u32. OUTPUTS says which outputs are bound.
+//   HEADS    flags[i] = 1 where key i starts a run, else 0, for i < BOUND (0 past the count)
+//   SCATTER  on the flags' inclusive scan: each head i of run r = flags[i] - 1 writes its
+//            key to unique[r] and i to starts[r]; the last key writes the run count R to
+//            starts[RUNS_AT] (and count_out) and the key count to starts[R]
+//   LENGTHS  lengths[r] = starts[r + 1] - starts[r], r < the run count
+//   CLEAR    state words [0, N) = 0 (no tile has published)
+//   CHAINED  single pass: each group draws a tile of WG_SIZE * ITEMS keys by ticket, finds
+//            its heads, and takes from the tiles before it (their published states, or their
+//            keys where a predecessor stays silent) the runs they hold and where the last of
+//            them starts; then it writes its heads' keys and starts, the lengths of the runs
+//            they end, and (the tile of the last key) what SCATTER's last key writes
 // The executor defines OP_SUM for this family (ops.glsl needs it first).
 
 layout(std430, binding = 0) restrict readonly buffer Keys { T keys[]; };
@@ -34,26 +34,21 @@ layout(std430, binding = 5) restrict readonly buffer Count { uint count_in[]; };
 layout(std430, binding = 6) restrict writeonly buffer CountOut { uint count_out[]; };
 layout(std430, binding = 7) coherent volatile buffer State { uint state[]; };
 
-#define BOUND         params[1]
-#define KEYS_OFF      params[2]
-#define UNIQUE_OFF    params[3]
-#define LENGTHS_OFF   params[4]
-#define FLAGS_OFF     params[5]
-#define STARTS_OFF    params[6]
-#define HAS_COUNT     params[7]
-#define COUNT_OFF     params[8]
-#define OUTPUTS       params[9]  /* OUT_* bits */
-#define COUNT_OUT_OFF params[10]
-#define RUNS_AT       params[11]
-#define FALLBACK      params[12] /* CHAINED, tests: 1 ignores every published state */
-#define POLLS         params[13] /* CHAINED: reads of a silent predecessor before recounting it */
-#define STATE_OFF     params[14]
-#define OUT_UNIQUE    1u
-#define OUT_COUNT     2u
-#define OUT_LENGTHS   4u
+#define BOUND         params[RLE_P_BOUND]
+#define KEYS_OFF      params[RLE_P_KEYS_OFF]
+#define UNIQUE_OFF    params[RLE_P_UNIQUE_OFF]
+#define LENGTHS_OFF   params[RLE_P_LENGTHS_OFF]
+#define FLAGS_OFF     params[RLE_P_FLAGS_OFF]
+#define STARTS_OFF    params[RLE_P_STARTS_OFF]
+#define HAS_COUNT     params[RLE_P_HAS_COUNT]
+#define COUNT_OFF     params[RLE_P_COUNT_OFF]
+#define OUTPUTS       params[RLE_P_OUTPUTS]  /* RLE_OUT_* bits */
+#define COUNT_OUT_OFF params[RLE_P_COUNT_OUT_OFF]
+#define RUNS_AT       params[RLE_P_RUNS_AT]
+#define FALLBACK      params[RLE_P_FALLBACK] /* CHAINED, tests: 1 ignores every published state */
+#define POLLS         params[RLE_P_POLLS] /* CHAINED: reads of a silent predecessor */
+#define STATE_OFF     params[RLE_P_STATE_OFF]
 
-#define STAGE_CLEAR 3u
-#define STAGE_CHAINED 4u
 #define TILE (WG_SIZE * ITEMS)
 
 uint key_count() { return HAS_COUNT != 0u ? min(count_in[COUNT_OFF], BOUND) : BOUND; }
@@ -78,14 +73,14 @@ void finish(uint runs, uint n)
 {
     starts[STARTS_OFF + runs] = n;
     starts[RUNS_AT] = runs;
-    if ((OUTPUTS & OUT_COUNT) != 0u)
+    if ((OUTPUTS & RLE_OUT_COUNT) != 0u)
         count_out[COUNT_OUT_OFF] = runs;
 }
 
 // A head of run r at key i: its key and start.
 void write_head(uint r, uint i, T key)
 {
-    if ((OUTPUTS & OUT_UNIQUE) != 0u)
+    if ((OUTPUTS & RLE_OUT_UNIQUE) != 0u)
         unique_keys[UNIQUE_OFF + r] = key;
     starts[STARTS_OFF + r] = i;
 }
@@ -308,14 +303,14 @@ void stage_chained()
         if (head[k]) {
             uint i = first + k;
             write_head(r, i, x[k]);
-            if (r > 0u && (OUTPUTS & OUT_LENGTHS) != 0u)
+            if (r > 0u && (OUTPUTS & RLE_OUT_LENGTHS) != 0u)
                 lengths[LENGTHS_OFF + r - 1u] = i - (last - 1u);
             r++;
             last = i + 1u;
         }
     }
     if (first <= n - 1u && n - 1u < first + ITEMS) { // the last key's invocation
-        if ((OUTPUTS & OUT_LENGTHS) != 0u)
+        if ((OUTPUTS & RLE_OUT_LENGTHS) != 0u)
             lengths[LENGTHS_OFF + r - 1u] = n - (last - 1u);
         finish(r, n);
     }
@@ -325,14 +320,14 @@ void main()
 {
     uint i = invocation_index();
     switch (STAGE) {
-    case 0u:
+    case RLE_STAGE_HEADS:
         if (i < BOUND) {
             bool head = i < key_count() &&
                         (i == 0u || !same(keys[KEYS_OFF + i], keys[KEYS_OFF + i - 1u]));
             flags[FLAGS_OFF + i] = head ? 1u : 0u;
         }
         return;
-    case 1u: {
+    case RLE_STAGE_SCATTER: {
         uint n = key_count();
         if (i == 0u && n == 0u)
             finish(0u, 0u);
@@ -346,15 +341,15 @@ void main()
             finish(incl, n);
         return;
     }
-    case 2u:
+    case RLE_STAGE_LENGTHS:
         if (i < starts[RUNS_AT])
             lengths[LENGTHS_OFF + i] = starts[STARTS_OFF + i + 1u] - starts[STARTS_OFF + i];
         return;
-    case STAGE_CLEAR:
+    case RLE_STAGE_CLEAR:
         if (i < BOUND)
             state[STATE_OFF + i] = 0u;
         return;
-    case STAGE_CHAINED:
+    case RLE_STAGE_CHAINED:
         stage_chained();
         return;
     default:

@@ -1,20 +1,21 @@
 // scan.comp: the prefix-sum family (inclusive and exclusive, operator +).
 // variants: TYPE=U32,I32,F32,F64
 //
-// Stages (STAGE = params[0]); src is binding 0, dst binding 1, the per-group
-// partial sums binding 2 (from PART_OFF); offsets and counts in elements of T.
-//   0 REDUCE    fast: group g sums its contiguous run of tiles (TILES_PER_GROUP
-//               tiles of WG_SIZE*ITEMS elements) into part[g].
-//   1 PARTIALS  fast, one group: part[0..G) becomes its exclusive prefix sum.
-//   2 TILES     fast: group g scans its run tile by tile, starting from part[g].
-//   3 COPY      classic: dst = src (inclusive) or src shifted right by one (exclusive).
-//   4 STEP      classic iPrefixSum step k on dst: a[ib] += a[ia].
-//   5 CLEAR     single pass: state words [0, N) = 0 (no tile has published).
-//   6 CHAINED   single pass: each group draws a tile by ticket, scans it, and
-//               takes the sum of the tiles before it from their published
-//               states (decoupled look-back); a predecessor that publishes
-//               nothing within POLLS reads is summed from its input instead,
-//               so no group ever waits on another's progress.
+// Stages (STAGE = params[0], numbered in src/algo/ids/scan_ids.h); src is binding 0, dst
+// binding 1, the per-group partial sums binding 2 (from PART_OFF); offsets and counts in
+// elements of T.
+//   REDUCE    fast: group g sums its contiguous run of tiles (TILES_PER_GROUP
+//             tiles of WG_SIZE*ITEMS elements) into part[g].
+//   PARTIALS  fast, one group: part[0..G) becomes its exclusive prefix sum.
+//   TILES     fast: group g scans its run tile by tile, starting from part[g].
+//   COPY      classic: dst = src (inclusive) or src shifted right by one (exclusive).
+//   STEP      classic iPrefixSum step k on dst: a[ib] += a[ia].
+//   CLEAR     single pass: state words [0, N) = 0 (no tile has published).
+//   CHAINED   single pass: each group draws a tile by ticket, scans it, and
+//             takes the sum of the tiles before it from their published
+//             states (decoupled look-back); a predecessor that publishes
+//             nothing within POLLS reads is summed from its input instead,
+//             so no group ever waits on another's progress.
 // The executor defines OP_SUM for this family (ops.glsl needs it first).
 
 // No `restrict`: an in-place scan binds src and dst to the same memory.
@@ -49,28 +50,28 @@ layout(std430, binding = 2) restrict buffer Part { T part[]; };
 // CHAINED's ticket (state[0].x) and each tile's published values (below).
 layout(std430, binding = 3) coherent volatile buffer State { uvec4 state[]; };
 
-// The count: params[1], or with bit 31 set the count on the GPU it bounds (device_count,
-// common.glsl); main reads it once.
+// The count: params[SCAN_P_N], or with bit 31 set the count on the GPU it bounds
+// (device_count, common.glsl); main reads it once.
 uint g_n;
 #define N               g_n
-#define SRC_OFF         params[2]
-#define DST_OFF         params[3]
-#define EXCLUSIVE       params[4]
-#define TILES_PER_GROUP params[5]
-#define STEP_K          params[5] /* STEP: k, the step of iPrefixSum */
-#define GROUPS          params[6] /* PARTIALS: how many partial sums */
-#define PART_OFF        params[7] /* where the partial sums start in part */
-#define FALLBACK        params[5] /* CHAINED, tests: 1 ignores every published state, 2 the */
-                                  /* look-back's reads only (see look_back), 3 every inclusive */
-                                  /* prefix but tile 0's (walks go back to tile 0) */
-#define POLLS           params[6] /* CHAINED: reads of a silent predecessor before summing it */
-#define VEC             params[8] /* CHAINED: offsets allow 16-byte loads and stores */
-#define IN_PLACE        params[9] /* CHAINED: src and dst overlap */
+#define SRC_OFF         params[SCAN_P_SRC_OFF]
+#define DST_OFF         params[SCAN_P_DST_OFF]
+#define EXCLUSIVE       params[SCAN_P_EXCLUSIVE]
+#define TILES_PER_GROUP params[SCAN_P_TILES_PER_GROUP]
+#define STEP_K          params[SCAN_P_STEP_K]   /* STEP: k, the step of iPrefixSum */
+#define GROUPS          params[SCAN_P_GROUPS]   /* PARTIALS: how many partial sums */
+#define PART_OFF        params[SCAN_P_PART_OFF] /* where the partial sums start in part */
+// CHAINED, tests: 1 ignores every published state, 2 the look-back's reads only (see
+// look_back), 3 every inclusive prefix but tile 0's (walks go back to tile 0).
+#define FALLBACK        params[SCAN_P_FALLBACK]
+#define POLLS           params[SCAN_P_POLLS]    /* CHAINED: reads of a silent predecessor */
+#define VEC             params[SCAN_P_VEC]      /* CHAINED: 16-byte loads and stores */
+#define IN_PLACE        params[SCAN_P_IN_PLACE] /* CHAINED: src and dst overlap */
 #define FALLBACK_SUMS 3u
 #define FORCED (FALLBACK == 1u || FALLBACK == 2u) /* the look-back reads nothing */
 
 #define TILE (WG_SIZE * ITEMS)
-#define RELOAD (ONLY_STAGE == STAGE_CHAINED && SHAPE0 != 0u)
+#define RELOAD (ONLY_STAGE == SCAN_STAGE_CHAINED && SCAN_SHAPE_RELOAD != 0u)
 // CHAINED: an invocation's elements in ROWS runs of RUN consecutive ones
 // (16 bytes where ITEMS allows).
 #define RUN (ITEMS % VW == 0u ? VW : ITEMS)
@@ -85,9 +86,8 @@ uint g_n;
 // CHAINED's shape, has a program without the tile too: a 256 x 32 tile of
 // the family's stages would take 33.8 KB (35.9 with the rest), more than
 // llvmpipe's 32 KB.
-#define STAGE_CLEAR 5u
-#define STAGE_CHAINED 6u
-shared T s_tile[ONLY_STAGE == STAGE_CHAINED || ONLY_STAGE == STAGE_CLEAR ? 1u : PAD(TILE)];
+shared T s_tile[ONLY_STAGE == SCAN_STAGE_CHAINED || ONLY_STAGE == SCAN_STAGE_CLEAR ? 1u
+                                                                          : PAD(TILE)];
 shared T s_scan[WG_SIZE];
 shared T s_total;
 
@@ -589,7 +589,7 @@ void stage_chained()
     }
     if (lid == 0u && tiles > 1u && t > 0u)
         publish(t, prefix + total, ST_INC);
-    // RELOAD (SHAPE0): the tile read again, from L2 where its first load left it,
+    // RELOAD (SCAN_SHAPE_RELOAD): the tile read again, from L2 where its first load left it,
     // so that no register holds it across the look-back's loop; its place read
     // again from shared memory, so that the compiler cannot keep the first load.
     if (RELOAD)
@@ -624,18 +624,18 @@ void stage_chained()
 void main()
 {
     uint iid = invocation_index();
-    g_n = device_count(params[1]);
+    g_n = device_count(params[SCAN_P_N]);
     switch (STAGE) {
-    case 0u:
+    case SCAN_STAGE_REDUCE:
         stage_reduce();
         return;
-    case 1u:
+    case SCAN_STAGE_PARTIALS:
         stage_partials();
         return;
-    case 2u:
+    case SCAN_STAGE_TILES:
         stage_tiles();
         return;
-    case 3u:
+    case SCAN_STAGE_COPY:
         if (iid < N) {
             if (EXCLUSIVE != 0u)
                 dst[DST_OFF + iid] = iid > 0u ? src[SRC_OFF + iid - 1u] : T_ZERO;
@@ -643,14 +643,14 @@ void main()
                 dst[DST_OFF + iid] = src[SRC_OFF + iid];
         }
         return;
-    case STAGE_CLEAR:
+    case SCAN_STAGE_CLEAR:
         if (iid < N)
             state[iid >> 2][iid & 3u] = 0u;
         return;
-    case STAGE_CHAINED:
+    case SCAN_STAGE_CHAINED:
         stage_chained();
         return;
-    case 4u: {
+    case SCAN_STAGE_STEP: {
         // Kiciak: i_a = 2^(k+1) floor(i / 2^k) + 2^k - 1, i_b = i_a + (i mod 2^k) + 1.
         uint m = 1u << STEP_K;
         uint ia = ((iid >> STEP_K) << (STEP_K + 1u)) + m - 1u;

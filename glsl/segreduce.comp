@@ -3,15 +3,15 @@
 // balanced SpMV (glsl/spmv.comp), with the operator in place of the product's sum.
 // variants: TYPE=U32,I32,F32,F64 OP=SUM,MIN,MAX
 //
-// Stages (STAGE = params[0]); the input at binding 0 (from SRC_OFF), the output at binding 1
-// (DST_OFF), the offsets at binding 2 (SEG_OFF), the plan and tile records at binding 3
-// (AUX_OFF, u32), the tiles' partial values at binding 4 (WORK_OFF), the segment count at
-// binding 5 (COUNT_OFF, where HAS_COUNT).
-//   0 PLAN   where each tile of the path begins: K + 1 (segments ended, elements taken)
-//   1 TILES  a tile of up to WG_SIZE * ITEMS path steps per work-group, staged in shared
-//            memory (a program of its own): each segment that ends in the tile and began in
-//            it is written; the tile's records keep the rest (below)
-//   2 FIX    the segments that cross tiles: their partial values combined in tile order
+// Stages (STAGE = params[0], numbered in src/algo/ids/segreduce_ids.h); the input at binding
+// 0 (from SRC_OFF), the output at binding 1 (DST_OFF), the offsets at binding 2 (SEG_OFF),
+// the plan and tile records at binding 3 (AUX_OFF, u32), the tiles' partial values at
+// binding 4 (WORK_OFF), the segment count at binding 5 (COUNT_OFF, where HAS_COUNT).
+//   PLAN   where each tile of the path begins: K + 1 (segments ended, elements taken)
+//   TILES  a tile of up to WG_SIZE * ITEMS path steps per work-group, staged in shared
+//          memory (a program of its own): each segment that ends in the tile and began in
+//          it is written; the tile's records keep the rest (below)
+//   FIX    the segments that cross tiles: their partial values combined in tile order
 //
 // The path merges the segment ends with the elements: NSEG + E steps, each either "take
 // element j into segment i" or "end segment i" (E elements from the first offset). Cutting it
@@ -35,22 +35,21 @@ layout(std430, binding = 3) restrict buffer Aux { uint aux[]; };
 layout(std430, binding = 4) restrict buffer Work { T work[]; };
 layout(std430, binding = 5) restrict readonly buffer Count { uint count_in[]; };
 
-#define N          params[1]  /* the input's elements: offsets are clamped to it */
-#define SRC_OFF    params[2]
-#define DST_OFF    params[3]
-#define SEG_OFF    params[4]
-#define NSEG_MAX   params[5]  /* the segments, or their bound where HAS_COUNT */
-#define AUX_OFF    params[6]
-#define WORK_OFF   params[7]
-#define K          params[8]  /* tiles */
-#define HAS_COUNT  params[9]
-#define COUNT_OFF  params[10]
-#define PATH_STEP  params[11] /* path steps between tile starts */
-#define SLACK      params[12] /* how far back a start may move to a segment's start */
+#define N          params[SEGREDUCE_P_N]  /* the input's elements: offsets are clamped to it */
+#define SRC_OFF    params[SEGREDUCE_P_SRC_OFF]
+#define DST_OFF    params[SEGREDUCE_P_DST_OFF]
+#define SEG_OFF    params[SEGREDUCE_P_SEG_OFF]
+#define NSEG_MAX   params[SEGREDUCE_P_NSEG]  /* the segments, or their bound where HAS_COUNT */
+#define AUX_OFF    params[SEGREDUCE_P_AUX_OFF]
+#define WORK_OFF   params[SEGREDUCE_P_WORK_OFF]
+#define K          params[SEGREDUCE_P_K]  /* tiles */
+#define HAS_COUNT  params[SEGREDUCE_P_HAS_COUNT]
+#define COUNT_OFF  params[SEGREDUCE_P_COUNT_OFF]
+#define PATH_STEP  params[SEGREDUCE_P_PATH_STEP] /* path steps between tile starts */
+#define SLACK      params[SEGREDUCE_P_SLACK] /* how far back a start may move */
 #define NONE 0xffffffffu
 
-#define STAGE_TILES 1u
-const uint TILE = ONLY_STAGE == STAGE_TILES ? WG_SIZE * ITEMS : 1u;
+const uint TILE = ONLY_STAGE == SEGREDUCE_STAGE_TILES ? WG_SIZE * ITEMS : 1u;
 shared uint s_end[TILE + 1u]; // the tile's segment ends, relative to the first offset
 shared T s_val[TILE];         // its elements
 shared uint s_flag[WG_SIZE];
@@ -192,7 +191,7 @@ void segmented_scan(uint lid, inout uint flag, inout V v, out uint ex_flag, out 
 
 void stage_tiles()
 {
-    if (ONLY_STAGE != STAGE_TILES)
+    if (ONLY_STAGE != SEGREDUCE_STAGE_TILES)
         return; // no room in a program shared with the other stages
     uint lid = gl_LocalInvocationID.x, g = group_index();
     if (g >= K)
@@ -317,13 +316,13 @@ void stage_fix()
 void main()
 {
     switch (STAGE) {
-    case 0u:
+    case SEGREDUCE_STAGE_PLAN:
         stage_plan();
         return;
-    case STAGE_TILES:
+    case SEGREDUCE_STAGE_TILES:
         stage_tiles();
         return;
-    case 2u:
+    case SEGREDUCE_STAGE_FIX:
         stage_fix();
         return;
     default:

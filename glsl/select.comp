@@ -4,22 +4,23 @@
 // them, in input order too.
 // variants: TYPE=U32,I32,F32,F64
 //
-// Stages (STAGE = params[0]); offsets and counts in elements. A tile is WG_SIZE * ITEMS
-// elements; N may be a count on the GPU (device_count, common.glsl).
-//   1 COUNT     reduce-then-scan, pass 1: group g counts the kept elements of its run of
-//               TILES_PER_GROUP tiles into state[g] (g < GROUPS).
-//   2 SCATTER   pass 2: group g sums state[0..GROUPS) into the kept elements before its
-//               run and the total (each group reads the few partial counts itself: no
-//               scan between the passes), then writes its run tile by tile: a kept
-//               element at its rank among the kept, a rejected one (PARTITION) at the
-//               total plus its rank among the rejected. Group 0 leaves the total at
-//               state[GROUPS].
-//   3 CLEAR     single pass: state words [0, N) = 0.
-//   4 CHAINED   single pass (no partition): each group draws a tile by ticket (state[0]),
-//               counts its kept elements, publishes the count at state[2 + t], learns the
-//               count before its tile by a decoupled look-back over those words (a silent
-//               predecessor is counted again from its input after POLLS reads, so no group
-//               waits on another), and writes; the last tile leaves the total at state[1].
+// Stages (STAGE = params[0], numbered in src/algo/ids/select_ids.h); offsets and counts in
+// elements. A tile is WG_SIZE * ITEMS elements; N may be a count on the GPU (device_count,
+// common.glsl).
+//   COUNT     reduce-then-scan, pass 1: group g counts the kept elements of its run of
+//             TILES_PER_GROUP tiles into state[g] (g < GROUPS).
+//   SCATTER   pass 2: group g sums state[0..GROUPS) into the kept elements before its
+//             run and the total (each group reads the few partial counts itself: no
+//             scan between the passes), then writes its run tile by tile: a kept
+//             element at its rank among the kept, a rejected one (PARTITION) at the
+//             total plus its rank among the rejected. Group 0 leaves the total at
+//             state[GROUPS].
+//   CLEAR     single pass: state words [0, N) = 0.
+//   CHAINED   single pass (no partition): each group draws a tile by ticket (state[0]),
+//             counts its kept elements, publishes the count at state[2 + t], learns the
+//             count before its tile by a decoupled look-back over those words (a silent
+//             predecessor is counted again from its input after POLLS reads, so no group
+//             waits on another), and writes; the last tile leaves the total at state[1].
 // Keep modes (MODE bits 0-3): 0 the flag (binding 1) is nonzero; 1-6 the value compares
 // <, <=, >, >=, ==, != with VALUE (gpgpu_compare), floats as C compares them: a NaN on
 // either side makes every comparison false but !=, and -0 equals +0.
@@ -35,33 +36,33 @@ layout(std430, binding = 6) coherent buffer State { uint state[]; };
 
 uint g_n; // the count (main reads it once)
 #define N             g_n
-#define SRC_OFF       params[2]
-#define DST_OFF       params[3]
-#define FLAGS_OFF     params[4]
-#define PAY_IN_OFF    params[5]
-#define PAY_OUT_OFF   params[6]
-#define IDX_OFF       params[7]
-#define STATE_OFF     params[8]
-#define MODE          params[9]
-// VALUE: params[10] (and params[11] for f64)
-#define POLLS         params[12]
-#define TILES_PER_GROUP params[13] /* COUNT, SCATTER */
-#define GROUPS        params[14]   /* COUNT, SCATTER: the partial counts */
-#define FORCE_RECOUNT params[15]   /* CHAINED (tests): every look-back counts again */
+#define SRC_OFF       params[SELECT_P_SRC_OFF]
+#define DST_OFF       params[SELECT_P_DST_OFF]
+#define FLAGS_OFF     params[SELECT_P_FLAGS_OFF]
+#define PAY_IN_OFF    params[SELECT_P_PAY_IN_OFF]
+#define PAY_OUT_OFF   params[SELECT_P_PAY_OUT_OFF]
+#define IDX_OFF       params[SELECT_P_IDX_OFF]
+#define STATE_OFF     params[SELECT_P_STATE_OFF]
+#define MODE          params[SELECT_P_MODE]
+// VALUE: params[SELECT_P_VALUE] (and the next for f64)
+#define POLLS         params[SELECT_P_POLLS]
+#define TILES_PER_GROUP params[SELECT_P_TILES_PER_GROUP] /* COUNT, SCATTER */
+#define GROUPS        params[SELECT_P_GROUPS]   /* COUNT, SCATTER: the partial counts */
+#define FORCE_RECOUNT params[SELECT_P_FORCE_RECOUNT]   /* CHAINED (tests): every look-back counts again */
 
 #define KEEP_OP       (MODE & 15u)
-#define PARTITION     ((MODE & 16u) != 0u)
-#define HAS_PAY       ((MODE & 32u) != 0u)
-#define HAS_IDX       ((MODE & 64u) != 0u)
+#define PARTITION     ((MODE & SELECT_MODE_PARTITION) != 0u)
+#define HAS_PAY       ((MODE & SELECT_MODE_PAY) != 0u)
+#define HAS_IDX       ((MODE & SELECT_MODE_IDX) != 0u)
 
 #define TILE (WG_SIZE * ITEMS)
 
 #if defined(TYPE_U32)
-T value() { return params[10]; }
+T value() { return params[SELECT_P_VALUE]; }
 #elif defined(TYPE_I32)
-T value() { return int(params[10]); }
+T value() { return int(params[SELECT_P_VALUE]); }
 #else
-T value() { return param_t(10u); }
+T value() { return param_t(SELECT_P_VALUE); }
 #endif
 
 // The comparison of keep mode op (1-6), NaN tested by its bits so that no fast-math
@@ -461,21 +462,21 @@ void stage_chained()
 
 void main()
 {
-    g_n = device_count(params[1]);
+    g_n = device_count(params[SELECT_P_N]);
     switch (STAGE) {
-    case 1u:
+    case SELECT_STAGE_COUNT:
         stage_count();
         return;
-    case 2u:
+    case SELECT_STAGE_SCATTER:
         stage_scatter();
         return;
-    case 3u: {
+    case SELECT_STAGE_CLEAR: {
         uint i = invocation_index();
         if (i < N)
             state[STATE_OFF + i] = 0u;
         return;
     }
-    case 4u:
+    case SELECT_STAGE_CHAINED:
         stage_chained();
         return;
     default:

@@ -2,6 +2,7 @@
 // dispatch), the same network's steps inside a tile in shared memory, the
 // LSD radix sort's histogram and stable scatter, and the driver's helpers.
 // variants: TYPE=U32,I32,F32,F64
+// ids:
 //
 // Keys are only moved and compared, never computed with, so they are bound
 // as their bits: uint for u32/i32/f32, uvec2 (low word first) for f64.

@@ -1,5 +1,6 @@
 // spgemm.comp: sparse x sparse products C = A * B (CSR), and the transpose.
 // variants: TYPE=F32,F64
+// ids:
 //
 // Stages (STAGE = params[0]); src/algo/spgemm.h says exactly what each does.
 //  1..13  Kiciak's classic product, one stage (or one step of one) per dispatch

@@ -1,30 +1,30 @@
 // spmv.comp: sparse matrix times vector, y = alpha*A*x + beta*y, every format.
 // variants: TYPE=F32,F64
 //
-// Stages (STAGE = params[0]); offsets in elements of each binding's type.
-// Kiciak's classic CSR product, one stage per dispatch:
-//   0 LENGTHS   aux[i] = ptr[i+1] - ptr[i] (row lengths), i < ROWS
-//   1 MAX       one pairwise-max step on aux with T_ = K: aux[i] = max(aux[i], aux[i + ceil(t/2)])
-//   2 PRODUCTS  work[k] = val[k] * x[idx[k]], k < NNZ (all products at once)
-//   3 SUMS      one pairwise-sum step within every row, t = K (see stage_sums)
-//   4 COPY      y[i] <- the row's sum work[ptr[i]] (0 for an empty row)
+// Stages (STAGE = params[0], numbered in src/algo/ids/spmv_ids.h); offsets in elements of
+// each binding's type. Kiciak's classic CSR product, one stage per dispatch:
+//   LENGTHS   aux[i] = ptr[i+1] - ptr[i] (row lengths), i < ROWS
+//   MAX       one pairwise-max step on aux with T_ = K: aux[i] = max(aux[i], aux[i + ceil(t/2)])
+//   PRODUCTS  work[k] = val[k] * x[idx[k]], k < NNZ (all products at once)
+//   SUMS      one pairwise-sum step within every row, t = K (see stage_sums)
+//   COPY      y[i] <- the row's sum work[ptr[i]] (0 for an empty row)
 // The other kernels, each one dispatch unless said:
-//   5 SCALE     y[i] <- alpha*0 + beta*y[i] (a matrix without entries)
-//   6 CSR_SCALAR  one invocation per row
-//   7 CSR_VECTOR  ITEMS invocations per row, WG_SIZE/ITEMS rows per work-group
-//   8 CSR_TILES   balanced: WG_SIZE*ITEMS nonzeros per work-group, rows found by search
-//   9 COO_TILES   the same on COO, rows read from the row array
-//  10 TILE_FIX    rows that cross tiles: their partial sums added, one work-group per tile
-//  11 ELL, 12 SELL, 13 BSR: one invocation per (scalar) row
-//  14 CSC_PRODUCTS  per column, work[e] = val[e] * x[j] (Radomski's loop, stored)
-//  15 CSC_GATHER    per row, the sum of work[perm[k]] over the row's entries
-//  16 VALIDATE_PTRS, 17 VALIDATE_ENTRIES: checks of a caller's CSR into a status record
+//   SCALE         y[i] <- alpha*0 + beta*y[i] (a matrix without entries)
+//   CSR_SCALAR    one invocation per row
+//   CSR_VECTOR    ITEMS invocations per row, WG_SIZE/ITEMS rows per work-group
+//   CSR_TILES     balanced: WG_SIZE*ITEMS nonzeros per work-group, rows found by search
+//   COO_TILES     the same on COO, rows read from the row array
+//   TILE_FIX      rows that cross tiles: their partial sums added, one work-group per tile
+//   ELL, SELL, BSR: one invocation per (scalar) row
+//   CSC_PRODUCTS  per column, work[e] = val[e] * x[j] (Radomski's loop, stored)
+//   CSC_GATHER    per row, the sum of work[perm[k]] over the row's entries
 // Balanced CSR by the merge path, then TILE_FIX:
-//  18 PATH_SEARCH  where each tile of the path begins (the plan at aux[PLAN_OFF], t <= K
-//                  tiles), made once per matrix and tile
-//  19 CSR_MERGE    MERGE_TILES tiles of up to WG_SIZE*ITEMS path steps (rows ended or
-//                  entries taken) per work-group, staged through shared memory; a program
-//                  of its own
+//   PATH_SEARCH   where each tile of the path begins (the plan at aux[PLAN_OFF], t <= K
+//                 tiles), made once per matrix and tile
+//   CSR_MERGE     MERGE_TILES tiles of up to WG_SIZE*ITEMS path steps (rows ended or
+//                 entries taken) per work-group, staged through shared memory; a program
+//                 of its own
+// A caller's CSR is checked by glsl/matrix_check.comp before these run on it.
 //
 // Every index read from a matrix array is clamped before it is used (row pointers to NNZ,
 // columns to COLS - 1, permutations to ROWS - 1), so that arrays a caller changed after
@@ -38,27 +38,27 @@ layout(std430, binding = 4) buffer Y { T y[]; };
 layout(std430, binding = 5) buffer Aux { uint aux[]; };
 layout(std430, binding = 6) buffer Work { T work[]; };
 
-#define ROWS     params[1]
-#define COLS     params[2]
-#define NNZ      params[3]  /* entries stored in idx/val (blocks for BSR) */
-#define PTR_OFF  params[4]
-#define IDX_OFF  params[5]
-#define VAL_OFF  params[6]
-#define X_OFF    params[7]
-#define Y_OFF    params[8]
-#define AUX_OFF  params[13]
-#define WORK_OFF params[14]
-#define K        params[15] /* t (classic), ELL width, SELL C, BSR b, tiles (TILE_FIX, merge) */
-#define PATH_STEP params[9]   /* PATH_SEARCH: path steps between tile starts (where others */
-#define PATH_SLACK params[10] /* have alpha), and how far back a start may move to a row */
+#define ROWS     params[SPMV_P_ROWS]
+#define COLS     params[SPMV_P_COLS]
+#define NNZ      params[SPMV_P_NNZ]  /* entries stored in idx/val (blocks for BSR) */
+#define PTR_OFF  params[SPMV_P_PTR_OFF]
+#define IDX_OFF  params[SPMV_P_IDX_OFF]
+#define VAL_OFF  params[SPMV_P_VAL_OFF]
+#define X_OFF    params[SPMV_P_X_OFF]
+#define Y_OFF    params[SPMV_P_Y_OFF]
+#define AUX_OFF  params[SPMV_P_AUX_OFF]
+#define WORK_OFF params[SPMV_P_WORK_OFF]
+#define K        params[SPMV_P_K] /* t (classic), ELL width, SELL C, BSR b, tiles */
+#define PATH_STEP params[SPMV_P_PATH_STEP]   /* PATH_SEARCH, where the others have alpha */
+#define PATH_SLACK params[SPMV_P_PATH_SLACK]
 
-// alpha at params[9..10], beta at params[11..12]: the bits of a T (param_t, common.glsl).
+// alpha at SPMV_P_ALPHA, beta at SPMV_P_BETA: the bits of a T (param_t, common.glsl).
 
 // y[r] = alpha*s + beta*y[r]; with beta == 0, y[r] is not read (NaN there is ignored).
 // precise: three roundings, no fused multiply-add, as the CPU twin of COPY computes it.
 void write_row(uint r, T s)
 {
-    T alpha = param_t(9u), beta = param_t(11u);
+    T alpha = param_t(SPMV_P_ALPHA), beta = param_t(SPMV_P_BETA);
     uint at = Y_OFF + r;
     precise T v = alpha * s;
     if (beta != T_ZERO)
@@ -68,8 +68,7 @@ void write_row(uint r, T s)
 
 uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 
-// Row pointer r, clamped to the entries there are.
-uint rp(uint r) { return min(ptr[PTR_OFF + r], NNZ); }
+#include "spmv/row_ptr.glsl"
 
 // The product of entry k (CSR or COO order): value times x at its clamped column.
 T product(uint k) { return val[VAL_OFF + k] * x[X_OFF + min(idx[IDX_OFF + k], COLS - 1u)]; }
@@ -287,18 +286,7 @@ void segmented_scan(uint lid, inout uint flag, inout T sum, out uint ex_flag, ou
 #endif
 }
 
-// The row holding entry e: the largest r in [lo, hi] with rp(r) <= e (rp(lo) <= e).
-uint row_search(uint e, uint lo, uint hi)
-{
-    while (lo < hi) {
-        uint mid = lo + (hi - lo + 1u) / 2u;
-        if (rp(mid) <= e)
-            lo = mid;
-        else
-            hi = mid - 1u;
-    }
-    return lo;
-}
+#include "spmv/row_search.glsl"
 
 // COO: the row array is bound where CSR has its row pointers.
 uint coo_row(uint e) { return min(ptr[PTR_OFF + e], ROWS - 1u); }
@@ -528,10 +516,12 @@ void stage_path_search()
 }
 
 // Sized in the merge program only; the others keep one element. A work-group takes
-// MERGE_TILES consecutive tiles (SHAPE0) and walks them one after another through the same
+// MERGE_TILES consecutive tiles (SPMV_SHAPE_MERGE_TILES) and walks them one after another through the same
 // shared arrays (stage_merge).
-const uint MERGE_TILE = ONLY_STAGE == 19u ? WG_SIZE * ITEMS : 1u;
-const uint MERGE_TILES = ONLY_STAGE == 19u && SHAPE0 > 1u ? SHAPE0 : 1u;
+const uint MERGE_TILE = ONLY_STAGE == SPMV_STAGE_CSR_MERGE ? WG_SIZE * ITEMS : 1u;
+const uint MERGE_TILES = ONLY_STAGE == SPMV_STAGE_CSR_MERGE && SPMV_SHAPE_MERGE_TILES > 1u
+                             ? SPMV_SHAPE_MERGE_TILES
+                             : 1u;
 shared uint s_end[MERGE_TILE + 1u]; // rp(i + 1) of the tile's rows i0 .. i1
 shared T s_val[MERGE_TILE];         // the products of its entries j0 .. j1 - 1
 
@@ -616,7 +606,7 @@ void merge_walk(merge_tile m, uint lid)
 
 void stage_merge()
 {
-    if (ONLY_STAGE != 19u)
+    if (ONLY_STAGE != SPMV_STAGE_CSR_MERGE)
         return; // no room in a program shared with the other stages
     uint lid = gl_LocalInvocationID.x, tiles = K, first = group_index() * MERGE_TILES;
 #ifndef VULKAN
@@ -694,142 +684,75 @@ void stage_merge()
 #endif
 }
 
-// ----------------------------------------------------------------- validation
-
-// The status record in aux: the first bad row of each kind (atomicMin, ~0 = none), then
-// the longest and the shortest row and the count of empty ones (gpgpu_row_stats).
-#define V_FIRST 0u    /* row_ptr[0] != 0 */
-#define V_DECREASE 1u /* row_ptr[i+1] < row_ptr[i] */
-#define V_LAST 2u     /* row_ptr[rows] != nnz */
-#define V_COLUMN 3u   /* a column >= cols */
-#define V_UNSORTED 4u /* columns not strictly ascending in the row */
-#define V_MAX_LEN 5u
-#define V_MIN_LEN 6u
-#define V_EMPTY 7u
-
-void validate_ptrs(uint i)
-{
-    if (i > ROWS)
-        return;
-    uint p = ptr[PTR_OFF + i];
-    if (i == 0u && p != 0u)
-        atomicMin(aux[AUX_OFF + V_FIRST], 0u);
-    if (i == ROWS) {
-        if (p != NNZ)
-            atomicMin(aux[AUX_OFF + V_LAST], ROWS > 0u ? ROWS - 1u : 0u);
-        return;
-    }
-    uint q = ptr[PTR_OFF + i + 1u];
-    if (q < p) {
-        atomicMin(aux[AUX_OFF + V_DECREASE], i);
-        return;
-    }
-    uint len = q - p;
-#ifdef SUBGROUPS
-    // One atomic per subgroup and word: a row each took 2 ms for C's 2M rows on an H100.
-    uint most = subgroupMax(len), least = subgroupMin(len);
-    uint empty = subgroupAdd(len == 0u ? 1u : 0u);
-    if (subgroupElect()) {
-        atomicMax(aux[AUX_OFF + V_MAX_LEN], most);
-        atomicMin(aux[AUX_OFF + V_MIN_LEN], least);
-        if (empty > 0u)
-            atomicAdd(aux[AUX_OFF + V_EMPTY], empty);
-    }
-#else
-    atomicMax(aux[AUX_OFF + V_MAX_LEN], len);
-    atomicMin(aux[AUX_OFF + V_MIN_LEN], len);
-    if (len == 0u)
-        atomicAdd(aux[AUX_OFF + V_EMPTY], 1u);
-#endif
-}
-
-// Run only after validate_ptrs found the pointers sound (nondecreasing, 0 to NNZ).
-void validate_entry(uint k)
-{
-    if (k >= NNZ)
-        return;
-    uint r = row_search(k, 0u, ROWS - 1u), c = idx[IDX_OFF + k];
-    if (c >= COLS)
-        atomicMin(aux[AUX_OFF + V_COLUMN], r);
-    if (k > rp(r) && idx[IDX_OFF + k - 1u] >= c)
-        atomicMin(aux[AUX_OFF + V_UNSORTED], r);
-}
-
 void main()
 {
     uint iid = invocation_index();
     switch (STAGE) {
-    case 0u:
+    case SPMV_STAGE_LENGTHS:
         if (iid < ROWS)
             aux[AUX_OFF + iid] = max(rp(iid), rp(iid + 1u)) - rp(iid);
         return;
-    case 1u: {
+    case SPMV_STAGE_MAX: {
         uint t = K, j = iid + (t + 1u) / 2u;
         if (j < t && aux[AUX_OFF + j] > aux[AUX_OFF + iid])
             aux[AUX_OFF + iid] = aux[AUX_OFF + j];
         return;
     }
-    case 2u:
+    case SPMV_STAGE_PRODUCTS:
         if (iid < NNZ)
             work[WORK_OFF + iid] = product(iid);
         return;
-    case 3u:
+    case SPMV_STAGE_SUMS:
         stage_sums(iid);
         return;
-    case 4u:
+    case SPMV_STAGE_COPY:
         if (iid < ROWS)
             write_row(iid, aux[AUX_OFF + iid] > 0u ? work[WORK_OFF + rp(iid)] : T_ZERO);
         return;
-    case 5u:
+    case SPMV_STAGE_SCALE:
         if (iid < ROWS)
             write_row(iid, T_ZERO);
         return;
-    case 6u:
+    case SPMV_STAGE_CSR_SCALAR:
         if (iid < ROWS)
             write_row(iid, csr_row(iid));
         return;
-    case 7u:
+    case SPMV_STAGE_CSR_VECTOR:
         stage_vector();
         return;
-    case 8u:
+    case SPMV_STAGE_CSR_TILES:
         stage_tiles(false);
         return;
-    case 9u:
+    case SPMV_STAGE_COO_TILES:
         stage_tiles(true);
         return;
-    case 10u:
+    case SPMV_STAGE_TILE_FIX:
         stage_tile_fix();
         return;
-    case 11u:
+    case SPMV_STAGE_ELL:
         if (iid < ROWS)
             write_row(iid, ell_row(iid));
         return;
-    case 12u:
+    case SPMV_STAGE_SELL:
         if (iid < ROWS)
             sell_row(iid);
         return;
-    case 13u:
+    case SPMV_STAGE_BSR:
         if (iid < ROWS)
             write_row(iid, bsr_row(iid));
         return;
-    case 14u:
+    case SPMV_STAGE_CSC_PRODUCTS:
         if (iid < COLS)
             csc_products(iid);
         return;
-    case 15u:
+    case SPMV_STAGE_CSC_GATHER:
         if (iid < ROWS)
             write_row(iid, csc_gather(iid));
         return;
-    case 16u:
-        validate_ptrs(iid);
-        return;
-    case 17u:
-        validate_entry(iid);
-        return;
-    case 18u:
+    case SPMV_STAGE_PATH_SEARCH:
         stage_path_search();
         return;
-    case 19u:
+    case SPMV_STAGE_CSR_MERGE:
         stage_merge();
         return;
     default:

@@ -32,6 +32,18 @@ typedef struct exec_variant {
  * constants under Vulkan, so the compiler sees constants and keeps register arrays in
  * registers; families that do not use them leave them 0. */
 
+/* A shape field: bits [shift, shift + bits) of shape[word], as a family's ids table names
+ * it (ALGO_SHAPE in src/algo/algo.h; glsl/embed.py gives the shader the same field), so that
+ * one word may carry several of a program's constants. exec_shape_set puts value's low bits
+ * there. */
+#define EXEC_SHAPE_FIELD(word, shift, bits) (((word) << 16) | ((shift) << 8) | (bits))
+static inline void exec_shape_set(exec_variant *v, unsigned field, uint32_t value)
+{
+    unsigned word = field >> 16, shift = (field >> 8) & 0xffu, bits = field & 0xffu;
+    uint32_t mask = bits >= 32 ? 0xffffffffu : ((1u << bits) - 1u) << shift;
+    v->shape[word] = (v->shape[word] & ~mask) | ((value << shift) & mask);
+}
+
 /* only_stage: a family's stages share one program, and a program holds the registers and
  * shared memory of its hungriest stage, which every stage then pays for in occupancy. A hot
  * stage that needs less gets a program of its own: with ONLY_STAGE set (a #define under GL,

@@ -11,6 +11,12 @@
 /* Largest element count a primitive takes: shader indices are 32-bit. */
 #define ALGO_MAX_COUNT ((size_t)0x7fffffff)
 
+/* A family's ids table (src/algo/ids/<family>_ids.h) as C enumerators, in the family's
+ * header: enum { REDUCE_STAGES(ALGO_ID) }; enum { SORT_SHAPES(ALGO_SHAPE) }. glsl/embed.py
+ * writes the same tables as #defines for the shader. */
+#define ALGO_ID(name, value) name = (value),
+#define ALGO_SHAPE(name, word, shift, bits) name = EXEC_SHAPE_FIELD(word, shift, bits),
+
 /* Kiciak's GROUP_SIZE: the classic algorithms run with his work-group size. */
 enum { CLASSIC_WG = 64 };
 

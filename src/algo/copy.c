@@ -8,12 +8,13 @@ gpgpu_status copy_stage(gpgpu_context *ctx, gpgpu_buffer *src, size_t src_off, g
     const algo_tuning *t = algo_tuning_get();
     unsigned items = t->copy_items < COPY_MAX_ITEMS ? t->copy_items : COPY_MAX_ITEMS;
     exec_dispatch d = {.variant = {"copy", GPGPU_TYPE_U32, GPGPU_OP_SUM, COPY_WG, items}};
+    d.params[0] = COPY_STAGE_COPY;
     d.bind[0] = src;
     d.bind[1] = dst;
     size_t words = bytes / 4;
-    d.params[1] = (uint32_t)words;
-    d.params[2] = algo_index(src, src_off / 4, GPGPU_TYPE_U32);
-    d.params[3] = algo_index(dst, dst_off / 4, GPGPU_TYPE_U32);
+    d.params[COPY_P_N] = (uint32_t)words;
+    d.params[COPY_P_SRC_OFF] = algo_index(src, src_off / 4, GPGPU_TYPE_U32);
+    d.params[COPY_P_DST_OFF] = algo_index(dst, dst_off / 4, GPGPU_TYPE_U32);
     /* A group per block (up to the knob), not a few groups striding over the
      * range: measured on the H100 (docs/DECISIONS.md, Reduce and copy), 1 GiB in
      * 711 us against 779 with 4096 groups, 256 MiB in 181 against 195. */

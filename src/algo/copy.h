@@ -3,6 +3,10 @@
 #define GPGPU_ALGO_COPY_H
 
 #include "algo/algo.h"
+#include "algo/ids/copy_ids.h"
+
+enum { COPY_STAGES(ALGO_ID) };
+enum { COPY_PARAMS(ALGO_ID) };
 
 enum { COPY_WG = 256, COPY_ITEMS = 4, COPY_MAX_ITEMS = 16, COPY_MAX_GROUPS = 1 << 24 };
 

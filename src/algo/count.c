@@ -2,9 +2,6 @@
  * (src/algo/count.h). */
 #include "algo/count.h"
 
-enum { STAGE_LOAD, STAGE_PUT };
-enum { P_BOUND = 1, P_SRC_OFF, P_DST_OFF, P_VALUE };
-
 gpgpu_status count_check(gpgpu_context *ctx, const gpgpu_buffer *count_buffer,
                          size_t count_offset, const char *what)
 {
@@ -26,19 +23,19 @@ static exec_dispatch one_word(unsigned stage, gpgpu_buffer *src, gpgpu_buffer *d
 gpgpu_status count_stage_load(gpgpu_context *ctx, gpgpu_buffer *src, size_t src_off,
                               size_t bound, gpgpu_buffer *word, size_t word_off)
 {
-    exec_dispatch d = one_word(STAGE_LOAD, src, word);
-    d.params[P_BOUND] = (uint32_t)bound;
-    d.params[P_SRC_OFF] = algo_index(src, src_off, GPGPU_TYPE_U32);
-    d.params[P_DST_OFF] = algo_index(word, word_off, GPGPU_TYPE_U32);
+    exec_dispatch d = one_word(COUNT_STAGE_LOAD, src, word);
+    d.params[COUNT_P_BOUND] = (uint32_t)bound;
+    d.params[COUNT_P_SRC_OFF] = algo_index(src, src_off, GPGPU_TYPE_U32);
+    d.params[COUNT_P_DST_OFF] = algo_index(word, word_off, GPGPU_TYPE_U32);
     return algo_stage(ctx, &d);
 }
 
 gpgpu_status count_stage_put(gpgpu_context *ctx, gpgpu_buffer *dst, size_t dst_off,
                              uint32_t value)
 {
-    exec_dispatch d = one_word(STAGE_PUT, NULL, dst);
-    d.params[P_DST_OFF] = algo_index(dst, dst_off, GPGPU_TYPE_U32);
-    d.params[P_VALUE] = value;
+    exec_dispatch d = one_word(COUNT_STAGE_PUT, NULL, dst);
+    d.params[COUNT_P_DST_OFF] = algo_index(dst, dst_off, GPGPU_TYPE_U32);
+    d.params[COUNT_P_VALUE] = value;
     return algo_stage(ctx, &d);
 }
 

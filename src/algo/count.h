@@ -13,6 +13,10 @@
 #define GPGPU_ALGO_COUNT_H
 
 #include "algo/algo.h"
+#include "algo/ids/count_ids.h"
+
+enum { COUNT_STAGES(ALGO_ID) };
+enum { COUNT_PARAMS(ALGO_ID) };
 
 #define COUNT_ON_GPU 0x80000000u
 

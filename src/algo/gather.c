@@ -13,10 +13,6 @@
 #include "algo/gather.h"
 #include "algo/reduce.h"
 
-enum { STAGE_GATHER = 1, STAGE_SCATTER };
-enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_IDX_OFF, P_LARGEST_OFF, P_LIMIT, P_STATUS_OFF,
-       P_HAS_STATUS };
-
 unsigned gather_unit(const gather_job *job)
 {
     uint32_t in_at = algo_index(job->in, job->in_off * job->words, GPGPU_TYPE_U32);
@@ -32,25 +28,27 @@ gpgpu_status gather_stage_move(gpgpu_context *ctx, const gather_job *job, bool s
     unsigned unit = gather_unit(job);
     size_t units = job->words / unit;
     exec_dispatch d = {.variant = {"gather", GPGPU_TYPE_U32, GPGPU_OP_SUM, GATHER_WG,
-                                   GATHER_ITEMS, 0, {unit, (uint32_t)units}}};
-    d.params[0] = scatter ? STAGE_SCATTER : STAGE_GATHER;
-    d.params[P_N] = (uint32_t)job->n;
+                                   GATHER_ITEMS}};
+    exec_shape_set(&d.variant, GATHER_SHAPE_UNIT, unit);
+    exec_shape_set(&d.variant, GATHER_SHAPE_UNITS, (uint32_t)units);
+    d.params[0] = scatter ? GATHER_STAGE_SCATTER : GATHER_STAGE_GATHER;
+    d.params[GATHER_P_N] = (uint32_t)job->n;
     d.bind[0] = job->in;
-    d.params[P_SRC_OFF] = algo_index(job->in, job->in_off * job->words, GPGPU_TYPE_U32) / unit;
+    d.params[GATHER_P_SRC_OFF] = algo_index(job->in, job->in_off * job->words, GPGPU_TYPE_U32) / unit;
     d.bind[1] = job->out;
-    d.params[P_DST_OFF] =
+    d.params[GATHER_P_DST_OFF] =
         algo_index(job->out, job->out_off * job->words, GPGPU_TYPE_U32) / unit;
     d.bind[2] = job->idx;
-    d.params[P_IDX_OFF] = algo_index(job->idx, job->idx_off, GPGPU_TYPE_U32);
+    d.params[GATHER_P_IDX_OFF] = algo_index(job->idx, job->idx_off, GPGPU_TYPE_U32);
     d.bind[3] = job->largest;
-    d.params[P_LARGEST_OFF] = algo_index(job->largest, job->largest_off, GPGPU_TYPE_U32);
-    d.params[P_LIMIT] = (uint32_t)job->limit;
+    d.params[GATHER_P_LARGEST_OFF] = algo_index(job->largest, job->largest_off, GPGPU_TYPE_U32);
+    d.params[GATHER_P_LIMIT] = (uint32_t)job->limit;
     if (job->status) {
         d.bind[4] = job->status;
-        d.params[P_STATUS_OFF] = algo_index(job->status, job->status_off, GPGPU_TYPE_U32);
-        d.params[P_HAS_STATUS] = 1;
+        d.params[GATHER_P_STATUS_OFF] = algo_index(job->status, job->status_off, GPGPU_TYPE_U32);
+        d.params[GATHER_P_HAS_STATUS] = 1;
     }
-    count_bind(&d, job->count, P_N);
+    count_bind(&d, job->count, GATHER_P_N);
     d.groups = algo_groups(job->n * units, GATHER_WG * GATHER_ITEMS);
     return algo_stage(ctx, &d);
 }

@@ -5,6 +5,11 @@
 #define GPGPU_ALGO_GATHER_H
 
 #include "algo/algo.h"
+#include "algo/ids/gather_ids.h"
+
+enum { GATHER_STAGES(ALGO_ID) };
+enum { GATHER_PARAMS(ALGO_ID) };
+enum { GATHER_SHAPES(ALGO_SHAPE) };
 
 enum {
     GATHER_WG = 256,

@@ -3,13 +3,10 @@
  * default, whose block shape comes from the tuner's cache or an estimate. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "algo/gemm.h"
 #include "algo/tune_cache.h"
 
-enum { P_A_OFF = 4, P_B_OFF, P_C_OFF, P_LDA, P_LDB, P_LDC, P_FLAGS, P_ALPHA, P_BETA = P_ALPHA + 2 };
-enum { FLAG_TRANS_A = 1, FLAG_TRANS_B = 2, FLAG_BETA_IS_ZERO = 4, FLAG_VEC_A = 8, FLAG_VEC_B = 16 };
 enum { TUNE_REPS = 3 };
 
 exec_dispatch gemm_dispatch(const gemm_problem *p, const char *family, unsigned stage,
@@ -18,22 +15,22 @@ exec_dispatch gemm_dispatch(const gemm_problem *p, const char *family, unsigned 
     /* Each stage's program holds only its own stage: their shared memory differs. */
     exec_dispatch d = {.variant = {family, p->type, GPGPU_OP_SUM, wg, items, stage}};
     d.params[0] = stage;
-    d.params[1] = p->m;
-    d.params[2] = p->n;
-    d.params[3] = p->k;
+    d.params[GEMM_P_M] = p->m;
+    d.params[GEMM_P_N] = p->n;
+    d.params[GEMM_P_K] = p->k;
     d.bind[0] = p->a;
     d.bind[1] = p->b;
     d.bind[2] = p->c;
-    d.params[P_A_OFF] = algo_index(p->a, p->a_off, p->type);
-    d.params[P_B_OFF] = algo_index(p->b, p->b_off, p->type);
-    d.params[P_C_OFF] = algo_index(p->c, p->c_off, p->type);
-    d.params[P_LDA] = p->lda;
-    d.params[P_LDB] = p->ldb;
-    d.params[P_LDC] = p->ldc;
-    d.params[P_FLAGS] = (p->trans_a ? FLAG_TRANS_A : 0) | (p->trans_b ? FLAG_TRANS_B : 0) |
-                        (p->beta == 0.0 ? FLAG_BETA_IS_ZERO : 0);
-    algo_put_scalar(&d, P_ALPHA, p->type, p->alpha);
-    algo_put_scalar(&d, P_BETA, p->type, p->beta);
+    d.params[GEMM_P_A_OFF] = algo_index(p->a, p->a_off, p->type);
+    d.params[GEMM_P_B_OFF] = algo_index(p->b, p->b_off, p->type);
+    d.params[GEMM_P_C_OFF] = algo_index(p->c, p->c_off, p->type);
+    d.params[GEMM_P_LDA] = p->lda;
+    d.params[GEMM_P_LDB] = p->ldb;
+    d.params[GEMM_P_LDC] = p->ldc;
+    d.params[GEMM_P_FLAGS] = (p->trans_a ? GEMM_FLAG_TRANS_A : 0) | (p->trans_b ? GEMM_FLAG_TRANS_B : 0) |
+                        (p->beta == 0.0 ? GEMM_FLAG_BETA_IS_ZERO : 0);
+    algo_put_scalar(&d, GEMM_P_ALPHA, p->type, p->alpha);
+    algo_put_scalar(&d, GEMM_P_BETA, p->type, p->beta);
     return d;
 }
 
@@ -83,14 +80,14 @@ gpgpu_status gemm_stage_tiled(gpgpu_context *ctx, const gemm_problem *p,
      * no such path (with it, f64 fell from 16.4 to 14.4 TFLOP/s and GL f32 from 32 to 26,
      * even where it was not taken), so there the flags change nothing. */
     bool vec = p->type == GPGPU_TYPE_F32;
-    if (vec && p->trans_a && d.params[P_A_OFF] % 4 == 0 && p->lda % 4 == 0)
-        d.params[P_FLAGS] |= FLAG_VEC_A;
-    if (vec && !p->trans_b && d.params[P_B_OFF] % 4 == 0 && p->ldb % 4 == 0)
-        d.params[P_FLAGS] |= FLAG_VEC_B;
-    memcpy(d.variant.shape,
-           (uint32_t[EXEC_SHAPE_COUNT]){shape->block_m, shape->block_n, shape->block_k,
-                                        shape->thread_m},
-           sizeof d.variant.shape);
+    if (vec && p->trans_a && d.params[GEMM_P_A_OFF] % 4 == 0 && p->lda % 4 == 0)
+        d.params[GEMM_P_FLAGS] |= GEMM_FLAG_VEC_A;
+    if (vec && !p->trans_b && d.params[GEMM_P_B_OFF] % 4 == 0 && p->ldb % 4 == 0)
+        d.params[GEMM_P_FLAGS] |= GEMM_FLAG_VEC_B;
+    exec_shape_set(&d.variant, GEMM_SHAPE_BLOCK_M, shape->block_m);
+    exec_shape_set(&d.variant, GEMM_SHAPE_BLOCK_N, shape->block_n);
+    exec_shape_set(&d.variant, GEMM_SHAPE_BLOCK_K, shape->block_k);
+    exec_shape_set(&d.variant, GEMM_SHAPE_THREAD_M, shape->thread_m);
     d.groups = algo_groups(p->m, shape->block_m) * algo_groups(p->n, shape->block_n);
     return algo_stage(ctx, &d);
 }

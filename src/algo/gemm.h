@@ -6,6 +6,13 @@
 #define GPGPU_ALGO_GEMM_H
 
 #include "algo/algo.h"
+#include "algo/ids/gemm_coopmat_ids.h"
+#include "algo/ids/gemm_ids.h"
+
+enum { GEMM_STAGES(ALGO_ID) };
+enum { GEMM_PARAMS(ALGO_ID) };
+enum { GEMM_SHAPES(ALGO_SHAPE) };
+enum { GEMM_CONSTS(ALGO_ID) };
 
 /* One product C = alpha op(A) op(B) + beta C, checked: sizes and strides fit in the
  * shaders' 32-bit indices, offsets in elements. */
@@ -18,8 +25,6 @@ typedef struct gemm_problem {
     gpgpu_buffer *a, *b, *c;
     size_t a_off, b_off, c_off;
 } gemm_problem;
-
-enum { GEMM_STAGE_METHOD1 = 1, GEMM_STAGE_METHOD2, GEMM_STAGE_METHOD6, GEMM_STAGE_TILED };
 
 /* One stage of a dense-product family ("gemm", "gemm_coopmat"), built for that stage alone:
  * A, B, C bound to 0, 1, 2 and the problem in params 1..14 as both shaders read it (sizes,
@@ -50,8 +55,7 @@ size_t gemm_method6_shared_bytes(gpgpu_type type, unsigned tile, unsigned output
 
 /* ---- src/algo/gemm_coopmat.c: f16 products on cooperative matrices ---- */
 
-enum { GEMM_COOPMAT_A_TO_F16 = 1, GEMM_COOPMAT_B_TO_F16, GEMM_COOPMAT_PRODUCT,
-       GEMM_COOPMAT_FINISH };
+enum { GEMM_COOPMAT_STAGES(ALGO_ID) };
 
 /* M, N, K rounded up to the shader's block (128 x 128) and slice (32). */
 typedef struct gemm_coopmat_sizes {

@@ -6,11 +6,6 @@
 
 #include "algo/histogram.h"
 
-enum { STAGE_CLEAR, STAGE_BINS, STAGE_SHARED, STAGE_GLOBAL };
-enum {
-    P_N = 1, P_SRC_OFF, P_DST_OFF, P_BINS, P_LEVELS_OFF, P_COUNT_OFF, P_HAS_COUNT,
-    P_LO, P_HI = P_LO + 2, P_SCALE = P_HI + 2, P_RANGE = P_SCALE + 2
-};
 /* Shared memory SHARED leaves to the prelude's arrays (ops.glsl's s_reduce: a V per
  * invocation) and the compiler. */
 enum { HIST_SHARED_RESERVE = HIST_WG * 16 + 256 };
@@ -32,7 +27,7 @@ double histogram_scale(gpgpu_type type, uint32_t bins, double lo, double hi)
     }
 }
 
-/* The counters' capacity: the power of two that holds the bins (SHAPE0). */
+/* The counters' capacity: the power of two that holds the bins (HISTOGRAM_SHAPE_CAPACITY). */
 static uint32_t capacity(uint32_t bins) { return algo_ceil_pow2(bins); }
 
 static size_t shared_bytes(gpgpu_type type, const histogram_bins *b)
@@ -65,30 +60,30 @@ static exec_dispatch hist_stage(gpgpu_type type, unsigned stage, const histogram
 {
     exec_dispatch d = {.variant = {"histogram", type, GPGPU_OP_SUM, HIST_WG, HIST_ITEMS}};
     d.params[0] = stage;
-    d.params[P_N] = (uint32_t)n;
-    d.params[P_BINS] = b->bins;
+    d.params[HISTOGRAM_P_N] = (uint32_t)n;
+    d.params[HISTOGRAM_P_BINS] = b->bins;
     d.bind[0] = in;
-    d.params[P_SRC_OFF] = algo_index(in, in_off, type);
+    d.params[HISTOGRAM_P_SRC_OFF] = algo_index(in, in_off, type);
     d.bind[1] = counts;
-    d.params[P_DST_OFF] = algo_index(counts, counts_off, GPGPU_TYPE_U32);
+    d.params[HISTOGRAM_P_DST_OFF] = algo_index(counts, counts_off, GPGPU_TYPE_U32);
     if (b->levels) {
         d.bind[2] = b->levels;
-        d.params[P_LEVELS_OFF] = algo_index(b->levels, b->levels_off, type);
-        d.params[P_RANGE] = 1;
+        d.params[HISTOGRAM_P_LEVELS_OFF] = algo_index(b->levels, b->levels_off, type);
+        d.params[HISTOGRAM_P_RANGE] = 1;
     } else if (type == GPGPU_TYPE_F32 || type == GPGPU_TYPE_F64) {
-        algo_put_scalar(&d, P_LO, type, b->lo);
-        algo_put_scalar(&d, P_HI, type, b->hi);
-        algo_put_scalar(&d, P_SCALE, type, histogram_scale(type, b->bins, b->lo, b->hi));
+        algo_put_scalar(&d, HISTOGRAM_P_LO, type, b->lo);
+        algo_put_scalar(&d, HISTOGRAM_P_HI, type, b->hi);
+        algo_put_scalar(&d, HISTOGRAM_P_SCALE, type, histogram_scale(type, b->bins, b->lo, b->hi));
     } else {
         /* The bounds' two's-complement bits, and the quotient's float estimate. */
-        d.params[P_LO] = (uint32_t)(int64_t)b->lo;
-        d.params[P_HI] = (uint32_t)(int64_t)b->hi;
-        algo_put_scalar(&d, P_SCALE, GPGPU_TYPE_F32, histogram_scale(type, b->bins, b->lo, b->hi));
+        d.params[HISTOGRAM_P_LO] = (uint32_t)(int64_t)b->lo;
+        d.params[HISTOGRAM_P_HI] = (uint32_t)(int64_t)b->hi;
+        algo_put_scalar(&d, HISTOGRAM_P_SCALE, GPGPU_TYPE_F32, histogram_scale(type, b->bins, b->lo, b->hi));
     }
     if (c.count) {
         d.bind[3] = c.count;
-        d.params[P_COUNT_OFF] = algo_index(c.count, c.count_off, GPGPU_TYPE_U32);
-        d.params[P_HAS_COUNT] = 1;
+        d.params[HISTOGRAM_P_COUNT_OFF] = algo_index(c.count, c.count_off, GPGPU_TYPE_U32);
+        d.params[HISTOGRAM_P_HAS_COUNT] = 1;
     }
     return d;
 }
@@ -97,7 +92,7 @@ gpgpu_status histogram_stage_clear(gpgpu_context *ctx, gpgpu_buffer *counts, siz
                                    uint32_t bins)
 {
     histogram_bins b = {.bins = bins, .lo = 0, .hi = 1};
-    exec_dispatch d = hist_stage(GPGPU_TYPE_U32, STAGE_CLEAR, &b, counts, 0, 0,
+    exec_dispatch d = hist_stage(GPGPU_TYPE_U32, HISTOGRAM_STAGE_CLEAR, &b, counts, 0, 0,
                                  (histogram_count){0}, counts, counts_off);
     d.bind[0] = NULL;
     d.groups = algo_groups(bins, HIST_WG);
@@ -108,7 +103,7 @@ gpgpu_status histogram_stage_bins(gpgpu_context *ctx, gpgpu_type type, const his
                                   gpgpu_buffer *in, size_t in_off, size_t n, histogram_count c,
                                   gpgpu_buffer *out, size_t out_off)
 {
-    exec_dispatch d = hist_stage(type, STAGE_BINS, b, in, in_off, n, c, out, out_off);
+    exec_dispatch d = hist_stage(type, HISTOGRAM_STAGE_BINS, b, in, in_off, n, c, out, out_off);
     d.groups = algo_groups(n, HIST_WG);
     return algo_stage(ctx, &d);
 }
@@ -120,10 +115,10 @@ gpgpu_status histogram_stage_shared(gpgpu_context *ctx, gpgpu_type type, const h
     CHECK(histogram_fits_shared(ctx, type, b), ctx, GPGPU_ERROR_UNSUPPORTED_FEATURE,
           "histogram SHARED: %u bins need %zu bytes of shared memory, %s has %zu", b->bins,
           shared_bytes(type, b), ctx->info.renderer, ctx->info.max_shared_memory_bytes);
-    exec_dispatch d = hist_stage(type, STAGE_SHARED, b, in, in_off, n, c, counts, counts_off);
-    d.variant.only_stage = STAGE_SHARED; /* the counters' shared memory is its alone */
-    d.variant.shape[0] = capacity(b->bins);
-    d.variant.shape[1] = b->levels != NULL; /* the levels searched in shared memory */
+    exec_dispatch d = hist_stage(type, HISTOGRAM_STAGE_SHARED, b, in, in_off, n, c, counts, counts_off);
+    d.variant.only_stage = HISTOGRAM_STAGE_SHARED; /* the counters' shared memory is its alone */
+    exec_shape_set(&d.variant, HISTOGRAM_SHAPE_CAPACITY, capacity(b->bins));
+    exec_shape_set(&d.variant, HISTOGRAM_SHAPE_LEVELS, b->levels != NULL); /* searched there */
     d.groups = groups;
     return algo_stage(ctx, &d);
 }
@@ -132,7 +127,7 @@ gpgpu_status histogram_stage_global(gpgpu_context *ctx, gpgpu_type type, const h
                                     gpgpu_buffer *in, size_t in_off, size_t n, histogram_count c,
                                     gpgpu_buffer *counts, size_t counts_off)
 {
-    exec_dispatch d = hist_stage(type, STAGE_GLOBAL, b, in, in_off, n, c, counts, counts_off);
+    exec_dispatch d = hist_stage(type, HISTOGRAM_STAGE_GLOBAL, b, in, in_off, n, c, counts, counts_off);
     d.groups = algo_groups(n, HIST_WG * HIST_ITEMS);
     return algo_stage(ctx, &d);
 }

@@ -5,6 +5,11 @@
 #define GPGPU_ALGO_HISTOGRAM_H
 
 #include "algo/algo.h"
+#include "algo/ids/histogram_ids.h"
+
+enum { HISTOGRAM_STAGES(ALGO_ID) };
+enum { HISTOGRAM_PARAMS(ALGO_ID) };
+enum { HISTOGRAM_SHAPES(ALGO_SHAPE) };
 
 enum {
     HIST_WG = 256,

@@ -1,6 +1,6 @@
 /* Sparse matrices on the GPU: made from a host CSR (checked and converted on
  * the CPU by src/sparse), or wrapping a caller's CSR buffers, which one
- * bounds-checked pass of glsl/spmv.comp validates on the GPU. */
+ * bounds-checked pass of glsl/matrix_check.comp validates on the GPU. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,14 +211,14 @@ gpgpu_status gpgpu_matrix_create(gpgpu_context *ctx, const gpgpu_matrix_desc *de
 static gpgpu_status validation_stage(gpgpu_context *ctx, const gpgpu_matrix *a, unsigned stage,
                                      gpgpu_buffer *status, size_t invocations)
 {
-    exec_dispatch d = {.variant = {"spmv", GPGPU_TYPE_F32, 0, SPMV_WG, 1}};
+    exec_dispatch d = {.variant = {"matrix_check", GPGPU_TYPE_F32, 0, SPMV_WG, 1}};
     d.params[0] = stage;
-    d.params[1] = a->rows;
-    d.params[2] = a->cols;
-    d.params[3] = (uint32_t)a->nnz;
-    d.params[4] = algo_index(a->ptr.buf, a->ptr.off, SPMV_U32);
-    d.params[5] = algo_index(a->idx.buf, a->idx.off, SPMV_U32);
-    d.params[13] = algo_index(status, 0, SPMV_U32);
+    d.params[MATRIX_CHECK_P_ROWS] = a->rows;
+    d.params[MATRIX_CHECK_P_COLS] = a->cols;
+    d.params[MATRIX_CHECK_P_NNZ] = (uint32_t)a->nnz;
+    d.params[MATRIX_CHECK_P_PTR_OFF] = algo_index(a->ptr.buf, a->ptr.off, SPMV_U32);
+    d.params[MATRIX_CHECK_P_IDX_OFF] = algo_index(a->idx.buf, a->idx.off, SPMV_U32);
+    d.params[MATRIX_CHECK_P_AUX_OFF] = algo_index(status, 0, SPMV_U32);
     d.bind[0] = a->ptr.buf;
     d.bind[1] = a->idx.buf;
     d.bind[5] = status;
@@ -230,13 +230,13 @@ static gpgpu_status validation_stage(gpgpu_context *ctx, const gpgpu_matrix *a, 
 static gpgpu_status report(gpgpu_context *ctx, const uint32_t *st, const char *caller)
 {
     static const char *const what[] = {
-        [SPMV_V_FIRST] = "row_ptr[0] is not 0",
-        [SPMV_V_DECREASE] = "its row pointers decrease (row_ptr[i + 1] < row_ptr[i])",
-        [SPMV_V_LAST] = "row_ptr[rows] is not nnz",
-        [SPMV_V_COLUMN] = "a column index is not below cols",
-        [SPMV_V_UNSORTED] = "its column indices do not ascend strictly"};
-    unsigned worst = SPMV_V_FIRST;
-    for (unsigned k = SPMV_V_FIRST; k <= SPMV_V_UNSORTED; k++)
+        [MATRIX_CHECK_V_FIRST] = "row_ptr[0] is not 0",
+        [MATRIX_CHECK_V_DECREASE] = "its row pointers decrease (row_ptr[i + 1] < row_ptr[i])",
+        [MATRIX_CHECK_V_LAST] = "row_ptr[rows] is not nnz",
+        [MATRIX_CHECK_V_COLUMN] = "a column index is not below cols",
+        [MATRIX_CHECK_V_UNSORTED] = "its column indices do not ascend strictly"};
+    unsigned worst = MATRIX_CHECK_V_FIRST;
+    for (unsigned k = MATRIX_CHECK_V_FIRST; k <= MATRIX_CHECK_V_UNSORTED; k++)
         if (st[k] < st[worst])
             worst = k;
     if (st[worst] == UINT32_MAX)
@@ -250,22 +250,22 @@ static gpgpu_status report(gpgpu_context *ctx, const uint32_t *st, const char *c
 static gpgpu_status check_ptrs(gpgpu_context *ctx, gpgpu_matrix *a, const char *caller,
                                gpgpu_buffer *status, uint32_t *st)
 {
-    for (unsigned k = 0; k < SPMV_STATUS_WORDS; k++)
-        st[k] = k == SPMV_V_MAX_LEN || k == SPMV_V_EMPTY ? 0 : UINT32_MAX;
-    TRY(ctx->exec->buffer_write(status, 0, st, SPMV_STATUS_WORDS * 4));
-    TRY(validation_stage(ctx, a, SPMV_STAGE_VALIDATE_PTRS, status, (size_t)a->rows + 1));
-    TRY(ctx->exec->buffer_read(status, 0, st, SPMV_STATUS_WORDS * 4));
+    for (unsigned k = 0; k < MATRIX_CHECK_STATUS_WORDS; k++)
+        st[k] = k == MATRIX_CHECK_V_MAX_LEN || k == MATRIX_CHECK_V_EMPTY ? 0 : UINT32_MAX;
+    TRY(ctx->exec->buffer_write(status, 0, st, MATRIX_CHECK_STATUS_WORDS * 4));
+    TRY(validation_stage(ctx, a, MATRIX_CHECK_STAGE_PTRS, status, (size_t)a->rows + 1));
+    TRY(ctx->exec->buffer_read(status, 0, st, MATRIX_CHECK_STATUS_WORDS * 4));
     TRY(report(ctx, st, caller));
-    a->stats = (gpgpu_row_stats){.min = a->rows ? st[SPMV_V_MIN_LEN] : 0,
-                                 .max = st[SPMV_V_MAX_LEN],
+    a->stats = (gpgpu_row_stats){.min = a->rows ? st[MATRIX_CHECK_V_MIN_LEN] : 0,
+                                 .max = st[MATRIX_CHECK_V_MAX_LEN],
                                  .mean = a->rows ? (double)a->nnz / a->rows : 0,
-                                 .empty_rows = st[SPMV_V_EMPTY]};
+                                 .empty_rows = st[MATRIX_CHECK_V_EMPTY]};
     return GPGPU_SUCCESS;
 }
 
 gpgpu_status matrix_row_stats(gpgpu_context *ctx, gpgpu_matrix *a, const char *caller)
 {
-    uint32_t st[SPMV_STATUS_WORDS];
+    uint32_t st[MATRIX_CHECK_STATUS_WORDS];
     gpgpu_buffer *status;
     TRY(ctx_scratch(ctx, 0, sizeof st, &status));
     return check_ptrs(ctx, a, caller, status, st);
@@ -275,12 +275,12 @@ gpgpu_status matrix_row_stats(gpgpu_context *ctx, gpgpu_matrix *a, const char *c
  * row by a search over them. */
 static gpgpu_status validate(gpgpu_context *ctx, gpgpu_matrix *a, const char *caller)
 {
-    uint32_t st[SPMV_STATUS_WORDS];
+    uint32_t st[MATRIX_CHECK_STATUS_WORDS];
     gpgpu_buffer *status;
     TRY(ctx_scratch(ctx, 0, sizeof st, &status));
     TRY(check_ptrs(ctx, a, caller, status, st));
     if (a->nnz > 0) {
-        TRY(validation_stage(ctx, a, SPMV_STAGE_VALIDATE_ENTRIES, status, a->nnz));
+        TRY(validation_stage(ctx, a, MATRIX_CHECK_STAGE_ENTRIES, status, a->nnz));
         TRY(ctx->exec->buffer_read(status, 0, st, sizeof st));
         TRY(report(ctx, st, caller));
     }

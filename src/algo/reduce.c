@@ -4,12 +4,6 @@
 #include "algo/reduce.h"
 #include "algo/tuning.h"
 
-enum { STAGE_TILES, STAGE_EXPAND, STAGE_HALVING, STAGE_STRIDE, STAGE_PAIRS, STAGE_QUADS,
-       STAGE_COUNTER, STAGE_DOT, STAGE_UPDATE_DOT };
-enum {
-    P_N = 1, P_SRC_OFF, P_DST_OFF, P_SRC_PAIRS, P_Q, P_FOLD, P_RESULT_OFF, P_TIMES, P_TIMES_OFF,
-    P_UPDATE, P_UPDATE_OFF, P_ALPHA, P_BETA = P_ALPHA + 2
-};
 /* The fold's counter lives in the last scratch slot, which nothing else uses. */
 enum { SCRATCH_FOLD_COUNTER = CTX_SCRATCH_SLOTS - 1 };
 
@@ -50,20 +44,22 @@ static exec_dispatch tiles_dispatch(gpgpu_type type, gpgpu_op op, reduce_source 
 {
     exec_dispatch d = fast_stage(type, op);
     algo_bind_io(&d, src.buf, src.off, dst, dst_off, n);
-    d.params[0] = src.update ? STAGE_UPDATE_DOT : src.times ? STAGE_DOT : STAGE_TILES;
+    d.params[0] = src.update  ? REDUCE_STAGE_UPDATE_DOT
+                  : src.times ? REDUCE_STAGE_DOT
+                              : REDUCE_STAGE_TILES;
     if (src.times) {
         d.bind[4] = src.times;
-        d.params[P_TIMES] = 1;
-        d.params[P_TIMES_OFF] = algo_index(src.times, src.times_off, type);
+        d.params[REDUCE_P_TIMES] = 1;
+        d.params[REDUCE_P_TIMES_OFF] = algo_index(src.times, src.times_off, type);
     }
     if (src.update) {
         d.bind[5] = src.update;
-        d.params[P_UPDATE] = src.beta == 0.0 ? 2 : 1;
-        d.params[P_UPDATE_OFF] = algo_index(src.update, src.update_off, type);
-        algo_put_scalar(&d, P_ALPHA, type, src.alpha);
-        algo_put_scalar(&d, P_BETA, type, src.beta);
+        d.params[REDUCE_P_UPDATE] = src.beta == 0.0 ? 2 : 1;
+        d.params[REDUCE_P_UPDATE_OFF] = algo_index(src.update, src.update_off, type);
+        algo_put_scalar(&d, REDUCE_P_ALPHA, type, src.alpha);
+        algo_put_scalar(&d, REDUCE_P_BETA, type, src.beta);
     }
-    count_bind(&d, src.count, P_N);
+    count_bind(&d, src.count, REDUCE_P_N);
     d.groups = groups;
     return d;
 }
@@ -73,7 +69,7 @@ gpgpu_status reduce_stage_tiles(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op
                                 size_t dst_off, uint32_t groups)
 {
     exec_dispatch d = tiles_dispatch(type, op, src, n, dst, dst_off, groups);
-    d.params[P_SRC_PAIRS] = src_pairs;
+    d.params[REDUCE_P_SRC_PAIRS] = src_pairs;
     return algo_stage(ctx, &d);
 }
 
@@ -85,8 +81,8 @@ gpgpu_status reduce_stage_fold(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
     exec_dispatch d = tiles_dispatch(type, op, src, n, part, 0, groups);
     d.bind[2] = out;
     d.bind[3] = counter;
-    d.params[P_FOLD] = 1;
-    d.params[P_RESULT_OFF] = algo_index(out, out_off, type);
+    d.params[REDUCE_P_FOLD] = 1;
+    d.params[REDUCE_P_RESULT_OFF] = algo_index(out, out_off, type);
     return algo_stage(ctx, &d);
 }
 
@@ -102,7 +98,7 @@ static gpgpu_status fold_counter(gpgpu_context *ctx, gpgpu_type type, gpgpu_op o
         return GPGPU_SUCCESS;
     exec_dispatch d = fast_stage(type, op);
     d.bind[3] = *out;
-    d.params[0] = STAGE_COUNTER;
+    d.params[0] = REDUCE_STAGE_COUNTER;
     d.groups = 1;
     gpgpu_status s = algo_stage(ctx, &d);
     if (s != GPGPU_SUCCESS) { /* not zeroed (a kept buffer holds old data): made again next time */
@@ -116,7 +112,7 @@ gpgpu_status reduce_stage_expand(gpgpu_context *ctx, gpgpu_type type, gpgpu_op o
                                  gpgpu_buffer *src, size_t src_off, size_t n, gpgpu_buffer *dst,
                                  size_t dst_off)
 {
-    exec_dispatch d = classic_stage(type, op, STAGE_EXPAND);
+    exec_dispatch d = classic_stage(type, op, REDUCE_STAGE_EXPAND);
     algo_bind_io(&d, src, src_off, dst, dst_off, n);
     d.groups = algo_groups(n, CLASSIC_WG);
     return algo_stage(ctx, &d);
@@ -128,8 +124,8 @@ static gpgpu_status in_place_step(gpgpu_context *ctx, exec_dispatch *d, gpgpu_bu
 {
     d->bind[0] = buf; /* unused by the step, bound so the program sees a valid source */
     d->bind[1] = buf;
-    d->params[P_N] = (uint32_t)n;
-    d->params[P_DST_OFF] = algo_index(buf, off, d->variant.type);
+    d->params[REDUCE_P_N] = (uint32_t)n;
+    d->params[REDUCE_P_DST_OFF] = algo_index(buf, off, d->variant.type);
     d->groups = algo_groups(invocations, CLASSIC_WG);
     return algo_stage(ctx, d);
 }
@@ -137,29 +133,29 @@ static gpgpu_status in_place_step(gpgpu_context *ctx, exec_dispatch *d, gpgpu_bu
 gpgpu_status reduce_stage_halving(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
                                   gpgpu_buffer *buf, size_t off, size_t n)
 {
-    exec_dispatch d = classic_stage(type, op, STAGE_HALVING);
+    exec_dispatch d = classic_stage(type, op, REDUCE_STAGE_HALVING);
     return in_place_step(ctx, &d, buf, off, n, n / 2);
 }
 
 gpgpu_status reduce_stage_stride(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
                                  gpgpu_buffer *buf, size_t off, size_t n, size_t q)
 {
-    exec_dispatch d = classic_stage(type, op, STAGE_STRIDE);
-    d.params[P_Q] = (uint32_t)q;
+    exec_dispatch d = classic_stage(type, op, REDUCE_STAGE_STRIDE);
+    d.params[REDUCE_P_Q] = (uint32_t)q;
     return in_place_step(ctx, &d, buf, off, n, n / 2);
 }
 
 gpgpu_status reduce_stage_pairs(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf,
                                 size_t off, size_t n)
 {
-    exec_dispatch d = classic_stage(type, GPGPU_OP_MINMAX, STAGE_PAIRS);
+    exec_dispatch d = classic_stage(type, GPGPU_OP_MINMAX, REDUCE_STAGE_PAIRS);
     return in_place_step(ctx, &d, buf, off, n, n / 2);
 }
 
 gpgpu_status reduce_stage_quads(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf,
                                 size_t off, size_t n)
 {
-    exec_dispatch d = classic_stage(type, GPGPU_OP_MINMAX, STAGE_QUADS);
+    exec_dispatch d = classic_stage(type, GPGPU_OP_MINMAX, REDUCE_STAGE_QUADS);
     return in_place_step(ctx, &d, buf, off, n, n / 4);
 }
 

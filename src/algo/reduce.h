@@ -6,6 +6,12 @@
 #define GPGPU_ALGO_REDUCE_H
 
 #include "algo/algo.h"
+#include "algo/ids/reduce_ids.h"
+
+enum { REDUCE_STAGES(ALGO_ID) };
+enum { REDUCE_PARAMS(ALGO_ID) };
+_Static_assert(REDUCE_P_N == 1 && REDUCE_P_SRC_OFF == 2 && REDUCE_P_DST_OFF == 3,
+               "the slots algo_bind_io sets");
 
 enum {
     REDUCE_WG = 256,        /* invocations per work-group of the fast stage */

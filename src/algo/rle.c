@@ -9,12 +9,6 @@
 #include "algo/scan.h"
 #include "algo/segreduce.h"
 
-enum { STAGE_HEADS, STAGE_SCATTER, STAGE_LENGTHS, STAGE_CLEAR, STAGE_CHAINED };
-enum {
-    P_BOUND = 1, P_KEYS_OFF, P_UNIQUE_OFF, P_LENGTHS_OFF, P_FLAGS_OFF, P_STARTS_OFF, P_HAS_COUNT,
-    P_COUNT_OFF, P_OUTPUTS, P_COUNT_OUT_OFF, P_RUNS_AT, P_FALLBACK, P_POLLS, P_STATE_OFF
-};
-enum { OUT_UNIQUE = 1, OUT_COUNT = 2, OUT_LENGTHS = 4 }; /* P_OUTPUTS */
 /* The context's scratch slots (the scan inside uses slot 1, the segmented reduction 4, 5). */
 enum { SLOT_FLAGS = 2, SLOT_STARTS = 3 };
 
@@ -31,80 +25,80 @@ static exec_dispatch rle_stage(const rle_args *a, unsigned stage)
 {
     exec_dispatch d = {.variant = {"rle", a->type, GPGPU_OP_SUM, RLE_WG, 1}};
     d.params[0] = stage;
-    d.params[P_BOUND] = (uint32_t)a->n;
+    d.params[RLE_P_BOUND] = (uint32_t)a->n;
     d.bind[0] = a->keys;
-    d.params[P_KEYS_OFF] = algo_index(a->keys, a->keys_off, a->type);
+    d.params[RLE_P_KEYS_OFF] = algo_index(a->keys, a->keys_off, a->type);
     if (a->unique) {
         d.bind[1] = a->unique;
-        d.params[P_UNIQUE_OFF] = algo_index(a->unique, a->unique_off, a->type);
-        d.params[P_OUTPUTS] |= OUT_UNIQUE;
+        d.params[RLE_P_UNIQUE_OFF] = algo_index(a->unique, a->unique_off, a->type);
+        d.params[RLE_P_OUTPUTS] |= RLE_OUT_UNIQUE;
     }
     if (a->lengths) {
         d.bind[2] = a->lengths;
-        d.params[P_LENGTHS_OFF] = algo_index(a->lengths, a->lengths_off, GPGPU_TYPE_U32);
-        d.params[P_OUTPUTS] |= OUT_LENGTHS;
+        d.params[RLE_P_LENGTHS_OFF] = algo_index(a->lengths, a->lengths_off, GPGPU_TYPE_U32);
+        d.params[RLE_P_OUTPUTS] |= RLE_OUT_LENGTHS;
     }
     if (a->flags) {
         d.bind[3] = a->flags;
-        d.params[P_FLAGS_OFF] = algo_index(a->flags, a->flags_off, GPGPU_TYPE_U32);
+        d.params[RLE_P_FLAGS_OFF] = algo_index(a->flags, a->flags_off, GPGPU_TYPE_U32);
     }
     if (a->state) {
         d.bind[7] = a->state;
-        d.params[P_STATE_OFF] = algo_index(a->state, a->state_off, GPGPU_TYPE_U32);
+        d.params[RLE_P_STATE_OFF] = algo_index(a->state, a->state_off, GPGPU_TYPE_U32);
     }
     d.bind[4] = a->starts;
-    d.params[P_STARTS_OFF] = algo_index(a->starts, a->starts_off, GPGPU_TYPE_U32);
-    d.params[P_RUNS_AT] = algo_index(a->starts, a->runs_at, GPGPU_TYPE_U32);
+    d.params[RLE_P_STARTS_OFF] = algo_index(a->starts, a->starts_off, GPGPU_TYPE_U32);
+    d.params[RLE_P_RUNS_AT] = algo_index(a->starts, a->runs_at, GPGPU_TYPE_U32);
     if (a->count) {
         d.bind[5] = a->count;
-        d.params[P_HAS_COUNT] = 1;
-        d.params[P_COUNT_OFF] = algo_index(a->count, a->count_off, GPGPU_TYPE_U32);
+        d.params[RLE_P_HAS_COUNT] = 1;
+        d.params[RLE_P_COUNT_OFF] = algo_index(a->count, a->count_off, GPGPU_TYPE_U32);
     }
     if (a->count_out) {
         d.bind[6] = a->count_out;
-        d.params[P_OUTPUTS] |= OUT_COUNT;
-        d.params[P_COUNT_OUT_OFF] = algo_index(a->count_out, a->count_out_off, GPGPU_TYPE_U32);
+        d.params[RLE_P_OUTPUTS] |= RLE_OUT_COUNT;
+        d.params[RLE_P_COUNT_OUT_OFF] = algo_index(a->count_out, a->count_out_off, GPGPU_TYPE_U32);
     }
     return d;
 }
 
 gpgpu_status rle_stage_heads(gpgpu_context *ctx, const rle_args *a)
 {
-    exec_dispatch d = rle_stage(a, STAGE_HEADS);
+    exec_dispatch d = rle_stage(a, RLE_STAGE_HEADS);
     d.groups = algo_groups(a->n, RLE_WG);
     return algo_stage(ctx, &d);
 }
 
 gpgpu_status rle_stage_scatter(gpgpu_context *ctx, const rle_args *a)
 {
-    exec_dispatch d = rle_stage(a, STAGE_SCATTER);
+    exec_dispatch d = rle_stage(a, RLE_STAGE_SCATTER);
     d.groups = a->n ? algo_groups(a->n, RLE_WG) : 1; /* no keys still writes the count */
     return algo_stage(ctx, &d);
 }
 
 gpgpu_status rle_stage_lengths(gpgpu_context *ctx, const rle_args *a)
 {
-    exec_dispatch d = rle_stage(a, STAGE_LENGTHS);
+    exec_dispatch d = rle_stage(a, RLE_STAGE_LENGTHS);
     d.groups = algo_groups(a->n, RLE_WG);
     return algo_stage(ctx, &d);
 }
 
 gpgpu_status rle_stage_clear(gpgpu_context *ctx, const rle_args *a, rle_chained_plan p)
 {
-    exec_dispatch d = rle_stage(a, STAGE_CLEAR);
-    d.variant.only_stage = STAGE_CLEAR; /* no tile's registers or shared arrays */
-    d.params[P_BOUND] = (uint32_t)p.state_words;
+    exec_dispatch d = rle_stage(a, RLE_STAGE_CLEAR);
+    d.variant.only_stage = RLE_STAGE_CLEAR; /* no tile's registers or shared arrays */
+    d.params[RLE_P_BOUND] = (uint32_t)p.state_words;
     d.groups = algo_groups(p.state_words, RLE_WG);
     return algo_stage(ctx, &d);
 }
 
 gpgpu_status rle_stage_chained(gpgpu_context *ctx, const rle_args *a, rle_chained_plan p)
 {
-    exec_dispatch d = rle_stage(a, STAGE_CHAINED);
+    exec_dispatch d = rle_stage(a, RLE_STAGE_CHAINED);
     d.variant.items = p.items;
-    d.variant.only_stage = STAGE_CHAINED; /* the tile in registers, a program of its own */
-    d.params[P_FALLBACK] = a->forced;
-    d.params[P_POLLS] = RLE_POLLS;
+    d.variant.only_stage = RLE_STAGE_CHAINED; /* the tile in registers, a program of its own */
+    d.params[RLE_P_FALLBACK] = a->forced;
+    d.params[RLE_P_POLLS] = RLE_POLLS;
     d.groups = p.tiles;
     return algo_stage(ctx, &d);
 }

@@ -6,6 +6,11 @@
 #define GPGPU_ALGO_RLE_H
 
 #include "algo/algo.h"
+#include "algo/ids/rle_ids.h"
+
+enum { RLE_STAGES(ALGO_ID) };
+enum { RLE_PARAMS(ALGO_ID) };
+enum { RLE_CONSTS(ALGO_ID) };
 
 enum {
     RLE_WG = 256,

@@ -14,12 +14,6 @@
 #include "algo/scan.h"
 #include "algo/tuning.h"
 
-enum { STAGE_REDUCE, STAGE_PARTIALS, STAGE_TILES, STAGE_COPY, STAGE_STEP, STAGE_CLEAR,
-       STAGE_CHAINED };
-enum { P_N = 1, P_SRC_OFF, P_DST_OFF, P_EXCLUSIVE, P_TILES_PER_GROUP, P_GROUPS, P_PART_OFF };
-enum { P_STEP_K = P_TILES_PER_GROUP, P_FALLBACK = P_TILES_PER_GROUP, P_POLLS = P_GROUPS,
-       P_VEC = P_PART_OFF + 1, P_IN_PLACE };
-
 scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     const algo_tuning *t = algo_tuning_get();
@@ -97,17 +91,17 @@ static void bind_fast(exec_dispatch *d, gpgpu_buffer *src, size_t src_off, gpgpu
     gpgpu_type type = d->variant.type;
     algo_bind_io(d, src, src_off, dst, dst_off, n);
     d->bind[2] = part;
-    d->params[P_TILES_PER_GROUP] = plan.tiles_per_group;
-    d->params[P_GROUPS] = plan.groups;
-    d->params[P_PART_OFF] = algo_index(part, plan.part_off, type);
+    d->params[SCAN_P_TILES_PER_GROUP] = plan.tiles_per_group;
+    d->params[SCAN_P_GROUPS] = plan.groups;
+    d->params[SCAN_P_PART_OFF] = algo_index(part, plan.part_off, type);
     d->groups = plan.groups;
-    count_bind(d, plan.count, P_N);
+    count_bind(d, plan.count, SCAN_P_N);
 }
 
 gpgpu_status scan_stage_reduce(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *src,
                                size_t src_off, size_t n, gpgpu_buffer *part, scan_plan plan)
 {
-    exec_dispatch d = stage(type, STAGE_REDUCE, false);
+    exec_dispatch d = stage(type, SCAN_STAGE_REDUCE, false);
     bind_fast(&d, src, src_off, NULL, 0, n, part, plan);
     return algo_stage(ctx, &d);
 }
@@ -115,10 +109,10 @@ gpgpu_status scan_stage_reduce(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer
 gpgpu_status scan_stage_partials(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *part,
                                  size_t part_off, uint32_t groups)
 {
-    exec_dispatch d = stage(type, STAGE_PARTIALS, false);
+    exec_dispatch d = stage(type, SCAN_STAGE_PARTIALS, false);
     d.bind[2] = part;
-    d.params[P_GROUPS] = groups;
-    d.params[P_PART_OFF] = algo_index(part, part_off, type);
+    d.params[SCAN_P_GROUPS] = groups;
+    d.params[SCAN_P_PART_OFF] = algo_index(part, part_off, type);
     d.groups = 1;
     return algo_stage(ctx, &d);
 }
@@ -127,9 +121,9 @@ gpgpu_status scan_stage_tiles(gpgpu_context *ctx, gpgpu_type type, bool exclusiv
                               gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
                               size_t dst_off, size_t n, gpgpu_buffer *part, scan_plan plan)
 {
-    exec_dispatch d = stage(type, STAGE_TILES, false);
+    exec_dispatch d = stage(type, SCAN_STAGE_TILES, false);
     bind_fast(&d, src, src_off, dst, dst_off, n, part, plan);
-    d.params[P_EXCLUSIVE] = exclusive;
+    d.params[SCAN_P_EXCLUSIVE] = exclusive;
     return algo_stage(ctx, &d);
 }
 
@@ -137,9 +131,9 @@ gpgpu_status scan_stage_copy(gpgpu_context *ctx, gpgpu_type type, bool exclusive
                              gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
                              size_t dst_off, size_t n)
 {
-    exec_dispatch d = stage(type, STAGE_COPY, true);
+    exec_dispatch d = stage(type, SCAN_STAGE_COPY, true);
     algo_bind_io(&d, src, src_off, dst, dst_off, n);
-    d.params[P_EXCLUSIVE] = exclusive;
+    d.params[SCAN_P_EXCLUSIVE] = exclusive;
     d.groups = algo_groups(n, CLASSIC_WG);
     return algo_stage(ctx, &d);
 }
@@ -147,12 +141,12 @@ gpgpu_status scan_stage_copy(gpgpu_context *ctx, gpgpu_type type, bool exclusive
 gpgpu_status scan_stage_step(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf, size_t off,
                              size_t n, unsigned k)
 {
-    exec_dispatch d = stage(type, STAGE_STEP, true);
+    exec_dispatch d = stage(type, SCAN_STAGE_STEP, true);
     d.bind[0] = buf;
     d.bind[1] = buf;
-    d.params[P_N] = (uint32_t)n;
-    d.params[P_DST_OFF] = algo_index(buf, off, type);
-    d.params[P_STEP_K] = k;
+    d.params[SCAN_P_N] = (uint32_t)n;
+    d.params[SCAN_P_DST_OFF] = algo_index(buf, off, type);
+    d.params[SCAN_P_STEP_K] = k;
     d.groups = algo_groups((n + 1) / 2, CLASSIC_WG); /* Kiciak: ceil(n/2) invocations */
     return algo_stage(ctx, &d);
 }
@@ -167,10 +161,10 @@ static exec_dispatch chained_stage(gpgpu_type type, unsigned which, scan_chained
 gpgpu_status scan_stage_clear(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *state,
                               scan_chained_plan p)
 {
-    exec_dispatch d = chained_stage(type, STAGE_CLEAR, p);
-    d.variant.only_stage = STAGE_CLEAR; /* no shared tile (glsl/scan.comp says why) */
+    exec_dispatch d = chained_stage(type, SCAN_STAGE_CLEAR, p);
+    d.variant.only_stage = SCAN_STAGE_CLEAR; /* no shared tile (glsl/scan.comp says why) */
     d.bind[3] = state;
-    d.params[P_N] = (uint32_t)p.state_words;
+    d.params[SCAN_P_N] = (uint32_t)p.state_words;
     d.groups = algo_groups(p.state_words, p.wg);
     return algo_stage(ctx, &d);
 }
@@ -180,24 +174,24 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
                                 size_t dst_off, size_t n, gpgpu_buffer *state,
                                 scan_chained_plan p, scan_fallback fallback)
 {
-    exec_dispatch d = chained_stage(type, STAGE_CHAINED, p);
-    d.variant.only_stage = STAGE_CHAINED; /* no shared tile: more groups per multiprocessor */
-    d.variant.shape[0] = p.reload;
+    exec_dispatch d = chained_stage(type, SCAN_STAGE_CHAINED, p);
+    d.variant.only_stage = SCAN_STAGE_CHAINED; /* no shared tile: more groups per multiprocessor */
+    exec_shape_set(&d.variant, SCAN_SHAPE_RELOAD, p.reload);
     algo_bind_io(&d, src, src_off, dst, dst_off, n);
     size_t size = gpgpu_type_size(type);
-    d.params[P_IN_PLACE] = algo_overlap(src, src_off * size, n * size, dst, dst_off * size, n * size);
+    d.params[SCAN_P_IN_PLACE] = algo_overlap(src, src_off * size, n * size, dst, dst_off * size, n * size);
     d.bind[3] = state;
-    d.params[P_EXCLUSIVE] = exclusive;
-    d.params[P_FALLBACK] = fallback;
-    d.params[P_POLLS] = algo_tuning_get()->scan_polls;
+    d.params[SCAN_P_EXCLUSIVE] = exclusive;
+    d.params[SCAN_P_FALLBACK] = fallback;
+    d.params[SCAN_P_POLLS] = algo_tuning_get()->scan_polls;
     /* 16-byte accesses (four 4-byte elements or two f64) need both element
      * offsets (from bindings aligned to at least 16 bytes) and each
      * invocation's runs to be whole vectors. */
     uint32_t vw = (uint32_t)(16 / size);
-    d.params[P_VEC] = p.items % vw == 0 && d.params[P_SRC_OFF] % vw == 0 &&
-                      d.params[P_DST_OFF] % vw == 0;
+    d.params[SCAN_P_VEC] = p.items % vw == 0 && d.params[SCAN_P_SRC_OFF] % vw == 0 &&
+                      d.params[SCAN_P_DST_OFF] % vw == 0;
     d.groups = p.tiles;
-    count_bind(&d, p.count, P_N);
+    count_bind(&d, p.count, SCAN_P_N);
     return algo_stage(ctx, &d);
 }
 

@@ -4,6 +4,13 @@
 #define GPGPU_ALGO_SCAN_H
 
 #include "algo/algo.h"
+#include "algo/ids/scan_ids.h"
+
+enum { SCAN_STAGES(ALGO_ID) };
+enum { SCAN_PARAMS(ALGO_ID) };
+enum { SCAN_SHAPES(ALGO_SHAPE) };
+_Static_assert(SCAN_P_N == 1 && SCAN_P_SRC_OFF == 2 && SCAN_P_DST_OFF == 3,
+               "the slots algo_bind_io sets");
 
 enum {
     SCAN_WG = 256,

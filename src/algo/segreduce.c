@@ -4,11 +4,6 @@
  * values of those that cross tiles. See docs/ALGORITHMS.md, Segmented reductions. */
 #include "algo/segreduce.h"
 
-enum { STAGE_PLAN, STAGE_TILES, STAGE_FIX };
-enum {
-    P_N = 1, P_SRC_OFF, P_DST_OFF, P_SEG_OFF, P_NSEG, P_AUX_OFF, P_WORK_OFF, P_K, P_HAS_COUNT,
-    P_COUNT_OFF, P_STEP, P_SLACK
-};
 /* Scratch slots of the context's own scratch (run-length encoding, which calls this, uses
  * 1 to 3). */
 enum { SLOT_AUX = 4, SLOT_WORK = 5 };
@@ -27,32 +22,32 @@ static exec_dispatch seg_stage(const segreduce_args *a, unsigned stage, segreduc
 {
     exec_dispatch d = {.variant = {"segreduce", a->type, a->op, SEGRED_WG, SEGRED_ITEMS}};
     d.params[0] = stage;
-    d.params[P_N] = (uint32_t)a->n;
+    d.params[SEGREDUCE_P_N] = (uint32_t)a->n;
     d.bind[0] = a->in;
-    d.params[P_SRC_OFF] = algo_index(a->in, a->in_off, a->type);
+    d.params[SEGREDUCE_P_SRC_OFF] = algo_index(a->in, a->in_off, a->type);
     d.bind[1] = a->out;
-    d.params[P_DST_OFF] = algo_index(a->out, a->out_off, a->type);
+    d.params[SEGREDUCE_P_DST_OFF] = algo_index(a->out, a->out_off, a->type);
     d.bind[2] = a->seg;
-    d.params[P_SEG_OFF] = algo_index(a->seg, a->seg_off, GPGPU_TYPE_U32);
-    d.params[P_NSEG] = (uint32_t)a->nseg;
+    d.params[SEGREDUCE_P_SEG_OFF] = algo_index(a->seg, a->seg_off, GPGPU_TYPE_U32);
+    d.params[SEGREDUCE_P_NSEG] = (uint32_t)a->nseg;
     d.bind[3] = a->aux;
-    d.params[P_AUX_OFF] = algo_index(a->aux, a->aux_off, GPGPU_TYPE_U32);
+    d.params[SEGREDUCE_P_AUX_OFF] = algo_index(a->aux, a->aux_off, GPGPU_TYPE_U32);
     d.bind[4] = a->work;
-    d.params[P_WORK_OFF] = algo_index(a->work, a->work_off, a->type);
-    d.params[P_K] = p.tiles;
-    d.params[P_STEP] = p.step;
-    d.params[P_SLACK] = p.slack;
+    d.params[SEGREDUCE_P_WORK_OFF] = algo_index(a->work, a->work_off, a->type);
+    d.params[SEGREDUCE_P_K] = p.tiles;
+    d.params[SEGREDUCE_P_PATH_STEP] = p.step;
+    d.params[SEGREDUCE_P_SLACK] = p.slack;
     if (a->count) {
         d.bind[5] = a->count;
-        d.params[P_HAS_COUNT] = 1;
-        d.params[P_COUNT_OFF] = algo_index(a->count, a->count_off, GPGPU_TYPE_U32);
+        d.params[SEGREDUCE_P_HAS_COUNT] = 1;
+        d.params[SEGREDUCE_P_COUNT_OFF] = algo_index(a->count, a->count_off, GPGPU_TYPE_U32);
     }
     return d;
 }
 
 gpgpu_status segreduce_stage_plan(gpgpu_context *ctx, const segreduce_args *a, segreduce_plan p)
 {
-    exec_dispatch d = seg_stage(a, STAGE_PLAN, p);
+    exec_dispatch d = seg_stage(a, SEGREDUCE_STAGE_PLAN, p);
     /* A subgroup per tile start where there are subgroups (the shader strides over the rest
      * whatever the subgroup size), else an invocation. */
     unsigned sg = ctx->info.subgroup_size;
@@ -63,15 +58,15 @@ gpgpu_status segreduce_stage_plan(gpgpu_context *ctx, const segreduce_args *a, s
 
 gpgpu_status segreduce_stage_tiles(gpgpu_context *ctx, const segreduce_args *a, segreduce_plan p)
 {
-    exec_dispatch d = seg_stage(a, STAGE_TILES, p);
-    d.variant.only_stage = STAGE_TILES; /* its shared arrays are its alone */
+    exec_dispatch d = seg_stage(a, SEGREDUCE_STAGE_TILES, p);
+    d.variant.only_stage = SEGREDUCE_STAGE_TILES; /* its shared arrays are its alone */
     d.groups = p.tiles;
     return algo_stage(ctx, &d);
 }
 
 gpgpu_status segreduce_stage_fix(gpgpu_context *ctx, const segreduce_args *a, segreduce_plan p)
 {
-    exec_dispatch d = seg_stage(a, STAGE_FIX, p);
+    exec_dispatch d = seg_stage(a, SEGREDUCE_STAGE_FIX, p);
     d.groups = p.tiles < SEGRED_FIX_MAX_GROUPS ? p.tiles : SEGRED_FIX_MAX_GROUPS;
     return algo_stage(ctx, &d);
 }

@@ -4,6 +4,10 @@
 #define GPGPU_ALGO_SEGREDUCE_H
 
 #include "algo/algo.h"
+#include "algo/ids/segreduce_ids.h"
+
+enum { SEGREDUCE_STAGES(ALGO_ID) };
+enum { SEGREDUCE_PARAMS(ALGO_ID) };
 
 enum {
     SEGRED_WG = 128,

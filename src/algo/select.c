@@ -21,14 +21,6 @@
 #include "algo/count.h"
 #include "algo/select.h"
 
-enum { STAGE_COUNT = 1, STAGE_SCATTER, STAGE_CLEAR, STAGE_CHAINED };
-enum {
-    P_N = 1, P_SRC_OFF, P_DST_OFF, P_FLAGS_OFF, P_PAY_IN_OFF, P_PAY_OUT_OFF, P_IDX_OFF,
-    P_STATE_OFF, P_MODE, P_VALUE, P_POLLS = P_VALUE + 2, P_TILES_PER_GROUP, P_GROUPS,
-    P_FORCE_RECOUNT
-};
-enum { MODE_PARTITION = 16, MODE_PAY = 32, MODE_IDX = 64 };
-
 static bool wants_single_pass(gpgpu_context *ctx, size_t n, gpgpu_algo algo, bool partition)
 {
     if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)
@@ -63,62 +55,62 @@ static exec_dispatch select_dispatch(const select_job *job, unsigned stage, sele
     exec_dispatch d = {.variant = {"select", job->type, GPGPU_OP_SUM, p.wg, p.items, 0}};
     gpgpu_type t = job->type;
     d.params[0] = stage;
-    d.params[P_N] = (uint32_t)job->n;
+    d.params[SELECT_P_N] = (uint32_t)job->n;
     d.bind[0] = job->in;
-    d.params[P_SRC_OFF] = algo_index(job->in, job->in_off, t);
+    d.params[SELECT_P_SRC_OFF] = algo_index(job->in, job->in_off, t);
     d.bind[2] = job->out;
-    d.params[P_DST_OFF] = algo_index(job->out, job->out_off, t);
+    d.params[SELECT_P_DST_OFF] = algo_index(job->out, job->out_off, t);
     if (job->keep == SELECT_KEEP_FLAGS) {
         d.bind[1] = job->flags;
-        d.params[P_FLAGS_OFF] = algo_index(job->flags, job->flags_off, GPGPU_TYPE_U32);
+        d.params[SELECT_P_FLAGS_OFF] = algo_index(job->flags, job->flags_off, GPGPU_TYPE_U32);
     }
-    d.params[P_MODE] = job->keep | (job->partition ? MODE_PARTITION : 0);
+    d.params[SELECT_P_MODE] = job->keep | (job->partition ? SELECT_MODE_PARTITION : 0);
     if (job->pay_out) {
         d.bind[3] = job->pay_in;
         d.bind[4] = job->pay_out;
-        d.params[P_PAY_IN_OFF] = algo_index(job->pay_in, job->pay_in_off, GPGPU_TYPE_U32);
-        d.params[P_PAY_OUT_OFF] = algo_index(job->pay_out, job->pay_out_off, GPGPU_TYPE_U32);
-        d.params[P_MODE] |= MODE_PAY;
+        d.params[SELECT_P_PAY_IN_OFF] = algo_index(job->pay_in, job->pay_in_off, GPGPU_TYPE_U32);
+        d.params[SELECT_P_PAY_OUT_OFF] = algo_index(job->pay_out, job->pay_out_off, GPGPU_TYPE_U32);
+        d.params[SELECT_P_MODE] |= SELECT_MODE_PAY;
     }
     if (job->idx_out) {
         d.bind[5] = job->idx_out;
-        d.params[P_IDX_OFF] = algo_index(job->idx_out, job->idx_out_off, GPGPU_TYPE_U32);
-        d.params[P_MODE] |= MODE_IDX;
+        d.params[SELECT_P_IDX_OFF] = algo_index(job->idx_out, job->idx_out_off, GPGPU_TYPE_U32);
+        d.params[SELECT_P_MODE] |= SELECT_MODE_IDX;
     }
     if (t == GPGPU_TYPE_F32 || t == GPGPU_TYPE_F64) {
-        algo_put_scalar(&d, P_VALUE, t, job->value);
+        algo_put_scalar(&d, SELECT_P_VALUE, t, job->value);
     } else {
         /* An integer of the type (the public call checked it): its bits. */
-        d.params[P_VALUE] = t == GPGPU_TYPE_U32 ? (uint32_t)job->value
+        d.params[SELECT_P_VALUE] = t == GPGPU_TYPE_U32 ? (uint32_t)job->value
                                                 : (uint32_t)(int32_t)job->value;
     }
     d.bind[6] = job->state;
-    d.params[P_STATE_OFF] = algo_index(job->state, job->state_off, GPGPU_TYPE_U32);
-    d.params[P_POLLS] = SELECT_POLLS;
-    d.params[P_TILES_PER_GROUP] = p.tiles_per_group;
-    d.params[P_GROUPS] = p.groups;
-    count_bind(&d, job->count, P_N);
+    d.params[SELECT_P_STATE_OFF] = algo_index(job->state, job->state_off, GPGPU_TYPE_U32);
+    d.params[SELECT_P_POLLS] = SELECT_POLLS;
+    d.params[SELECT_P_TILES_PER_GROUP] = p.tiles_per_group;
+    d.params[SELECT_P_GROUPS] = p.groups;
+    count_bind(&d, job->count, SELECT_P_N);
     return d;
 }
 
 gpgpu_status select_stage_count(gpgpu_context *ctx, const select_job *job, select_plan plan)
 {
-    exec_dispatch d = select_dispatch(job, STAGE_COUNT, plan);
+    exec_dispatch d = select_dispatch(job, SELECT_STAGE_COUNT, plan);
     d.groups = plan.groups;
     return algo_stage(ctx, &d);
 }
 
 gpgpu_status select_stage_scatter(gpgpu_context *ctx, const select_job *job, select_plan plan)
 {
-    exec_dispatch d = select_dispatch(job, STAGE_SCATTER, plan);
+    exec_dispatch d = select_dispatch(job, SELECT_STAGE_SCATTER, plan);
     d.groups = plan.groups;
     return algo_stage(ctx, &d);
 }
 
 gpgpu_status select_stage_clear(gpgpu_context *ctx, const select_job *job, select_plan plan)
 {
-    exec_dispatch d = select_dispatch(job, STAGE_CLEAR, plan);
-    d.params[P_N] = (uint32_t)plan.state_words; /* words, not the elements' count */
+    exec_dispatch d = select_dispatch(job, SELECT_STAGE_CLEAR, plan);
+    d.params[SELECT_P_N] = (uint32_t)plan.state_words; /* words, not the elements' count */
     d.groups = algo_groups(plan.state_words, plan.wg);
     return algo_stage(ctx, &d);
 }
@@ -126,8 +118,8 @@ gpgpu_status select_stage_clear(gpgpu_context *ctx, const select_job *job, selec
 gpgpu_status select_stage_chained(gpgpu_context *ctx, const select_job *job, select_plan plan,
                                   bool force_recount)
 {
-    exec_dispatch d = select_dispatch(job, STAGE_CHAINED, plan);
-    d.params[P_FORCE_RECOUNT] = force_recount;
+    exec_dispatch d = select_dispatch(job, SELECT_STAGE_CHAINED, plan);
+    d.params[SELECT_P_FORCE_RECOUNT] = force_recount;
     d.groups = plan.tiles;
     return algo_stage(ctx, &d);
 }

@@ -9,6 +9,11 @@
 #define GPGPU_ALGO_SELECT_H
 
 #include "algo/algo.h"
+#include "algo/ids/select_ids.h"
+
+enum { SELECT_STAGES(ALGO_ID) };
+enum { SELECT_PARAMS(ALGO_ID) };
+enum { SELECT_CONSTS(ALGO_ID) };
 
 enum {
     SELECT_WG = 256,

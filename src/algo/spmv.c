@@ -8,21 +8,6 @@
 #include "algo/tuning.h"
 
 /* Parameters of glsl/spmv.comp after the stage. */
-enum {
-    P_ROWS = 1,
-    P_COLS,
-    P_NNZ,
-    P_PTR_OFF,
-    P_IDX_OFF,
-    P_VAL_OFF,
-    P_X_OFF,
-    P_Y_OFF,
-    P_ALPHA,          /* and P_ALPHA + 1 for f64 */
-    P_BETA = P_ALPHA + 2,
-    P_AUX_OFF = P_BETA + 2,
-    P_WORK_OFF,
-    P_K
-};
 
 /* A dispatch of `stage` on a's arrays as CSR-like kernels bind them: ptr at 0, idx at 1,
  * values at 2; `entries` is what the stage may index in idx and values. */
@@ -32,17 +17,17 @@ static exec_dispatch matrix_stage(const gpgpu_matrix *a, unsigned stage, unsigne
 {
     exec_dispatch d = {.variant = {"spmv", a->type, 0, wg, items}};
     d.params[0] = stage;
-    d.params[P_ROWS] = a->rows;
-    d.params[P_COLS] = a->cols;
-    d.params[P_NNZ] = (uint32_t)entries;
+    d.params[SPMV_P_ROWS] = a->rows;
+    d.params[SPMV_P_COLS] = a->cols;
+    d.params[SPMV_P_NNZ] = (uint32_t)entries;
     d.bind[0] = ptr.buf;
     d.bind[1] = idx.buf;
     d.bind[2] = a->val.buf;
     if (ptr.buf)
-        d.params[P_PTR_OFF] = algo_index(ptr.buf, ptr.off, SPMV_U32);
+        d.params[SPMV_P_PTR_OFF] = algo_index(ptr.buf, ptr.off, SPMV_U32);
     if (idx.buf)
-        d.params[P_IDX_OFF] = algo_index(idx.buf, idx.off, SPMV_U32);
-    d.params[P_VAL_OFF] = algo_index(a->val.buf, a->val.off, a->type);
+        d.params[SPMV_P_IDX_OFF] = algo_index(idx.buf, idx.off, SPMV_U32);
+    d.params[SPMV_P_VAL_OFF] = algo_index(a->val.buf, a->val.off, a->type);
     return d;
 }
 
@@ -55,28 +40,28 @@ static exec_dispatch csr_stage(const gpgpu_matrix *a, unsigned stage, unsigned w
 static void bind_x(exec_dispatch *d, gpgpu_type type, gpgpu_buffer *x, size_t x_off)
 {
     d->bind[3] = x;
-    d->params[P_X_OFF] = algo_index(x, x_off, type);
+    d->params[SPMV_P_X_OFF] = algo_index(x, x_off, type);
 }
 
 static void bind_y(exec_dispatch *d, gpgpu_type type, double alpha, double beta,
                    gpgpu_buffer *y, size_t y_off)
 {
     d->bind[4] = y;
-    d->params[P_Y_OFF] = algo_index(y, y_off, type);
-    algo_put_scalar(d, P_ALPHA, type, alpha);
-    algo_put_scalar(d, P_BETA, type, beta);
+    d->params[SPMV_P_Y_OFF] = algo_index(y, y_off, type);
+    algo_put_scalar(d, SPMV_P_ALPHA, type, alpha);
+    algo_put_scalar(d, SPMV_P_BETA, type, beta);
 }
 
 static void bind_aux(exec_dispatch *d, gpgpu_buffer *aux, size_t aux_off)
 {
     d->bind[5] = aux;
-    d->params[P_AUX_OFF] = algo_index(aux, aux_off, SPMV_U32);
+    d->params[SPMV_P_AUX_OFF] = algo_index(aux, aux_off, SPMV_U32);
 }
 
 static void bind_work(exec_dispatch *d, gpgpu_type type, gpgpu_buffer *work, size_t work_off)
 {
     d->bind[6] = work;
-    d->params[P_WORK_OFF] = algo_index(work, work_off, type);
+    d->params[SPMV_P_WORK_OFF] = algo_index(work, work_off, type);
 }
 
 /* ------------------------------------------------------- classic, stage by stage */
@@ -94,7 +79,7 @@ gpgpu_status spmv_stage_max(gpgpu_context *ctx, gpgpu_buffer *lgt, size_t lgt_of
 {
     exec_dispatch d = {.variant = {"spmv", GPGPU_TYPE_F32, 0, CLASSIC_WG, 1}};
     d.params[0] = SPMV_STAGE_MAX;
-    d.params[P_K] = t;
+    d.params[SPMV_P_K] = t;
     bind_aux(&d, lgt, lgt_off);
     d.groups = algo_groups(t / 2, CLASSIC_WG);
     return algo_stage(ctx, &d);
@@ -116,7 +101,7 @@ gpgpu_status spmv_stage_sums(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_bu
     exec_dispatch d = csr_stage(a, SPMV_STAGE_SUMS, CLASSIC_WG, 1);
     bind_aux(&d, lgt, lgt_off);
     bind_work(&d, a->type, work, work_off);
-    d.params[P_K] = t;
+    d.params[SPMV_P_K] = t;
     d.groups = algo_groups((size_t)a->rows * (t / 2), CLASSIC_WG);
     return algo_stage(ctx, &d);
 }
@@ -212,7 +197,7 @@ static gpgpu_status tile_fix(gpgpu_context *ctx, exec_dispatch d, size_t tiles)
     d.variant = (exec_variant){.family = "spmv", .type = d.variant.type, .wg_size = SPMV_WG,
                                .items = 1};
     d.params[0] = SPMV_STAGE_TILE_FIX;
-    d.params[P_K] = (uint32_t)tiles;
+    d.params[SPMV_P_K] = (uint32_t)tiles;
     d.groups = subgroup_groups(ctx, tiles, SPMV_WG);
     return algo_stage(ctx, &d);
 }
@@ -275,9 +260,9 @@ static gpgpu_status merge_plan(gpgpu_context *ctx, const gpgpu_matrix *a, size_t
     m->plan_tile = 0; /* none kept until this one is recorded */
     exec_dispatch d = csr_stage(a, SPMV_STAGE_PATH_SEARCH, SPMV_WG, 1);
     bind_aux(&d, m->plan, 0);
-    d.params[P_K] = (uint32_t)tiles;
-    d.params[P_ALPHA] = (uint32_t)(tile - slack); /* PATH_STEP */
-    d.params[P_ALPHA + 1] = (uint32_t)slack;      /* PATH_SLACK */
+    d.params[SPMV_P_K] = (uint32_t)tiles;
+    d.params[SPMV_P_PATH_STEP] = (uint32_t)(tile - slack);
+    d.params[SPMV_P_PATH_SLACK] = (uint32_t)slack;
     d.groups = subgroup_groups(ctx, tiles + 1, 1);
     TRY(algo_stage(ctx, &d));
     if (keep) {
@@ -305,12 +290,12 @@ static gpgpu_status run_merge(gpgpu_context *ctx, const spmv_call *c, unsigned w
     TRY(ctx_scratch(ctx, 1, 2 * tiles * gpgpu_type_size(a->type), &part));
     exec_dispatch d = csr_stage(a, SPMV_STAGE_CSR_MERGE, wg, items);
     d.variant.only_stage = SPMV_STAGE_CSR_MERGE;
-    d.variant.shape[0] = per_group;
+    exec_shape_set(&d.variant, SPMV_SHAPE_MERGE_TILES, per_group);
     bind_x(&d, a->type, c->x, c->x_off);
     bind_y(&d, a->type, c->alpha, c->beta, c->y, c->y_off);
     bind_aux(&d, plan, 0);
     bind_work(&d, a->type, part, 0);
-    d.params[P_K] = (uint32_t)tiles;
+    d.params[SPMV_P_K] = (uint32_t)tiles;
     d.groups = algo_groups(tiles, per_group);
     TRY(algo_stage(ctx, &d));
     if (a->stats.max <= merge_slack(tile))
@@ -403,7 +388,7 @@ static gpgpu_status run_format(gpgpu_context *ctx, const spmv_call *c)
         d = csr_stage(a, SPMV_STAGE_CSR_SCALAR, SPMV_WG, 1);
         break;
     }
-    d.params[P_K] = a->k;
+    d.params[SPMV_P_K] = a->k;
     return per_row(ctx, c, d, a->rows);
 }
 

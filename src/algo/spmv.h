@@ -6,6 +6,8 @@
 #define GPGPU_ALGO_SPMV_H
 
 #include "algo/algo.h"
+#include "algo/ids/matrix_check_ids.h"
+#include "algo/ids/spmv_ids.h"
 #include "gpgpu/sparse.h"
 
 enum {
@@ -18,45 +20,16 @@ enum {
     SPMV_MERGE_TILES = 2, /* ... and tiles per work-group, walked as a software pipeline */
     SPMV_MERGE_SLACK = 16, /* ... tiles start up to tile/16 steps early, where a row starts */
     SPMV_MAX_THREADS_PER_ROW = 32,
-    SPMV_MAX_VECTOR_WG = 1024,
-    SPMV_STATUS_WORDS = 8 /* the validation record (V_* in glsl/spmv.comp) */
+    SPMV_MAX_VECTOR_WG = 1024
 };
 
-/* The stages of glsl/spmv.comp. */
-enum {
-    SPMV_STAGE_LENGTHS,
-    SPMV_STAGE_MAX,
-    SPMV_STAGE_PRODUCTS,
-    SPMV_STAGE_SUMS,
-    SPMV_STAGE_COPY,
-    SPMV_STAGE_SCALE,
-    SPMV_STAGE_CSR_SCALAR,
-    SPMV_STAGE_CSR_VECTOR,
-    SPMV_STAGE_CSR_TILES,
-    SPMV_STAGE_COO_TILES,
-    SPMV_STAGE_TILE_FIX,
-    SPMV_STAGE_ELL,
-    SPMV_STAGE_SELL,
-    SPMV_STAGE_BSR,
-    SPMV_STAGE_CSC_PRODUCTS,
-    SPMV_STAGE_CSC_GATHER,
-    SPMV_STAGE_VALIDATE_PTRS,
-    SPMV_STAGE_VALIDATE_ENTRIES,
-    SPMV_STAGE_PATH_SEARCH,
-    SPMV_STAGE_CSR_MERGE
-};
-
-/* The validation record's words. */
-enum {
-    SPMV_V_FIRST,    /* row_ptr[0] != 0 (row 0) */
-    SPMV_V_DECREASE, /* row_ptr[i + 1] < row_ptr[i] */
-    SPMV_V_LAST,     /* row_ptr[rows] != nnz (the last row) */
-    SPMV_V_COLUMN,   /* a column index >= cols */
-    SPMV_V_UNSORTED, /* columns not strictly ascending in a row */
-    SPMV_V_MAX_LEN,
-    SPMV_V_MIN_LEN,
-    SPMV_V_EMPTY     /* rows with no entries */
-};
+/* The ids of glsl/spmv.comp, and of glsl/matrix_check.comp (matrix.c's checks). */
+enum { SPMV_STAGES(ALGO_ID) };
+enum { SPMV_PARAMS(ALGO_ID) };
+enum { SPMV_SHAPES(ALGO_SHAPE) };
+enum { MATRIX_CHECK_STAGES(ALGO_ID) };
+enum { MATRIX_CHECK_PARAMS(ALGO_ID) };
+enum { MATRIX_CHECK_CONSTS(ALGO_ID) };
 
 /* One array of a matrix: a buffer and the element (of its type) where it starts. */
 typedef struct spmv_array {

@@ -8,23 +8,21 @@
 #include "algo/tuning.h"
 #include "algo/vector.h"
 
-enum { P_N = 1, P_X_OFF, P_Y_OFF, P_ALPHA, P_BETA = P_ALPHA + 2, P_BETA_IS_ZERO = P_BETA + 2 };
-
 gpgpu_status vector_stage_axpby(gpgpu_context *ctx, gpgpu_type type, size_t n, double alpha,
                                 gpgpu_buffer *x, size_t x_off, double beta, gpgpu_buffer *y,
                                 size_t y_off)
 {
     unsigned items = algo_tuning_get()->axpby_items;
     exec_dispatch d = {.variant = {"vector", type, GPGPU_OP_SUM, AXPBY_WG, items}};
-    d.params[0] = 0; /* AXPBY */
-    d.params[P_N] = (uint32_t)n;
+    d.params[0] = VECTOR_STAGE_AXPBY;
+    d.params[VECTOR_P_N] = (uint32_t)n;
     d.bind[0] = x;
     d.bind[1] = y;
-    d.params[P_X_OFF] = algo_index(x, x_off, type);
-    d.params[P_Y_OFF] = algo_index(y, y_off, type);
-    algo_put_scalar(&d, P_ALPHA, type, alpha);
-    algo_put_scalar(&d, P_BETA, type, beta);
-    d.params[P_BETA_IS_ZERO] = beta == 0.0;
+    d.params[VECTOR_P_X_OFF] = algo_index(x, x_off, type);
+    d.params[VECTOR_P_Y_OFF] = algo_index(y, y_off, type);
+    algo_put_scalar(&d, VECTOR_P_ALPHA, type, alpha);
+    algo_put_scalar(&d, VECTOR_P_BETA, type, beta);
+    d.params[VECTOR_P_BETA_IS_ZERO] = beta == 0.0;
     d.groups = algo_groups(n, (size_t)AXPBY_WG * items);
     return algo_stage(ctx, &d);
 }

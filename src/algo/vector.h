@@ -6,6 +6,10 @@
 #define GPGPU_ALGO_VECTOR_H
 
 #include "algo/algo.h"
+#include "algo/ids/vector_ids.h"
+
+enum { VECTOR_STAGES(ALGO_ID) };
+enum { VECTOR_PARAMS(ALGO_ID) };
 
 enum {
     AXPBY_WG = 256,

@@ -86,20 +86,17 @@ static gpgpu_status compile(gpgpu_context *ctx, const exec_variant *v, variant_e
     char family_file[64], header[1024];
     snprintf(family_file, sizeof family_file, "%s.comp", v->family);
     const char *names[] = {"common.glsl", "ops.glsl", family_file};
-    /* String 0 is the header; "#line 1 N" makes the info log say N for file N. */
-    const char *strings[7];
-    char lines[3][32];
-    variant_header(st, v, glsl_source_text(family_file), header, sizeof header);
-    strings[0] = header;
+    const char *text[3];
     for (int i = 0; i < 3; i++) {
-        const char *text = glsl_source_text(names[i]);
-        CHECK(text, ctx, GPGPU_ERROR_SHADER_COMPILE, "no embedded shader %s", names[i]);
-        snprintf(lines[i], sizeof lines[i], "#line 1 %d\n", i + 1);
-        strings[1 + 2 * i] = lines[i];
-        strings[2 + 2 * i] = text;
+        text[i] = glsl_source_text(names[i]);
+        CHECK(text[i], ctx, GPGPU_ERROR_SHADER_COMPILE, "no embedded shader %s", names[i]);
     }
+    variant_header(st, v, text[2], header, sizeof header);
+    /* String 0 is the header; "#line 1 N" makes the info log say N for file N, and the
+     * family's text numbers its own files (its ids and parts: glsl_source_files). */
+    const char *strings[] = {header, "#line 1 1\n", text[0], "#line 1 2\n", text[1], text[2]};
     GLuint shader = gl->CreateShader(GL_COMPUTE_SHADER);
-    gl->ShaderSource(shader, 7, strings, NULL);
+    gl->ShaderSource(shader, (GLsizei)(sizeof strings / sizeof *strings), strings, NULL);
     gl->CompileShader(shader);
     GLint ok = 0;
     gl->GetShaderiv(shader, GL_COMPILE_STATUS, &ok);
@@ -119,10 +116,10 @@ static gpgpu_status compile(gpgpu_context *ctx, const exec_variant *v, variant_e
         gl->DeleteShader(shader);
         gl->DeleteProgram(program);
         return ctx_fail(ctx, GPGPU_ERROR_SHADER_COMPILE,
-                        "%s %s.comp for TYPE_%s failed (source strings: 1 common.glsl, 2 ops.glsl, "
-                        "3 %s.comp; header:\n%s):\n%s",
+                        "%s %s.comp for TYPE_%s failed (source strings: 0 the header, %s; "
+                        "header:\n%s):\n%s",
                         program ? "linking" : "compiling", v->family, exec_type_tag(v->type),
-                        v->family, header, log);
+                        glsl_source_files(family_file), header, log);
     }
     gl->DeleteShader(shader); /* the program keeps what it needs */
     gl_program_dump(st, v, program);

@@ -1,0 +1,34 @@
+/* The ids of glsl/select.comp, written once for src/algo/select.c and the shader
+ * (docs/INTERNALS.md, "Ids"). */
+#ifndef GPGPU_SELECT_IDS_H
+#define GPGPU_SELECT_IDS_H
+
+#define SELECT_STAGES(X)         \
+    X(SELECT_STAGE_COUNT, 1)     \
+    X(SELECT_STAGE_SCATTER, 2)   \
+    X(SELECT_STAGE_CLEAR, 3)     \
+    X(SELECT_STAGE_CHAINED, 4)
+
+#define SELECT_PARAMS(X)                                                         \
+    X(SELECT_P_N, 1)                                                             \
+    X(SELECT_P_SRC_OFF, 2)                                                       \
+    X(SELECT_P_DST_OFF, 3)                                                       \
+    X(SELECT_P_FLAGS_OFF, 4)                                                     \
+    X(SELECT_P_PAY_IN_OFF, 5)                                                    \
+    X(SELECT_P_PAY_OUT_OFF, 6)                                                   \
+    X(SELECT_P_IDX_OFF, 7)                                                       \
+    X(SELECT_P_STATE_OFF, 8)                                                     \
+    X(SELECT_P_MODE, 9)           /* the keep mode (bits 0-3), SELECT_MODE_* */  \
+    X(SELECT_P_VALUE, 10)         /* and 11: a T's bits, f64's low word first */ \
+    X(SELECT_P_POLLS, 12)         /* CHAINED: reads of a silent predecessor */   \
+    X(SELECT_P_TILES_PER_GROUP, 13)                                              \
+    X(SELECT_P_GROUPS, 14)        /* COUNT, SCATTER: the partial counts */       \
+    X(SELECT_P_FORCE_RECOUNT, 15) /* CHAINED (tests): every look-back counts again */
+
+/* SELECT_P_MODE's bits above the keep mode. */
+#define SELECT_CONSTS(X)            \
+    X(SELECT_MODE_PARTITION, 16)    \
+    X(SELECT_MODE_PAY, 32)          \
+    X(SELECT_MODE_IDX, 64)
+
+#endif /* GPGPU_SELECT_IDS_H */
