@@ -17,7 +17,10 @@
  *
  * With the arguments "version X.Y", run under Mesa's MESA_GL_VERSION_OVERRIDE=X.Y: GL 4.5 is
  * the least the library takes, and an older context is refused at creation, headless or
- * adopted, with GPGPU_ERROR_GL_VERSION naming the version; a 4.5 one works. */
+ * adopted, with GPGPU_ERROR_GL_VERSION naming the version; a 4.5 one works.
+ *
+ * Over 800 lines as one concern: which GL context the library works in, every case on the
+ * test's own EGL (or GLFW) contexts and the same table of calls. */
 #include "egl_host.h"
 #include "testlib.h"
 

@@ -5,6 +5,9 @@
  * matrices; the layouts are checked literally as sparse.h states
  * them; gpgpu_csr_check, gpgpu_csr_from_coo, the row statistics and the
  * generators. Exit status 0 when every check passes.
+ *
+ * Just over 800 lines as one concern: the host formats, each section one
+ * property of all of them.
  */
 #include "gpgpu/io.h"
 #include "gpgpu/sparse.h"

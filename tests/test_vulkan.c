@@ -13,7 +13,11 @@
  * reports, so what the library does on the adopted device is validated.
  *
  * Exit 77 where no Vulkan instance or device with a compute queue can be made,
- * or the library has no Vulkan backend. */
+ * or the library has no Vulkan backend.
+ *
+ * Over 800 lines as one concern: every check runs on the one set of Vulkan
+ * objects the test makes first (instance, device, queue, host-visible
+ * buffers, command buffer), whose making is most of its first part. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

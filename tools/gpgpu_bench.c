@@ -2,7 +2,12 @@
  * sizes, compared with the bandwidth of a plain buffer copy. Case names match
  * bench/cub_peer.cu so the two JSON outputs can be joined on them. The SpMV
  * cases (--only spmv) are in bench_spmv.c, the SpGEMM ones (--only spgemm) in
- * bench_spgemm.c, the matrices of both (--matrix, --gen) in bench_matrices.c. */
+ * bench_spgemm.c, the matrices of both (--matrix, --gen) in bench_matrices.c.
+ *
+ * This file is the harness: the options, the timing, the table, and the loop
+ * over sizes and types. The JSON records are bench_json.c's, the copy ceiling
+ * bench_copy.c's, and the cases of each primitive are in bench_reduce.c,
+ * bench_scan.c and bench_sort.c. */
 #include "gpgpu_bench.h"
 
 #include <errno.h>
@@ -10,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 static const char bench_help[] =
     "Usage: gpgpu-bench [OPTIONS]\n"
@@ -79,85 +83,11 @@ static const char *const kind_names[KIND_COUNT] = { "reduce", "scan", "sort", "s
                                                      "spgemm", "gemm", "select", "histogram",
                                                      "segreduce", "rle" };
 
-/* One benchmark case: an operation, a type and an algorithm. */
-typedef struct bench_case {
-    const char *name;
-    bench_kind kind;
-    gpgpu_type type; /* the element type; for sort the key type */
-    gpgpu_op op;     /* reduce only */
-    bool exclusive;  /* scan only */
-    bool pairs;      /* sort only: u32 values move with the keys */
-    gpgpu_algo algo;
-} bench_case;
-
-#define REDUCE(name_, type_, op_, algo_)                                                        \
-    { .name = name_, .kind = KIND_REDUCE, .type = GPGPU_TYPE_##type_, .op = GPGPU_OP_##op_,    \
-      .algo = GPGPU_ALGO_##algo_ }
-#define SCAN(name_, type_, exclusive_, algo_)                                                  \
-    { .name = name_, .kind = KIND_SCAN, .type = GPGPU_TYPE_##type_, .exclusive = exclusive_,   \
-      .algo = GPGPU_ALGO_##algo_ }
-#define SORT(name_, type_, pairs_, algo_)                                                      \
-    { .name = name_, .kind = KIND_SORT, .type = GPGPU_TYPE_##type_, .pairs = pairs_,           \
-      .algo = GPGPU_ALGO_##algo_ }
-
-static const bench_case cases[] = {
-    REDUCE("reduce_sum_f32", F32, SUM, FAST),
-    REDUCE("reduce_sum_f32", F32, SUM, CLASSIC_HALVING),
-    REDUCE("reduce_sum_f32", F32, SUM, CLASSIC_STRIDE),
-    REDUCE("reduce_sum_u32", U32, SUM, FAST),
-    REDUCE("reduce_min_f32", F32, MIN, FAST),
-    REDUCE("reduce_minmax_f32", F32, MINMAX, FAST),
-    REDUCE("reduce_minmax_f32", F32, MINMAX, CLASSIC_MINMAX),
-    REDUCE("reduce_sum_f64", F64, SUM, FAST),
-    SCAN("scan_exclusive_u32", U32, true, FAST),
-    SCAN("scan_exclusive_u32", U32, true, SCAN_SINGLE_PASS),
-    SCAN("scan_exclusive_u32", U32, true, SCAN_REDUCE_THEN_SCAN),
-    SCAN("scan_exclusive_u32", U32, true, CLASSIC_SCAN),
-    SCAN("scan_inclusive_f32", F32, false, FAST),
-    SCAN("scan_inclusive_f32", F32, false, SCAN_SINGLE_PASS),
-    SCAN("scan_inclusive_f32", F32, false, SCAN_REDUCE_THEN_SCAN),
-    SCAN("scan_inclusive_f64", F64, false, FAST),
-    SCAN("scan_inclusive_f64", F64, false, SCAN_SINGLE_PASS),
-    SCAN("scan_inclusive_f64", F64, false, SCAN_REDUCE_THEN_SCAN),
-    SORT("sort_keys_u32", U32, false, CLASSIC_NETSORT),
-    SORT("sort_keys_u32", U32, false, BITONIC),
-    SORT("sort_keys_u32", U32, false, RADIX),
-    SORT("sort_pairs_u32", U32, true, CLASSIC_NETSORT),
-    SORT("sort_pairs_u32", U32, true, BITONIC),
-    SORT("sort_pairs_u32", U32, true, RADIX),
-    SORT("sort_keys_f32", F32, false, CLASSIC_NETSORT),
-    SORT("sort_keys_f32", F32, false, BITONIC),
-    SORT("sort_keys_f32", F32, false, RADIX),
-};
-
-#define CASE_COUNT (sizeof(cases) / sizeof(cases[0]))
-
 /* Input buffers are made per type, so that each holds data of its type. */
 static const gpgpu_type input_types[] = { GPGPU_TYPE_U32, GPGPU_TYPE_F32, GPGPU_TYPE_F64 };
 
-/* The copy ceiling moves at least this much: enough to leave every cache. */
-#define COPY_MIN_BYTES ((size_t)1 << 28)
-/* Below this a copy says nothing about bandwidth; give up instead. */
-#define COPY_SMALLEST_BYTES ((size_t)1 << 20)
-
-/* One fixed seed: every run and device times the same data. */
-#define SEED 1
-
-/* A timed call: call(user) where call is set; else a case on n elements,
- * or (c NULL) a copy of n bytes from in to out and, when vbytes > 0, of
- * vbytes bytes from vin to vout. */
-typedef struct bench_job {
-    const bench_case *c;
-    gpgpu_buffer *in, *out;
-    size_t n;
-    gpgpu_buffer *vin, *vout;
-    size_t vbytes;
-    bench_call call;
-    void *user;
-} bench_job;
-
 /* Algorithm names: the tools' names for reduce and scan, the sort's here. */
-static const char *bench_algo_name(gpgpu_algo algo)
+const char *bench_algo_name(gpgpu_algo algo)
 {
     switch (algo) {
     case GPGPU_ALGO_CLASSIC_NETSORT:
@@ -344,46 +274,7 @@ static void parse_options(int argc, char **argv, bench_options *o)
         o->sizes[o->size_count++] = k;
 }
 
-/* ---------------------------------------------------------------- output */
-
-/* JSON has no NaN or infinity (a timer that reports 0 ns gives one). */
-void bench_json_number(FILE *f, double value)
-{
-    if (isfinite(value))
-        fprintf(f, "%.3f", value);
-    else
-        fputs("null", f);
-}
-
-void bench_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s != '\0'; s++) {
-        unsigned char ch = (unsigned char)*s;
-
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
-void bench_json_field(FILE *f, const char *key, double value)
-{
-    if (isfinite(value))
-        fprintf(f, ", \"%s\": %.6g", key, value);
-    else
-        fprintf(f, ", \"%s\": null", key);
-}
-
-void bench_json_text(FILE *f, const char *key, const char *value)
-{
-    fprintf(f, ", \"%s\": ", key);
-    bench_json_string(f, value);
-}
+/* ---------------------------------------------------------------- table */
 
 static void print_table_header(void)
 {
@@ -391,27 +282,14 @@ static void print_table_header(void)
            "min_us", "wall_us", "GB/s", "ratio_to_copy", "Gkeys/s");
 }
 
-/* One result row. */
-typedef struct bench_row {
-    const char *name, *algo;
-    size_t n;
-    timing t;
-    double bytes;   /* moved by one call, read plus written */
-    double ratio;   /* to the copy: see bench_help */
-    double copy_ns; /* sort: the copy of the same bytes; NAN for others */
-    const char *check; /* sort: "ok", "failed" or "skipped"; NULL for others */
-} bench_row;
-
 double bench_rate_ns(const bench *b, timing t)
 {
     return b->wall_clock ? t.wall_ns : t.median_ns;
 }
 
-static void report_json(bench *b, const bench_row *r, double gbps, double gkeys);
-
 /* Prints a table row (stdout is flushed so a long run shows its progress)
  * and appends the JSON record. Bytes (elements) per ns are GB/s (G/s). */
-static void report(bench *b, const bench_row *r)
+void bench_report(bench *b, const bench_row *r)
 {
     double ns = bench_rate_ns(b, r->t);
     double gbps = r->bytes / ns, gkeys = (double)r->n / ns;
@@ -420,113 +298,7 @@ static void report(bench *b, const bench_row *r)
            r->t.median_ns / 1e3, r->t.min_ns / 1e3, r->t.wall_ns / 1e3, gbps, r->ratio, gkeys);
     fflush(stdout);
     if (b->json != NULL)
-        report_json(b, r, gbps, gkeys);
-}
-
-/* The context block: where and how the run was made (google-benchmark's "context"). */
-static void json_context(bench *b)
-{
-    FILE *f = b->json;
-    char date[40] = "", host[256] = "";
-    time_t now = time(NULL);
-    struct tm tm;
-
-    /* ISO 8601 with the offset as +HH:MM, as google-benchmark writes it. */
-    if (localtime_r(&now, &tm) != NULL && strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S%z",
-                                                   &tm) == 24) {
-        memmove(date + 23, date + 22, 3);
-        date[22] = ':';
-    }
-    if (gethostname(host, sizeof(host) - 1) != 0)
-        host[0] = '\0';
-    fputs("{\n  \"context\": {\"date\": ", f);
-    bench_json_string(f, date);
-    bench_json_text(f, "host_name", host);
-    bench_json_text(f, "executable", b->argc > 0 ? b->argv[0] : "gpgpu-bench");
-    char command[2048] = "";
-    for (int i = 0, used = 0; i < b->argc && used < (int)sizeof(command); i++)
-        used += snprintf(command + used, sizeof(command) - (size_t)used, "%s%s", i ? " " : "",
-                         b->argv[i]);
-    bench_json_text(f, "command", command);
-    bench_json_text(f, "library_version", gpgpu_version());
-    bench_json_text(f, "device", b->info.renderer != NULL ? b->info.renderer : "");
-    /* Vulkan names its driver and version apart; GL's version string carries them. */
-    const char *driver = b->info.backend != NULL && strcmp(b->info.backend, "vulkan") == 0
-                             ? b->info.vendor : b->info.version;
-    bench_json_text(f, "driver", driver != NULL ? driver : "");
-    bench_json_text(f, "api_version", b->info.version != NULL ? b->info.version : "");
-    bench_json_text(f, "backend", b->info.backend != NULL ? b->info.backend : "");
-    bench_json_text(f, "platform", b->info.platform != NULL ? b->info.platform : "");
-    bench_json_text(f, "timer", b->wall_clock ? "wall" : "gpu");
-    bench_json_field(f, "copy_gbps", b->copy_gbps);
-    fprintf(f, ", \"runs\": %d, \"warmup\": %d, \"warmup_ms\": %d, \"burst_ms\": %d},\n",
-            b->opt->runs, b->opt->warmup, b->opt->warmup_ms, b->opt->burst_ms);
-    fputs("  \"benchmarks\": [", f);
-    b->json_opened = true;
-}
-
-/* One result row's record: its rates as google-benchmark's counters, beside the case,
- * algorithm and size that bench/compare.py joins on. */
-static void report_json(bench *b, const bench_row *r, double gbps, double gkeys)
-{
-    FILE *f = b->json;
-    char name[160];
-
-    snprintf(name, sizeof(name), "%s/%s/%zu", r->name, r->algo, r->n);
-    bench_json_begin(b, name, r->t);
-    bench_json_text(f, "case", r->name);
-    bench_json_text(f, "algo", r->algo);
-    fprintf(f, ", \"n\": %zu", r->n);
-    bench_json_field(f, "bytes_per_second", gbps * 1e9);
-    bench_json_field(f, "items_per_second", gkeys * 1e9);
-    bench_json_field(f, "ratio_to_copy", r->ratio);
-    if (!isnan(r->copy_ns))
-        bench_json_field(f, "copy_time", r->copy_ns);
-    if (r->check != NULL)
-        bench_json_text(f, "check", r->check);
-    bench_json_end(b);
-}
-
-void bench_json_begin(bench *b, const char *name, timing t)
-{
-    FILE *f = b->json;
-
-    if (!b->json_opened)
-        json_context(b);
-    fputs(b->json_empty ? "\n    {\"name\": " : ",\n    {\"name\": ", f);
-    b->json_empty = false;
-    bench_json_string(f, name);
-    bench_json_text(f, "run_name", name);
-    fprintf(f, ", \"run_type\": \"iteration\", \"repetitions\": 1, \"repetition_index\": 0,"
-               " \"threads\": 1, \"iterations\": %d", b->opt->runs);
-    /* real_time is the time rates come from (the GPU timer, as google-benchmark's manual
-     * time; the wall clock where the timer misses the work), cpu_time the host's wall
-     * clock around one call, its wait included; spread the GPU times' range over their
-     * median (null where the timer misses the work). */
-    bench_json_field(f, "real_time", bench_rate_ns(b, t));
-    bench_json_field(f, "cpu_time", t.wall_ns);
-    fputs(", \"time_unit\": \"ns\"", f);
-    bench_json_field(f, "gpu_time", t.median_ns);
-    bench_json_field(f, "min_time", t.min_ns);
-    bench_json_field(f, "max_time", t.max_ns);
-    bench_json_field(f, "wall_time", t.wall_ns);
-    bench_json_field(f, "spread", b->wall_clock ? NAN : (t.max_ns - t.min_ns) / t.median_ns);
-}
-
-void bench_json_end(bench *b)
-{
-    bench_json_field(b->json, "copy_gbps", b->copy_gbps);
-    bench_json_text(b->json, "timer", b->wall_clock ? "wall" : "gpu");
-    bench_json_text(b->json, "backend", b->info.backend != NULL ? b->info.backend : "");
-    fputc('}', b->json);
-}
-
-bool bench_json_close(bench *b)
-{
-    if (!b->json_opened)
-        json_context(b);
-    fputs(b->json_empty ? "]\n}\n" : "\n  ]\n}\n", b->json);
-    return (ferror(b->json) | fclose(b->json)) == 0;
+        bench_json_row(b, r, gbps, gkeys);
 }
 
 /* ---------------------------------------------------------------- timing */
@@ -555,18 +327,6 @@ int bench_skip_or_fail(bench *b, gpgpu_status status)
     return TOOL_EXIT_OK;
 }
 
-/* The sort descriptor of a sort case: out of place, pairs from vin to vout. */
-static gpgpu_sort_desc sort_desc(const bench *b, const bench_case *c)
-{
-    gpgpu_sort_desc desc = { .type = c->type, .algo = c->algo, .scratch = b->scratch };
-
-    if (c->pairs) {
-        desc.values_in = b->vin;
-        desc.values_out = b->vout;
-    }
-    return desc;
-}
-
 static gpgpu_status run_once(bench *b, const bench_job *job)
 {
     const bench_case *c = job->c;
@@ -580,23 +340,16 @@ static gpgpu_status run_once(bench *b, const bench_job *job)
         return status;
     }
     switch (c->kind) {
-    case KIND_SCAN: {
-        gpgpu_scan_desc desc = { .type = c->type, .exclusive = c->exclusive, .algo = c->algo };
-        return gpgpu_scan(b->ctx, &desc, job->in, 0, job->out, 0, job->n);
-    }
-    case KIND_SORT: {
-        gpgpu_sort_desc desc = sort_desc(b, c);
-        return gpgpu_sort(b->ctx, &desc, job->in, 0, job->out, 0, job->n);
-    }
+    case KIND_SCAN:
+        return bench_scan_call(b, c, job->in, job->out, job->n);
+    case KIND_SORT:
+        return bench_sort_call(b, c, job->in, job->out, job->n);
     case KIND_REDUCE:
-    default: {
-        /* The result stays in a GPU buffer, as CUB's does: the GPU time is the
-         * reduction's alone (gpgpu_reduce would add a copy to the host). */
-        gpgpu_reduce_desc desc = { .type = c->type, .op = c->op, .algo = c->algo };
-        return gpgpu_reduce_to_buffer(b->ctx, &desc, job->in, 0, job->n, job->out, 0);
-    }
+    default:
+        return bench_reduce_call(b, c, job->in, job->out, job->n);
     }
 }
+
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -672,7 +425,7 @@ gpgpu_status bench_warm_up(bench *b, bench_call call, void *user)
  * timer's result is waited for, so the GPU work has ended) gives the
  * per-call latency, and the only meaningful time where the GPU timer is not
  * (llvmpipe runs compute on the CPU and reports about 0 ns). */
-static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
+gpgpu_status bench_time_job(bench *b, const bench_job *job, timing *t)
 {
     const int runs = b->opt->runs;
     gpgpu_status status = warm_up(b, job);
@@ -712,17 +465,29 @@ static gpgpu_status time_job(bench *b, const bench_job *job, timing *t)
 
 gpgpu_status bench_time_call(bench *b, bench_call call, void *user, timing *t)
 {
-    return time_job(b, &(bench_job){ .call = call, .user = user }, t);
+    return bench_time_job(b, &(bench_job){ .call = call, .user = user }, t);
 }
 
 /* ----------------------------------------------------------------- cases */
+
+/* Case i of the power-of-two sizes: reduce's, then scan's, then sort's; NULL past the last. */
+static const bench_case *case_at(size_t i)
+{
+    if (i < bench_reduce_case_count)
+        return &bench_reduce_cases[i];
+    i -= bench_reduce_case_count;
+    if (i < bench_scan_case_count)
+        return &bench_scan_cases[i];
+    i -= bench_scan_case_count;
+    return i < bench_sort_case_count ? &bench_sort_cases[i] : NULL;
+}
 
 static bool algo_enabled(const bench_options *o, gpgpu_algo algo)
 {
     return o->algo_filter == NULL || bench_list_has(o->algo_filter, bench_algo_name(algo));
 }
 
-static bool case_enabled(const bench *b, const bench_case *c, int log2n)
+bool bench_case_enabled(const bench *b, const bench_case *c, int log2n)
 {
     const bench_options *o = b->opt;
 
@@ -748,16 +513,17 @@ static bool case_enabled(const bench *b, const bench_case *c, int log2n)
 
 /* The largest input buffer that an enabled case uses, 0 if none; with
  * values_only, the largest values buffer of an enabled sort of pairs. */
-static size_t largest_bytes(const bench *b, bool values_only)
+size_t bench_largest_bytes(const bench *b, bool values_only)
 {
     size_t largest = 0;
 
     for (int s = 0; s < b->opt->size_count; s++) {
         int k = b->opt->sizes[s];
-        for (size_t c = 0; c < CASE_COUNT; c++) {
+        for (size_t i = 0; case_at(i) != NULL; i++) {
+            const bench_case *c = case_at(i);
             size_t bytes = ((size_t)1 << k) *
-                           (values_only ? sizeof(uint32_t) : gpgpu_type_size(cases[c].type));
-            if ((!values_only || cases[c].pairs) && case_enabled(b, &cases[c], k) &&
+                           (values_only ? sizeof(uint32_t) : gpgpu_type_size(c->type));
+            if ((!values_only || c->pairs) && bench_case_enabled(b, c, k) &&
                 bytes > largest)
                 largest = bytes;
         }
@@ -765,18 +531,13 @@ static size_t largest_bytes(const bench *b, bool values_only)
     return largest;
 }
 
-static size_t largest_input_bytes(const bench *b)
-{
-    return largest_bytes(b, false);
-}
-
 /* Names the step (for progress and failure messages) and times the job. */
-static int time_step(bench *b, bench_job *job, int log2n, timing *t)
+int bench_time_step(bench *b, bench_job *job, int log2n, timing *t)
 {
     const bench_case *c = job->c;
     snprintf(b->step, sizeof(b->step), "%s %s n=2^%d", c->name, bench_algo_name(c->algo), log2n);
     tool_message("%s", b->step);
-    return bench_check(b, time_job(b, job, t));
+    return bench_check(b, bench_time_job(b, job, t));
 }
 
 static int run_case(bench *b, const bench_case *c, gpgpu_buffer *in, gpgpu_buffer *out,
@@ -784,32 +545,16 @@ static int run_case(bench *b, const bench_case *c, gpgpu_buffer *in, gpgpu_buffe
 {
     bench_job job = { .c = c, .in = in, .out = out, .n = (size_t)1 << log2n };
     timing t;
-    int rc = time_step(b, &job, log2n, &t);
+    int rc = bench_time_step(b, &job, log2n, &t);
     if (rc != TOOL_EXIT_OK || b->stopped)
         return rc;
     double bytes = (double)job.n * (double)gpgpu_type_size(c->type) *
                    (c->kind == KIND_SCAN ? 2.0 : 1.0);
-    report(b, &(bench_row){ .name = c->name, .algo = bench_algo_name(c->algo), .n = job.n,
-                            .t = t, .bytes = bytes,
-                            .ratio = bytes / bench_rate_ns(b, t) / b->copy_gbps, .copy_ns = NAN });
+    bench_report(b, &(bench_row){ .name = c->name, .algo = bench_algo_name(c->algo),
+                                  .n = job.n, .t = t, .bytes = bytes,
+                                  .ratio = bytes / bench_rate_ns(b, t) / b->copy_gbps,
+                                  .copy_ns = NAN });
     return TOOL_EXIT_OK;
-}
-
-/* A buffer-to-buffer copy of `bytes` bytes, reported as case copy_u32. */
-static int run_copy(bench *b, gpgpu_buffer *in, gpgpu_buffer *out, size_t bytes)
-{
-    bench_job job = { .c = NULL, .in = in, .out = out, .n = bytes };
-    timing t;
-
-    snprintf(b->step, sizeof(b->step), "copy_u32 of %zu bytes", bytes);
-    tool_message("%s", b->step);
-    int rc = bench_check(b, time_job(b, &job, &t));
-    if (rc == TOOL_EXIT_OK && !b->stopped)
-        report(b, &(bench_row){ .name = "copy_u32", .algo = "copy", .n = bytes / 4, .t = t,
-                                .bytes = 2.0 * (double)bytes,
-                                .ratio = 2.0 * (double)bytes / bench_rate_ns(b, t) / b->copy_gbps,
-                                .copy_ns = NAN });
-    return rc;
 }
 
 /* Runs the enabled reduce and scan cases of one type at one size on one
@@ -820,430 +565,26 @@ static int run_type(bench *b, gpgpu_type type, int log2n)
     bool any = false;
     int rc;
 
-    for (size_t c = 0; c < CASE_COUNT; c++)
-        any = any || (cases[c].kind != KIND_SORT && cases[c].type == type &&
-                      case_enabled(b, &cases[c], log2n));
+    for (size_t i = 0; case_at(i) != NULL; i++) {
+        const bench_case *c = case_at(i);
+        any = any || (c->kind != KIND_SORT && c->type == type && bench_case_enabled(b, c, log2n));
+    }
     if (!any)
         return TOOL_EXIT_OK;
 
     snprintf(b->step, sizeof(b->step), "%s input n=2^%d", gpgpu_type_name(type), log2n);
     /* Scans write to the second buffer: in place, repeated runs would sum
      * the sums, and floats would end up as infinities. */
-    rc = tool_upload_random(b->ctx, b->in, type, n, SEED);
-    for (size_t c = 0; c < CASE_COUNT && rc == TOOL_EXIT_OK && !b->stopped; c++) {
-        if (cases[c].kind != KIND_SORT && cases[c].type == type &&
-            case_enabled(b, &cases[c], log2n))
-            rc = run_case(b, &cases[c], b->in, b->out, log2n);
+    rc = tool_upload_random(b->ctx, b->in, type, n, BENCH_SEED);
+    for (size_t i = 0; case_at(i) != NULL && rc == TOOL_EXIT_OK && !b->stopped; i++) {
+        const bench_case *c = case_at(i);
+        if (c->kind != KIND_SORT && c->type == type && bench_case_enabled(b, c, log2n))
+            rc = run_case(b, c, b->in, b->out, log2n);
     }
     /* The copy of the same bytes is each size's own ceiling. */
     if (rc == TOOL_EXIT_OK && !b->stopped && type == GPGPU_TYPE_U32)
-        rc = run_copy(b, b->in, b->out, bytes);
+        rc = bench_copy_run(b, b->in, b->out, bytes);
     return rc;
-}
-
-/* ------------------------------------------------------------------ sort */
-
-/* Element i of the random sequence of `seed` (splitmix64, as tool_random_fill
- * uses; bench/cub_peer.cu makes the same on the GPU). */
-static uint64_t splitmix64_at(uint64_t seed, uint64_t i)
-{
-    uint64_t z = seed + (i + 1) * UINT64_C(0x9E3779B97F4A7C15);
-
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-/* The bits of sort key i: the high 32 bits of element i, all 32 random for
- * u32 (radix sort speed depends on the key bits, so not tool_random_fill's
- * small range); for f32 the same bits with an all-ones exponent (infinity,
- * NaN) turned into 0xFE, so every key is finite (denormals and zeros stay). */
-static uint32_t sort_key_bits(gpgpu_type type, uint64_t i)
-{
-    uint32_t bits = (uint32_t)(splitmix64_at(SEED, i) >> 32);
-
-    if (type == GPGPU_TYPE_F32 && (bits & UINT32_C(0x7F800000)) == UINT32_C(0x7F800000))
-        bits ^= UINT32_C(0x00800000);
-    return bits;
-}
-
-/* The library's order as an unsigned integer (src/algo/sort.h): NaN last,
- * negative floats reversed, -0 before +0. */
-static uint32_t sort_order(gpgpu_type type, uint32_t bits)
-{
-    if (type != GPGPU_TYPE_F32)
-        return bits;
-    if ((bits & UINT32_C(0x7F800000)) == UINT32_C(0x7F800000) && (bits & UINT32_C(0x7FFFFF)))
-        return UINT32_MAX;
-    return (bits & UINT32_C(0x80000000)) ? ~bits : bits | UINT32_C(0x80000000);
-}
-
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The keys of one type and size, made on the host, and what checks need. */
-typedef struct sort_input {
-    gpgpu_type type;
-    size_t n;
-    uint32_t *keys;    /* for checks: the input, or NULL */
-    uint32_t *sorted;  /* for checks: the input's sort_order values, sorted */
-    uint32_t *out, *vals;
-    unsigned char *seen;
-} sort_input;
-
-static void sort_input_free(sort_input *in)
-{
-    free(in->keys);
-    free(in->sorted);
-    free(in->out);
-    free(in->vals);
-    free(in->seen);
-    *in = (sort_input){ 0 };
-}
-
-/* Uploads the keys (and the values 0..n-1 when `pairs`) a piece at a time;
- * keeps a host copy for checks when `keep`. */
-static int sort_upload(bench *b, sort_input *in, bool pairs, bool keep)
-{
-    const size_t piece = (size_t)1 << 20;
-    size_t n = in->n, chunk = n < piece ? n : piece;
-    uint32_t *host = malloc(chunk * sizeof(uint32_t));
-    gpgpu_status status = GPGPU_SUCCESS;
-
-    if (keep) {
-        in->keys = malloc(n * sizeof(uint32_t));
-        in->sorted = malloc(n * sizeof(uint32_t));
-        in->out = malloc(n * sizeof(uint32_t));
-        in->vals = malloc(n * sizeof(uint32_t));
-        in->seen = malloc(n);
-    }
-    if (host == NULL || (keep && (!in->keys || !in->sorted || !in->out || !in->vals || !in->seen))) {
-        free(host);
-        return tool_fail(GPGPU_ERROR_OUT_OF_MEMORY, "cannot generate sort keys",
-                         "out of host memory");
-    }
-    for (size_t first = 0; first < n && status == GPGPU_SUCCESS; first += piece) {
-        size_t count = n - first < piece ? n - first : piece;
-
-        for (size_t k = 0; k < count; k++)
-            host[k] = sort_key_bits(in->type, first + k);
-        if (keep) {
-            memcpy(in->keys + first, host, count * sizeof(uint32_t));
-            for (size_t k = 0; k < count; k++)
-                in->sorted[first + k] = sort_order(in->type, host[k]);
-        }
-        status = gpgpu_buffer_upload(b->in, first * sizeof(uint32_t), host,
-                                     count * sizeof(uint32_t));
-        if (status == GPGPU_SUCCESS && pairs) {
-            for (size_t k = 0; k < count; k++)
-                host[k] = (uint32_t)(first + k);
-            status = gpgpu_buffer_upload(b->vin, first * sizeof(uint32_t), host,
-                                         count * sizeof(uint32_t));
-        }
-    }
-    free(host);
-    if (status != GPGPU_SUCCESS)
-        return tool_fail(status, "cannot upload sort keys", gpgpu_last_error(b->ctx));
-    if (keep)
-        qsort(in->sorted, n, sizeof(uint32_t), compare_u32);
-    return TOOL_EXIT_OK;
-}
-
-/* Checks the last timed run's output: keys in order and the same multiset as
- * the input; for pairs, every value an index of the input (each once) whose
- * key went to its place; for radix (stable) equal keys in index order.
- * Returns "ok" or "failed" (with a message), or NULL on a download error. */
-static const char *sort_check(bench *b, const bench_case *c, sort_input *in)
-{
-    size_t n = in->n;
-    gpgpu_status status = gpgpu_buffer_download(b->out, 0, in->out, n * sizeof(uint32_t));
-
-    if (status == GPGPU_SUCCESS && c->pairs)
-        status = gpgpu_buffer_download(b->vout, 0, in->vals, n * sizeof(uint32_t));
-    if (status != GPGPU_SUCCESS) {
-        tool_fail(status, "cannot download the sorted keys", gpgpu_last_error(b->ctx));
-        return NULL;
-    }
-    if (c->pairs)
-        memset(in->seen, 0, n);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t order = sort_order(in->type, in->out[i]);
-
-        if (order != in->sorted[i]) {
-            tool_message("CHECK FAILED: %s: key %zu is 0x%08x, expected order 0x%08x", b->step,
-                         i, in->out[i], in->sorted[i]);
-            return "failed";
-        }
-        if (!c->pairs)
-            continue;
-        uint32_t v = in->vals[i];
-        if (v >= n || in->seen[v] || in->keys[v] != in->out[i]) {
-            tool_message("CHECK FAILED: %s: value %zu is %u, %s", b->step, i, v,
-                         v >= n ? "not an input index" :
-                         in->seen[v] ? "seen before" : "whose key is elsewhere");
-            return "failed";
-        }
-        in->seen[v] = 1;
-        if (c->algo == GPGPU_ALGO_RADIX && i > 0 && in->out[i - 1] == in->out[i] &&
-            in->vals[i - 1] > v) {
-            tool_message("CHECK FAILED: %s: equal keys at %zu out of input order (radix is"
-                         " stable)", b->step, i);
-            return "failed";
-        }
-    }
-    return "ok";
-}
-
-/* Times a copy of the bytes that a sort of n keys (and values) reads, from
- * the input to the output buffers, into *ns. */
-static int time_sort_copy(bench *b, size_t n, bool pairs, double *ns)
-{
-    bench_job job = { .c = NULL, .in = b->in, .out = b->out, .n = n * sizeof(uint32_t),
-                      .vin = b->vin, .vout = b->vout,
-                      .vbytes = pairs ? n * sizeof(uint32_t) : 0 };
-    timing t;
-
-    snprintf(b->step, sizeof(b->step), "copy of the %s of n=%zu", pairs ? "pairs" : "keys", n);
-    tool_message("%s", b->step);
-    int rc = bench_check(b, time_job(b, &job, &t));
-    *ns = bench_rate_ns(b, t);
-    return rc;
-}
-
-static int run_sort_case(bench *b, const bench_case *c, int log2n, sort_input *in,
-                         double copy_ns)
-{
-    bench_job job = { .c = c, .in = b->in, .out = b->out, .n = (size_t)1 << log2n };
-    const char *verdict = "skipped";
-    timing t;
-    int rc = time_step(b, &job, log2n, &t);
-    if (rc != TOOL_EXIT_OK || b->stopped)
-        return rc;
-    if (in->keys != NULL) {
-        verdict = sort_check(b, c, in);
-        if (verdict == NULL)
-            return TOOL_EXIT_FAILURE;
-        b->check_failed = b->check_failed || strcmp(verdict, "ok") != 0;
-    }
-    double bytes = 2.0 * (double)job.n * (double)(gpgpu_type_size(c->type) +
-                                                  (c->pairs ? sizeof(uint32_t) : 0));
-    report(b, &(bench_row){ .name = c->name, .algo = bench_algo_name(c->algo), .n = job.n,
-                            .t = t, .bytes = bytes, .ratio = copy_ns / bench_rate_ns(b, t),
-                            .copy_ns = copy_ns, .check = verdict });
-    return TOOL_EXIT_OK;
-}
-
-/* Runs the enabled sort cases of one key type at one size: the keys (and
- * values) are uploaded once, each case sorts them out of place into the
- * output buffers, so the input is never changed and nothing needs restoring
- * between runs. */
-static int run_sort_type(bench *b, gpgpu_type type, int log2n)
-{
-    size_t n = (size_t)1 << log2n;
-    bool keys = false, pairs = false;
-    double copy_keys_ns = NAN, copy_pairs_ns = NAN;
-    sort_input in = { .type = type, .n = n };
-    int rc;
-
-    for (size_t c = 0; c < CASE_COUNT; c++) {
-        if (cases[c].kind == KIND_SORT && cases[c].type == type &&
-            case_enabled(b, &cases[c], log2n)) {
-            keys = keys || !cases[c].pairs;
-            pairs = pairs || cases[c].pairs;
-        }
-    }
-    if (!keys && !pairs)
-        return TOOL_EXIT_OK;
-
-    snprintf(b->step, sizeof(b->step), "sort keys %s n=2^%d", gpgpu_type_name(type), log2n);
-    rc = sort_upload(b, &in, pairs, log2n <= b->opt->check_max_log2);
-    if (rc == TOOL_EXIT_OK && keys)
-        rc = time_sort_copy(b, n, false, &copy_keys_ns);
-    if (rc == TOOL_EXIT_OK && !b->stopped && pairs)
-        rc = time_sort_copy(b, n, true, &copy_pairs_ns);
-    for (size_t c = 0; c < CASE_COUNT && rc == TOOL_EXIT_OK && !b->stopped; c++) {
-        if (cases[c].kind == KIND_SORT && cases[c].type == type &&
-            case_enabled(b, &cases[c], log2n))
-            rc = run_sort_case(b, &cases[c], log2n, &in,
-                               cases[c].pairs ? copy_pairs_ns : copy_keys_ns);
-    }
-    sort_input_free(&in);
-    return rc;
-}
-
-/* The values buffers for sorts of pairs and, with --own-scratch, the sort's
- * scratch buffer (the largest that any enabled sort asks for), made right
- * after the input and output buffers. */
-static gpgpu_status make_sort_buffers(bench *b)
-{
-    size_t vbytes = largest_bytes(b, true), scratch = 0;
-    gpgpu_status status = GPGPU_SUCCESS;
-
-    if (vbytes > b->buffer_bytes)
-        vbytes = b->buffer_bytes;
-    snprintf(b->step, sizeof(b->step), "sort buffers");
-    if (vbytes > 0) {
-        status = gpgpu_buffer_create(b->ctx, vbytes, &b->vin);
-        if (status == GPGPU_SUCCESS)
-            status = gpgpu_buffer_create(b->ctx, vbytes, &b->vout);
-        if (status != GPGPU_SUCCESS)
-            return status;
-    }
-    if (!b->opt->own_scratch)
-        return GPGPU_SUCCESS;
-    for (int s = 0; s < b->opt->size_count; s++) {
-        int k = b->opt->sizes[s];
-        for (size_t c = 0; c < CASE_COUNT; c++) {
-            size_t bytes = 0;
-
-            if (cases[c].kind != KIND_SORT || !case_enabled(b, &cases[c], k))
-                continue;
-            gpgpu_sort_desc desc = sort_desc(b, &cases[c]);
-            status = gpgpu_sort_scratch_size(b->ctx, &desc, (size_t)1 << k, &bytes);
-            if (status != GPGPU_SUCCESS)
-                return status;
-            if (bytes > scratch)
-                scratch = bytes;
-        }
-    }
-    if (scratch > 0) {
-        status = gpgpu_buffer_create(b->ctx, scratch, &b->scratch);
-        if (status != GPGPU_SUCCESS) {
-            /* Too large for one buffer here: the library manages its own. */
-            tool_message("no scratch buffer of %zu bytes (%s): gpgpu_sort uses the context's",
-                         scratch, gpgpu_last_error(b->ctx));
-            b->scratch = NULL;
-            status = GPGPU_SUCCESS;
-        }
-    }
-    return status;
-}
-/* Times a copy of `bytes` bytes (halved while two buffers of it do not fit)
- * on ctx, the bench's context or one that copies with the driver's copy
- * command; *t and *bytes receive what was measured. */
-static gpgpu_status time_big_copy(bench *b, gpgpu_context *ctx, size_t *bytes, timing *t)
-{
-    gpgpu_buffer *src = NULL, *dst = NULL;
-    gpgpu_status status;
-
-    for (;;) {
-        status = gpgpu_buffer_create(ctx, *bytes, &src);
-        if (status == GPGPU_SUCCESS) {
-            status = gpgpu_buffer_create(ctx, *bytes, &dst);
-            if (status != GPGPU_SUCCESS) {
-                gpgpu_buffer_destroy(src);
-                src = NULL;
-            }
-        }
-        if (status != GPGPU_ERROR_OUT_OF_MEMORY || *bytes / 2 < COPY_SMALLEST_BYTES)
-            break;
-        *bytes /= 2;
-    }
-    if (status == GPGPU_SUCCESS) {
-        /* Contents do not matter to a copy, so the buffers are not filled. */
-        gpgpu_context *bench_ctx = b->ctx;
-        b->ctx = ctx;
-        status = time_job(b, &(bench_job){ .c = NULL, .in = src, .out = dst, .n = *bytes }, t);
-        b->ctx = bench_ctx;
-    }
-    gpgpu_buffer_destroy(dst);
-    gpgpu_buffer_destroy(src);
-    return status;
-}
-
-/* The shared input and output buffers, made before anything else: the
- * largest input, at least *copy_bytes (the copy ceiling's size, halved
- * while two buffers of it do not fit; *copy_bytes follows). Then the sort's
- * values and scratch buffers. */
-static gpgpu_status make_buffers(bench *b, size_t *copy_bytes)
-{
-    size_t bytes = largest_input_bytes(b);
-    gpgpu_status status;
-    if (bytes < *copy_bytes)
-        bytes = *copy_bytes;
-    for (;;) {
-        status = gpgpu_buffer_create(b->ctx, bytes, &b->in);
-        if (status == GPGPU_SUCCESS)
-            status = gpgpu_buffer_create(b->ctx, bytes, &b->out);
-        if (status != GPGPU_ERROR_OUT_OF_MEMORY || bytes / 2 < COPY_SMALLEST_BYTES)
-            break;
-        gpgpu_buffer_destroy(b->in);
-        b->in = NULL;
-        bytes /= 2;
-    }
-    b->buffer_bytes = bytes;
-    if (*copy_bytes > bytes)
-        *copy_bytes = bytes;
-    if (bytes < largest_input_bytes(b))
-        b->cap_bytes = bytes; /* the largest sizes do not fit */
-    if (status == GPGPU_SUCCESS)
-        status = make_sort_buffers(b);
-    return status;
-}
-
-/* Measures the copy ceiling, by compute shader (gpgpu_buffer_copy): the
- * largest input benchmarked, at least COPY_MIN_BYTES. Beside it, the same
- * copy by the driver's copy command (glCopyNamedBufferSubData or
- * vkCmdCopyBuffer, a context made with transfer_copies), which some drivers
- * run on DMA engines at a fraction of the bandwidth. */
-static int measure_copy(bench *b)
-{
-    size_t bytes = largest_input_bytes(b);
-    timing t;
-
-    if (bytes < COPY_MIN_BYTES)
-        bytes = COPY_MIN_BYTES;
-    if (bytes > b->info.max_storage_range_bytes) /* what one binding holds */
-        bytes = b->info.max_storage_range_bytes / 4 * 4;
-    snprintf(b->step, sizeof(b->step), "copy of %zu bytes", bytes);
-    tool_message("%s", b->step);
-    gpgpu_status status = make_buffers(b, &bytes);
-    if (status == GPGPU_SUCCESS)
-        status = time_job(b, &(bench_job){ .c = NULL, .in = b->in, .out = b->out, .n = bytes },
-                          &t);
-    if (status != GPGPU_SUCCESS)
-        return tool_fail(status, b->step, gpgpu_last_error(b->ctx));
-    /* Some drivers' timer queries do not cover compute work or copies
-     * (llvmpipe reports about 1 ns): tool_timer_missed, the rule every tool
-     * uses. Then every GB/s figure is taken from the wall clock instead. */
-    b->wall_clock = tool_timer_missed(t.median_ns, t.wall_ns, 1);
-    if (b->wall_clock)
-        tool_message("note: the GPU timer reports %.0f ns for a copy that took %.0f ns"
-                     " by the wall clock: this driver's timer queries miss the work,"
-                     " so GB/s below come from wall_us", t.median_ns, t.wall_ns);
-    b->copy_gbps = 2.0 * (double)bytes / (b->wall_clock ? t.wall_ns : t.median_ns);
-    /* The clock burst's buffers, where the timer sees the GPU's work (a CPU
-     * driver has no clock to raise). Without them, no burst. */
-    if (!b->wall_clock && b->opt->burst_ms > 0 &&
-        (gpgpu_buffer_create(b->ctx, BENCH_BURST_BYTES, &b->burst_in) != GPGPU_SUCCESS ||
-         gpgpu_buffer_create(b->ctx, BENCH_BURST_BYTES, &b->burst_out) != GPGPU_SUCCESS)) {
-        tool_message("note: no room for the clock burst's buffers: no burst");
-        gpgpu_buffer_destroy(b->burst_in);
-        b->burst_in = NULL;
-    }
-    report(b, &(bench_row){ .name = "copy_d2d_u32", .algo = "copy", .n = bytes / 4, .t = t,
-                            .bytes = 2.0 * (double)bytes, .ratio = 1.0, .copy_ns = NAN });
-
-    gpgpu_context_desc desc = b->opt->desc;
-    desc.transfer_copies = true;
-    gpgpu_context *transfer = NULL;
-    snprintf(b->step, sizeof(b->step), "driver copy command of %zu bytes", bytes);
-    tool_message("%s", b->step);
-    status = gpgpu_context_create(&desc, &transfer);
-    if (status == GPGPU_SUCCESS)
-        status = time_big_copy(b, transfer, &bytes, &t);
-    if (status == GPGPU_SUCCESS)
-        report(b, &(bench_row){ .name = "copy_d2d_u32", .algo = "transfer", .n = bytes / 4,
-                                .t = t, .bytes = 2.0 * (double)bytes,
-                                .ratio = 2.0 * (double)bytes / bench_rate_ns(b, t) / b->copy_gbps,
-                                .copy_ns = NAN });
-    else
-        tool_message("%s: %s", b->step, gpgpu_last_error(transfer));
-    gpgpu_context_destroy(transfer);
-    return TOOL_EXIT_OK;
 }
 
 /* Prints the device and what is left out on it. */
@@ -1265,14 +606,14 @@ static int run(bench *b)
 
     print_device(b);
     print_table_header();
-    rc = measure_copy(b);
+    rc = bench_copy_measure(b);
     for (int s = 0; s < b->opt->size_count && rc == TOOL_EXIT_OK && !b->stopped; s++) {
         int k = b->opt->sizes[s];
 
         for (size_t t = 0; t < sizeof(input_types) / sizeof(input_types[0]); t++) {
             rc = run_type(b, input_types[t], k);
             if (rc == TOOL_EXIT_OK && !b->stopped)
-                rc = run_sort_type(b, input_types[t], k);
+                rc = bench_sort_run_type(b, input_types[t], k);
             if (rc != TOOL_EXIT_OK || b->stopped)
                 break;
         }

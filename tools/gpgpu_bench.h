@@ -1,7 +1,9 @@
-/* What gpgpu_bench.c (the driver, reduce, scan, sort, the copy ceiling),
- * bench_matrices.c (the matrices of --matrix and --gen), bench_spmv.c (the
- * SpMV cases) and bench_spgemm.c (the SpGEMM cases) share: the options, the
- * run's state, timing and the JSON records. */
+/* What the files of gpgpu-bench share: gpgpu_bench.c (the harness: options, timing, the
+ * table, main), bench_json.c (the JSON records), bench_copy.c (the copy ceiling and the
+ * shared buffers), one file per primitive (bench_reduce.c, bench_scan.c, bench_sort.c,
+ * bench_spmv.c, bench_spgemm.c, bench_gemm.c, bench_select.c, bench_histogram.c,
+ * bench_segreduce.c, bench_rle.c) and bench_matrices.c (the matrices of --matrix and
+ * --gen): the options, the run's state, timing and the records. */
 #ifndef GPGPU_BENCH_H
 #define GPGPU_BENCH_H
 
@@ -108,8 +110,40 @@ typedef struct timing {
 /* One call that bench_time_call times. */
 typedef gpgpu_status (*bench_call)(void *user);
 
+/* One case of the power-of-two sizes (reduce, scan, sort): an operation, a type and an
+ * algorithm. */
+typedef struct bench_case {
+    const char *name;
+    bench_kind kind;
+    gpgpu_type type; /* the element type; for sort the key type */
+    gpgpu_op op;     /* reduce only */
+    bool exclusive;  /* scan only */
+    bool pairs;      /* sort only: u32 values move with the keys */
+    gpgpu_algo algo;
+} bench_case;
+
+/* A timed call: call(user) where call is set; else a case on n elements,
+ * or (c NULL) a copy of n bytes from in to out and, when vbytes > 0, of
+ * vbytes bytes from vin to vout. */
+typedef struct bench_job {
+    const bench_case *c;
+    gpgpu_buffer *in, *out;
+    size_t n;
+    gpgpu_buffer *vin, *vout;
+    size_t vbytes;
+    bench_call call;
+    void *user;
+} bench_job;
+
+/* One fixed seed: every run and device times the same data. */
+#define BENCH_SEED 1
+
 /* Warm-up calls, then opt->runs timed calls of call(user), into *t. */
 gpgpu_status bench_time_call(bench *b, bench_call call, void *user, timing *t);
+/* The same of a job (a case, a copy or a call). */
+gpgpu_status bench_time_job(bench *b, const bench_job *job, timing *t);
+/* Names the step (for progress and failure messages) and times the job of a case. */
+int bench_time_step(bench *b, bench_job *job, int log2n, timing *t);
 
 /* bench_time_call's warm-up alone (opt->warmup calls, more until the GPU has worked
  * opt->warmup_ms, the clock burst), for a case that times its runs itself; it sets
@@ -128,6 +162,31 @@ double bench_now_ns(void);
 
 /* Whether the comma-separated `list` holds `word`. */
 bool bench_list_has(const char *list, const char *word);
+
+/* The power-of-two cases: the options pick them (--only, --case, --algos, the classic and
+ * bitonic limits, f64 where the device has it), and the input must fit the cap. */
+bool bench_case_enabled(const bench *b, const bench_case *c, int log2n);
+/* The largest input buffer that an enabled case uses, 0 if none; with
+ * values_only, the largest values buffer of an enabled sort of pairs. */
+size_t bench_largest_bytes(const bench *b, bool values_only);
+/* Algorithm names: the tools' names for reduce and scan, the sort's (netsort, bitonic,
+ * radix). */
+const char *bench_algo_name(gpgpu_algo algo);
+
+/* One row of the power-of-two cases and the copies. */
+typedef struct bench_row {
+    const char *name, *algo;
+    size_t n;
+    timing t;
+    double bytes;   /* moved by one call, read plus written */
+    double ratio;   /* to the copy: see bench_help */
+    double copy_ns; /* sort: the copy of the same bytes; NAN for others */
+    const char *check; /* sort: "ok", "failed" or "skipped"; NULL for others */
+} bench_row;
+/* Prints a table row (stdout is flushed so a long run shows its progress)
+ * and appends the JSON record (bench_json_row, at gbps and gkeys). */
+void bench_report(bench *b, const bench_row *r);
+void bench_json_row(bench *b, const bench_row *r, double gbps, double gkeys);
 
 /* --json FILE is google-benchmark's JSON shape: a "context" object (date, host, device,
  * driver, backend, the run's options) and a "benchmarks" array, so that tools made for
@@ -156,6 +215,26 @@ int bench_skip_or_fail(bench *b, gpgpu_status status);
 void bench_json_field(FILE *f, const char *key, double value);
 /* ", \"key\": \"value\"". */
 void bench_json_text(FILE *f, const char *key, const char *value);
+
+/* Reduce, scan, sort (bench_reduce.c, bench_scan.c, bench_sort.c): their cases in the order
+ * they run, and one call of a case on n elements from in to out. */
+extern const bench_case bench_reduce_cases[], bench_scan_cases[], bench_sort_cases[];
+extern const size_t bench_reduce_case_count, bench_scan_case_count, bench_sort_case_count;
+gpgpu_status bench_reduce_call(bench *b, const bench_case *c, gpgpu_buffer *in,
+                               gpgpu_buffer *out, size_t n);
+gpgpu_status bench_scan_call(bench *b, const bench_case *c, gpgpu_buffer *in, gpgpu_buffer *out,
+                             size_t n);
+gpgpu_status bench_sort_call(bench *b, const bench_case *c, gpgpu_buffer *in, gpgpu_buffer *out,
+                             size_t n);
+/* The enabled sort cases of one key type at one size. */
+int bench_sort_run_type(bench *b, gpgpu_type type, int log2n);
+/* The sorts' values buffers and, with --own-scratch, their scratch buffer. */
+gpgpu_status bench_sort_buffers(bench *b);
+
+/* The copy ceiling (bench_copy.c): the shared buffers made and the copy measured, before
+ * any case; the copy of one size's bytes, reported as copy_u32. */
+int bench_copy_measure(bench *b);
+int bench_copy_run(bench *b, gpgpu_buffer *in, gpgpu_buffer *out, size_t bytes);
 
 /* The matrices (bench_matrices.c). */
 

@@ -1,8 +1,10 @@
 /* Sparse x sparse products (C = A * B, CSR), one shader family
  * (glsl/spgemm.comp): Kiciak's 13 classic stages (src/algo/spgemm_classic.c),
- * the fast two-phase row product and the global expand-sort-compress path
- * (src/algo/spgemm.c), and the GPU transpose. Stages can be run alone for the
- * tests; offsets and counts are in elements. */
+ * the fast two-phase row product (src/algo/spgemm.c), its global
+ * expand-sort-compress path for long rows (src/algo/spgemm_esc.c) and its
+ * memory budget (src/algo/spgemm_budget.c), and the GPU transpose
+ * (src/algo/transpose.c). Stages can be run alone for the tests; offsets and
+ * counts are in elements. */
 #ifndef GPGPU_ALGO_SPGEMM_H
 #define GPGPU_ALGO_SPGEMM_H
 
@@ -192,7 +194,7 @@ typedef struct spgemm_product {
     uint32_t *long_rows;            /* host copy of the (row, products) pairs */
     gpgpu_buffer *t_ints, *t_vals;  /* the one phase's temporary, while it is held */
     struct spgemm_chunk *kept;      /* the long rows' one chunk, kept from the symbolic phase
-                                     * for the numeric (spgemm.c: long_rows) */
+                                     * for the numeric (spgemm_esc.c: spgemm_long_rows) */
     gpgpu_matrix *c;
     gpgpu_spgemm_stats stats;
 } spgemm_product;

@@ -1,6 +1,12 @@
 /* The GL executor: buffers, program cache, one dispatch per stage with a
  * storage barrier after it (Kiciak's EXECSTEP), timer queries. No algorithm
- * logic lives here. */
+ * logic lives here.
+ *
+ * One file over 800 lines: the table gl_exec_backend and the static functions
+ * it points to, with the creation that fills in the context's facts, as
+ * src/vk/vk_exec.c is for Vulkan; what has a concern of its own is apart
+ * (gl_context.c the platforms, gl_transfer.c the staging buffer, gl_vkmem.c
+ * memory from Vulkan, gl_profile.c GPGPU_PROFILE). */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -212,6 +212,10 @@ bool ref_spgemm_classic_run(gpgpu_type type, const gpgpu_csr *a, const gpgpu_csr
 /* Frees the arrays ref_spgemm_classic_run allocated and zeroes *s. */
 void ref_spgemm_classic_free(ref_spgemm_classic_state *s);
 
+/* n elements of `size` bytes filled with 0xA5 (at least one element): every array of the
+ * classic and the fast twins, so that an element a stage does not write shows. */
+void *ref_spgemm_poisoned(size_t n, size_t size);
+
 /* ---- the fast product, stage by stage (glsl/spgemm.comp stages 14..21, 28 and 29) ----
  * Host twins of the stages src/algo/spgemm.h calls "fast", bit for bit, on arrays laid
  * out as struct spgemm_product and struct spgemm_chunk lay out their buffers. The
