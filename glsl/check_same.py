@@ -44,8 +44,9 @@ GL_SYMBOLIC = "".join(f"#define {n} {n}\n" for n in
 # The families split off another: new family -> the family its code came from.
 SPLITS = {"transpose.comp": "spgemm.comp", "matrix_check.comp": "spmv.comp"}
 
-# The ids of a checkout without ids tables, as its shaders numbered them (stage ids that the
-# tables renumbered or moved to another family; every other id kept its number).
+# The ids of a checkout without ids tables (or of a family without one), as its shaders
+# numbered them (stage ids that the tables renumbered or moved to another family; every other
+# id kept its number).
 LEGACY_IDS = {
     "COPY_STAGE_COPY": 0,
     "COUNT_STAGE_LOAD": 0, "COUNT_STAGE_PUT": 1,
@@ -102,10 +103,11 @@ class Checkout:
             return f.read()
 
     def ids(self):
-        """Every id of every table: name -> number (stages, slots, constants)."""
+        """Every id of every table: name -> number (stages, slots, constants); for a family
+        without a table yet, the numbers its shader wrote bare (LEGACY_IDS)."""
+        out = dict(LEGACY_IDS)
         if not self.embed:
-            return dict(LEGACY_IDS)
-        out = {}
+            return out
         for name in sorted(os.listdir(self.ids_dir)):
             if name.endswith("_ids.h"):
                 tables = self.embed.read_ids(os.path.join(self.ids_dir, name), name[:-6])

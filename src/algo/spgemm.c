@@ -85,18 +85,18 @@ exec_dispatch spgemm_dispatch(gpgpu_type type, unsigned stage, unsigned wg, unsi
     if (a) {
         d.bind[0] = a->ints;
         d.bind[1] = a->vals;
-        d.params[P_ROWS] = a->m->rows;
-        d.params[P_NNZ_A] = (uint32_t)a->m->nnz;
-        d.params[P_A_PTR] = a->ptr;
-        d.params[P_A_IDX] = a->idx;
-        d.params[P_A_VAL] = a->val;
+        d.params[SPGEMM_P_ROWS] = a->m->rows;
+        d.params[SPGEMM_P_NNZ_A] = (uint32_t)a->m->nnz;
+        d.params[SPGEMM_P_A_PTR] = a->ptr;
+        d.params[SPGEMM_P_A_IDX] = a->idx;
+        d.params[SPGEMM_P_A_VAL] = a->val;
     }
     if (b) {
         d.bind[2] = b->ints;
         d.bind[3] = b->vals;
-        d.params[P_B_PTR] = b->ptr;
-        d.params[P_B_IDX] = b->idx;
-        d.params[P_B_VAL] = b->val;
+        d.params[SPGEMM_P_B_PTR] = b->ptr;
+        d.params[SPGEMM_P_B_IDX] = b->idx;
+        d.params[SPGEMM_P_B_VAL] = b->val;
     }
     return d;
 }
@@ -196,10 +196,10 @@ exec_dispatch spgemm_product_dispatch(spgemm_product *p, unsigned stage, unsigne
 {
     exec_dispatch d = spgemm_dispatch(p->type, stage, SPGEMM_WG, items, &p->a, &p->b);
     d.bind[4] = p->aux;
-    d.params[P_APOS_OFF] = (uint32_t)p->apos_off;
-    d.params[P_RPTR_OFF] = (uint32_t)p->rptr_off;
-    d.params[P_LIST_OFF] = (uint32_t)p->list_off;
-    d.params[P_CAP] = p->shared_max;
+    d.params[SPGEMM_P_APOS_OFF] = (uint32_t)p->apos_off;
+    d.params[SPGEMM_P_RPTR_OFF] = (uint32_t)p->rptr_off;
+    d.params[SPGEMM_P_LIST_OFF] = (uint32_t)p->list_off;
+    d.params[SPGEMM_P_CAP] = p->shared_max;
     return d;
 }
 
@@ -215,7 +215,7 @@ static gpgpu_status head_stage(spgemm_product *p, unsigned stage, size_t n, uint
 {
     exec_dispatch d = spgemm_product_dispatch(p, stage, SPGEMM_HEAD_ITEMS);
     d.variant.only_stage = stage;
-    d.params[P_COUNT] = count;
+    d.params[SPGEMM_P_COUNT] = count;
     d.groups = algo_groups((n + SPGEMM_HEAD_ITEMS - 1) / SPGEMM_HEAD_ITEMS, SPGEMM_WG);
     return algo_stage(p->ctx, &d);
 }
@@ -223,17 +223,17 @@ static gpgpu_status head_stage(spgemm_product *p, unsigned stage, size_t n, uint
 gpgpu_status spgemm_stage_nnz_products(spgemm_product *p)
 {
     size_t b_rows = p->b.m->rows, n = p->a.m->nnz + 1 > b_rows ? p->a.m->nnz + 1 : b_rows;
-    return head_stage(p, STAGE_NNZ_PRODUCTS, n, (uint32_t)b_rows);
+    return head_stage(p, SPGEMM_STAGE_NNZ_PRODUCTS, n, (uint32_t)b_rows);
 }
 
 gpgpu_status spgemm_stage_row_bins(spgemm_product *p)
 {
-    return head_stage(p, STAGE_ROW_BINS, (size_t)p->a.m->rows + 1, 0);
+    return head_stage(p, SPGEMM_STAGE_ROW_BINS, (size_t)p->a.m->rows + 1, 0);
 }
 
 gpgpu_status spgemm_stage_bin_fill(spgemm_product *p)
 {
-    return head_stage(p, STAGE_BIN_FILL, p->a.m->rows, 0);
+    return head_stage(p, SPGEMM_STAGE_BIN_FILL, p->a.m->rows, 0);
 }
 
 /* ROWS's tile for rows of cap slots: two rows per group (at least 512 slots, so that every
@@ -267,18 +267,20 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
     uint32_t cap = SPGEMM_MIN_CAP << bin;
     bool rank = cap <= SPGEMM_RANK_MAX;
     uint32_t tile = rows_tile(cap);
-    exec_dispatch d = spgemm_product_dispatch(p, rank ? STAGE_ROWS_RANK : STAGE_ROWS,
-                                       rank ? 1 : tile / SPGEMM_WG);
+    exec_dispatch d = spgemm_product_dispatch(
+        p, rank ? SPGEMM_STAGE_ROWS_RANK : SPGEMM_STAGE_ROWS, rank ? 1 : tile / SPGEMM_WG);
     d.variant.only_stage = d.params[0]; /* a program of its own: see exec_variant */
-    d.params[P_COUNT] = count;
+    d.params[SPGEMM_P_COUNT] = count;
     /* ROWS_RANK's rows take the bin's longest row's slots (at least 32), not CAP: more
      * rows a group where the longest fills its bin's CAP only in part */
     uint32_t width = rank ? p->header[SPGEMM_H_LONGEST + bin] : cap;
     width = width < SPGEMM_MIN_CAP ? SPGEMM_MIN_CAP : width > cap ? cap : width;
-    d.params[P_CAP] = cap | width << 16;
-    d.params[P_LIST_OFF] = (uint32_t)(p->list_off + start * SPGEMM_RECORD);
-    d.variant.shape[0] = rank ? rank_program(count, p->header[SPGEMM_H_WINDOW + bin]) : 0;
-    d.params[P_NUMERIC] = mode;
+    d.params[SPGEMM_P_CAP] = cap | width << 16;
+    d.params[SPGEMM_P_LIST_OFF] = (uint32_t)(p->list_off + start * SPGEMM_RECORD);
+    if (rank)
+        exec_shape_set(&d.variant, SPGEMM_SHAPE_RANK,
+                       rank_program(count, p->header[SPGEMM_H_WINDOW + bin]));
+    d.params[SPGEMM_P_NUMERIC] = mode;
     bind_rows_output(p, &d, mode);
     d.groups = algo_groups(count, rank ? SPGEMM_WG / width : tile / cap);
     return algo_stage(p->ctx, &d);
@@ -307,18 +309,18 @@ uint32_t spgemm_ordered_width(const spgemm_product *p)
 gpgpu_status spgemm_stage_rows_ordered(spgemm_product *p, uint32_t width)
 {
     uint32_t rows = p->a.m->rows;
-    exec_dispatch d = spgemm_product_dispatch(p, STAGE_ROWS_RANK, 1);
+    exec_dispatch d = spgemm_product_dispatch(p, SPGEMM_STAGE_ROWS_RANK, 1);
     d.variant.only_stage = d.params[0];
-    d.params[P_COUNT] = rows;
-    d.params[P_CAP] = SPGEMM_RANK_MAX | width << 16;
+    d.params[SPGEMM_P_COUNT] = rows;
+    d.params[SPGEMM_P_CAP] = SPGEMM_RANK_MAX | width << 16;
     /* every row with products is in a ROWS_RANK bin; those without have no columns to span */
     uint32_t listed = 0, fit = 0;
     for (unsigned b = 0; (SPGEMM_MIN_CAP << b) <= SPGEMM_RANK_MAX; b++) {
         listed += p->header[SPGEMM_H_COUNT + b];
         fit += p->header[SPGEMM_H_WINDOW + b];
     }
-    d.variant.shape[0] = rank_program(listed, fit);
-    d.params[P_NUMERIC] = SPGEMM_ONE_PHASE_ORDERED;
+    exec_shape_set(&d.variant, SPGEMM_SHAPE_RANK, rank_program(listed, fit));
+    d.params[SPGEMM_P_NUMERIC] = SPGEMM_ONE_PHASE_ORDERED;
     bind_rows_output(p, &d, SPGEMM_ONE_PHASE_ORDERED);
     d.groups = algo_groups(rows, SPGEMM_WG / width);
     return algo_stage(p->ctx, &d);
@@ -331,11 +333,11 @@ static void bind_rows_output(spgemm_product *p, exec_dispatch *d, spgemm_rows_mo
     if (mode == SPGEMM_NUMERIC) {
         d->bind[6] = p->c->owned_ints;
         d->bind[7] = p->c->owned_values;
-        d->params[P_C_IDX] = p->c->rows + 1;
+        d->params[SPGEMM_P_C_IDX] = p->c->rows + 1;
     } else if (mode != SPGEMM_SYMBOLIC) {
         d->bind[6] = p->t_ints;
         d->bind[7] = p->t_vals;
-        d->params[P_C_IDX] = 0;
+        d->params[SPGEMM_P_C_IDX] = 0;
     }
 }
 
@@ -384,15 +386,15 @@ gpgpu_status spgemm_stage_rows_compact(spgemm_product *p, uint32_t width)
         shift++;
     while (shift > 0 && (rows << shift) > ((size_t)1 << 31))
         shift--;
-    exec_dispatch d = spgemm_product_dispatch(p, STAGE_ROWS_COMPACT, 1);
+    exec_dispatch d = spgemm_product_dispatch(p, SPGEMM_STAGE_ROWS_COMPACT, 1);
     d.bind[2] = p->c->owned_ints; /* C where B was: COMPACT reads neither B nor A's values */
     d.bind[3] = p->c->owned_values;
     d.bind[6] = p->t_ints;
     d.bind[7] = p->t_vals;
-    d.params[P_COUNT] = (uint32_t)rows;
-    d.params[P_COMPACT_SHIFT] = shift;
-    d.params[P_COMPACT_ROWS] = group_rows;
-    d.params[P_C_IDX] = p->c->rows + 1;
+    d.params[SPGEMM_P_COUNT] = (uint32_t)rows;
+    d.params[SPGEMM_P_COMPACT_SHIFT] = shift;
+    d.params[SPGEMM_P_COMPACT_ROWS] = group_rows;
+    d.params[SPGEMM_P_C_IDX] = p->c->rows + 1;
     d.groups = algo_groups(rows << shift, SPGEMM_WG);
     return algo_stage(p->ctx, &d);
 }
@@ -407,10 +409,10 @@ static gpgpu_status drop_zeros(spgemm_product *p)
     TRY(spgemm_mem_create(ctx, &p->mem, (n + 1) * 4, &flags));
     spgemm_operand oc = {.m = c, .ints = c->owned_ints, .vals = c->owned_values,
                          .idx = c->rows + 1};
-    exec_dispatch d = spgemm_dispatch(c->type, STAGE_ZERO_FLAGS, SPGEMM_WG, 1, &oc, NULL);
+    exec_dispatch d = spgemm_dispatch(c->type, SPGEMM_STAGE_ZERO_FLAGS, SPGEMM_WG, 1, &oc, NULL);
     d.bind[4] = flags;
-    d.params[P_COUNT] = (uint32_t)n;
-    d.params[P_C_IDX] = c->rows + 1;
+    d.params[SPGEMM_P_COUNT] = (uint32_t)n;
+    d.params[SPGEMM_P_C_IDX] = c->rows + 1;
     d.groups = algo_groups(n + 1, SPGEMM_WG);
     gpgpu_status s = algo_stage(ctx, &d);
     if (s == GPGPU_SUCCESS)
@@ -424,13 +426,13 @@ static gpgpu_status drop_zeros(spgemm_product *p)
         spgemm_mem_take(&p->mem, out->bytes);
         d.bind[6] = out->owned_ints;
         d.bind[7] = out->owned_values;
-        d.params[P_NEW_IDX] = c->rows + 1;
-        d.params[0] = STAGE_ZERO_PTRS;
+        d.params[SPGEMM_P_NEW_IDX] = c->rows + 1;
+        d.params[0] = SPGEMM_STAGE_ZERO_PTRS;
         d.groups = algo_groups((size_t)c->rows + 1, SPGEMM_WG);
         s = algo_stage(ctx, &d);
     }
     if (s == GPGPU_SUCCESS && kept > 0) {
-        d.params[0] = STAGE_ZERO_COMPACT;
+        d.params[0] = SPGEMM_STAGE_ZERO_COMPACT;
         d.groups = algo_groups(n, SPGEMM_WG);
         s = algo_stage(ctx, &d);
     }

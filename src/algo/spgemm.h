@@ -1,33 +1,23 @@
 /* Sparse x sparse products (C = A * B, CSR), one shader family
- * (glsl/spgemm.comp): Kiciak's 13 classic stages (src/algo/spgemm_classic.c),
- * the fast two-phase row product (src/algo/spgemm.c), its global
- * expand-sort-compress path for long rows (src/algo/spgemm_esc.c) and its
- * memory budget (src/algo/spgemm_budget.c), and the GPU transpose
- * (src/algo/transpose.c). Stages can be run alone for the tests; offsets and
- * counts are in elements. */
+ * (glsl/spgemm.comp, its ids in src/algo/ids/spgemm_ids.h): Kiciak's 13 classic
+ * stages (src/algo/spgemm_classic.c), the fast two-phase row product
+ * (src/algo/spgemm.c), its global expand-sort-compress path for long rows
+ * (src/algo/spgemm_esc.c) and its memory budget (src/algo/spgemm_budget.c); and
+ * the GPU transpose (src/algo/transpose.c, glsl/transpose.comp). Stages can be
+ * run alone for the tests; offsets and counts are in elements. */
 #ifndef GPGPU_ALGO_SPGEMM_H
 #define GPGPU_ALGO_SPGEMM_H
 
+#include "algo/ids/spgemm_ids.h"
 #include "algo/spmv.h"
 
-/* ------------------------------------------------------------------ classic */
+/* The ids of glsl/spgemm.comp. */
+enum { SPGEMM_STAGES(ALGO_ID) };
+enum { SPGEMM_PARAMS(ALGO_ID) };
+enum { SPGEMM_SHAPES(ALGO_SHAPE) };
+enum { SPGEMM_CONSTS(ALGO_ID) };
 
-/* The stages of Kiciak's product, numbered as on his slides. */
-enum {
-    SPGEMM_CLASSIC_COUNT = 1,      /* off[0] = 0, off[k + 1] = |row col_A[k] of B|, k < nnz(A) */
-    SPGEMM_CLASSIC_EXPAND = 2,     /* the products as (i, j, a_ik * b_kj) triples */
-    SPGEMM_CLASSIC_ROW_STARTS = 3, /* tab1(i) = first triple of row i */
-    SPGEMM_CLASSIC_ROW_LENGTHS = 4,/* tab2(i) = tab1(i + 1) - tab1(i) */
-    SPGEMM_CLASSIC_ROW_MAX = 5,    /* one pairwise-max step on tab2 */
-    SPGEMM_CLASSIC_SORT = 6,       /* one bitonic step in every row's run of triples */
-    SPGEMM_CLASSIC_FLAGS = 7,      /* tab1(i + 1) = triple i starts a new (i, j) */
-    SPGEMM_CLASSIC_COLUMNS = 8,    /* C's columns and where each entry's run starts (tab2) */
-    SPGEMM_CLASSIC_RUNS = 9,       /* tab3(e) = tab2(e + 1) - tab2(e) */
-    SPGEMM_CLASSIC_RUN_MAX = 10,   /* one pairwise-max step on tab3 */
-    SPGEMM_CLASSIC_SUMS = 11,      /* one pairwise-sum step in every run */
-    SPGEMM_CLASSIC_VALUES = 12,    /* C's values, and tab1(e) = row of entry e */
-    SPGEMM_CLASSIC_ROW_PTRS = 13   /* C's row pointers by binary search in tab1 */
-};
+/* ------------------------------------------------------------------ classic */
 
 /* Everything the classic stages read and write. A (rows x inner) and B
  * (inner x cols) are CSR gpgpu_matrix objects of one type; the work arrays
@@ -54,6 +44,7 @@ typedef struct spgemm_classic {
  * bitonic block h (SORT), `nn` the padded run length of SORT (a power of two >= the
  * longest row's triples), `reverse` SORT's flag; other stages ignore them.
  *
+ * The stages (SPGEMM_STAGE_CLASSIC_COUNT .. _ROW_PTRS, numbered as on Kiciak's slides):
  *  1 COUNT       invocations k < max(nnz(A), 1): k == 0 writes off[0] = 0; for k < nnz(A),
  *                off[k + 1] = row length in B of column col_A[k].
  *  2 EXPAND      t < products: p = the largest index with off[p] <= t (the nonzero of A),
@@ -135,36 +126,26 @@ gpgpu_status spgemm_new_matrix(gpgpu_context *ctx, gpgpu_type type, uint32_t row
 
 /* ------------------------------------------------------------------ fast */
 
-/* The aux header's words (glsl/spgemm.comp): rows per bin (bins 0..6 go through ROWS with
- * CAP = 32 << bin slots, bin 7 is the long rows), fill counters, 64-bit totals. */
+/* The aux header's words are the ids table's SPGEMM_H_* (and SPGEMM_BINS, _LONG_BIN,
+ * _MIN_CAP, _RECORD, _HEADER). */
 enum {
-    SPGEMM_BINS = 8, SPGEMM_LONG_BIN = 7, SPGEMM_MIN_CAP = 32,
     SPGEMM_SHARED_MAX = SPGEMM_WG * SPGEMM_ROW_ITEMS, /* the longest row ROWS takes */
-    SPGEMM_RANK_MAX = 128, /* bins of CAP up to this go through ROWS_RANK instead */
-    SPGEMM_RECORD = 4,     /* words of a row's record in the list (below) */
-    SPGEMM_H_COUNT = 0, SPGEMM_H_FILL = 8, SPGEMM_H_PRODUCTS = 16,
-    SPGEMM_H_B_LEFT = 18,  /* B's rows: the most (row - first column) + 2^31 */
-    SPGEMM_H_B_RIGHT = 19, /* the most (last column - row) + 2^31 */
-    SPGEMM_H_LONGEST = 20, /* per bin: its longest row's products */
-    SPGEMM_H_WINDOW = 28,  /* per ROWS_RANK bin (0..2): rows whose span of columns fits */
-    SPGEMM_HEADER = 32
+    /* bins of CAP up to this go through ROWS_RANK instead */
+    SPGEMM_RANK_MAX = SPGEMM_MIN_CAP << (SPGEMM_RANK_BINS - 1)
 };
 
-/* How ROWS_RANK ranks a row's products, a program each (glsl/spgemm.comp's SHAPE0; the
+/* How ROWS_RANK ranks a row's products, a program each (SPGEMM_SHAPE_RANK; the
  * tuning knob spgemm_rank): compare every product with all of the row's; search each of
  * the row's other runs for its column; merge the runs pairwise into column order (faster
  * than the other two on every product measured, docs/DECISIONS.md); or merge, except in
  * a work-group whose rows each span fewer columns than their slots (banded rows): there a
  * column mask per slot places every product without sorting. All four give C bit for bit
  * alike. */
-typedef enum spgemm_rank_program {
-    SPGEMM_RANK_COMPARE = 0, SPGEMM_RANK_SEARCH = 1, SPGEMM_RANK_MERGE = 2,
-    SPGEMM_RANK_WINDOW = 3,
-    /* the default: window on a bin whose every row ROW_BINS found to fit it (a bound from
-     * A's row and how far B's rows reach), merge on the others. Window's check and fallback
-     * cost its groups 5-6% where no row fits (laplace3d_7, docs/DECISIONS.md). */
-    SPGEMM_RANK_AUTO = 4
-} spgemm_rank_program;
+typedef uint32_t spgemm_rank_program; /* SPGEMM_RANK_COMPARE .. _WINDOW (the ids table) */
+/* The default: window on a bin whose every row ROW_BINS found to fit it (a bound from A's row
+ * and how far B's rows reach), merge on the others. Window's check and fallback cost its
+ * groups 5-6% where no row fits (laplace3d_7, docs/DECISIONS.md). */
+enum { SPGEMM_RANK_AUTO = SPGEMM_RANK_WINDOW + 1 };
 
 /* The GPU memory a product holds, counted against its budget as buffers come and go. */
 typedef struct spgemm_memory {
@@ -221,15 +202,10 @@ gpgpu_status spgemm_stage_row_bins(spgemm_product *p);
  * list (bins in order, sized by the counts), its record (row, row_ptr[i], its nonzeros of
  * A, p_i); long rows also as (row, p_i) pairs. */
 gpgpu_status spgemm_stage_bin_fill(spgemm_product *p);
-/* What ROWS and ROWS_RANK write for each row r of their bin (glsl/spgemm.comp's NUMERIC). */
-typedef enum spgemm_rows_mode {
-    SPGEMM_SYMBOLIC,  /* rptr[r] = distinct columns of row r of A*B */
-    SPGEMM_NUMERIC,   /* C's columns (ascending) and values of row r at rptr[r] (C's row
-                       * pointer, after rptr's scan) */
-    SPGEMM_ONE_PHASE, /* both at once: the counts as SYMBOLIC, the entries at
-                       * apos[row_ptr[r]] (the row's first product) of p->t_ints / t_vals */
-    SPGEMM_ONE_PHASE_ORDERED /* ROWS_RANK on every row in row order (spgemm_stage_rows_ordered) */
-} spgemm_rows_mode;
+/* What ROWS and ROWS_RANK write for each row r of their bin (SPGEMM_P_NUMERIC):
+ * SPGEMM_SYMBOLIC, _NUMERIC, _ONE_PHASE (entries in p->t_ints / t_vals), or
+ * _ONE_PHASE_ORDERED (spgemm_stage_rows_ordered); the ids table says each. */
+typedef uint32_t spgemm_rows_mode;
 
 /* ROWS on bin b (< LONG_BIN) of `count` rows starting at list position `start`. */
 gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, size_t start,

@@ -10,9 +10,6 @@
 #include "algo/scan.h"
 #include "algo/spgemm.h"
 
-/* Parameters of glsl/spgemm.comp's classic stages (after those spgemm_dispatch sets). */
-enum { P_PRODUCTS = 9, P_TABLGT, P_NNZ_C, P_STEP_T, P_NN, P_REVERSE, P_C_IDX };
-
 /* The classic stages index invocations in 32 bits, padding groups included. */
 #define CLASSIC_MAX_INVOCATIONS ((size_t)1 << 31)
 
@@ -26,21 +23,21 @@ static gpgpu_status classic_dispatch(gpgpu_context *ctx, const spgemm_classic *s
           "32-bit indices reach; use the fast algorithm",
           stage, invocations);
     exec_dispatch d = spgemm_dispatch(s->a->type, stage, CLASSIC_WG, 1, a, b);
-    d.bind[4] = stage == SPGEMM_CLASSIC_COUNT ? s->off
-              : stage == SPGEMM_CLASSIC_EXPAND ? s->off : s->tab;
+    d.bind[4] = stage == SPGEMM_STAGE_CLASSIC_COUNT ? s->off
+              : stage == SPGEMM_STAGE_CLASSIC_EXPAND ? s->off : s->tab;
     d.bind[5] = s->prod;
     d.bind[6] = s->pairs;
-    d.params[P_PRODUCTS] = (uint32_t)s->products;
-    d.params[P_TABLGT] = (uint32_t)s->tablgt;
-    d.params[P_NNZ_C] = (uint32_t)s->nnz_c;
-    d.params[P_STEP_T] = t;
-    d.params[P_NN] = nn;
-    d.params[P_REVERSE] = reverse;
-    d.params[P_C_IDX] = s->a->rows + 1;
+    d.params[SPGEMM_P_PRODUCTS] = (uint32_t)s->products;
+    d.params[SPGEMM_P_TABLGT] = (uint32_t)s->tablgt;
+    d.params[SPGEMM_P_NNZ_C] = (uint32_t)s->nnz_c;
+    d.params[SPGEMM_P_STEP_T] = t;
+    d.params[SPGEMM_P_NN] = nn;
+    d.params[SPGEMM_P_REVERSE] = reverse;
+    d.params[SPGEMM_P_C_IDX] = s->a->rows + 1;
     /* Kiciak binds C where A was: its ints for COLUMNS and ROW_PTRS, its values for VALUES. */
-    if (stage == SPGEMM_CLASSIC_COLUMNS || stage == SPGEMM_CLASSIC_ROW_PTRS)
+    if (stage == SPGEMM_STAGE_CLASSIC_COLUMNS || stage == SPGEMM_STAGE_CLASSIC_ROW_PTRS)
         d.bind[0] = s->c_ints;
-    if (stage == SPGEMM_CLASSIC_VALUES)
+    if (stage == SPGEMM_STAGE_CLASSIC_VALUES)
         d.bind[1] = s->c_vals;
     d.groups = algo_groups(invocations, CLASSIC_WG);
     return algo_stage(ctx, &d);
@@ -51,19 +48,19 @@ static size_t invocations_of(const spgemm_classic *s, unsigned stage, uint32_t t
 {
     size_t rows = s->a->rows;
     switch (stage) {
-    case SPGEMM_CLASSIC_COUNT: return s->a->nnz ? s->a->nnz : 1;
-    case SPGEMM_CLASSIC_EXPAND: return s->products;
-    case SPGEMM_CLASSIC_ROW_STARTS: return rows ? rows : 1;
-    case SPGEMM_CLASSIC_ROW_LENGTHS: return rows;
-    case SPGEMM_CLASSIC_ROW_MAX:
-    case SPGEMM_CLASSIC_RUN_MAX: return t / 2;
-    case SPGEMM_CLASSIC_SORT: return rows * (size_t)(nn / 2);
-    case SPGEMM_CLASSIC_FLAGS: return s->products;
-    case SPGEMM_CLASSIC_COLUMNS: return s->products + 1;
-    case SPGEMM_CLASSIC_RUNS: return s->nnz_c;
-    case SPGEMM_CLASSIC_SUMS: return s->nnz_c * (size_t)(t / 2);
-    case SPGEMM_CLASSIC_VALUES: return s->nnz_c;
-    case SPGEMM_CLASSIC_ROW_PTRS: return rows ? rows : 1;
+    case SPGEMM_STAGE_CLASSIC_COUNT: return s->a->nnz ? s->a->nnz : 1;
+    case SPGEMM_STAGE_CLASSIC_EXPAND: return s->products;
+    case SPGEMM_STAGE_CLASSIC_ROW_STARTS: return rows ? rows : 1;
+    case SPGEMM_STAGE_CLASSIC_ROW_LENGTHS: return rows;
+    case SPGEMM_STAGE_CLASSIC_ROW_MAX:
+    case SPGEMM_STAGE_CLASSIC_RUN_MAX: return t / 2;
+    case SPGEMM_STAGE_CLASSIC_SORT: return rows * (size_t)(nn / 2);
+    case SPGEMM_STAGE_CLASSIC_FLAGS: return s->products;
+    case SPGEMM_STAGE_CLASSIC_COLUMNS: return s->products + 1;
+    case SPGEMM_STAGE_CLASSIC_RUNS: return s->nnz_c;
+    case SPGEMM_STAGE_CLASSIC_SUMS: return s->nnz_c * (size_t)(t / 2);
+    case SPGEMM_STAGE_CLASSIC_VALUES: return s->nnz_c;
+    case SPGEMM_STAGE_CLASSIC_ROW_PTRS: return rows ? rows : 1;
     default: return 0;
     }
 }
@@ -71,11 +68,11 @@ static size_t invocations_of(const spgemm_classic *s, unsigned stage, uint32_t t
 gpgpu_status spgemm_classic_stage(gpgpu_context *ctx, const spgemm_classic *s, unsigned stage,
                                   uint32_t t, uint32_t nn, bool reverse)
 {
-    CHECK(stage >= SPGEMM_CLASSIC_COUNT && stage <= SPGEMM_CLASSIC_ROW_PTRS, ctx,
+    CHECK(stage >= SPGEMM_STAGE_CLASSIC_COUNT && stage <= SPGEMM_STAGE_CLASSIC_ROW_PTRS, ctx,
           GPGPU_ERROR_INVALID_ARGUMENT, "spgemm_classic_stage: no stage %u", stage);
-    CHECK(stage != SPGEMM_CLASSIC_SORT || nn >= 2, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+    CHECK(stage != SPGEMM_STAGE_CLASSIC_SORT || nn >= 2, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "spgemm_classic_stage: SORT needs nn >= 2");
-    CHECK(stage != SPGEMM_CLASSIC_SUMS || t >= 2, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
+    CHECK(stage != SPGEMM_STAGE_CLASSIC_SUMS || t >= 2, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
           "spgemm_classic_stage: SUMS needs t >= 2");
     spgemm_operand a, b;
     TRY(spgemm_operand_open(ctx, s->a, &a));
@@ -115,14 +112,19 @@ static gpgpu_status work_buffer(gpgpu_context *ctx, size_t count, size_t size, c
 }
 
 static const char *const stage_names[] = {
-    [SPGEMM_CLASSIC_COUNT] = "stage 1, COUNT",      [SPGEMM_CLASSIC_EXPAND] = "stage 2, EXPAND",
-    [SPGEMM_CLASSIC_ROW_STARTS] = "stage 3, ROW_STARTS",
-    [SPGEMM_CLASSIC_ROW_LENGTHS] = "stage 4, ROW_LENGTHS",
-    [SPGEMM_CLASSIC_ROW_MAX] = "stage 5, ROW_MAX",  [SPGEMM_CLASSIC_SORT] = "stage 6, SORT",
-    [SPGEMM_CLASSIC_FLAGS] = "stage 7, FLAGS",      [SPGEMM_CLASSIC_COLUMNS] = "stage 8, COLUMNS",
-    [SPGEMM_CLASSIC_RUNS] = "stage 9, RUNS",        [SPGEMM_CLASSIC_RUN_MAX] = "stage 10, RUN_MAX",
-    [SPGEMM_CLASSIC_SUMS] = "stage 11, SUMS",       [SPGEMM_CLASSIC_VALUES] = "stage 12, VALUES",
-    [SPGEMM_CLASSIC_ROW_PTRS] = "stage 13, ROW_PTRS",
+    [SPGEMM_STAGE_CLASSIC_COUNT] = "stage 1, COUNT",
+    [SPGEMM_STAGE_CLASSIC_EXPAND] = "stage 2, EXPAND",
+    [SPGEMM_STAGE_CLASSIC_ROW_STARTS] = "stage 3, ROW_STARTS",
+    [SPGEMM_STAGE_CLASSIC_ROW_LENGTHS] = "stage 4, ROW_LENGTHS",
+    [SPGEMM_STAGE_CLASSIC_ROW_MAX] = "stage 5, ROW_MAX",
+    [SPGEMM_STAGE_CLASSIC_SORT] = "stage 6, SORT",
+    [SPGEMM_STAGE_CLASSIC_FLAGS] = "stage 7, FLAGS",
+    [SPGEMM_STAGE_CLASSIC_COLUMNS] = "stage 8, COLUMNS",
+    [SPGEMM_STAGE_CLASSIC_RUNS] = "stage 9, RUNS",
+    [SPGEMM_STAGE_CLASSIC_RUN_MAX] = "stage 10, RUN_MAX",
+    [SPGEMM_STAGE_CLASSIC_SUMS] = "stage 11, SUMS",
+    [SPGEMM_STAGE_CLASSIC_VALUES] = "stage 12, VALUES",
+    [SPGEMM_STAGE_CLASSIC_ROW_PTRS] = "stage 13, ROW_PTRS",
 };
 
 /* With a progress callback, each step is waited for and then reported: the classic product
@@ -168,18 +170,18 @@ static gpgpu_status run_stages(gpgpu_context *ctx, spgemm_classic *s, const spge
         TRY(classic_dispatch(ctx, s, a, b, N, T, NN, REV, invocations_of(s, N, T, NN))); \
         TRY(report(ctx, s, stage_names[N]));                                         \
     } while (0)
-    STAGE(SPGEMM_CLASSIC_EXPAND, 0, 0, false);
-    STAGE(SPGEMM_CLASSIC_ROW_STARTS, 0, 0, false);
-    STAGE(SPGEMM_CLASSIC_ROW_LENGTHS, 0, 0, false);
+    STAGE(SPGEMM_STAGE_CLASSIC_EXPAND, 0, 0, false);
+    STAGE(SPGEMM_STAGE_CLASSIC_ROW_STARTS, 0, 0, false);
+    STAGE(SPGEMM_STAGE_CLASSIC_ROW_LENGTHS, 0, 0, false);
     uint32_t longest, nn;
-    TRY(pairwise_max(ctx, s, a, b, SPGEMM_CLASSIC_ROW_MAX, rows, s->tablgt, &longest));
+    TRY(pairwise_max(ctx, s, a, b, SPGEMM_STAGE_CLASSIC_ROW_MAX, rows, s->tablgt, &longest));
     nn = algo_ceil_pow2(longest);
     for (uint32_t h = 2; h <= nn; h <<= 1) { /* NetSort on every row at once */
-        STAGE(SPGEMM_CLASSIC_SORT, h, nn, true);
+        STAGE(SPGEMM_STAGE_CLASSIC_SORT, h, nn, true);
         for (uint32_t g = h / 2; g >= 2; g >>= 1)
-            STAGE(SPGEMM_CLASSIC_SORT, g, nn, false);
+            STAGE(SPGEMM_STAGE_CLASSIC_SORT, g, nn, false);
     }
-    STAGE(SPGEMM_CLASSIC_FLAGS, 0, 0, false);
+    STAGE(SPGEMM_STAGE_CLASSIC_FLAGS, 0, 0, false);
     TRY(spgemm_classic_scan(ctx, s->tab, 1, s->products));
     TRY(report(ctx, s, "iPrefixSum of the flags"));
     uint32_t nnz_c;
@@ -188,15 +190,16 @@ static gpgpu_status run_stages(gpgpu_context *ctx, spgemm_classic *s, const spge
     TRY(spgemm_new_matrix(ctx, type, rows, s->b->cols, nnz_c, c));
     s->c_ints = (*c)->owned_ints;
     s->c_vals = (*c)->owned_values;
-    STAGE(SPGEMM_CLASSIC_COLUMNS, 0, 0, false);
-    STAGE(SPGEMM_CLASSIC_RUNS, 0, 0, false);
+    STAGE(SPGEMM_STAGE_CLASSIC_COLUMNS, 0, 0, false);
+    STAGE(SPGEMM_STAGE_CLASSIC_RUNS, 0, 0, false);
     uint32_t longest_run;
-    TRY(pairwise_max(ctx, s, a, b, SPGEMM_CLASSIC_RUN_MAX, nnz_c, 2 * s->tablgt, &longest_run));
-    STAGE(SPGEMM_CLASSIC_RUNS, 0, 0, false); /* tab3 again: the maxima overwrote it */
+    TRY(pairwise_max(ctx, s, a, b, SPGEMM_STAGE_CLASSIC_RUN_MAX, nnz_c, 2 * s->tablgt,
+                     &longest_run));
+    STAGE(SPGEMM_STAGE_CLASSIC_RUNS, 0, 0, false); /* tab3 again: the maxima overwrote it */
     for (size_t t = longest_run; t > 1; t = (t + 1) / 2)
-        STAGE(SPGEMM_CLASSIC_SUMS, (uint32_t)t, 0, false);
-    STAGE(SPGEMM_CLASSIC_VALUES, 0, 0, false);
-    STAGE(SPGEMM_CLASSIC_ROW_PTRS, 0, 0, false);
+        STAGE(SPGEMM_STAGE_CLASSIC_SUMS, (uint32_t)t, 0, false);
+    STAGE(SPGEMM_STAGE_CLASSIC_VALUES, 0, 0, false);
+    STAGE(SPGEMM_STAGE_CLASSIC_ROW_PTRS, 0, 0, false);
 #undef STAGE
     return GPGPU_SUCCESS;
 }
@@ -219,8 +222,8 @@ gpgpu_status spgemm_run_classic(gpgpu_context *ctx, const gpgpu_matrix *a, const
     if (st == GPGPU_SUCCESS)
         st = work_buffer(ctx, a->nnz + 1, 4, "off", &s.off);
     if (st == GPGPU_SUCCESS)
-        st = classic_dispatch(ctx, &s, &oa, &ob, SPGEMM_CLASSIC_COUNT, 0, 0, false,
-                              invocations_of(&s, SPGEMM_CLASSIC_COUNT, 0, 0));
+        st = classic_dispatch(ctx, &s, &oa, &ob, SPGEMM_STAGE_CLASSIC_COUNT, 0, 0, false,
+                              invocations_of(&s, SPGEMM_STAGE_CLASSIC_COUNT, 0, 0));
     if (st == GPGPU_SUCCESS)
         st = spgemm_classic_scan(ctx, s.off, 1, a->nnz);
     uint32_t products = 0;

@@ -171,15 +171,15 @@ static exec_dispatch chunk_dispatch(spgemm_product *p, const spgemm_chunk *ch, u
     exec_dispatch d = spgemm_product_dispatch(p, stage, 1);
     d.bind[5] = ch->vals;
     d.bind[6] = ch->ux;
-    d.params[P_COUNT] = (uint32_t)ch->products;
-    d.params[P_CHUNK_ROWS] = (uint32_t)ch->rows;
-    d.params[P_KEY_OFF] = (uint32_t)ch->key_off;
-    d.params[P_NUMERIC] = ch->numeric;
-    d.params[P_ROW_SHIFT] = ch->packed ? ch->col_bits : 32;
-    if (stage != STAGE_ESC_EXPAND && stage != STAGE_ESC_NZ) { /* the stages after it read
-                                                                * neither A nor B */
-        d.params[P_PAY_OFF] = (uint32_t)ch->pay_off;
-        d.params[P_FLAG_OFF] = (uint32_t)ch->flag_off;
+    d.params[SPGEMM_P_COUNT] = (uint32_t)ch->products;
+    d.params[SPGEMM_P_CHUNK_ROWS] = (uint32_t)ch->rows;
+    d.params[SPGEMM_P_KEY_OFF] = (uint32_t)ch->key_off;
+    d.params[SPGEMM_P_NUMERIC] = ch->numeric ? SPGEMM_ESC_KEYS_VALUES : SPGEMM_ESC_KEYS;
+    d.params[SPGEMM_P_ROW_SHIFT] = ch->packed ? ch->col_bits : 32;
+    /* the stages after it read neither A nor B */
+    if (stage != SPGEMM_STAGE_ESC_EXPAND && stage != SPGEMM_STAGE_ESC_NZ) {
+        d.params[SPGEMM_P_PAY_OFF] = (uint32_t)ch->pay_off;
+        d.params[SPGEMM_P_FLAG_OFF] = (uint32_t)ch->flag_off;
     }
     d.groups = algo_groups(invocations, SPGEMM_WG);
     return d;
@@ -194,12 +194,12 @@ static exec_dispatch chunk_dispatch(spgemm_product *p, const spgemm_chunk *ch, u
 static gpgpu_status esc_expand(spgemm_product *p, const spgemm_chunk *ch, gpgpu_buffer *words,
                                uint32_t mode)
 {
-    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_EXPAND, ch->products);
+    exec_dispatch d = chunk_dispatch(p, ch, SPGEMM_STAGE_ESC_EXPAND, ch->products);
     d.bind[6] = words;
-    d.params[P_NUMERIC] = mode;
+    d.params[SPGEMM_P_NUMERIC] = mode;
     if (ch->nz) {
-        d.variant.only_stage = STAGE_ESC_EXPAND;
-        d.variant.shape[0] = 1; /* the walk */
+        d.variant.only_stage = SPGEMM_STAGE_ESC_EXPAND;
+        exec_shape_set(&d.variant, SPGEMM_SHAPE_WALK, 1);
         d.bind[7] = ch->nz;
         d.groups = d.groups < SPGEMM_WALK_GROUPS ? d.groups : SPGEMM_WALK_GROUPS;
     }
@@ -209,19 +209,22 @@ static gpgpu_status esc_expand(spgemm_product *p, const spgemm_chunk *ch, gpgpu_
 gpgpu_status spgemm_stage_esc_expand(spgemm_product *p, const spgemm_chunk *ch)
 {
     if (ch->nz) { /* each chunk row's nonzeros of A, scanned into their starts */
-        exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_NZ, ch->rows + 1);
+        exec_dispatch d = chunk_dispatch(p, ch, SPGEMM_STAGE_ESC_NZ, ch->rows + 1);
         d.bind[6] = expand_buffer(ch);
         d.bind[7] = ch->nz;
         TRY(algo_stage(p->ctx, &d));
         TRY(spgemm_scan_words(p->ctx, ch->nz, 0, ch->rows + 1));
     }
-    /* carried: the values' bits into the payload's words (3), else with the keys (1) or not */
-    return esc_expand(p, ch, expand_buffer(ch), ch->carried ? 3 : ch->numeric);
+    /* carried: the values' bits into the payload's words, else with the keys or not */
+    return esc_expand(p, ch, expand_buffer(ch),
+                      ch->carried   ? SPGEMM_ESC_CARRIED
+                      : ch->numeric ? SPGEMM_ESC_KEYS_VALUES
+                                    : SPGEMM_ESC_KEYS);
 }
 
 gpgpu_status spgemm_stage_esc_values(spgemm_product *p, const spgemm_chunk *ch)
 {
-    return esc_expand(p, ch, ch->ux, 2); /* the values alone: the keys are sorted */
+    return esc_expand(p, ch, ch->ux, SPGEMM_ESC_VALUES); /* the keys are sorted */
 }
 
 gpgpu_status spgemm_chunk_keep(spgemm_product *p, spgemm_chunk *ch)
@@ -267,13 +270,13 @@ gpgpu_status spgemm_esc_sort(spgemm_product *p, const spgemm_chunk *ch)
 
 gpgpu_status spgemm_stage_esc_flags(spgemm_product *p, const spgemm_chunk *ch)
 {
-    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_FLAGS, ch->products + 1);
+    exec_dispatch d = chunk_dispatch(p, ch, SPGEMM_STAGE_ESC_FLAGS, ch->products + 1);
     return algo_stage(p->ctx, &d);
 }
 
 gpgpu_status spgemm_stage_esc_count(spgemm_product *p, const spgemm_chunk *ch)
 {
-    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_COUNT, ch->rows);
+    exec_dispatch d = chunk_dispatch(p, ch, SPGEMM_STAGE_ESC_COUNT, ch->rows);
     return algo_stage(p->ctx, &d);
 }
 
@@ -282,14 +285,15 @@ gpgpu_status spgemm_stage_esc_write(spgemm_product *p, const spgemm_chunk *ch)
     /* Carried values: several products an invocation; gathered ones: one (glsl/spgemm.comp
      * says why). A program of its own either way: register arrays of ITEMS. */
     unsigned items = ch->carried ? SPGEMM_WRITE_ITEMS : 1;
-    exec_dispatch d = chunk_dispatch(p, ch, STAGE_ESC_WRITE, (ch->products + items - 1) / items);
+    exec_dispatch d = chunk_dispatch(p, ch, SPGEMM_STAGE_ESC_WRITE,
+                                     (ch->products + items - 1) / items);
     d.variant.items = items;
-    d.variant.only_stage = STAGE_ESC_WRITE;
+    d.variant.only_stage = SPGEMM_STAGE_ESC_WRITE;
     d.bind[0] = p->c->owned_ints; /* C where A was: WRITE reads neither A nor B */
     d.bind[7] = p->c->owned_values;
-    d.params[P_C_IDX] = p->c->rows + 1;
+    d.params[SPGEMM_P_C_IDX] = p->c->rows + 1;
     if (ch->carried)
-        d.params[P_NUMERIC] = 3; /* the payload holds the values, not their indices */
+        d.params[SPGEMM_P_NUMERIC] = SPGEMM_ESC_CARRIED; /* the payload holds the values */
     return algo_stage(p->ctx, &d);
 }
 

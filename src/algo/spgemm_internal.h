@@ -1,41 +1,11 @@
 /* What the files of the fast product share: spgemm.c (gpgpu_spgemm, the short rows and C),
  * spgemm_esc.c (the long rows' global path), spgemm_budget.c (the GPU memory a product holds
  * and what fits in it) and transpose.c (gpgpu_matrix_transpose, gpgpu_matrix_download).
- * Only src/algo's SpGEMM files include it: the stage and parameter names below are
- * glsl/spgemm.comp's, and too short to share with anyone else. */
+ * Only src/algo's SpGEMM files include it. */
 #ifndef GPGPU_ALGO_SPGEMM_INTERNAL_H
 #define GPGPU_ALGO_SPGEMM_INTERNAL_H
 
 #include "algo/spgemm.h"
-
-/* Stages of glsl/spgemm.comp after the classic ones. */
-enum {
-    STAGE_NNZ_PRODUCTS = 14,
-    STAGE_ROW_BINS,
-    STAGE_BIN_FILL,
-    STAGE_ROWS,
-    STAGE_ESC_EXPAND,
-    STAGE_ESC_FLAGS,
-    STAGE_ESC_COUNT,
-    STAGE_ESC_WRITE,
-    STAGE_ZERO_FLAGS,
-    STAGE_ZERO_PTRS,
-    STAGE_ZERO_COMPACT,
-    STAGE_ROW_OF,
-    STAGE_TRANSPOSE,
-    STAGE_COL_PTRS,
-    STAGE_ROWS_RANK,
-    STAGE_ROWS_COMPACT,
-    STAGE_ESC_NZ
-};
-/* Parameters (glsl/spgemm.comp names them). */
-enum {
-    P_ROWS = 1, P_NNZ_A, P_A_PTR, P_A_IDX, P_A_VAL, P_B_PTR, P_B_IDX, P_B_VAL,
-    P_COUNT = 9, P_CAP, P_LIST_OFF, P_APOS_OFF, P_NUMERIC, P_RPTR_OFF, P_C_IDX,
-    P_CHUNK_ROWS = 10, P_KEY_OFF = 11, P_PAY_OFF = 3, P_FLAG_OFF = 4,
-    P_ZFLAG_OFF = 12, P_NEW_IDX = 14, P_ROW_SHIFT = 2, P_COMPACT_SHIFT = 13,
-    P_COMPACT_ROWS = 10
-};
 
 /* ------------------------------------------------------------------ spgemm.c */
 

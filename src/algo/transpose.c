@@ -1,10 +1,14 @@
 /* gpgpu_matrix_transpose (A^T on the GPU: a radix sort of the entries by column, then the
- * stages ROW_OF, TRANSPOSE and COL_PTRS) and gpgpu_matrix_download (a CSR matrix back to the
- * host, its values as double). */
+ * stages of glsl/transpose.comp, ROW_OF, PERMUTE and COL_PTRS) and gpgpu_matrix_download (a
+ * CSR matrix back to the host, its values as double). */
 #include <stdlib.h>
 
+#include "algo/ids/transpose_ids.h"
 #include "algo/sort.h"
 #include "algo/spgemm_internal.h"
+
+enum { TRANSPOSE_STAGES(ALGO_ID) };
+enum { TRANSPOSE_PARAMS(ALGO_ID) };
 
 /* A^T: the entries sorted by column (stable: rows stay ascending), each entry's row, then
  * A^T's columns, values and row pointers. Every work array is one word a nonzero (so each
@@ -44,23 +48,30 @@ static gpgpu_status transpose(gpgpu_context *ctx, const gpgpu_matrix *a, gpgpu_m
     if (s == GPGPU_SUCCESS)
         s = radix_sort(ctx, &src, &dst, &other, hist, 0, part, 0);
     gpgpu_buffer *rows = alt_keys; /* free once the sort is done */
-    exec_dispatch d = spgemm_dispatch(a->type, STAGE_ROW_OF, SPGEMM_WG, 1, &oa, NULL);
+    exec_dispatch d = {.variant = {"transpose", a->type, 0, SPGEMM_WG, 1}};
+    d.params[0] = TRANSPOSE_STAGE_ROW_OF;
+    d.bind[0] = oa.ints;
+    d.bind[1] = oa.vals;
     d.bind[4] = rows;
+    d.params[TRANSPOSE_P_ROWS] = a->rows;
+    d.params[TRANSPOSE_P_NNZ] = (uint32_t)n;
+    d.params[TRANSPOSE_P_PTR] = oa.ptr;
+    d.params[TRANSPOSE_P_VAL] = oa.val;
     d.groups = algo_groups(n, SPGEMM_WG);
     if (s == GPGPU_SUCCESS)
         s = algo_stage(ctx, &d);
-    d.params[0] = STAGE_TRANSPOSE;
+    d.params[0] = TRANSPOSE_STAGE_PERMUTE;
     d.bind[0] = rows;
     d.bind[2] = (*out)->owned_ints;
     d.bind[3] = (*out)->owned_values;
     d.bind[4] = entries;
-    d.params[P_C_IDX] = a->cols + 1;
+    d.params[TRANSPOSE_P_T_IDX] = a->cols + 1;
     if (s == GPGPU_SUCCESS)
         s = algo_stage(ctx, &d);
-    d.params[0] = STAGE_COL_PTRS;
+    d.params[0] = TRANSPOSE_STAGE_COL_PTRS;
     d.bind[6] = keys;
-    d.params[P_COUNT] = a->cols;
-    d.params[P_KEY_OFF] = 0;
+    d.params[TRANSPOSE_P_COLS] = a->cols;
+    d.params[TRANSPOSE_P_KEY_OFF] = 0;
     d.groups = algo_groups((size_t)a->cols + 1, SPGEMM_WG);
     if (s == GPGPU_SUCCESS)
         s = algo_stage(ctx, &d);

@@ -180,7 +180,7 @@ typedef struct ref_spgemm_classic_state {
     size_t products, tablgt, nnz_c;
 } ref_spgemm_classic_state;
 
-/* One dispatch of stage 1..13 (SPGEMM_CLASSIC_*), as spgemm_classic_stage does
+/* One dispatch of stage 1..13 (SPGEMM_STAGE_CLASSIC_*), as spgemm_classic_stage does
  * it: t, nn and reverse as there. */
 void ref_spgemm_classic_stage(ref_spgemm_classic_state *s, unsigned stage, uint32_t t,
                               uint32_t nn, bool reverse);
