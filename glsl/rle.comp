@@ -141,7 +141,10 @@ uvec2 wg_scan_pair(uvec2 v, out uvec2 total)
 {
     uint lid = gl_LocalInvocationID.x;
 #ifdef SUBGROUPS
-    uvec2 ex = uvec2(subgroupExclusiveAdd(v.x), subgroupExclusiveMax(v.y));
+    // The exclusive max as the lane before's inclusive one: NVIDIA's Vulkan driver (H200,
+    // 580) gave subgroupExclusiveMax wrong values (docs/DECISIONS.md).
+    uint ex_max = subgroupShuffleUp(subgroupInclusiveMax(v.y), 1u);
+    uvec2 ex = uvec2(subgroupExclusiveAdd(v.x), gl_SubgroupInvocationID == 0u ? 0u : ex_max);
     uvec2 sg = uvec2(subgroupAdd(v.x), subgroupMax(v.y));
     if (subgroupElect())
         s_part[gl_SubgroupID] = sg;
