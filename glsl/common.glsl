@@ -91,6 +91,26 @@ T param_t(uint at) { return packDouble2x32(uvec2(params[at], params[at + 1u])); 
 T param_t(uint at) { return uintBitsToFloat(params[at]); }
 #endif
 
+// a < b, a <= b and a == b of two values that are not NaN, in IEEE's order (-0 = +0). f32
+// compares by its bits as an unsigned key: NVIDIA's GL and Vulkan compilers flush f32
+// denormals to zero in comparisons (H200, driver 580), which would put -1e-45 in the bin of
+// 0 and select it with == 0 (docs/DECISIONS.md, "Denormal floats compare exactly").
+#if defined(TYPE_F32)
+uint t_order(float x)
+{
+    uint b = floatBitsToUint(x);
+    b = b == 0x80000000u ? 0u : b;
+    return (b & 0x80000000u) != 0u ? ~b : (b | 0x80000000u);
+}
+bool t_lt(T a, T b) { return t_order(a) < t_order(b); }
+bool t_le(T a, T b) { return t_order(a) <= t_order(b); }
+bool t_eq(T a, T b) { return t_order(a) == t_order(b); }
+#else
+bool t_lt(T a, T b) { return a < b; }
+bool t_le(T a, T b) { return a <= b; }
+bool t_eq(T a, T b) { return a == b; }
+#endif
+
 // min and max that propagate NaN (any NaN operand gives a NaN), so that the
 // result does not depend on the order in which an algorithm meets elements.
 T t_min(T a, T b) { return t_isnan(a) ? a : (t_isnan(b) || b < a) ? b : a; }

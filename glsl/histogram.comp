@@ -55,7 +55,8 @@ uint bin_of_levels(T v)
     uint lo = 0u, hi = BINS + 1u;
     while (lo < hi) {
         uint mid = (lo + hi) >> 1;
-        if (level(mid) <= v)
+        T l = level(mid);
+        if (!t_isnan(l) && t_le(l, v))
             lo = mid + 1u;
         else
             hi = mid;
@@ -70,7 +71,7 @@ uint bin_of_even(T v)
 {
     T lo = param_t(HISTOGRAM_P_LO), hi = param_t(HISTOGRAM_P_HI),
       scale = param_t(HISTOGRAM_P_SCALE);
-    if (!(v >= lo && v < hi))
+    if (!(t_le(lo, v) && t_lt(v, hi)))
         return NONE;
     precise T d = v - lo;
     precise T t = d * scale;
@@ -147,6 +148,14 @@ void stage_shared()
     uint run_bin = NONE, run = 0u;
     for (uint t = g; t < tiles; t += groups) {
         uint first = t * TILE + lid;
+#if defined(TYPE_F64)
+        // Each sample binned as it is loaded: NVIDIA's GL compiler gave an array of doubles
+        // loaded ahead like x below single precision (H200, 580), which moved samples next
+        // to a bin's edge across it (docs/DECISIONS.md).
+        UNROLL for (uint k = 0u; k < ITEMS; k++) {
+            uint i = first + k * WG_SIZE;
+            uint bin = i < n ? bin_of(src[SRC_OFF + i]) : NONE;
+#else
         T x[ITEMS];
         UNROLL for (uint k = 0u; k < ITEMS; k++) {
             uint i = first + k * WG_SIZE;
@@ -154,6 +163,7 @@ void stage_shared()
         }
         UNROLL for (uint k = 0u; k < ITEMS; k++) {
             uint bin = first + k * WG_SIZE < n ? bin_of(x[k]) : NONE;
+#endif
             if (bin == run_bin) {
                 run++;
             } else {

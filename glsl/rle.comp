@@ -131,31 +131,18 @@ uint read_state(uint t, out uvec2 v)
 }
 
 shared uint s_ticket;
-shared uvec2 s_part[WG_SIZE]; // the work-group scan's values, then its totals per subgroup
+shared uvec2 s_part[WG_SIZE]; // the work-group scan's values
 shared uint s_lb_j, s_lb_done;
 shared uvec2 s_lb_sum;
 
 // Exclusive (sum, max) scan of one pair per invocation across the work-group; `total`
-// receives the pair of all of them. Every invocation must call it.
+// receives the pair of all of them. Every invocation must call it. In shared memory even
+// where the device has subgroups: with subgroup scans here NVIDIA's Vulkan driver (H200,
+// 580) wrote wrong run starts at subgroup boundaries, and a ballot-and-shuffle form broke
+// f64 keys instead; its GL driver and Mesa ran both right (docs/DECISIONS.md).
 uvec2 wg_scan_pair(uvec2 v, out uvec2 total)
 {
     uint lid = gl_LocalInvocationID.x;
-#ifdef SUBGROUPS
-    uvec2 ex = uvec2(subgroupExclusiveAdd(v.x), subgroupExclusiveMax(v.y));
-    uvec2 sg = uvec2(subgroupAdd(v.x), subgroupMax(v.y));
-    if (subgroupElect())
-        s_part[gl_SubgroupID] = sg;
-    SYNC();
-    uvec2 before = uvec2(0u);
-    total = uvec2(0u);
-    for (uint s = 0u; s < gl_NumSubgroups; s++) {
-        if (s == gl_SubgroupID)
-            before = total;
-        total = combine(total, s_part[s]);
-    }
-    SYNC();
-    return combine(before, ex);
-#else
     s_part[lid] = v;
     SYNC();
     for (uint d = 1u; d < WG_SIZE; d <<= 1) {
@@ -168,7 +155,6 @@ uvec2 wg_scan_pair(uvec2 v, out uvec2 total)
     total = s_part[WG_SIZE - 1u];
     SYNC();
     return r;
-#endif
 }
 
 // The keys of tile t that this invocation holds (ITEMS consecutive ones from `first`), their
@@ -181,7 +167,8 @@ uvec2 tile_heads(uint t, uint n, out T x[ITEMS], out bool head[ITEMS], out uint 
     UNROLL for (uint k = 0u; k < ITEMS; k++) {
         uint i = first + k;
         x[k] = i < n ? keys[KEYS_OFF + i] : T_ZERO;
-        head[k] = i < n && (i == 0u || !same(x[k], k > 0u ? x[k - 1u] : prev));
+        head[k] = i < n && (i == 0u || !same(x[k], prev));
+        prev = x[k];
         if (head[k])
             pair = uvec2(pair.x + 1u, i + 1u);
     }

@@ -73,12 +73,12 @@ bool compare(T v, uint op)
     if (t_isnan(v) || t_isnan(c))
         return op == 6u;
     switch (op) {
-    case 1u: return v < c;
-    case 2u: return v <= c;
-    case 3u: return v > c;
-    case 4u: return v >= c;
-    case 5u: return v == c;
-    default: return v != c;
+    case 1u: return t_lt(v, c);
+    case 2u: return t_le(v, c);
+    case 3u: return t_lt(c, v);
+    case 4u: return t_le(c, v);
+    case 5u: return t_eq(v, c);
+    default: return !t_eq(v, c);
     }
 }
 

@@ -369,22 +369,25 @@ static void kinds(size_t ti)
 }
 
 /* Comparisons against the floats C treats apart: NaN (kept by != alone), -0 and +0
- * (equal), infinities; constants NaN, -0 and inf too. */
+ * (equal), infinities, the smallest denormals of f32 and f64 (above -0, below +0: a device
+ * that flushes them must not compare them as 0); constants NaN, -0, inf and a denormal too. */
 static void float_cases(gpgpu_type t)
 {
     enum { N = 5003 };
     void *data = xmalloc(N * 8);
     test_random(t, data, N, test_seed++);
-    static const double special[] = {NAN, -0.0, 0.0, INFINITY, -INFINITY, 0.25, -NAN};
+    static const double special[] = {NAN, -0.0, 0.0, INFINITY, -INFINITY, 0.25, -NAN,
+                                     1e-45, -1e-45, 5e-324, -5e-324};
+    enum { SPECIALS = sizeof special / sizeof special[0] };
     for (size_t i = 0; i < N; i += 3) {
-        double v = special[(i / 3) % 7];
+        double v = special[(i / 3) % SPECIALS];
         if (t == GPGPU_TYPE_F32)
             ((float *)data)[i] = (float)v;
         else
             ((double *)data)[i] = v;
     }
-    static const double values[] = {0.0, -0.0, NAN, INFINITY, 0.25};
-    for (size_t v = 0; v < 5; v++)
+    static const double values[] = {0.0, -0.0, NAN, INFINITY, 0.25, -1e-45};
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; v++)
         for (unsigned op = 1; op <= 6; op++) {
             sel_case c = {.t = t, .n = N, .keep = op, .value = values[v],
                           .partition = (op + v) % 2 == 0, .indices = true, .counted = -1,
