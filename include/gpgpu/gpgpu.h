@@ -749,7 +749,7 @@ typedef struct gpgpu_scan_desc {
      *  GPU when the work runs: no readback, recordable into a caller's Vulkan command buffer.
      *  Outputs past that count are not written. Not with CLASSIC_SCAN. */
     gpgpu_buffer *count_buffer;
-    size_t count_offset;
+    size_t count_offset; /**< in elements (u32) */
 } gpgpu_scan_desc;
 
 /**
@@ -930,20 +930,22 @@ GPGPU_API gpgpu_status gpgpu_sort_scratch_size(gpgpu_context *ctx, const gpgpu_s
  */
 
 /** What gpgpu_select keeps when it compares: elements x with `x OP value`, compared in the
- *  element type as C compares (a NaN on either side: false for all but NE; -0 == +0). */
+ *  element type as C compares (a NaN on either side: false for all but NE; -0 == +0), and
+ *  exactly for denormals too: f32 compares by its bits as an ordered key, so a device that
+ *  flushes denormals to zero still keeps -1e-45 out of `x == 0` and in `x < 0`. */
 typedef enum gpgpu_compare {
     GPGPU_COMPARE_NONE = 0, /**< no comparison: keep by gpgpu_select_desc.flags */
-    GPGPU_COMPARE_LT = 1,
-    GPGPU_COMPARE_LE = 2,
-    GPGPU_COMPARE_GT = 3,
-    GPGPU_COMPARE_GE = 4,
-    GPGPU_COMPARE_EQ = 5,
-    GPGPU_COMPARE_NE = 6
+    GPGPU_COMPARE_LT = 1,   /**< x < value */
+    GPGPU_COMPARE_LE = 2,   /**< x <= value */
+    GPGPU_COMPARE_GT = 3,   /**< x > value */
+    GPGPU_COMPARE_GE = 4,   /**< x >= value */
+    GPGPU_COMPARE_EQ = 5,   /**< x == value */
+    GPGPU_COMPARE_NE = 6    /**< x != value (true where either is NaN) */
 } gpgpu_compare;
 
 /**
- * Stream compaction (CUB's DeviceSelect::Flagged and ::If) and partition
- * (DevicePartition::Flagged and ::If), stable: the kept elements in input order, and
+ * Stream compaction (CUB's DeviceSelect::Flagged and DeviceSelect::If) and partition
+ * (DevicePartition::Flagged and DevicePartition::If), stable: the kept elements in input order, and
  * partitioning, after them the rejected ones in input order too (not reversed, as CUB
  * writes them). Zero means default for every field.
  */
@@ -951,7 +953,7 @@ typedef struct gpgpu_select_desc {
     gpgpu_type type; /**< of the elements selected: u32, i32, f32 or f64 (shader doubles) */
     /** u32 flags, one per element from flags_offset: nonzero keeps. Or NULL, and: */
     gpgpu_buffer *flags;
-    size_t flags_offset;
+    size_t flags_offset; /**< in elements (u32) */
     gpgpu_compare compare; /**< keeps x where `x compare value` (with flags NULL) */
     /** The comparison's constant, rounded to the type first (f32: to nearest; u32 and i32:
      *  an integer of the type's range, else GPGPU_ERROR_INVALID_ARGUMENT). */
@@ -965,57 +967,99 @@ typedef struct gpgpu_select_desc {
     gpgpu_algo algo;
     /** u32 values, one per element, moved with the elements (values_out required then). */
     gpgpu_buffer *values_in;
-    size_t values_in_offset;
+    size_t values_in_offset; /**< in elements (u32) */
+    /** Where the output elements' values go, as the elements go to `out` (`count` u32). */
     gpgpu_buffer *values_out;
-    size_t values_out_offset;
+    size_t values_out_offset; /**< in elements (u32) */
     /** Where each output element's input index (0-based, from `in_offset`) goes, or NULL. */
     gpgpu_buffer *indices_out;
-    size_t indices_out_offset;
+    size_t indices_out_offset; /**< in elements (u32) */
     /** A count that stays on the GPU, as gpgpu_scan_desc.count_buffer: `count` is then an
      *  upper bound, and the first min(count_buffer[count_offset], count) elements are
      *  selected from (partitioned: that many are written). */
     gpgpu_buffer *count_buffer;
-    size_t count_offset;
+    size_t count_offset; /**< in elements (u32) */
     /** Where the kept count goes on the GPU (a u32 at count_out_offset), or NULL: a
      *  DrawArraysIndirectCommand's `count` field, a later call's count_buffer. */
     gpgpu_buffer *count_out;
-    size_t count_out_offset;
+    size_t count_out_offset; /**< in elements (u32) */
     /** Optional scratch of at least gpgpu_select_scratch_size() bytes from scratch_offset
      *  (a multiple of 4); NULL uses the context's own, kept between calls. */
     gpgpu_buffer *scratch;
-    size_t scratch_offset;
+    size_t scratch_offset; /**< in bytes, a multiple of 4 */
 } gpgpu_select_desc;
 
 /**
- * Selects from elements [in_offset, in_offset + count) of `in` the kept ones (desc->flags
- * set, or the comparison true) into `out` from out_offset, in input order; with
- * desc->partition the rejected ones follow, in input order. `out` holds `count` elements
- * (any number may be kept); values_out and indices_out likewise. *selected (may be NULL;
- * NULL while recording into a caller's Vulkan command buffer) receives the kept count,
+ * @brief Selects from elements [in_offset, in_offset + count) of `in` the kept ones
+ * (desc->flags set, or the comparison true) into `out` from out_offset, in input order.
+ *
+ * With desc->partition the rejected ones follow, in input order. `out` holds `count`
+ * elements (any number may be kept); values_out and indices_out likewise. *selected (may be
+ * NULL; NULL while recording into a caller's Vulkan command buffer) receives the kept count,
  * desc->count_out (may be NULL) too, on the GPU. Elements of the outputs past the kept
  * count (past the count, partitioning) are left as they were. No range the call writes
  * may overlap another range of the call (GPGPU_ERROR_OVERLAP); count_out may be the
  * count_buffer's element.
  *
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER (ctx, desc, in, out); GPGPU_ERROR_INVALID_ARGUMENT
- *   (an unknown type, compare or algorithm; both flags and a comparison, or neither;
- *   values_in without values_out or the reverse; an integer value that is not one of the
- *   type's; a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (a reduce or
- *   classic algorithm; partition with SCAN_SINGLE_PASS; *selected while recording);
- *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles); GPGPU_ERROR_OUT_OF_RANGE;
- *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE (also
- *   SCAN_SINGLE_PASS past 2^30 - 1 elements); GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch
- *   too small); GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ * @param[in] ctx the context.
+ * @param[in] desc type, flags or comparison, partition, algorithm, values, indices, counts
+ *   and scratch.
+ * @param[in] in the elements.
+ * @param in_offset the first element, in elements of desc->type.
+ * @param[out] out where the kept elements go (partitioning, then the rejected ones).
+ * @param out_offset the first output element.
+ * @param count how many elements (with desc->count_buffer, the upper bound).
+ * @param[out] selected receives the kept count (the call then waits for the GPU), or NULL.
+ * @retval GPGPU_SUCCESS the outputs are written (for later GPU work), *selected is the kept
+ *   count.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, in or out is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type or comparison; a value that names no
+ *   algorithm; both flags and a comparison, or neither; values_in without values_out or the
+ *   reverse; for u32 and i32, a comparison's value that is not an integer of the type; a
+ *   buffer (the scratch too) of another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION another primitive's algorithm; partition with
+ *   SCAN_SINGLE_PASS; `selected` not NULL while recording into a caller's Vulkan command
+ *   buffer.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a range (input, output, flags, values, indices) runs past
+ *   its buffer; the count_buffer's or count_out's element past its buffer.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size; scratch_offset is not a multiple of 4.
+ * @retval GPGPU_ERROR_OVERLAP a range the call writes (the output, values_out, indices_out,
+ *   count_out, the scratch) overlaps the input, the flags, values_in or another of them.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, or a range past element 2^32 - 1 of its
+ *   binding; SCAN_SINGLE_PASS with count past 2^30 - 1; a buffer larger than one storage
+ *   binding.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY see @ref errors "Errors"; also desc->scratch smaller than
+ *   gpgpu_select_scratch_size() from scratch_offset.
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
+ * @pointer_lifetime desc is read, and *selected written, during the call only.
  */
 GPGPU_API gpgpu_status gpgpu_select(gpgpu_context *ctx, const gpgpu_select_desc *desc,
                                     gpgpu_buffer *in, size_t in_offset, gpgpu_buffer *out,
                                     size_t out_offset, size_t count, size_t *selected);
 
 /**
- * The scratch memory, in bytes, gpgpu_select needs for `count` elements with this desc
- * (its type, algo and partition): a few words per tile of 4096 elements.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (an unknown
- *   type or algorithm); GPGPU_ERROR_UNSUPPORTED_COMBINATION.
+ * @brief The scratch memory, in bytes, that gpgpu_select needs for `count` elements with
+ * this desc.
+ *
+ * What it depends on is the type, the algorithm and `partition` (no buffer of the desc is
+ * looked at): a few words per tile of 4096 elements. No GPU work.
+ * @param[in] ctx the context (the size depends on its device).
+ * @param[in] desc the selection's desc.
+ * @param count how many elements.
+ * @param[out] bytes receives the size.
+ * @retval GPGPU_SUCCESS *bytes is the size.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc or bytes is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type; a value that names no algorithm.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION another primitive's algorithm; partition with
+ *   SCAN_SINGLE_PASS.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_select_scratch_size(gpgpu_context *ctx,
                                                  const gpgpu_select_desc *desc, size_t count,
@@ -1039,31 +1083,58 @@ typedef struct gpgpu_gather_desc {
     /** A count that stays on the GPU, as gpgpu_scan_desc.count_buffer: `count` is then an
      *  upper bound, and the first min(count_buffer[count_offset], count) records move. */
     gpgpu_buffer *count_buffer;
-    size_t count_offset;
+    size_t count_offset; /**< in elements (u32) */
     /** Where the index check's outcome goes on the GPU (a u32: 1 when an index was out of
      *  range and nothing was written, else 0), or NULL. */
     gpgpu_buffer *status_out;
-    size_t status_out_offset;
+    size_t status_out_offset; /**< in elements (u32) */
 } gpgpu_gather_desc;
 
 /**
- * out[i] = in[indices[i]] for i < count: records from in_offset of `in`, which holds
- * in_count records there, into records [out_offset, out_offset + count) of `out`; indices
- * are u32 from indices_offset, each below in_count.
+ * @brief out[i] = in[indices[i]] for i < count: records from in_offset of `in`, which holds
+ * in_count records there, into records [out_offset, out_offset + count) of `out`.
  *
- * The indices are checked before anything is written: the largest is found on the GPU
- * first (a MAX reduction). With a count from the host, and nothing recorded into a
- * caller's Vulkan command buffer, it is read back and an out-of-range index fails the call
- * with GPGPU_ERROR_OUT_OF_RANGE, naming it, before the records move. With a count_buffer,
- * or while recording, nothing comes back to the host: the GPU skips every write when an
- * index is out of range, and only desc->status_out says so; the call succeeds.
- * `out` must not overlap `in` or the indices.
+ * The indices are u32 from indices_offset, each below in_count. They are checked before
+ * anything is written: the largest is found on the GPU first (a MAX reduction). With a
+ * count from the host, and nothing recorded into a caller's Vulkan command buffer, it is
+ * read back and an out-of-range index fails the call with GPGPU_ERROR_OUT_OF_RANGE, naming
+ * it, before the records move. With a count_buffer, or while recording, nothing comes back
+ * to the host: the GPU skips every write when an index is out of range, and only
+ * desc->status_out says so; the call succeeds. `out` must not overlap `in` or the indices.
  *
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (a record
- *   size that is not a multiple of 4, a buffer of another context); GPGPU_ERROR_OUT_OF_RANGE
- *   (a range past its buffer; an index past in_count, as above); GPGPU_ERROR_MISALIGNED;
- *   GPGPU_ERROR_OVERLAP; GPGPU_ERROR_TOO_LARGE (more than 2^31 - 1 words in a range);
- *   GPGPU_ERROR_OUT_OF_MEMORY; GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ * @param[in] ctx the context.
+ * @param[in] desc record size, count_buffer and status_out.
+ * @param[in] in the records read.
+ * @param in_offset the first record of `in`, in records.
+ * @param in_count how many records `in` holds from in_offset: each index is below it.
+ * @param[in] indices the u32 indices, one per record moved.
+ * @param indices_offset the first index, in elements (u32).
+ * @param[out] out where the records go.
+ * @param out_offset the first record written, in records.
+ * @param count how many records move (with desc->count_buffer, the upper bound).
+ * @retval GPGPU_SUCCESS the records are moved (for later GPU work); with a count_buffer, or
+ *   while recording, also where an index is out of range (then nothing is written, and
+ *   desc->status_out says so).
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, in, indices or out is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT a record size that is not a multiple of 4; a buffer of
+ *   another context.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a range (records, indices) runs past its buffer, or its
+ *   bytes past SIZE_MAX; the count_buffer's or status_out's element past its buffer; with a
+ *   count from the host and nothing recorded, an index not below in_count (nothing is
+ *   written).
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of 4 bytes.
+ * @retval GPGPU_ERROR_OVERLAP the output or status_out overlaps the input, the indices or
+ *   the other.
+ * @retval GPGPU_ERROR_TOO_LARGE a range of more than 2^31 - 1 words, or past word 2^32 - 1 of
+ *   its binding; a buffer larger than one storage binding.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_gather(gpgpu_context *ctx, const gpgpu_gather_desc *desc,
                                     gpgpu_buffer *in, size_t in_offset, size_t in_count,
@@ -1071,13 +1142,48 @@ GPGPU_API gpgpu_status gpgpu_gather(gpgpu_context *ctx, const gpgpu_gather_desc 
                                     gpgpu_buffer *out, size_t out_offset, size_t count);
 
 /**
- * out[indices[i]] = in[i] for i < count: records [in_offset, in_offset + count) of `in`
- * into `out` from out_offset, which holds out_count records there; each index below
- * out_count, checked as gpgpu_gather checks them. Records of `out` no index names keep
- * their contents. Where indices repeat, each word of the target record holds the same
- * word of one of the records sent there, which one unspecified (the writes race; a record
- * of several words may mix them): give distinct indices for a defined result.
- * @return as gpgpu_gather (GPGPU_ERROR_OUT_OF_RANGE for an index past out_count).
+ * @brief out[indices[i]] = in[i] for i < count: records [in_offset, in_offset + count) of
+ * `in` into `out` from out_offset, which holds out_count records there.
+ *
+ * Each index is below out_count, checked as gpgpu_gather checks them. Records of `out` no
+ * index names keep their contents. Where indices repeat, each word of the target record
+ * holds the same word of one of the records sent there, which one unspecified (the writes
+ * race; a record of several words may mix them): give distinct indices for a defined
+ * result.
+ *
+ * @param[in] ctx the context.
+ * @param[in] desc record size, count_buffer and status_out.
+ * @param[in] in the records read.
+ * @param in_offset the first record read, in records.
+ * @param[in] indices the u32 indices, one per record moved.
+ * @param indices_offset the first index, in elements (u32).
+ * @param[out] out where the records go.
+ * @param out_offset the first record of `out`, in records.
+ * @param out_count how many records `out` holds from out_offset: each index is below it.
+ * @param count how many records move (with desc->count_buffer, the upper bound).
+ * @retval GPGPU_SUCCESS the records are moved (for later GPU work); with a count_buffer, or
+ *   while recording, also where an index is out of range (then nothing is written, and
+ *   desc->status_out says so).
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, in, indices or out is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT a record size that is not a multiple of 4; a buffer of
+ *   another context.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a range (records, indices) runs past its buffer, or its
+ *   bytes past SIZE_MAX; the count_buffer's or status_out's element past its buffer; with a
+ *   count from the host and nothing recorded, an index not below out_count (nothing is
+ *   written).
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of 4 bytes.
+ * @retval GPGPU_ERROR_OVERLAP the output or status_out overlaps the input, the indices or
+ *   the other.
+ * @retval GPGPU_ERROR_TOO_LARGE a range of more than 2^31 - 1 words, or past word 2^32 - 1 of
+ *   its binding; a buffer larger than one storage binding.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_scatter(gpgpu_context *ctx, const gpgpu_gather_desc *desc,
                                      gpgpu_buffer *in, size_t in_offset,
@@ -1111,7 +1217,7 @@ typedef struct gpgpu_histogram_desc {
      *  lower)) computed exactly; for f32 and f64 (lower, upper rounded to the type) it is
      *  CUB's (v - lower) * scale truncated, scale = bins / (upper - lower), every operation
      *  rounded in the type (the last bin where that rounds up to bins). */
-    double lower, upper;
+    double lower, upper; /**< upper: even bins' bound, excluded (v < upper); see lower */
     /** HistogramRange: bins + 1 levels of `type`, nondecreasing; bin i holds levels[i] <= v
      *  < levels[i + 1]. Levels out of order give unspecified counts (never an access outside
      *  the buffers). NULL: even bins. */
@@ -1120,26 +1226,53 @@ typedef struct gpgpu_histogram_desc {
     /** The sample count on the GPU: min(count_buffer[count_offset], count) (u32, offset in
      *  elements) is read when the shaders run; `count` then bounds it. NULL: count. */
     gpgpu_buffer *count_buffer;
-    size_t count_offset;
+    size_t count_offset; /**< in elements (u32) */
 } gpgpu_histogram_desc;
 
 /**
- * Counts the samples [in_offset, in_offset + count) of `in` into the bins: writes `bins`
- * u32 counts to [counts_offset, counts_offset + bins) of `counts` (overwriting them). A
- * sample outside [lower, upper) (or outside [levels[0], levels[bins])) counts in no bin,
- * nor does NaN; comparisons are IEEE's (-0 = +0). Subnormal samples and bounds may be taken
- * as zero where the device flushes them. Counters live in shared memory where the bins fit
- * (each work-group counts its part, then adds its counters to the output), else atomics
- * count on the output itself. Needs no scratch; recordable into a caller's Vulkan command
- * buffer.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   type, bins 0 or above GPGPU_HISTOGRAM_MAX_BINS, even bounds that are not finite, not
- *   lower < upper, not values of an integer type, or whose range or scale the float type
- *   holds only as infinity or a subnormal number; a buffer of another context);
- *   GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE;
- *   GPGPU_ERROR_OVERLAP (the counts and the samples, levels or count_buffer);
- *   GPGPU_ERROR_UNSUPPORTED_FEATURE (f64 without shader doubles);
- *   GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ * @brief Counts the samples [in_offset, in_offset + count) of `in` into the bins: writes
+ * `bins` u32 counts to [counts_offset, counts_offset + bins) of `counts` (overwriting them).
+ *
+ * A sample outside [lower, upper) (or outside [levels[0], levels[bins])) counts in no bin,
+ * nor does NaN. Comparisons are IEEE's (-0 = +0) and exact for every value that is not NaN,
+ * denormals included: f32 compares by its bits as an ordered key, so a device that flushes
+ * denormals to zero does not change which bin a sample or a level lands in. Only the even
+ * bins' arithmetic, `(v - lower) * scale`, may flush a denormal difference to zero on such a
+ * device, which moves a sample only where the whole range is below about 2^-100. Counters
+ * live in shared memory where the bins fit (each work-group counts its part, then adds its
+ * counters to the output), else atomics count on the output itself. Needs no scratch;
+ * recordable into a caller's Vulkan command buffer.
+ *
+ * @param[in] ctx the context.
+ * @param[in] desc type, bins, even bounds or levels, count_buffer.
+ * @param[in] in the samples.
+ * @param in_offset the first sample, in elements of desc->type.
+ * @param count how many samples (with desc->count_buffer, the upper bound).
+ * @param[out] counts receives desc->bins u32 counts.
+ * @param counts_offset the first count, in elements (u32).
+ * @retval GPGPU_SUCCESS the counts are written (for later GPU work).
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, in or counts is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type; bins 0 or above
+ *   GPGPU_HISTOGRAM_MAX_BINS; even bins (levels NULL) with bounds that are not finite, not
+ *   values of the type (u32, i32) or within f32's range, not lower < upper in the type, or
+ *   whose range or scale the float type holds only as infinity or a subnormal number; a
+ *   buffer of another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE the samples, the counts or the bins + 1 levels run past
+ *   their buffer; the count_buffer's element past its buffer.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size.
+ * @retval GPGPU_ERROR_OVERLAP the counts overlap the samples, the levels or the
+ *   count_buffer's element.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, or a range past element 2^32 - 1 of its
+ *   binding; a buffer larger than one storage binding.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_histogram(gpgpu_context *ctx, const gpgpu_histogram_desc *desc,
                                        gpgpu_buffer *in, size_t in_offset, size_t count,
@@ -1161,38 +1294,68 @@ GPGPU_API gpgpu_status gpgpu_histogram(gpgpu_context *ctx, const gpgpu_histogram
  * most count, as CSR row pointers or the segmented sort's offsets; the first need not be 0).
  */
 typedef struct gpgpu_segmented_reduce_desc {
-    gpgpu_type type;
+    gpgpu_type type;    /**< the elements' type (and the results') */
     gpgpu_op op;        /**< SUM, MIN or MAX */
+    /** The segment_count + 1 u32 offsets (required). */
     gpgpu_buffer *segments;
     size_t segments_offset;    /**< in elements */
     /** The segment count on the GPU: min(count_buffer[count_offset], segment_count) (u32,
      *  offset in elements), read when the shaders run; segment_count then bounds it (and
      *  sizes the dispatch and the scratch). NULL: segment_count. */
     gpgpu_buffer *count_buffer;
-    size_t count_offset;
+    size_t count_offset;       /**< in elements (u32) */
     /** Optional scratch of at least gpgpu_segmented_reduce_scratch_size() bytes from
      *  scratch_offset (a multiple of 8); NULL uses the context's own, kept between calls. */
     gpgpu_buffer *scratch;
-    size_t scratch_offset;
+    size_t scratch_offset;     /**< in bytes, a multiple of 8 */
 } gpgpu_segmented_reduce_desc;
 
 /**
- * out[out_offset + s] = op over segment s of the input [in_offset, in_offset + count), for
- * every s < segment_count. An empty segment gives the identity (0 for sum, the largest value
- * for min, +inf for floats, the smallest for max); integer sums wrap modulo 2^32; NaN
- * propagates through min and max, as gpgpu_reduce's. Float sums are deterministic on a
- * device (a fixed order) but differ from a sequential sum in the last bits. The work is
- * split by segments and elements together (a merge path over segment ends and elements),
- * so millions of tiny segments and a few huge ones go at the same speed. Offsets that are
- * not nondecreasing and at most count give unspecified values (never an access outside
- * the buffers); the `gpgpu segreduce` command checks them. Recordable into a caller's
- * Vulkan command buffer.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER (also no segments); GPGPU_ERROR_INVALID_ARGUMENT
- *   (unknown type or op, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION
- *   (MINMAX); GPGPU_ERROR_OUT_OF_RANGE; GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE;
- *   GPGPU_ERROR_OVERLAP (the output and the input, offsets, count_buffer or scratch);
- *   GPGPU_ERROR_UNSUPPORTED_FEATURE; GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too
- *   small); GPGPU_ERROR_SHADER_COMPILE; GPGPU_ERROR_BACKEND.
+ * @brief out[out_offset + s] = op over segment s of the input [in_offset, in_offset + count),
+ * for every s < segment_count.
+ *
+ * An empty segment gives the identity (0 for sum, the largest value for min, +inf for
+ * floats, the smallest for max); integer sums wrap modulo 2^32; NaN propagates through min
+ * and max, as gpgpu_reduce's. Float sums are deterministic on a device (a fixed order) but
+ * differ from a sequential sum in the last bits. The work is split by segments and elements
+ * together (a merge path over segment ends and elements), so millions of tiny segments and
+ * a few huge ones go at the same speed. Offsets that are not nondecreasing and at most
+ * count give unspecified values (never an access outside the buffers); the `gpgpu
+ * segreduce` command checks them. Recordable into a caller's Vulkan command buffer.
+ *
+ * @param[in] ctx the context.
+ * @param[in] desc type, operator, segment offsets, count_buffer and scratch.
+ * @param[in] in the elements.
+ * @param in_offset the first element, in elements of desc->type.
+ * @param count how many elements (the offsets lie in [0, count]).
+ * @param[out] out receives one element of desc->type per segment.
+ * @param out_offset the first segment's result, in elements of desc->type.
+ * @param segment_count how many segments (with desc->count_buffer, the upper bound); 0
+ *   writes nothing.
+ * @retval GPGPU_SUCCESS the segments' results are written (for later GPU work).
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, desc->segments, in or out is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type or operator; a buffer (the scratch
+ *   too) of another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION MINMAX (use MIN and MAX).
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE segment_count 2^31 - 1 or more; the input, the output or
+ *   the segment_count + 1 offsets run past their buffer; the count_buffer's element past its
+ *   buffer.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size; scratch_offset, or a wrapped scratch buffer's offset, not a multiple of 8.
+ * @retval GPGPU_ERROR_OVERLAP the output overlaps the input, the offsets or the
+ *   count_buffer's element; the scratch overlaps any of them.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, or a range past element 2^32 - 1 of its
+ *   binding; count + segment_count past 2^32 - 2049 (the merge path's steps are 32-bit); a
+ *   buffer larger than one storage binding.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY see @ref errors "Errors"; also desc->scratch smaller than
+ *   gpgpu_segmented_reduce_scratch_size() from scratch_offset.
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx,
                                               const gpgpu_segmented_reduce_desc *desc,
@@ -1201,9 +1364,22 @@ GPGPU_API gpgpu_status gpgpu_segmented_reduce(gpgpu_context *ctx,
                                               size_t segment_count);
 
 /**
- * The scratch, in bytes, that gpgpu_segmented_reduce needs for these counts (upper bounds
- * where the segment count comes from a buffer) and desc's type.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT.
+ * @brief The scratch, in bytes, that gpgpu_segmented_reduce needs for these counts (upper
+ * bounds where the segment count comes from a buffer) and desc's type.
+ *
+ * Only desc's type and operator are looked at. No GPU work.
+ * @param[in] ctx the context.
+ * @param[in] desc the segmented reduction's desc.
+ * @param count how many elements.
+ * @param segment_count how many segments.
+ * @param[out] bytes receives the size.
+ * @retval GPGPU_SUCCESS *bytes is the size.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc or bytes is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type or operator.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION MINMAX, which gpgpu_segmented_reduce refuses
+ *   too.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles.
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_segmented_reduce_scratch_size(
     gpgpu_context *ctx, const gpgpu_segmented_reduce_desc *desc, size_t count,
@@ -1231,32 +1407,62 @@ typedef struct gpgpu_rle_desc {
      *  elements) is read when the shaders run; `count` then bounds it (and sizes the
      *  dispatch and the scratch). NULL: count. */
     gpgpu_buffer *count_buffer;
-    size_t count_offset;
+    size_t count_offset;     /**< in elements (u32) */
     /** Where the run count goes on the GPU (a u32 at count_out_offset, in elements; e.g. the
      *  count field of a DrawArraysIndirectCommand), or NULL. */
     gpgpu_buffer *count_out;
-    size_t count_out_offset;
+    size_t count_out_offset; /**< in elements (u32) */
     /** Optional scratch of at least gpgpu_rle_scratch_size() bytes from scratch_offset (a
      *  multiple of 8); NULL uses the context's own, kept between calls. */
     gpgpu_buffer *scratch;
-    size_t scratch_offset;
+    size_t scratch_offset;   /**< in bytes, a multiple of 8 */
 } gpgpu_rle_desc;
 
 /**
- * Run-length encoding of keys [keys_offset, keys_offset + count): the first key of each run
- * (its bits: a run of NaNs gives its first NaN) to unique_out and the run's length (u32) to
- * lengths_out, run r at element r of each from their offsets; either output may be NULL.
- * Each must hold `count` elements (the most runs there can be); elements past the run
- * count are left as they were. The run count goes to *runs (when runs is not NULL: the call
- * then waits for the GPU) and to desc->count_out (when set). With runs NULL the call is
- * recordable into a caller's Vulkan command buffer.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT (unknown
- *   type, a buffer of another context); GPGPU_ERROR_UNSUPPORTED_COMBINATION (runs not NULL
- *   while recording into a caller's command buffer); GPGPU_ERROR_OUT_OF_RANGE;
- *   GPGPU_ERROR_MISALIGNED; GPGPU_ERROR_TOO_LARGE; GPGPU_ERROR_OVERLAP (outputs with each
- *   other or the keys, count_buffer, count_out or scratch); GPGPU_ERROR_UNSUPPORTED_FEATURE;
- *   GPGPU_ERROR_OUT_OF_MEMORY (also: desc->scratch too small); GPGPU_ERROR_SHADER_COMPILE;
- *   GPGPU_ERROR_BACKEND.
+ * @brief Run-length encoding of keys [keys_offset, keys_offset + count): the first key of
+ * each run to unique_out and the run's length (u32) to lengths_out.
+ *
+ * The first key goes by its bits (a run of NaNs gives its first NaN); run r is at element r
+ * of each output from its offset; either output may be NULL. Each must hold `count`
+ * elements (the most runs there can be); elements past the run count are left as they were.
+ * The run count goes to *runs (when runs is not NULL: the call then waits for the GPU) and
+ * to desc->count_out (when set). With runs NULL the call is recordable into a caller's
+ * Vulkan command buffer. desc->value_type is not looked at.
+ *
+ * @param[in] ctx the context.
+ * @param[in] desc key type, count_buffer, count_out and scratch.
+ * @param[in] keys the keys.
+ * @param keys_offset the first key, in elements of desc->type.
+ * @param count how many keys (with desc->count_buffer, the upper bound).
+ * @param[out] unique_out receives each run's first key, or NULL.
+ * @param unique_offset the first run's key, in elements of desc->type.
+ * @param[out] lengths_out receives each run's length (u32), or NULL.
+ * @param lengths_offset the first run's length, in elements (u32).
+ * @param[out] runs receives the run count (the call then waits for the GPU), or NULL.
+ * @retval GPGPU_SUCCESS the runs are written (for later GPU work), *runs is their count.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc or keys is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown key type; a buffer (the scratch too) of
+ *   another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION `runs` not NULL while recording into a
+ *   caller's Vulkan command buffer.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE the keys, unique_out or lengths_out (`count` elements
+ *   each) run past their buffer; the count_buffer's or count_out's element past its buffer.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size; scratch_offset, or a wrapped scratch buffer's offset, not a multiple of 8.
+ * @retval GPGPU_ERROR_OVERLAP a range the call writes (unique_out, lengths_out, count_out,
+ *   the scratch) overlaps the keys, the count_buffer's element or another of them.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, or a range past element 2^32 - 1 of its
+ *   binding; a buffer larger than one storage binding.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY see @ref errors "Errors"; also desc->scratch smaller than
+ *   gpgpu_rle_scratch_size() (by_key false) from scratch_offset.
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
+ * @pointer_lifetime desc is read, and *runs written, during the call only.
  */
 GPGPU_API gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, const gpgpu_rle_desc *desc,
                                                gpgpu_buffer *keys, size_t keys_offset,
@@ -1265,13 +1471,51 @@ GPGPU_API gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, const gpgpu_r
                                                size_t lengths_offset, size_t *runs);
 
 /**
- * Reduce-by-key: for each run of equal keys (as gpgpu_run_length_encode finds them), its
- * first key to keys_out (may be NULL) and the sum of the values at the run's positions (of
- * desc->value_type, from values_offset of `values`) to sums_out, as gpgpu_segmented_reduce
- * sums a segment (integers wrap, floats in a fixed order). Counts and outputs as for
- * gpgpu_run_length_encode.
- * @return as gpgpu_run_length_encode, and for the values: GPGPU_ERROR_OUT_OF_RANGE,
- *   GPGPU_ERROR_MISALIGNED, GPGPU_ERROR_OVERLAP (sums_out and values or keys).
+ * @brief Reduce-by-key: for each run of equal keys (as gpgpu_run_length_encode finds them),
+ * its first key to keys_out and the sum of the values at the run's positions to sums_out.
+ *
+ * The values are of desc->value_type, from values_offset of `values`, summed as
+ * gpgpu_segmented_reduce sums a segment (integers wrap, floats in a fixed order). Counts
+ * and outputs as for gpgpu_run_length_encode.
+ *
+ * @param[in] ctx the context.
+ * @param[in] desc key and value types, count_buffer, count_out and scratch.
+ * @param[in] keys the keys.
+ * @param keys_offset the first key, in elements of desc->type.
+ * @param[in] values the values, one per key.
+ * @param values_offset the first value, in elements of the value type.
+ * @param count how many keys and values (with desc->count_buffer, the upper bound).
+ * @param[out] keys_out receives each run's first key, or NULL.
+ * @param keys_out_offset the first run's key, in elements of desc->type.
+ * @param[out] sums_out receives each run's sum, in the value type.
+ * @param sums_out_offset the first run's sum, in elements of the value type.
+ * @param[out] runs receives the run count (the call then waits for the GPU), or NULL.
+ * @retval GPGPU_SUCCESS the runs' keys and sums are written (for later GPU work), *runs is
+ *   their count.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc, keys, values or sums_out is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown key or value type; a buffer (the scratch
+ *   too) of another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION `runs` not NULL while recording into a
+ *   caller's Vulkan command buffer.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 keys or values without shader doubles;
+ *   work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE the keys, values, sums_out or keys_out (`count` elements
+ *   each) run past their buffer; the count_buffer's or count_out's element past its buffer.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size; scratch_offset, or a wrapped scratch buffer's offset, not a multiple of 8.
+ * @retval GPGPU_ERROR_OVERLAP a range the call writes (keys_out, sums_out, count_out, the
+ *   scratch) overlaps the keys, the values, the count_buffer's element or another of them.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, or a range past element 2^32 - 1 of its
+ *   binding; a buffer larger than one storage binding.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY see @ref errors "Errors"; also desc->scratch smaller than
+ *   gpgpu_rle_scratch_size() (by_key true) from scratch_offset.
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
+ * @pointer_lifetime desc is read, and *runs written, during the call only.
  */
 GPGPU_API gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, const gpgpu_rle_desc *desc,
                                            gpgpu_buffer *keys, size_t keys_offset,
@@ -1281,9 +1525,21 @@ GPGPU_API gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, const gpgpu_rle_d
                                            size_t sums_out_offset, size_t *runs);
 
 /**
- * The scratch, in bytes, that gpgpu_run_length_encode (by_key false) or gpgpu_reduce_by_key
- * (true) needs for `count` keys with this desc.
- * @return GPGPU_SUCCESS; GPGPU_ERROR_NULL_POINTER; GPGPU_ERROR_INVALID_ARGUMENT.
+ * @brief The scratch, in bytes, that gpgpu_run_length_encode (by_key false) or
+ * gpgpu_reduce_by_key (true) needs for `count` keys with this desc.
+ *
+ * What it depends on is `count`, `by_key` and, with by_key, the value type (no buffer of
+ * the desc is looked at). No GPU work.
+ * @param[in] ctx the context.
+ * @param[in] desc the encoding's desc.
+ * @param count how many keys.
+ * @param by_key true for gpgpu_reduce_by_key, false for gpgpu_run_length_encode.
+ * @param[out] bytes receives the size.
+ * @retval GPGPU_SUCCESS *bytes is the size.
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, desc or bytes is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown key or value type (the value type is
+ *   checked for either call).
+ * @thread_safety The thread that uses `ctx`.
  */
 GPGPU_API gpgpu_status gpgpu_rle_scratch_size(gpgpu_context *ctx, const gpgpu_rle_desc *desc,
                                               size_t count, bool by_key, size_t *bytes);
