@@ -2,28 +2,27 @@
 // dispatch), the same network's steps inside a tile in shared memory, the
 // LSD radix sort's histogram and stable scatter, and the driver's helpers.
 // variants: TYPE=U32,I32,F32,F64
-// ids:
 //
 // Keys are only moved and compared, never computed with, so they are bound
 // as their bits: uint for u32/i32/f32, uvec2 (low word first) for f64.
 // Comparisons and digits use the "ordered key" of src/algo/sort.h.
 //
-// Stages (STAGE = params[0]); offsets and counts in elements. None is 0,
-// which as ONLY_STAGE means the shared program (OWN_PROGRAM below).
-//   1 LOCAL_SORT   every tile of BTILE: all steps with h <= min(BTILE, nn)
-//   2 LOCAL_MERGE  every tile: the plain steps of blocks BTILE .. 2
-//   3 HIST         radix pass PASS: per-group digit counts into aux
-//   4 SCATTER      radix pass PASS: keys_a/pay_a -> keys_b/pay_b at the scanned offsets
-//   5 IOTA         pay_b[i] = i
-//   6 GATHER       pay_b[i] = aux[pay_a[i]]
-//   7 STEPS        COUNT network steps of blocks H, H/2, ..., in registers (the
-//                  first may be the reverse one)
-//   8 OS_CLEAR     one-sweep radix: zero the digit counts and tickets in aux
-//   9 OS_HIST      one-sweep radix: every key pass's digit counts in one read
-//  10 OS_SCAN      one-sweep radix (a group per range): counts -> each digit's start
-//  11 ONESWEEP     one-sweep radix pass PASS: rank a tile, look back, scatter
-//  12 SMALL        one work-group: every radix pass (PASSES) of the whole array
-//  13 STEP         one network step (block H, REVERSE) on keys_a / pay_a, in place
+// Stages (STAGE = params[0], numbered in src/algo/ids/sort_ids.h); offsets and counts in
+// elements. None is 0, which as ONLY_STAGE means the shared program (OWN_PROGRAM below).
+//   LOCAL_SORT   every tile of BTILE: all steps with h <= min(BTILE, nn)
+//   LOCAL_MERGE  every tile: the plain steps of blocks BTILE .. 2
+//   HIST         radix pass PASS: per-group digit counts into aux
+//   SCATTER      radix pass PASS: keys_a/pay_a -> keys_b/pay_b at the scanned offsets
+//   IOTA         pay_b[i] = i
+//   GATHER       pay_b[i] = aux[pay_a[i]]
+//   STEPS        COUNT network steps of blocks H, H/2, ..., in registers (the
+//                first may be the reverse one)
+//   OS_CLEAR     one-sweep radix: zero the digit counts and tickets in aux
+//   OS_HIST      one-sweep radix: every key pass's digit counts in one read
+//   OS_SCAN      one-sweep radix (a group per range): counts -> each digit's start
+//   ONESWEEP     one-sweep radix pass PASS: rank a tile, look back, scatter
+//   SMALL        one work-group: every radix pass (PASSES) of the whole array
+//   STEP         one network step (block H, REVERSE) on keys_a / pay_a, in place
 
 #if defined(TYPE_F64)
 #define KEY uvec2
@@ -41,52 +40,49 @@ layout(std430, binding = 3) buffer PayB { uint pay_b[]; };
 layout(std430, binding = 4) buffer Aux { uint aux[]; };
 layout(std430, binding = 5) readonly buffer Segs { uint segs[]; };
 
-// The count: params[1], or with bit 31 set the count on the GPU it bounds (device_count,
+// The count: params[SORT_P_N], or with bit 31 set the count on the GPU it bounds (device_count,
 // common.glsl; the radix stages of a sort given a count_buffer), read once by main.
 uint g_n;
 #define N               g_n
-#define KEY_OFF_A       params[2]
-#define KEY_OFF_B       params[3]
-#define PAY_OFF_A       params[4]
-#define PAY_OFF_B       params[5]
-#define AUX_OFF         params[6]
-#define SEG_OFF         params[7]
-#define NSEG            params[8]
-#define FLAGS           params[9]
-#define H               params[10] /* network stages: the block */
-#define PASS            params[10] /* radix stages: the pass */
-#define PASSES          params[10] /* SMALL: how many passes */
-#define REVERSE         params[11] /* STEP */
-#define TILES_PER_GROUP params[11] /* radix stages */
-#define GROUPS          params[12] /* radix stages */
-#define STEPS_REVERSE   params[12] /* STEPS: the first step is the reverse one */
-#define COUNT           params[11] /* STEPS: how many steps */
-#define OS_POLLS        params[13] /* ONESWEEP: reads of a missing status before recounting */
-#define IOTA_BASE       params[14] /* F_IOTA: the first element's index */
-#define NRANGES         params[15] /* one-sweep stages: ranges sorted alone (0: one, all N) */
+#define KEY_OFF_A       params[SORT_P_KEY_OFF_A]
+#define KEY_OFF_B       params[SORT_P_KEY_OFF_B]
+#define PAY_OFF_A       params[SORT_P_PAY_OFF_A]
+#define PAY_OFF_B       params[SORT_P_PAY_OFF_B]
+#define AUX_OFF         params[SORT_P_AUX_OFF]
+#define SEG_OFF         params[SORT_P_SEG_OFF]
+#define NSEG            params[SORT_P_NSEG]
+#define FLAGS           params[SORT_P_FLAGS]
+#define H               params[SORT_P_H] /* network stages: the block */
+#define PASS            params[SORT_P_PASS] /* radix stages: the pass */
+#define PASSES          params[SORT_P_PASSES] /* SMALL: how many passes */
+#define REVERSE         params[SORT_P_REVERSE] /* STEP */
+#define TILES_PER_GROUP params[SORT_P_TILES_PER_GROUP] /* radix stages */
+#define GROUPS          params[SORT_P_GROUPS] /* radix stages */
+#define STEPS_REVERSE   params[SORT_P_STEPS_REVERSE] /* STEPS: the first step is the reverse one */
+#define COUNT           params[SORT_P_COUNT] /* STEPS: how many steps */
+#define OS_POLLS        params[SORT_P_POLLS] /* ONESWEEP: reads of a missing status */
+#define IOTA_BASE       params[SORT_P_INDEX_BASE] /* PAYLOAD_IS_INDEX: the first element's index */
+#define NRANGES         params[SORT_P_RANGES] /* one-sweep stages: ranges (0: one, all N) */
 
-// FLAGS: SORT_* of src/algo/sort.h, and whether a payload is bound.
-#define F_DESCENDING 1u
-#define F_TIES       2u
-#define F_SEGMENTED  4u
-#define F_IOTA       8u
-#define F_PAYLOAD    16u
-#define F_RECOUNT    32u /* ONESWEEP (tests): count every earlier tile from its keys */
+// FLAGS: sort_keys.flags (SORT_DESCENDING ..., sort_ids.h), and SORT_FLAG_PAYLOAD where a
+// payload is bound.
 
 bool flag(uint f) { return (FLAGS & f) != 0u; }
 
-#define BTILE 2048u      // the bitonic tile
-#define DIGITS 256u
+#define BTILE SORT_BITONIC_TILE // the bitonic tile
+#define DIGITS SORT_DIGITS
 // Subgroups (or virtual ones) per work-group in the radix stages: SMALL,
-// one group alone on the device, takes at least twice as many
-// (RADIX_SMALL_SUBGROUPS). SMALL's and ONESWEEP's work-groups may hold more
-// (SHAPE0 from the driver, made even: the counters of two subgroups share a
-// word). (No `&&` in it: glslang wrote invalid SPIR-V for that, which the
-// build now catches with spirv-val.)
-#define OS_SG ((SHAPE0 + 1u) & ~1u)
-#define SMALL_SG (OS_SG > 16u ? OS_SG : 16u)
-#define MAX_SG (ONLY_STAGE == 12u ? SMALL_SG : ONLY_STAGE == 11u ? (OS_SG > 8u ? OS_SG : 8u) : 8u)
-#define RTILE_MAX 4096u  // the largest radix tile (WG_SIZE * ITEMS) the driver uses
+// one group alone on the device, takes at least twice as many. SMALL's and
+// ONESWEEP's work-groups may hold more (SORT_SHAPE_SUBGROUPS from the driver,
+// made even: the counters of two subgroups share a word). (No `&&` in it:
+// glslang wrote invalid SPIR-V for that, which the build now catches with
+// spirv-val.)
+#define OS_SG ((SORT_SHAPE_SUBGROUPS + 1u) & ~1u)
+#define SMALL_SG (OS_SG > SORT_SMALL_SUBGROUPS ? OS_SG : SORT_SMALL_SUBGROUPS)
+#define OS_MAX_SG (OS_SG > SORT_MAX_SUBGROUPS ? OS_SG : SORT_MAX_SUBGROUPS)
+#define MAX_SG (ONLY_STAGE == SORT_STAGE_SMALL      ? SMALL_SG                         \
+                : ONLY_STAGE == SORT_STAGE_ONESWEEP ? OS_MAX_SG : SORT_MAX_SUBGROUPS)
+#define RTILE_MAX SORT_RADIX_TILE_MAX // the largest radix tile (WG_SIZE * ITEMS) the driver uses
 
 // Shared memory, one array for every stage (a program holds all stages, so
 // separate arrays would add up): the bitonic tile's keys and payloads, or
@@ -102,13 +98,14 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 // layout (below, "Regions of s_mem") keeps the stages of a tile small:
 // subgroup counters two to a word, regions reused once they are dead.
 #define S_WORDS_BITONIC (BTILE * (KEY_WORDS + 1u))
-// ONESWEEP (ONLY_STAGE 11) stages its tile in parts of OS_PART_WORDS words
+// ONESWEEP (in its own program) stages its tile in parts of OS_PART_WORDS words
 // (OS_SLOTS keys), which hold the look-back's three words per digit before that.
-#define OS_PART_WORDS 2048u /* RADIX_OS_PART_WORDS in src/algo/sort.h */
+#define OS_PART_WORDS SORT_OS_PART_WORDS
 #define OS_SLOTS (OS_PART_WORDS / KEY_WORDS)
-#define S_RTILE_CAP (ONLY_STAGE == 11u ? OS_SLOTS : RTILE_MAX)
+#define S_RTILE_CAP (ONLY_STAGE == SORT_STAGE_ONESWEEP ? OS_SLOTS : RTILE_MAX)
 #define S_RTILE (WG_SIZE * ITEMS < S_RTILE_CAP ? WG_SIZE * ITEMS : S_RTILE_CAP)
-#define S_STAGE_WORDS S_WORDS_MAX2(S_RTILE * KEY_WORDS, ONLY_STAGE == 11u ? 3u * DIGITS : 0u)
+#define S_STAGE_WORDS \
+    S_WORDS_MAX2(S_RTILE * KEY_WORDS, ONLY_STAGE == SORT_STAGE_ONESWEEP ? 3u * DIGITS : 0u)
 #ifdef SUBGROUPS
 #define S_DIG_WORDS 32u
 #else
@@ -122,19 +119,23 @@ bool flag(uint f) { return (FLAGS & f) != 0u; }
 // A program declares the shared memory of the stages it runs: on NVIDIA the
 // groups on a multiprocessor share about 48 KB of it (docs/PERFORMANCE.md),
 // so a stage that needs little runs more groups at once in a program of its
-// own (ONLY_STAGE): LOCAL_SORT and LOCAL_MERGE (1, 2) the bitonic tile, HIST
-// (3) the subgroups' counters, OS_HIST (9) every pass's counts, SCATTER (4),
-// ONESWEEP (11) and SMALL (12) the radix tile. Vulkan only: there ONLY_STAGE is a specialization constant
+// own (ONLY_STAGE): LOCAL_SORT and LOCAL_MERGE the bitonic tile, HIST the
+// subgroups' counters, OS_HIST every pass's counts, SCATTER, ONESWEEP and
+// SMALL the radix tile. Vulkan only: there ONLY_STAGE is a specialization constant
 // and the other stages' code stays unchecked; GL compilers (NVIDIA's and
 // Mesa's) reject their constant indices past the smaller array, dead or not.
 #define S_WORDS_MAX2(a, b) ((a) > (b) ? (a) : (b))
 #define S_WORDS_FAMILY S_WORDS_MAX2(S_WORDS_MAX2(S_WORDS_BITONIC, S_WORDS_RADIX), S_WORDS_HIST)
 #ifdef VULKAN
-#define S_WORDS (ONLY_STAGE == 1u || ONLY_STAGE == 2u ? S_WORDS_BITONIC :                      \
-                 ONLY_STAGE == 3u ? S_WORDS_HIST :                                             \
-                 ONLY_STAGE == 9u ? KEY_PASSES * DIGITS :                                      \
-                 ONLY_STAGE == 4u || ONLY_STAGE == 11u || ONLY_STAGE == 12u ? S_WORDS_RADIX :  \
-                 S_WORDS_FAMILY)
+#define S_WORDS                                                                          \
+    (ONLY_STAGE == SORT_STAGE_LOCAL_SORT || ONLY_STAGE == SORT_STAGE_LOCAL_MERGE         \
+         ? S_WORDS_BITONIC                                                               \
+     : ONLY_STAGE == SORT_STAGE_HIST    ? S_WORDS_HIST                                   \
+     : ONLY_STAGE == SORT_STAGE_OS_HIST ? KEY_PASSES * DIGITS                            \
+     : ONLY_STAGE == SORT_STAGE_SCATTER || ONLY_STAGE == SORT_STAGE_ONESWEEP ||          \
+               ONLY_STAGE == SORT_STAGE_SMALL                                            \
+         ? S_WORDS_RADIX                                                                 \
+         : S_WORDS_FAMILY)
 #else
 #define S_WORDS S_WORDS_FAMILY
 #endif
@@ -154,7 +155,7 @@ ORD key_order(KEY raw)
         o = ~raw;
     else
         o = uvec2(raw.x, raw.y | 0x80000000u);
-    return flag(F_DESCENDING) ? ~o : o;
+    return flag(SORT_DESCENDING) ? ~o : o;
 }
 bool ord_less(ORD a, ORD b) { return a.y < b.y || (a.y == b.y && a.x < b.x); }
 uint ord_byte(ORD o, uint p) { return ((p < 4u ? o.x : o.y) >> ((p & 3u) * 8u)) & 0xffu; }
@@ -171,7 +172,7 @@ ORD key_order(KEY raw)
              : (raw & 0x80000000u) != 0u      ? ~raw
                                                : raw | 0x80000000u;
 #endif
-    return flag(F_DESCENDING) ? ~o : o;
+    return flag(SORT_DESCENDING) ? ~o : o;
 }
 bool ord_less(ORD a, ORD b) { return a < b; }
 uint ord_byte(ORD o, uint p) { return (o >> (p * 8u)) & 0xffu; }
@@ -195,7 +196,7 @@ uint segment_of(uint x)
 // an input index), then by ordered key, then by payload when ties count.
 bool after(KEY ka, uint pa, KEY kb, uint pb)
 {
-    if (flag(F_SEGMENTED)) {
+    if (flag(SORT_SEGMENTED)) {
         uint sa = segment_of(pa), sb = segment_of(pb);
         if (sa != sb)
             return sa > sb;
@@ -203,7 +204,7 @@ bool after(KEY ka, uint pa, KEY kb, uint pb)
     ORD oa = key_order(ka), ob = key_order(kb);
     if (oa != ob)
         return ord_less(ob, oa);
-    return flag(F_TIES) && pa > pb;
+    return flag(SORT_TIES_BY_PAYLOAD) && pa > pb;
 }
 
 uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
@@ -226,7 +227,7 @@ void stage_step()
         return; // the partner is past the end: +inf, no exchange
     uint i = KEY_OFF_A + ij.x, j = KEY_OFF_A + ij.y;
     KEY ki = keys_a[i], kj = keys_a[j];
-    bool payload = flag(F_PAYLOAD);
+    bool payload = flag(SORT_FLAG_PAYLOAD);
     uint pi = payload ? pay_a[PAY_OFF_A + ij.x] : 0u;
     uint pj = payload ? pay_a[PAY_OFF_A + ij.y] : 0u;
     if (after(ki, pi, kj, pj)) {
@@ -254,14 +255,16 @@ void stage_step()
 // distances run over 8, 4, 2, 1, skipping those the call does not take; the
 // reverse pairs are unrolled for each COUNT): an index known only at run
 // time would put both arrays in memory.
-// REGISTER_STAGES (SHAPE1, bitonic.c's register_stages): STEPS may take the
-// reverse step, LOCAL_MERGE runs in registers; without, the code of both is
-// what it was before those forms, which NVIDIA's GL compiler runs faster.
+// REGISTER_STAGES (SORT_SHAPE_REGISTER_STAGES, bitonic.c's register_stages): STEPS
+// may take the reverse step, LOCAL_MERGE runs in registers; without, the code of
+// both is the shared-memory form, which NVIDIA's GL compiler runs faster.
 // STEPS runs only in the family's program; ONESWEEP's own program holds its
-// code unused, and there SHAPE1 has bits of its own: bit 0 alone keeps that
-// code the form it had when the program was measured (docs/DECISIONS.md).
-#define REGISTER_STAGES (ONLY_STAGE == 11u ? (SHAPE1 & 1u) != 0u : SHAPE1 != 0u)
-#define MAX_FUSED_LOG2 4u /* BITONIC_MAX_FUSED_LOG2 */
+// code unused, and there the word holds ONESWEEP's fields: that code follows
+// SORT_SHAPE_BALLOT32, which keeps it the form it had when the program was
+// measured (docs/DECISIONS.md).
+#define REGISTER_STAGES (ONLY_STAGE == SORT_STAGE_ONESWEEP ? SORT_SHAPE_BALLOT32 != 0u \
+                                                         : SORT_SHAPE_REGISTER_STAGES != 0u)
+#define MAX_FUSED_LOG2 SORT_MAX_FUSED_LOG2
 #define MAX_FUSED (1u << MAX_FUSED_LOG2)
 // Registers k[A], pv[A] and k[B], pv[B] (A below B) in order (STEPS, LOCAL_MERGE).
 #define EXCHANGE_IN_REGISTERS(A, B)                                                           \
@@ -284,7 +287,7 @@ void stage_steps()
     uint mirror = reverse ? span - 1u - x : x; // the residue of the upper half
     if (block + x >= N)
         return;
-    bool payload = flag(F_PAYLOAD);
+    bool payload = flag(SORT_FLAG_PAYLOAD);
     uint cnt = min(1u << m, (N - block - x + span - 1u) / span); // the group's elements below N
     if (reverse) {
         cnt = 0u;
@@ -344,7 +347,7 @@ void tile_load(uint base)
 {
     for (uint k = gl_LocalInvocationID.x; k < BTILE && base + k < N; k += WG_SIZE) {
         s_key_set(k, keys_a[KEY_OFF_A + base + k]);
-        if (flag(F_PAYLOAD))
+        if (flag(SORT_FLAG_PAYLOAD))
             s_mem[S_PAY + k] = pay_a[PAY_OFF_A + base + k];
     }
     SYNC();
@@ -354,7 +357,7 @@ void tile_store(uint base)
 {
     for (uint k = gl_LocalInvocationID.x; k < BTILE && base + k < N; k += WG_SIZE) {
         keys_a[KEY_OFF_A + base + k] = s_key(k);
-        if (flag(F_PAYLOAD))
+        if (flag(SORT_FLAG_PAYLOAD))
             pay_a[PAY_OFF_A + base + k] = s_mem[S_PAY + k];
     }
 }
@@ -363,7 +366,7 @@ void tile_store(uint base)
 void tile_step(uint base, uint h, bool reverse)
 {
     uint lh2 = uint(findMSB(h >> 1));
-    bool payload = flag(F_PAYLOAD);
+    bool payload = flag(SORT_FLAG_PAYLOAD);
     for (uint p = gl_LocalInvocationID.x; p < BTILE / 2u; p += WG_SIZE) {
         uvec2 ij = pair_of(p, h, lh2, reverse);
         if (base + ij.y >= N)
@@ -409,8 +412,8 @@ void stage_local_sort()
 // through shared memory and a barrier. Each exchange
 // writes and reads s_mem through a swizzle of the index that keeps 32
 // consecutive invocations on 32 banks in both its layouts, with no room
-// added. Needs WG_SIZE * 8 == BTILE (sort.h: BITONIC_WG x BITONIC_ITEMS).
-#define MERGE_ITEMS 8u
+// added. Needs WG_SIZE * MERGE_ITEMS == BTILE (sort.h: BITONIC_WG x BITONIC_ITEMS).
+#define MERGE_ITEMS SORT_BITONIC_ITEMS
 // The index of element j of invocation x in layout L: bits of j, of x's
 // low five bits (lane) and of x's high three (w):
 //   0: j at 8-10, lane at 0-4, w at 5-7 (x + 256 j, the tile in order)
@@ -495,7 +498,7 @@ void stage_local_merge()
     }
     uint x = gl_LocalInvocationID.x;
     uint len = min(BTILE, N - base); // elements of this tile below N
-    bool payload = flag(F_PAYLOAD);
+    bool payload = flag(SORT_FLAG_PAYLOAD);
     KEY k[MERGE_ITEMS];
     uint pv[MERGE_ITEMS];
     UNROLL for (uint j = 0u; j < MERGE_ITEMS; j++) {
@@ -523,7 +526,6 @@ void stage_local_merge()
         }
     }
 }
-
 // ------------------------------------------------------------------ radix
 
 // Regions of s_mem in the radix stages (words):
@@ -565,7 +567,10 @@ void cnt_clear()
         s_mem[S_CNT + w] = 0u;
 }
 
-uint payload_of(uint i) { return flag(F_IOTA) ? IOTA_BASE + i : pay_a[PAY_OFF_A + i]; }
+uint payload_of(uint i)
+{
+    return flag(SORT_PAYLOAD_IS_INDEX) ? IOTA_BASE + i : pay_a[PAY_OFF_A + i];
+}
 
 uint digit_in(KEY k, uint payload, uint pass)
 {
@@ -590,12 +595,12 @@ uint sg_count() { return gl_NumSubgroups; }
 
 // The valid lanes of this subgroup holding digit d (a lane that is not valid
 // gets a set that holds no valid lane, or is empty). Every lane calls it.
-// SHAPE1 bit 0 (ONESWEEP, from the driver): the subgroup has at most 32 lanes, so
+// SORT_SHAPE_BALLOT32 (ONESWEEP's): the subgroup has at most 32 lanes, so
 // a ballot's first word holds it all and the match takes 32-bit operations.
 // Written twice on purpose: one uvec4 form, with the other words masked off
 // by the constant BALLOT32 or left unread, measured 1% slower at 2^24-2^28
 // on an H100, where the 32-bit form gains 0.2-1%.
-#define BALLOT32 (ONLY_STAGE == 11u && (SHAPE1 & 1u) != 0u)
+#define BALLOT32 (ONLY_STAGE == SORT_STAGE_ONESWEEP && SORT_SHAPE_BALLOT32 != 0u)
 uint match_digit32(uint d, bool valid)
 {
     uint m = subgroupBallot(valid).x;
@@ -753,7 +758,7 @@ void digit_starts()
     // (docs/DECISIONS.md). S_DIG holds 32 subgroup sums: a wide group of
     // 4-lane subgroups (lavapipe on 128-bit vectors; no plan makes one
     // today, knobs could) takes the path below.
-    if ((WG_SIZE == DIGITS || (ONLY_STAGE == 12u && WG_SIZE > DIGITS)) &&
+    if ((WG_SIZE == DIGITS || (ONLY_STAGE == SORT_STAGE_SMALL && WG_SIZE > DIGITS)) &&
         gl_SubgroupSize * S_DIG_WORDS >= DIGITS) {
         uint t = 0u, x = 0u;
         if (lid < DIGITS) {
@@ -847,7 +852,7 @@ void stage_scatter()
     SYNC();
     uint begin = g * TILES_PER_GROUP * TILE;
     uint end = min(N, begin + TILES_PER_GROUP * TILE);
-    bool payload = flag(F_PAYLOAD) || flag(F_IOTA);
+    bool payload = flag(SORT_FLAG_PAYLOAD) || flag(SORT_PAYLOAD_IS_INDEX);
     bool segment_pass = pass_needs_payload();
     bool need_payload = payload || segment_pass;
     for (uint tile = begin; tile < end; tile += TILE) {
@@ -925,7 +930,6 @@ void stage_scatter()
         SYNC();
     }
 }
-
 // ------------------------------------------------------- one-sweep radix
 //
 // The same tile ranking, with the digit offsets found in the pass itself:
@@ -965,7 +969,7 @@ void status_store(uint at, uint v) { atomicExchange(aux[at], v); }
 #define OS_RANGES    max(NRANGES, 1u)
 #define OS_STARTS    AUX_OFF
 #define OS_TICKETS   (AUX_OFF + OS_RANGES * KEY_PASSES * DIGITS)
-#define OS_TICKET_WORDS 8u /* RADIX_OS_TICKETS in src/algo/sort.h */
+#define OS_TICKET_WORDS SORT_OS_TICKETS
 uint os_status(uint region) { return OS_TICKETS + OS_TICKET_WORDS + region * OS_TILES * DIGITS; }
 // Pass PASS's start of digit d in range r.
 uint os_start(uint r, uint d) { return OS_STARTS + (r * KEY_PASSES + PASS) * DIGITS + d; }
@@ -1143,7 +1147,7 @@ void lookback_walk(uint region, uint d, uint lo)
 {
     uint left = s_mem[S_LB_LEFT + d], sum = s_mem[S_LB_SUM + d];
     while (left > lo) {
-        if (flag(F_RECOUNT)) {
+        if (flag(SORT_ONESWEEP_RECOUNT)) {
             atomicMax(s_mem[S_LB_STUCK], left);
             break;
         }
@@ -1175,13 +1179,13 @@ void lookback_walk(uint region, uint d, uint lo)
 // next, then the keys are written through shared memory a part of OS_SLOTS
 // slots at a time; payloads are read only once the keys are written, so
 // they take no registers until then.
-#define RANGED (SHAPE2 != 0u) /* ONESWEEP: NRANGES > 0 (radix.c) */
-#define RANK_FIRST (SHAPE3 != 0u) /* ONESWEEP: radix_plan.os_rank_first */
-// SHAPE1 bit 1: payloads to carry. Keys alone take a program without the
+#define RANGED (SORT_SHAPE_RANGED != 0u) /* ONESWEEP: NRANGES > 0 (radix.c) */
+#define RANK_FIRST (SORT_SHAPE_RANK_FIRST != 0u) /* ONESWEEP: radix_plan.os_rank_first */
+// SORT_SHAPE_CARRIES: payloads to carry. Keys alone take a program without the
 // payload's writes and the digit bytes kept for them (fewer registers: NVIDIA's
 // Vulkan compiler fits a 384 x 20 tile in 80 registers without spilling into
 // shared memory, radix_plan_for_keys).
-#define OS_CARRIES ((SHAPE1 & 2u) != 0u)
+#define OS_CARRIES (SORT_SHAPE_CARRIES != 0u)
 #define NO_RANK 0xffffu
 #define RANK_OF(IT) ((rank[(IT) / 2u] >> ((IT) % 2u * 16u)) & 0xffffu)
 void stage_onesweep()
@@ -1198,7 +1202,7 @@ void stage_onesweep()
     // The tile's range: its first tile lo and its elements [begin, stop). The
     // ranges after the first that start at or before t, counted at once (a
     // search would be a chain of loads before the keys'). A program of its own
-    // (RANGED, SHAPE2): in the one without, they are the constants they fold to.
+    // (RANGED): in the one without, they are the constants they fold to.
     uint range = 0u, lo = 0u, begin = 0u, stop = N;
     if (RANGED) {
         for (uint r = lid + 1u; r < NRANGES; r += WG_SIZE)
@@ -1250,7 +1254,7 @@ void stage_onesweep()
         aux[next + t * DIGITS + d] = 0u;
     }
     uint window[LB_WINDOW];
-    bool early = one_digit && !flag(F_RECOUNT);
+    bool early = one_digit && !flag(SORT_ONESWEEP_RECOUNT);
     if (early)
         read_window(cur, lid, lo, t, window);
     SYNC();
@@ -1330,7 +1334,7 @@ void stage_onesweep()
                 digits[it / 4u] |= write_staged_key(S_ONESWEEP_OUT, q, first, false) << (it % 4u * 8u);
         }
     }
-    if (OS_CARRIES && (flag(F_PAYLOAD) || flag(F_IOTA))) {
+    if (OS_CARRIES && (flag(SORT_FLAG_PAYLOAD) || flag(SORT_PAYLOAD_IS_INDEX))) {
         uint pv[ITEMS];
         UNROLL for (uint it = 0u; it < ITEMS; it++) {
             uint i = chunk + it * sgs + lane;
@@ -1353,7 +1357,6 @@ void stage_onesweep()
         }
     }
 }
-
 // ------------------------------------------------------- one-group radix
 //
 // SMALL: a sort of up to one tile (WG_SIZE * ITEMS elements) by one
@@ -1368,7 +1371,7 @@ void stage_small()
     uint lid = gl_LocalInvocationID.x;
     uint sg = sg_id(), lane = sg_lane(), sgs = sg_size();
     uint chunk = sg * sgs * ITEMS;
-    bool payload = flag(F_PAYLOAD) || flag(F_IOTA);
+    bool payload = flag(SORT_FLAG_PAYLOAD) || flag(SORT_PAYLOAD_IS_INDEX);
     KEY k[ITEMS];
     uint pv[ITEMS];
     UNROLL for (uint it = 0u; it < ITEMS; it++) {
@@ -1437,54 +1440,54 @@ void stage_small()
 void main()
 {
     uint iid = invocation_index();
-    g_n = device_count(params[1]);
+    g_n = device_count(params[SORT_P_N]);
     switch (STAGE) {
-    case 1u:
+    case SORT_STAGE_LOCAL_SORT:
         if (OWN_PROGRAM)
             stage_local_sort();
         return;
-    case 2u:
+    case SORT_STAGE_LOCAL_MERGE:
         if (OWN_PROGRAM)
             stage_local_merge();
         return;
-    case 3u:
+    case SORT_STAGE_HIST:
         if (OWN_PROGRAM)
             stage_hist();
         return;
-    case 4u:
+    case SORT_STAGE_SCATTER:
         if (OWN_PROGRAM)
             stage_scatter();
         return;
-    case 5u:
+    case SORT_STAGE_IOTA:
         if (iid < N)
             pay_b[PAY_OFF_B + iid] = iid;
         return;
-    case 7u:
+    case SORT_STAGE_STEPS:
         stage_steps();
         return;
-    case 8u:
+    case SORT_STAGE_OS_CLEAR:
         stage_os_clear();
         return;
-    case 9u:
+    case SORT_STAGE_OS_HIST:
         if (OWN_PROGRAM)
             stage_os_hist();
         return;
-    case 10u:
+    case SORT_STAGE_OS_SCAN:
         stage_os_scan();
         return;
-    case 11u:
+    case SORT_STAGE_ONESWEEP:
         if (OWN_PROGRAM)
             stage_onesweep();
         return;
-    case 12u:
+    case SORT_STAGE_SMALL:
         if (OWN_PROGRAM)
             stage_small();
         return;
-    case 13u:
+    case SORT_STAGE_STEP:
         if (OWN_PROGRAM)
             stage_step();
         return;
-    case 6u:
+    case SORT_STAGE_GATHER:
         if (iid < N)
             pay_b[PAY_OFF_B + iid] = aux[AUX_OFF + pay_a[PAY_OFF_A + iid]];
         return;
