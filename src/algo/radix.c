@@ -305,7 +305,7 @@ gpgpu_status radix_stage_small(gpgpu_context *ctx, const sort_keys *src, const s
     exec_dispatch d = sort_dispatch(src, SORT_STAGE_SMALL, plan.wg, plan.items);
     exec_shape_set(&d.variant, SORT_SHAPE_SUBGROUPS, plan.small_subgroups);
     bind_destination(&d, dst);
-    d.params[SORT_P_PASS] = passes; /* PASSES */
+    d.params[SORT_P_PASSES] = passes;
     d.groups = 1;
     return algo_stage(ctx, &d);
 }
