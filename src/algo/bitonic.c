@@ -44,7 +44,7 @@ gpgpu_status bitonic_stage_steps(gpgpu_context *ctx, const sort_keys *a, uint32_
     d.params[SORT_P_H] = h;
     d.params[SORT_P_COUNT] = count;
     d.params[SORT_P_STEPS_REVERSE] = reverse;
-    d.variant.shape[1] = reverse || register_stages(ctx); /* REGISTER_STAGES */
+    exec_shape_set(&d.variant, SORT_SHAPE_REGISTER_STAGES, reverse || register_stages(ctx));
     d.groups = algo_groups(padded_length(a->n) >> count, BITONIC_WG); /* a group of 2^count each */
     return algo_stage(ctx, &d);
 }
@@ -59,7 +59,7 @@ static gpgpu_status tile_stage(gpgpu_context *ctx, const sort_keys *a, unsigned 
      * time measurably. */
     exec_dispatch d = sort_dispatch(a, stage, BITONIC_WG, BITONIC_ITEMS);
     d.groups = algo_groups(a->n, BITONIC_TILE);
-    d.variant.shape[1] = registers; /* REGISTER_STAGES */
+    exec_shape_set(&d.variant, SORT_SHAPE_REGISTER_STAGES, registers);
     return algo_stage(ctx, &d);
 }
 

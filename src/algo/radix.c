@@ -55,7 +55,7 @@ static size_t radix_shared_bytes(gpgpu_type type, unsigned subgroups, unsigned w
     return (words > hist ? words : hist) * 4 + (size_t)wg * gpgpu_type_size(type);
 }
 
-/* The shared memory of ONESWEEP's program (S_WORDS_RADIX for ONLY_STAGE 11
+/* The shared memory of ONESWEEP's program (S_WORDS_RADIX for ONLY_STAGE ONESWEEP
  * in glsl/sort.comp): two 16-bit counters a word per subgroup and digit, the
  * tile's totals and starts, S_DIG, a part of OS_PART_WORDS staged words
  * (or the look-back's three words per digit), and the prelude's reduction
@@ -122,7 +122,7 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
            p.items > 1)
         p.items /= 2;
     /* A one-sweep tile stages its keys a part of 2048 words at a time
-     * (ONESWEEP in glsl/sort.comp), so its shared memory stops growing with
+     * (glsl/sort/onesweep.glsl), so its shared memory stops growing with
      * its keys per invocation there; its ranks, 16-bit slots in registers,
      * bound it instead (RADIX_OS_TILE_MAX). */
     onesweep_shape(ctx, type, n, os_subgroups, os_items, &p);
@@ -151,7 +151,7 @@ radix_plan radix_plan_for_keys(gpgpu_context *ctx, const sort_keys *keys)
     radix_plan p = radix_plan_for(ctx, keys->type, keys->n);
     if (carries_payload(keys) || keys->n < RADIX_OS_KEYS_LARGE)
         return p;
-    /* Keys alone run a program without the payload's code (SHAPE1 bit 1), in
+    /* Keys alone run a program without the payload's code (SORT_SHAPE_CARRIES), in
      * which NVIDIA's Vulkan compiler fits 384 x 20 keys in 80 registers and
      * 16.5 KB: two groups a multiprocessor, 15360 keys in flight where 256 x 16
      * has 12288. On the H200 keys u32 2^24 / 2^26 / 2^28 796 / 2963 / 11633 ->
@@ -262,7 +262,7 @@ static radix_plan small_plan_of(gpgpu_context *ctx, gpgpu_type type, size_t n,
                                 unsigned subgroups)
 {
     /* Every invocation ranks its items one after another: the fewest that
-     * hold n, in a group whose counters SHAPE0 makes room for. */
+     * hold n, in a group whose counters SORT_SHAPE_SUBGROUPS makes room for. */
     subgroups = subgroups < RADIX_SMALL_SUBGROUPS ? RADIX_SMALL_SUBGROUPS : (subgroups + 1) & ~1u;
     radix_plan p = {.wg = radix_wg(ctx, subgroups, 1024), .items = 1, .groups = 1,
                     .tiles_per_group = 1};
@@ -303,9 +303,9 @@ gpgpu_status radix_stage_small(gpgpu_context *ctx, const sort_keys *src, const s
                                unsigned passes, radix_plan plan)
 {
     exec_dispatch d = sort_dispatch(src, SORT_STAGE_SMALL, plan.wg, plan.items);
-    d.variant.shape[0] = plan.small_subgroups; /* the rank counters' room (MAX_SG) */
+    exec_shape_set(&d.variant, SORT_SHAPE_SUBGROUPS, plan.small_subgroups);
     bind_destination(&d, dst);
-    d.params[SORT_P_PASS] = passes; /* PASSES */
+    d.params[SORT_P_PASSES] = passes;
     d.groups = 1;
     return algo_stage(ctx, &d);
 }
@@ -386,18 +386,19 @@ gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, cons
     os.items = plan.os_items;
     size_t tiles = radix_onesweep_tiles(plan, src);
     exec_dispatch d = onesweep_dispatch(src, SORT_STAGE_ONESWEEP, pass, os, tiles, hist, hist_off);
-    d.variant.shape[0] = plan.os_subgroups;     /* the rank counters' room (MAX_SG) */
-    d.variant.shape[2] = src->ranges > 0;       /* RANGED: a program of its own */
-    d.variant.shape[3] = plan.os_rank_first;    /* RANK_FIRST */
-    /* Bit 0: ballots of one word where a subgroup has at most 32 lanes
-     * (BALLOT32). Bit 1: payloads to carry (OS_CARRIES); keys alone take a
+    exec_shape_set(&d.variant, SORT_SHAPE_SUBGROUPS, plan.os_subgroups);
+    exec_shape_set(&d.variant, SORT_SHAPE_RANGED, src->ranges > 0); /* a program of its own */
+    exec_shape_set(&d.variant, SORT_SHAPE_RANK_FIRST, plan.os_rank_first);
+    /* BALLOT32: ballots of one word where a subgroup has at most 32 lanes.
+     * CARRIES: payloads to carry; keys alone take a
      * program without the payload's writes and the digits kept for them, on
      * Vulkan (NVIDIA's GL compiler ran GL's keys-alone program 1.4% slower,
      * so GL keeps one program for both). */
     bool ballot32 = algo_tuning_get()->radix_ballot32 && ctx->info.has_subgroups &&
                     ctx->info.subgroup_size > 0 && ctx->info.subgroup_size <= 32;
     bool carries = algo_on_gl(ctx) || carries_payload(src);
-    d.variant.shape[1] = (ballot32 ? 1u : 0u) | (carries ? 2u : 0u);
+    exec_shape_set(&d.variant, SORT_SHAPE_BALLOT32, ballot32);
+    exec_shape_set(&d.variant, SORT_SHAPE_CARRIES, carries);
     bind_destination(&d, dst);
     d.params[SORT_P_POLLS] = algo_tuning_get()->radix_polls;
     d.groups = (uint32_t)tiles;

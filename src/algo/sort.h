@@ -15,21 +15,29 @@
 #define GPGPU_ALGO_SORT_H
 
 #include "algo/algo.h"
+#include "algo/ids/sort_ids.h"
+
+/* The stages of glsl/sort.comp (none is 0, which as only_stage means the family's shared
+ * program: sort_dispatch), the parameters they read, and the sort_keys.flags bits. */
+enum { SORT_STAGES(ALGO_ID) };
+enum { SORT_PARAMS(ALGO_ID) };
+enum { SORT_SHAPES(ALGO_SHAPE) };
+enum { SORT_CONSTS(ALGO_ID) };
 
 enum {
     BITONIC_WG = 256,
-    BITONIC_ITEMS = 8, /* elements per invocation in the shared-memory stages */
-    BITONIC_TILE = BITONIC_WG * BITONIC_ITEMS,
-    BITONIC_MAX_FUSED_LOG2 = 4, /* STEPS holds 2^4 elements per invocation (MAX_FUSED) */
+    BITONIC_ITEMS = SORT_BITONIC_ITEMS, /* elements per invocation in the shared-memory stages */
+    BITONIC_TILE = SORT_BITONIC_TILE,
+    BITONIC_MAX_FUSED_LOG2 = SORT_MAX_FUSED_LOG2, /* STEPS holds 2^4 elements per invocation */
     RADIX_BITS = 8,
-    RADIX_DIGITS = 1 << RADIX_BITS,
-    RADIX_MAX_SUBGROUPS = 8, /* subgroups per work-group the rank counters have room for */
+    RADIX_DIGITS = SORT_DIGITS,
+    RADIX_MAX_SUBGROUPS = SORT_MAX_SUBGROUPS, /* subgroups a work-group's rank counters take */
     RADIX_ITEMS = 16,        /* default (f64, or n < RADIX_LARGE: half); see algo_tuning_get() */
     RADIX_LARGE = 1 << 19,   /* sorts of fewer keys take tiles of half as many keys (radix.c) */
-    RADIX_TILE_MAX = 4096,   /* RTILE_MAX in glsl/sort.comp */
+    RADIX_TILE_MAX = SORT_RADIX_TILE_MAX,
     RADIX_OS_ITEMS = 16,     /* default keys per invocation of a one-sweep tile (halved as RADIX_ITEMS) */
     RADIX_OS_ITEMS_GL = 6,   /* the same under GL (radix_plan_for says why) */
-    RADIX_OS_PART_WORDS = 2048, /* ONESWEEP stages its tile in parts of this many words */
+    RADIX_OS_PART_WORDS = SORT_OS_PART_WORDS,
     RADIX_OS_SUBGROUPS = 8,  /* default subgroups of a one-sweep work-group */
     RADIX_OS_SUBGROUPS_GL = 24, /* the same under GL */
     RADIX_OS_KEYS_ITEMS = 20,     /* a one-sweep tile of keys alone (radix_plan_for_keys says why) */
@@ -39,23 +47,16 @@ enum {
     RADIX_MAX_GROUPS = 2048, /* default, likewise */
     RADIX_ONESWEEP_MAX = 1 << 30, /* the one-sweep's status words count in 30 bits */
     RADIX_OS_HIST_GROUPS = 1024, /* work-groups counting the digits of every pass at once */
-    RADIX_OS_TICKETS = 8,        /* ticket words after the one-sweep's digit starts (8u in sort.comp) */
+    RADIX_OS_TICKETS = SORT_OS_TICKETS, /* ticket words after the one-sweep's digit starts */
     RADIX_POLLS = 64,            /* default; algo_tuning_get() has the value in use */
     RADIX_SMALL_ITEMS = 16, /* default: at most this many keys per invocation of SMALL */
-    RADIX_SMALL_SUBGROUPS = 16, /* default subgroups of SMALL's group (at least the 16 MAX_SG in
-                                 * sort.comp has room for; more through SHAPE0) */
+    RADIX_SMALL_SUBGROUPS = SORT_SMALL_SUBGROUPS, /* default subgroups of SMALL's group (at
+                                 * least the shader's room; more through SORT_SHAPE_SUBGROUPS) */
     RADIX_SMALL_SUBGROUPS_GL = 32 /* NVIDIA's GL (H100): 2^12 keys in 32.4 us against 39.3 with
                                    * 16; Vulkan's 16 are 5-10% faster at 2^10-2^11 */
 };
-
-/* sort_keys.flags */
-enum {
-    SORT_DESCENDING = 1u << 0,
-    SORT_TIES_BY_PAYLOAD = 1u << 1, /* bitonic: equal keys compare by payload (an input index) */
-    SORT_SEGMENTED = 1u << 2,       /* keys compare first by the segment of their payload */
-    SORT_PAYLOAD_IS_INDEX = 1u << 3, /* radix: the payload read is the element's index, not pay[] */
-    SORT_ONESWEEP_RECOUNT = 1u << 5  /* ONESWEEP (tests): every look-back falls back to a recount */
-};
+_Static_assert(BITONIC_WG * BITONIC_ITEMS == BITONIC_TILE && 1 << RADIX_BITS == RADIX_DIGITS,
+               "the shader's tiles (sort_ids.h)");
 
 /* An array of keys and their optional u32 payload as the stages see it.
  * With SORT_SEGMENTED the payload is each key's input index, and the key's
@@ -92,49 +93,6 @@ typedef struct sort_keys {
      * alone, leaving the rest unread and unwritten. Radix stages only, without ranges. */
     gpgpu_buffer *count;
 } sort_keys;
-
-/* The stages of glsl/sort.comp, and the parameters they read. None is 0,
- * which as only_stage means the family's shared program (sort_dispatch). */
-enum {
-    SORT_STAGE_LOCAL_SORT = 1,
-    SORT_STAGE_LOCAL_MERGE,
-    SORT_STAGE_HIST,
-    SORT_STAGE_SCATTER,
-    SORT_STAGE_IOTA,
-    SORT_STAGE_GATHER,
-    SORT_STAGE_STEPS,
-    SORT_STAGE_OS_CLEAR,
-    SORT_STAGE_OS_HIST,
-    SORT_STAGE_OS_SCAN,
-    SORT_STAGE_ONESWEEP,
-    SORT_STAGE_SMALL,
-    SORT_STAGE_STEP
-};
-enum {
-    SORT_P_N = 1,
-    SORT_P_KEY_OFF_A,
-    SORT_P_KEY_OFF_B,
-    SORT_P_PAY_OFF_A,
-    SORT_P_PAY_OFF_B,
-    SORT_P_AUX_OFF,
-    SORT_P_SEG_OFF,
-    SORT_P_NSEG,
-    SORT_P_FLAGS,
-    SORT_P_H,    /* the block of a network step; PASS in the radix stages */
-    SORT_P_REVERSE, /* TILES_PER_GROUP in the radix stages */
-    SORT_P_GROUPS,
-    SORT_P_POLLS, /* ONESWEEP */
-    SORT_P_INDEX_BASE, /* SORT_PAYLOAD_IS_INDEX: the index of the first element */
-    SORT_P_RANGES /* one-sweep stages: sort_keys.ranges */
-};
-enum {
-    SORT_P_PASS = SORT_P_H,
-    SORT_P_TILES_PER_GROUP = SORT_P_REVERSE,
-    SORT_P_COUNT = SORT_P_REVERSE,
-    SORT_P_STEPS_REVERSE = SORT_P_GROUPS /* STEPS: the first step is the reverse one */
-};
-/* FLAGS bit the driver adds when a payload is bound. */
-enum { SORT_FLAG_PAYLOAD = 1u << 4 };
 
 /* A dispatch of `stage` on a (keys at binding 0, payload at 2, segment
  * offsets at 5) with the parameters every stage reads. */
@@ -181,9 +139,9 @@ typedef struct radix_plan {
     uint32_t tiles_per_group;
     uint32_t wg, items;
     uint32_t os_wg, os_items; /* a one-sweep tile (ONESWEEP: one tile a group) */
-    uint32_t os_subgroups;    /* the subgroups of os_wg the rank counters have room for (SHAPE0) */
-    uint32_t os_rank_first;   /* ONESWEEP ranks before it counts the tile's digits (SHAPE3) */
-    uint32_t small_subgroups; /* SMALL's plan: likewise for wg (SHAPE0; 0: the shader's 16) */
+    uint32_t os_subgroups;    /* the subgroups of os_wg its counters take (SORT_SHAPE_SUBGROUPS) */
+    uint32_t os_rank_first;   /* ranks before counting the tile's digits (SORT_SHAPE_RANK_FIRST) */
+    uint32_t small_subgroups; /* SMALL's plan: likewise for wg (0: the shader's 16) */
 } radix_plan;
 
 radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n);
