@@ -76,6 +76,28 @@ typedef struct exec_dispatch {
     uint32_t groups;
 } exec_dispatch;
 
+/* What an executor knows of its device beyond gpgpu_info, as the tuning plans
+ * (src/algo/plans.h) need it: each backend's creation sets every field, with the measurement
+ * that says why, and algo_plans_resolve turns them into concrete plans. No driver asks which
+ * backend it runs on. */
+typedef struct exec_facts {
+    /* Tiles of more invocations with fewer elements each run faster: the one-sweep sort's 24
+     * subgroups of 6 keys, the one-group sort's 32 subgroups, the single pass scan's 512 x 8
+     * up to 2^22 elements. */
+    bool shallow_tiles_pay;
+    /* The single pass scan's large tiles run faster loaded again after the look-back than
+     * held in registers across its loop. */
+    bool reload_after_lookback;
+    /* A one-sweep tile is faster ranking its keys before it counts their digits. */
+    bool rank_before_count_pays;
+    /* The fast bitonic network is faster with LOCAL_MERGE in registers and each level's
+     * reverse step fused into STEPS. */
+    bool bitonic_registers_pay;
+    /* Sorts of keys alone are faster in a one-sweep program without the payload's code (and
+     * in its own, larger tile). */
+    bool keys_alone_program_pays;
+} exec_facts;
+
 typedef struct exec_backend {
     const char *name;
     void (*destroy)(gpgpu_context *ctx);

@@ -28,7 +28,7 @@ enum { CLASSIC_LIMIT = 1 << 20 };
 
 /* TILES' block (REDUCE_WG * items per invocation), from the plan so that the
  * test follows whatever the driver uses. */
-static size_t block_size(void) { return reduce_plan_for(1).block; }
+static size_t block_size(void) { return reduce_plan_for(ctx, 1).block; }
 
 /* Depth of TILES' summation tree with `groups` groups over n elements: each
  * invocation adds block / REDUCE_WG elements per block serially into one
@@ -44,7 +44,7 @@ static size_t tiles_depth(size_t n, size_t groups)
  * groups' results in one group; the depths add. */
 static size_t fast_depth(size_t n)
 {
-    reduce_plan p = reduce_plan_for(n);
+    reduce_plan p = reduce_plan_for(ctx, n);
     return tiles_depth(n, p.groups) + (p.groups > 1 ? tiles_depth(p.groups, 1) : 0);
 }
 
@@ -345,7 +345,7 @@ int main(void)
                 continue;
             for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
                 gpgpu_op op = ops[o];
-                reduce_plan p = reduce_plan_for(n);
+                reduce_plan p = reduce_plan_for(ctx, n);
                 stage_tiles(t, op, n, p.groups, false);
                 stage_tiles(t, op, n, 7, false); /* several blocks per group */
                 stage_tiles(t, op, n, 3, true);  /* pass 2's shape: pairs (MINMAX) */

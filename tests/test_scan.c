@@ -49,7 +49,7 @@ static size_t tiles_depth(scan_plan p) { return 2 * p.items + wg_depth + p.tiles
  * PARTIALS, then TILES as part[g]; the depths add (a safe upper bound). */
 static size_t rts_depth(size_t n)
 {
-    scan_plan p = scan_plan_for(n);
+    scan_plan p = scan_plan_for(ctx, n);
     return reduce_depth(p) + partials_depth(p.groups) + tiles_depth(p);
 }
 
@@ -84,7 +84,7 @@ static const char *kind(bool exclusive) { return exclusive ? "exclusive" : "incl
  * into element 5 of the destination. */
 static void stage_fast(gpgpu_type t, size_t n)
 {
-    scan_plan p = scan_plan_for(n);
+    scan_plan p = scan_plan_for(ctx, n);
     const char *tn = gpgpu_type_name(t);
     char what[160];
     long double *abs = xmalloc((n + p.groups) * sizeof *abs);
@@ -488,7 +488,7 @@ int main(void)
                 continue;
             stage_fast(t, n);
             stage_chained(t, n);
-            stage_partials(t, scan_plan_for(n).groups);
+            stage_partials(t, scan_plan_for(ctx, n).groups);
             /* The classic stages are single dispatches: every size (COPY of
              * 2^22 elements spreads its 65536 groups over y on llvmpipe);
              * the classic algorithm only up to CLASSIC_LIMIT. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/tuning.h"
+#include "test_plans.h"
 #include "test_sort.h"
 
 static const flagset bitonic_sets[] = {
@@ -161,9 +161,9 @@ void bitonic_stage_tests(void)
     /* The other forms of LOCAL_MERGE and STEPS than the backend's (bitonic_registers): in
      * registers with the reverse step in STEPS, or through shared memory with it alone; the
      * stages alone and whole sorts. */
-    algo_tuning *knobs = (algo_tuning *)algo_tuning_get();
-    unsigned registers = knobs->bitonic_registers;
-    knobs->bitonic_registers = algo_on_gl(ctx) ? 2 : 0;
+    algo_plans saved = algo_plans_get(ctx);
+    TEST_PLAN(ctx, bitonic.registers,
+              saved.bitonic.registers == ALGO_ALWAYS ? ALGO_NEVER : ALGO_ALWAYS);
     for (size_t ti = 0; ti < 4; ti++) {
         /* A last tile of 1 or 1500 (bits 9 and 10 still pair), payloads for every type. */
         stage_bitonic(test_types[ti], ti % 2 ? 6151 : 3548, bitonic_sets[2 * ti % 4 + 2],
@@ -173,5 +173,5 @@ void bitonic_stage_tests(void)
                        ti % 2 ? V_OUT : V_NONE, -1, 0};
         run_case(&c);
     }
-    knobs->bitonic_registers = registers;
+    algo_plans_set(ctx, &saved);
 }

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "algo/tuning.h"
+#include "test_plans.h"
 #include "test_sort.h"
 
 void errors(void)
@@ -86,8 +86,7 @@ void errors(void)
     bad.algo = GPGPU_ALGO_RADIX;
     EXPECT_STATUS(ctx, gpgpu_sort_scratch_size(ctx, &bad, 100, &bytes), GPGPU_SUCCESS);
     EXPECT(bytes == 0, "RADIX of 100 keys (one group): scratch size %zu, expected 0", bytes);
-    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    tuning->radix_small = 0;
+    TEST_PLAN(ctx, radix.small, false);
     EXPECT_STATUS(ctx, gpgpu_sort_scratch_size(ctx, &bad, 100, &bytes), GPGPU_SUCCESS);
     EXPECT(bytes > 0, "RADIX needs scratch memory, got a size of %zu", bytes);
     gpgpu_buffer *s;
@@ -108,7 +107,7 @@ void errors(void)
     /* An offset past the buffer's end is out of range, with the real sizes, whether the sort
      * needs scratch memory or (one work-group) none. */
     for (int one_group = 0; one_group < 2; one_group++) {
-        tuning->radix_small = one_group;
+        TEST_PLAN(ctx, radix.small, one_group);
         bad.scratch_offset = need + 64 + 8;
         EXPECT_STATUS(ctx, gpgpu_sort(ctx, &bad, a.buf, 0, NULL, 0, 100), E_RANGE);
         snprintf(text, sizeof text, "scratch_offset %zu is past the end of the scratch "
@@ -117,12 +116,12 @@ void errors(void)
         EXPECT(strstr(gpgpu_last_error(ctx), text), "scratch offset past the end: \"%s\" lacks "
                "\"%s\"", gpgpu_last_error(ctx), text);
     }
-    tuning->radix_small = 0;
+    TEST_PLAN(ctx, radix.small, false);
     bad.scratch_offset = 64;
     /* Keys inside the scratch range of the same buffer. */
     EXPECT_STATUS(ctx, gpgpu_sort(ctx, &bad, s, 20, NULL, 0, 10), E_OVERLAP);
     gpgpu_buffer_destroy(s);
-    tuning->radix_small = 1;
+    TEST_PLAN(ctx, radix.small, true);
     /* Keys only, the network, no stability: no scratch at all. */
     EXPECT_STATUS(ctx, gpgpu_sort_scratch_size(ctx, &(gpgpu_sort_desc){.type = t,
                   .algo = GPGPU_ALGO_BITONIC}, 1 << 20, &bytes), GPGPU_SUCCESS);

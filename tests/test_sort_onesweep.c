@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/tuning.h"
+#include "test_plans.h"
 #include "test_sort.h"
 
 /* Ranges of n elements (sort_keys.ranges) for the tests: an empty first range, one of a
@@ -71,7 +71,7 @@ static void stage_onesweep(gpgpu_type t, size_t n, flagset f, int data, radix_pl
     size_t table = status + 2 * tiles * RADIX_DIGITS, hn = table + (ranges ? 2 * (nr + 1) : 0);
     if (ranges)
         EXPECT(radix_hist_count_for(ctx, &s.gpu) >= hn || radix_small(ctx, t, n) ||
-                   !radix_onesweep(n),
+                   !radix_onesweep(ctx, n),
                "%s ONESWEEP%s n=%zu: radix_hist_count_for %zu words, the stages %zu", tn, rn, n,
                radix_hist_count_for(ctx, &s.gpu), hn);
     uint32_t *starts = xmalloc(starts_words * 4);
@@ -294,14 +294,13 @@ void onesweep_stage_tests(void)
  * reduce-then-scan passes). */
 void radix_range_sorts(void)
 {
-    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
     static const size_t range_sizes[] = {0, 1000, 5003, 100003, 1048579};
     for (size_t si = 0; si < sizeof range_sizes / sizeof *range_sizes; si++)
         for (size_t ti = 0; ti < 4; ti++)
             radix_in_ranges(test_types[ti], range_sizes[si], (si + ti) % 2 == 0, ti == 2,
                             (int)((si + ti) % D_COUNT));
-    tuning->radix_onesweep = 0;
+    TEST_PLAN(ctx, radix.onesweep, ALGO_NEVER);
     for (size_t ti = 0; ti < 4; ti++)
         radix_in_ranges(test_types[ti], 50021, ti % 2 == 1, ti == 1, (int)(ti % D_COUNT));
-    tuning->radix_onesweep = 1;
+    TEST_PLAN(ctx, radix.onesweep, ALGO_AUTO);
 }

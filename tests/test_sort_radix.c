@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/tuning.h"
+#include "test_plans.h"
 #include "test_sort.h"
 
 const flagset radix_sets[7] = {
@@ -227,9 +227,8 @@ void small_stage_tests(void)
     }
     /* A wider group (GPGPU_TUNE=radix_small_subgroups=32): counters for 32 subgroups, fewer
      * keys an invocation. */
-    algo_tuning *wide = (algo_tuning *)algo_tuning_get();
-    unsigned saved_small = wide->radix_small_subgroups;
-    wide->radix_small_subgroups = 32;
+    algo_plans saved = algo_plans_get(ctx);
+    TEST_PLAN(ctx, radix.small_subgroups, 32);
     for (size_t ti = 0; ti < 4; ti++) {
         radix_plan largest = radix_small_plan(ctx, test_types[ti], RADIX_TILE_MAX);
         size_t tile = (size_t)largest.wg * largest.items;
@@ -237,5 +236,5 @@ void small_stage_tests(void)
         stage_small(test_types[ti], 1000, radix_sets[ti % 7], D_DUPS,
                     radix_small_plan(ctx, test_types[ti], 1000), false);
     }
-    wide->radix_small_subgroups = saved_small;
+    algo_plans_set(ctx, &saved);
 }

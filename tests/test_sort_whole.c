@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/tuning.h"
+#include "test_plans.h"
 #include "test_sort.h"
 
 typedef struct kv {
@@ -338,8 +338,7 @@ void placement_sorts(void)
  * keys and more take), as GPGPU_TUNE=radix_onesweep=0 makes it. */
 void reduce_then_scan_sorts(void)
 {
-    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    tuning->radix_onesweep = 0;
+    TEST_PLAN(ctx, radix.onesweep, ALGO_NEVER);
     for (size_t ti = 0; ti < 4; ti++) {
         sort_case plain = {test_types[ti], GPGPU_ALGO_RADIX, ti % 2 == 1, ti >= 2,
                            ti == 0 ? 1000003 : 70001, D_RANDOM, (int)(ti % 3), (int)(ti % 5), -1, 0};
@@ -349,16 +348,16 @@ void reduce_then_scan_sorts(void)
         segmented.n = 20011;
         run_case(&segmented);
     }
-    tuning->radix_onesweep = 1;
+    TEST_PLAN(ctx, radix.onesweep, ALGO_AUTO);
     /* Sorts of up to a tile the multi-pass way, as GPGPU_TUNE=radix_small=0 makes them. */
-    tuning->radix_small = 0;
+    TEST_PLAN(ctx, radix.small, false);
     for (size_t ti = 0; ti < 4; ti++) {
         sort_case c = {test_types[ti], GPGPU_ALGO_RADIX, ti % 2 == 0, ti >= 2, 777 + 1000 * ti,
                        (int)(ti % D_COUNT), (int)(ti % 3), (int)((ti + 2) % 5),
                        ti == 3 ? S_SKEWED : -1, (int)(ti % 2)};
         run_case(&c);
     }
-    tuning->radix_small = 1;
+    TEST_PLAN(ctx, radix.small, true);
 }
 
 /* Caller-supplied scratch: every algorithm and payload kind, at offsets 16 and 0. */
@@ -459,14 +458,13 @@ void device_counts(void)
         }
     counted_case(GPGPU_TYPE_U32, 1000003, 999983, true, false, false, D_RANDOM);
     counted_case(GPGPU_TYPE_F32, 1000003, 123457, false, true, true, D_SPECIAL);
-    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    tuning->radix_onesweep = 0;
+    TEST_PLAN(ctx, radix.onesweep, ALGO_NEVER);
     counted_case(GPGPU_TYPE_I32, 70001, 30011, true, false, false, D_DUPS);
     counted_case(GPGPU_TYPE_F64, 70001, 0, true, true, true, D_RANDOM);
-    tuning->radix_onesweep = 1;
-    tuning->radix_small = 0;
+    TEST_PLAN(ctx, radix.onesweep, ALGO_AUTO);
+    TEST_PLAN(ctx, radix.small, false);
     counted_case(GPGPU_TYPE_U32, 3000, 2999, true, false, true, D_DUPS);
-    tuning->radix_small = 1;
+    TEST_PLAN(ctx, radix.small, true);
 
     gpgpu_buffer *cb = test_buffer(ctx, NULL, 16);
     slab a = slab_make(ctx, GPGPU_TYPE_U32, 0, 100, 0, NULL);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "algo/sort.h"
-#include "algo/tuning.h"
+#include "test_plans.h"
 #include "test_spgemm.h"
 
 /* ---------------------------------------------------------- memory budgets */
@@ -107,7 +107,7 @@ void packing_rule(void)
                   {2, 0x80000000u, true},  {9901, 32768, true},      {1u << 20, 4096, true},
                   {(1u << 20) + 1, 4096, false}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        EXPECT(spgemm_chunk_packs(shapes[i].rows, shapes[i].cols) == shapes[i].packs,
+        EXPECT(spgemm_chunk_packs(ctx, shapes[i].rows, shapes[i].cols) == shapes[i].packs,
                "spgemm_chunk_packs(%zu rows, %u columns) should be %s", shapes[i].rows,
                shapes[i].cols, shapes[i].packs ? "true" : "false");
 }
@@ -183,19 +183,19 @@ void long_rows_paths(void)
                "long rows, budget %zu (kept: peak %zu): peak %zu, %u chunks", budget,
                full.peak_bytes, st.peak_bytes, st.chunks);
 
-    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    unsigned saved = tuning->radix_onesweep, saved_keep = tuning->spgemm_esc_keep;
-    tuning->radix_onesweep = 0;
+    algo_plans saved = algo_plans_get(ctx);
+    TEST_PLAN(ctx, radix.onesweep, ALGO_NEVER);
     check_spgemm("long rows, reduce-then-scan sort", ma, mb, &r, &(gpgpu_spgemm_desc){0}, NULL);
-    tuning->radix_onesweep = saved;
-    tuning->spgemm_esc_keep = 1; /* the keys kept, the values expanded in the numeric phase */
+    algo_plans_set(ctx, &saved);
+    /* the keys kept, the values expanded in the numeric phase */
+    TEST_PLAN(ctx, spgemm.esc_keep, SPGEMM_KEEP_KEYS);
     gpgpu_spgemm_stats keys_only = {0};
     if (check_spgemm("long rows kept, values late", ma, mb, &r, &(gpgpu_spgemm_desc){0},
                      &keys_only))
         EXPECT(keys_only.chunks == 1 && keys_only.peak_bytes <= full.peak_bytes,
                "long rows kept, values late: %u chunks, peak %zu (values early: %zu)",
                keys_only.chunks, keys_only.peak_bytes, full.peak_bytes);
-    tuning->spgemm_esc_keep = saved_keep;
+    algo_plans_set(ctx, &saved);
     long_rows_bindings(ma, mb, &r, &full);
     gpgpu_matrix_destroy(ma);
     gpgpu_matrix_destroy(mb);
@@ -211,15 +211,14 @@ void long_rows_paths(void)
  * gathered). Each against Gustavson's C. */
 void long_rows_parts(void)
 {
-    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    unsigned saved = tuning->spgemm_esc_split, saved_keep = tuning->spgemm_esc_keep;
+    algo_plans saved = algo_plans_get(ctx);
     gpgpu_csr a = random_csr(48, 3000, 50, 5, false), b = random_csr(3000, 20000, 50, 0, false);
-    tuning->spgemm_esc_split = 1;
+    TEST_PLAN(ctx, spgemm.esc_split, 1);
     for (size_t ti = 0; ti < type_count; ti++) {
         reference r = make_reference(&a, &b, types[ti]);
         gpgpu_matrix *ma = upload(&r.ar, types[ti]), *mb = upload(&r.br, types[ti]);
         for (unsigned keep = 1; keep <= 2; keep++) {
-            tuning->spgemm_esc_keep = keep;
+            TEST_PLAN(ctx, spgemm.esc_keep, (spgemm_keep_mode)keep);
             char what[120];
             snprintf(what, sizeof what, "long rows sorted in parts, values %s the sort",
                      keep == 2 ? "before" : "after");
@@ -229,8 +228,7 @@ void long_rows_parts(void)
         gpgpu_matrix_destroy(mb);
         free_reference(&r);
     }
-    tuning->spgemm_esc_split = saved;
-    tuning->spgemm_esc_keep = saved_keep;
+    algo_plans_set(ctx, &saved);
     gpgpu_csr_free(&a);
     gpgpu_csr_free(&b);
 }
@@ -271,9 +269,8 @@ void transpose_bindings(void)
 static void one_phase_budgets_of(const char *name, const gpgpu_csr *a, gpgpu_type t);
 void one_phase_budgets(void)
 {
-    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    unsigned saved = tuning->spgemm_one_phase;
-    tuning->spgemm_one_phase = 1; /* one phase where it fits (the default) */
+    algo_plans saved = algo_plans_get(ctx);
+    TEST_PLAN(ctx, spgemm.one_phase, true); /* one phase where it fits (the default) */
     gpgpu_csr a = random_csr(600, 600, 6, 0, false);
     one_phase_budgets_of("random", &a, types[type_count - 1]);
     gpgpu_csr_free(&a);
@@ -281,7 +278,7 @@ void one_phase_budgets(void)
     gpgpu_csr band = test_generated(GPGPU_GEN_BANDED, 700, 4);
     one_phase_budgets_of("banded", &band, types[0]);
     gpgpu_csr_free(&band);
-    tuning->spgemm_one_phase = saved;
+    algo_plans_set(ctx, &saved);
 }
 
 /* A*A with one phase, unlimited, then under budgets that make the temporary and then find

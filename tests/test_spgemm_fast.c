@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/tuning.h"
+#include "test_plans.h"
 #include "test_spgemm.h"
 
 /* ------------------------------------------------------------ the fast stages */
@@ -231,8 +231,7 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
     static const char *const mode_names[] = {"symbolic", "numeric", "one-phase"};
     static const char *const rank_names[] = {"compare", "search", "merge", "window"};
     ref_spgemm_fast_state *s = &r->s;
-    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    unsigned saved = tuning->spgemm_rank;
+    algo_plans saved = algo_plans_get(ctx);
     size_t start = 0;
     if (r->failed)
         return; /* the list may not be filled: its rows are not to be poisoned */
@@ -248,7 +247,7 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
         void *before[FAST_ARRAYS];
         fast_snapshot(r, before);
         for (unsigned program = 0; program < (rank ? 4u : 1u); program++) {
-            tuning->spgemm_rank = program;
+            TEST_PLAN(ctx, spgemm.rank, program);
             fast_restore(r, before);
             if (!fast_begin(r))
                 break;
@@ -261,7 +260,7 @@ static void fast_rows(fast_replay *r, spgemm_rows_mode mode)
         for (int k = 0; k < FAST_ARRAYS; k++)
             free(before[k]);
     }
-    tuning->spgemm_rank = saved;
+    algo_plans_set(ctx, &saved);
 }
 
 /* The ordered one phase (spgemm_stage_rows_ordered, rows `width` slots wide), once with each
@@ -272,15 +271,14 @@ static void fast_rows_ordered(fast_replay *r, uint32_t width)
 {
     static const char *const rank_names[] = {"compare", "search", "merge", "window"};
     ref_spgemm_fast_state *s = &r->s;
-    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    unsigned saved = tuning->spgemm_rank;
+    algo_plans saved = algo_plans_get(ctx);
     if (r->failed)
         return;
     poison_u32(s->aux, s->rptr_off, s->a->rows);
     void *before[FAST_ARRAYS];
     fast_snapshot(r, before);
     for (unsigned program = 0; program < 4; program++) {
-        tuning->spgemm_rank = program;
+        TEST_PLAN(ctx, spgemm.rank, program);
         fast_restore(r, before);
         if (!fast_begin(r))
             break;
@@ -291,28 +289,28 @@ static void fast_rows_ordered(fast_replay *r, uint32_t width)
     }
     for (int k = 0; k < FAST_ARRAYS; k++)
         free(before[k]);
-    tuning->spgemm_rank = saved;
+    algo_plans_set(ctx, &saved);
 }
 
 /* Whether the library may pack a chunk's keys (GPGPU_TUNE's spgemm_esc_packed): the twin
  * decides from the chunk's shape itself. */
 static bool esc_may_pack(void)
 {
-    return algo_tuning_get()->spgemm_esc_packed != 0;
+    return algo_plans_get(ctx).spgemm.esc_packed;
 }
 
 /* Whether the library may carry a chunk's f32 values through its sort (spgemm_esc_carry):
  * the twin decides from the chunk's type and phase itself. */
 static bool esc_may_carry(void)
 {
-    return algo_tuning_get()->spgemm_esc_carry != 0;
+    return algo_plans_get(ctx).spgemm.esc_carry;
 }
 
 /* The least mean products of the parts a chunk's sort may be split into (spgemm_esc_split):
  * the twin decides from the chunk's shape itself. */
 static size_t esc_split(void)
 {
-    return algo_tuning_get()->spgemm_esc_split;
+    return algo_plans_get(ctx).spgemm.esc_split;
 }
 
 /* A chunk's expansion, sort, run flags and their scan, each against its twin, as the
@@ -426,7 +424,7 @@ static void fast_long_kept(fast_replay *r)
     size_t rows = s->aux[REF_SPGEMM_H_COUNT + REF_SPGEMM_LONG_BIN];
     if (r->failed || rows == 0)
         return;
-    bool early = algo_tuning_get()->spgemm_esc_keep >= 2;
+    bool early = algo_plans_get(ctx).spgemm.esc_keep == SPGEMM_KEEP_VALUES;
     const uint32_t *pairs = s->aux + s->pairs_off;
     ref_or_die(ref_spgemm_chunk_open(s, pairs, rows, early, esc_may_pack(), esc_may_carry(),
                                      esc_split(), c),
@@ -622,13 +620,12 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
         /* Each invocation's share of a mean row (spgemm_compact_entries): 1 (the most
          * invocations a row, 32), the default, and 8 (few, each through its batches of 4
          * loads), each from the same state, C poisoned again. */
-        algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-        unsigned saved = tuning->spgemm_compact_entries;
+        algo_plans saved = algo_plans_get(ctx);
         void *before[FAST_ARRAYS];
         fast_snapshot(&r, before);
         static const unsigned per[] = {1, 2, 8};
         for (size_t k = 0; k < sizeof per / sizeof per[0]; k++) {
-            tuning->spgemm_compact_entries = per[k];
+            TEST_PLAN(ctx, spgemm.compact_entries, per[k]);
             fast_restore(&r, before);
             if (fast_begin(&r)) {
                 st = spgemm_stage_rows_compact(&r.p, ordered);
@@ -637,7 +634,7 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
                          per[k]);
             }
         }
-        tuning->spgemm_compact_entries = saved;
+        algo_plans_set(ctx, &saved);
         for (int k = 0; k < FAST_ARRAYS; k++)
             free(before[k]);
         fast_unguard(&r, FAST_T_INTS);
@@ -715,36 +712,31 @@ static bool fast_replay_product(const char *name, const gpgpu_csr *a, const gpgp
 void fast_stages(const char *name, const gpgpu_csr *a, const gpgpu_csr *b, gpgpu_type t,
                  gpgpu_algo algo, bool exact, unsigned bins)
 {
-    algo_tuning *tuning = (algo_tuning *)algo_tuning_get();
-    unsigned saved = tuning->spgemm_one_phase, saved_keep = tuning->spgemm_esc_keep;
-    unsigned saved_packed = tuning->spgemm_esc_packed, saved_carry = tuning->spgemm_esc_carry;
-    unsigned saved_split = tuning->spgemm_esc_split, saved_walk = tuning->spgemm_esc_walk;
-    unsigned saved_ordered = tuning->spgemm_rows_ordered;
-    tuning->spgemm_one_phase = 1;
-    tuning->spgemm_esc_split = 1;
-    tuning->spgemm_esc_walk = 2;
-    tuning->spgemm_esc_keep = t == GPGPU_TYPE_F32 ? 2 : 1; /* values early, or late */
-    tuning->spgemm_esc_packed = 1;
-    tuning->spgemm_esc_carry = 1;
-    tuning->spgemm_rows_ordered = 2; /* every row in row order wherever it can */
+    algo_plans saved = algo_plans_get(ctx), plans = saved;
+    plans.spgemm.one_phase = true;
+    plans.spgemm.esc_split = 1;
+    plans.spgemm.esc_walk = ALGO_ALWAYS;
+    /* values early, or late */
+    plans.spgemm.esc_keep = t == GPGPU_TYPE_F32 ? SPGEMM_KEEP_VALUES : SPGEMM_KEEP_KEYS;
+    plans.spgemm.esc_packed = true;
+    plans.spgemm.esc_carry = true;
+    plans.spgemm.rows_ordered = ALGO_ALWAYS; /* every row in row order wherever it can */
+    algo_plans_set(ctx, &plans);
     bool again = fast_replay_product(name, a, b, t, algo, exact, bins, true);
     if (replayed_ordered) { /* and the one phase bin by bin */
-        tuning->spgemm_rows_ordered = 0;
+        TEST_PLAN(ctx, spgemm.rows_ordered, ALGO_NEVER);
         fast_replay_product(name, a, b, t, algo, exact, bins, true);
     }
-    tuning->spgemm_rows_ordered = saved_ordered;
+    TEST_PLAN(ctx, spgemm.rows_ordered, saved.spgemm.rows_ordered);
     if (again) {
-        tuning->spgemm_one_phase = 0;
-        tuning->spgemm_esc_keep = 0;
-        tuning->spgemm_esc_packed = 0;
-        tuning->spgemm_esc_carry = 0;
-        tuning->spgemm_esc_walk = 0;
+        plans = algo_plans_get(ctx);
+        plans.spgemm.one_phase = false;
+        plans.spgemm.esc_keep = SPGEMM_KEEP_NONE;
+        plans.spgemm.esc_packed = false;
+        plans.spgemm.esc_carry = false;
+        plans.spgemm.esc_walk = ALGO_NEVER;
+        algo_plans_set(ctx, &plans);
         fast_replay_product(name, a, b, t, algo, exact, bins, false);
     }
-    tuning->spgemm_one_phase = saved;
-    tuning->spgemm_esc_keep = saved_keep;
-    tuning->spgemm_esc_packed = saved_packed;
-    tuning->spgemm_esc_carry = saved_carry;
-    tuning->spgemm_esc_split = saved_split;
-    tuning->spgemm_esc_walk = saved_walk;
+    algo_plans_set(ctx, &saved);
 }

@@ -88,7 +88,7 @@ static void check_axpby(gpgpu_type t, size_t n, double alpha, double beta)
  * over the partial sums and its tree. */
 static size_t sum_depth(size_t n)
 {
-    reduce_plan p = reduce_plan_for(n);
+    reduce_plan p = reduce_plan_for(ctx, n);
     size_t blocks = ceil_div(ceil_div(n, p.block), p.groups);
     return blocks * 4 + depth_of_wg(ctx, 256) + ceil_div(p.groups, 1024) * 4 +
            depth_of_wg(ctx, 256) + 2;
@@ -150,7 +150,7 @@ static void stage_dot(gpgpu_type t, size_t n, enum dot_mode mode)
     if (mode == UPDATE_SQUARED)
         for (size_t i = 0; i < n; i++)
             put(t, y, i, NAN); /* beta = 0: y must not be read */
-    reduce_plan p = reduce_plan_for(n);
+    reduce_plan p = reduce_plan_for(ctx, n);
     slab sx = slab_make(ctx, t, 0, n, 1, x), sy = slab_make(ctx, t, 4, n, 0, y);
     slab sw = slab_make(ctx, t, 1, n, 2, w);
     slab part = slab_make(ctx, t, 2, p.groups, 3, NULL);

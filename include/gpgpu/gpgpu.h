@@ -316,8 +316,8 @@ typedef struct gpgpu_context_desc {
  *   queue.
  * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown backend or GL platform; an environment
  *   value that is none of those documented (GPGPU_BACKEND, GPGPU_GL_PLATFORM,
- *   GPGPU_MEMORY_LIMIT, GPGPU_MEMORY_CACHE, and GPGPU_EGL_DEVICE or GPGPU_VK_DEVICE past the
- *   devices there are); both a GL context and a Vulkan device adopted (adopting either one
+ *   GPGPU_MEMORY_LIMIT, GPGPU_MEMORY_CACHE, GPGPU_TUNE entries (docs/GUIDE.md, Tuning), and
+ *   GPGPU_EGL_DEVICE or GPGPU_VK_DEVICE past the devices there are); both a GL context and a Vulkan device adopted (adopting either one
  *   picks its backend); Vulkan adopt: the physical device is not one of the instance's, the
  *   family has no compute or no queue of queue_index, or the queue is not queue queue_index
  *   of family queue_family_index of the device; a device past gpgpu_device_count, one

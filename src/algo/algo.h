@@ -116,22 +116,6 @@ static inline uint32_t algo_ceil_pow2(size_t v)
     return p;
 }
 
-/* Whether the context runs on GL: some plans are shaped apart for NVIDIA's GL compiler. */
-static inline bool algo_on_gl(const gpgpu_context *ctx)
-{
-    return strcmp(ctx->info.backend, "gl") == 0;
-}
-
-/* A tuning knob's value, or where it is unset (0) the default for the context's
- * backend (algo_on_gl). */
-static inline unsigned algo_knob(const gpgpu_context *ctx, unsigned knob, unsigned gl_default,
-                                 unsigned default_value)
-{
-    if (knob)
-        return knob;
-    return algo_on_gl(ctx) ? gl_default : default_value;
-}
-
 /* EXECSTAGE: one dispatch of a stage, then the storage barrier. A work-group larger
  * than the device allows (Vulkan guarantees only 128 invocations) is a clear error,
  * not a failed dispatch; so is a bound buffer (each is bound whole) larger than one

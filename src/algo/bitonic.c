@@ -5,7 +5,6 @@
  * result bit for bit. The network is not stable; the driver (sort.c) makes
  * it so by sorting (key, input index) pairs. */
 #include "algo/sort.h"
-#include "algo/tuning.h"
 
 /* The padded length 2^ceil(log2 n) of the network. */
 static size_t padded_length(size_t n)
@@ -16,14 +15,13 @@ static size_t padded_length(size_t n)
     return nn;
 }
 
-/* Whether the fast network takes its register stages (tuning bitonic_registers): LOCAL_MERGE
+/* Whether the fast network takes its register stages (plan bitonic_registers): LOCAL_MERGE
  * in registers and each level's reverse step fused into STEPS. Measured on an H200
  * (docs/DECISIONS.md): on Vulkan 2^24 keys 7327 -> 6313 us, pairs 9255 -> 7058; NVIDIA's GL
  * compiler made both stages slower (keys 9942 -> 13454), so GL keeps the shared-memory steps. */
 static bool register_stages(const gpgpu_context *ctx)
 {
-    unsigned mode = algo_tuning_get()->bitonic_registers;
-    return mode == 2 || (mode == 1 && !algo_on_gl(ctx));
+    return ctx->plans.bitonic.registers == ALGO_ALWAYS;
 }
 
 gpgpu_status bitonic_stage_step(gpgpu_context *ctx, const sort_keys *a, uint32_t h, bool reverse,

@@ -1,12 +1,11 @@
 /* Copies between buffers by compute shader; gpgpu_buffer_copy. */
 #include "algo/copy.h"
-#include "algo/tuning.h"
 
 gpgpu_status copy_stage(gpgpu_context *ctx, gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
                         size_t dst_off, size_t bytes)
 {
-    const algo_tuning *t = algo_tuning_get();
-    unsigned items = t->copy_items < COPY_MAX_ITEMS ? t->copy_items : COPY_MAX_ITEMS;
+    const algo_copy_plan *t = &ctx->plans.copy;
+    unsigned items = t->items < COPY_MAX_ITEMS ? t->items : COPY_MAX_ITEMS;
     exec_dispatch d = {.variant = {"copy", GPGPU_TYPE_U32, GPGPU_OP_SUM, COPY_WG, items}};
     d.params[0] = COPY_STAGE_COPY;
     d.bind[0] = src;
@@ -19,7 +18,7 @@ gpgpu_status copy_stage(gpgpu_context *ctx, gpgpu_buffer *src, size_t src_off, g
      * range: measured on the H100 (docs/DECISIONS.md, Reduce and copy), 1 GiB in
      * 711 us against 779 with 4096 groups, 256 MiB in 181 against 195. */
     size_t block = (size_t)COPY_WG * items;
-    size_t blocks = size_ceil_div(words, block), most = t->copy_max_groups;
+    size_t blocks = size_ceil_div(words, block), most = t->max_groups;
     d.groups = (uint32_t)(blocks < most ? blocks : most);
     return algo_stage(ctx, &d);
 }

@@ -19,7 +19,6 @@
 #include "algo/copy.h"
 #include "algo/scan.h"
 #include "algo/sort.h"
-#include "algo/tuning.h"
 
 /* Work-groups of `subgroups` subgroups (the counters in shared memory have
  * room for that many; RADIX_MAX_SUBGROUPS where the device takes no more
@@ -100,18 +99,17 @@ static void onesweep_shape(gpgpu_context *ctx, gpgpu_type type, size_t n, unsign
 
 radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
-    const algo_tuning *t = algo_tuning_get();
+    const algo_radix_plan *t = &ctx->plans.radix;
     unsigned halvings = plan_halvings(type, n);
     /* The one-sweep tile's shape by backend: under NVIDIA's GL (H100) groups
      * of 24 subgroups with 6 keys an invocation sorted 2^24-2^28 keys 30-37%
      * faster than Vulkan's 8 x 16 (keys u32 2^28 16663 against 24682 us, 20
      * and 28 subgroups or 7 keys much slower), where on Vulkan 24 x 6 was 3-6%
      * slower than 8 x 16 (docs/DECISIONS.md). Devices whose subgroups are
-     * wider fall back to 8 of them (radix_wg). */
-    unsigned os_subgroups =
-        algo_knob(ctx, t->radix_os_subgroups, RADIX_OS_SUBGROUPS_GL, RADIX_OS_SUBGROUPS);
-    unsigned os_items = algo_knob(ctx, t->radix_os_items, RADIX_OS_ITEMS_GL, RADIX_OS_ITEMS);
-    unsigned items = t->radix_items >> halvings;
+     * wider fall back to 8 of them (radix_wg). The plan holds the device's (plans.c). */
+    unsigned os_subgroups = t->os_subgroups;
+    unsigned os_items = t->os_items;
+    unsigned items = t->items >> halvings;
     items = items < 1 ? 1 : items;
     radix_plan p = {.wg = radix_wg(ctx, RADIX_MAX_SUBGROUPS, 256), .items = items};
     /* The shader stages a tile of at most RADIX_TILE_MAX keys in shared memory,
@@ -130,11 +128,10 @@ radix_plan radix_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
      * counts) spares the count of its own that came before: on the H200 2^28 keys u32
      * 2.3% and f32 6.1% faster, pairs level, rmat:15:16's product 5.8%; under GL (24
      * subgroups of 6 keys) 4-5% slower, where the counts stay first (docs/DECISIONS.md). */
-    unsigned order = t->radix_os_rank_first;
-    p.os_rank_first = order == 2 || (order == 1 && !algo_on_gl(ctx));
+    p.os_rank_first = t->os_rank_first == ALGO_ALWAYS;
     size_t tile = (size_t)p.wg * p.items;
     size_t tiles = n == 0 ? 1 : size_ceil_div(n, tile);
-    size_t per_group = size_ceil_div(tiles, t->radix_max_groups);
+    size_t per_group = size_ceil_div(tiles, t->max_groups);
     p.tiles_per_group = (uint32_t)per_group;
     p.groups = (uint32_t)size_ceil_div(tiles, per_group);
     return p;
@@ -160,21 +157,10 @@ radix_plan radix_plan_for_keys(gpgpu_context *ctx, const sort_keys *keys)
      * tile takes 24 KB there (the compiler spills into shared memory), one
      * group a multiprocessor, and pairs ran 17% slower: they keep
      * radix_plan_for's tile, as GL does for keys too (docs/DECISIONS.md,
-     * "A one-sweep program and tile of their own for keys alone"). */
-    const algo_tuning *t = algo_tuning_get();
-    bool by_hand = t->radix_os_subgroups || t->radix_os_items;
-    if (!t->radix_os_keys_subgroups && !t->radix_os_keys_items && (algo_on_gl(ctx) || by_hand))
-        return p; /* GL, or a tile set by hand for every sort */
-    /* A knob left unset: the other knob's, or the backend's tile for keys alone */
-    unsigned sub = t->radix_os_keys_subgroups
-                       ? t->radix_os_keys_subgroups
-                       : algo_knob(ctx, t->radix_os_subgroups, RADIX_OS_SUBGROUPS_GL,
-                                   RADIX_OS_KEYS_SUBGROUPS);
-    unsigned items =
-        t->radix_os_keys_items
-            ? t->radix_os_keys_items
-            : algo_knob(ctx, t->radix_os_items, RADIX_OS_ITEMS_GL, RADIX_OS_KEYS_ITEMS);
-    onesweep_shape(ctx, keys->type, keys->n, sub, items, &p);
+     * "A one-sweep program and tile of their own for keys alone"). The plan's tile for keys
+     * alone is the general one where they take none of their own (plans.c, resolve_radix). */
+    const algo_radix_plan *t = &ctx->plans.radix;
+    onesweep_shape(ctx, keys->type, keys->n, t->os_keys_subgroups, t->os_keys_items, &p);
     return p;
 }
 
@@ -194,14 +180,13 @@ size_t radix_onesweep_tiles(radix_plan plan, const sort_keys *src)
     return tiles == 0 ? 1 : tiles;
 }
 
-bool radix_onesweep(size_t n)
+bool radix_onesweep(const gpgpu_context *ctx, size_t n)
 {
     /* Measured on an H100 (docs/DECISIONS.md): with tiles of 256 x 16
      * keys one-sweep is faster, keys alone or with values, from 2^20 to 2^28
      * (keys 17% at 2^28). Mode 2 ("always", which the tests ask for) is now
      * mode 1: only the 30-bit counts' limit sends a sort to reduce-then-scan. */
-    unsigned mode = algo_tuning_get()->radix_onesweep;
-    return mode != 0 && n > 0 && n < RADIX_ONESWEEP_MAX;
+    return ctx->plans.radix.onesweep != ALGO_NEVER && n > 0 && n < RADIX_ONESWEEP_MAX;
 }
 
 /* The one-sweep's aux words: the digit starts of every pass (of every range), a ticket per
@@ -269,7 +254,7 @@ static radix_plan small_plan_of(gpgpu_context *ctx, gpgpu_type type, size_t n,
     p.small_subgroups = ctx->info.has_subgroups && ctx->info.subgroup_size
                             ? (p.wg / ctx->info.subgroup_size + 1) & ~1u
                             : 0;
-    unsigned room = small_room(p), most = algo_tuning_get()->radix_small_items;
+    unsigned room = small_room(p), most = ctx->plans.radix.small_items;
     while ((size_t)p.wg * p.items < n && p.items < most)
         p.items *= 2;
     while (((size_t)p.wg * p.items > RADIX_TILE_MAX ||
@@ -283,8 +268,7 @@ radix_plan radix_small_plan(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     /* RADIX_SMALL_SUBGROUPS(_GL) subgroups (the knob radix_small_subgroups); back to 16
      * where the wider group's counters leave no room for even one key an invocation. */
-    unsigned subgroups = algo_knob(ctx, algo_tuning_get()->radix_small_subgroups,
-                                   RADIX_SMALL_SUBGROUPS_GL, RADIX_SMALL_SUBGROUPS);
+    unsigned subgroups = ctx->plans.radix.small_subgroups;
     radix_plan p = small_plan_of(ctx, type, n, subgroups);
     if (small_room(p) > RADIX_SMALL_SUBGROUPS &&
         radix_shared_bytes(type, small_room(p), p.wg, p.items) >
@@ -296,7 +280,7 @@ radix_plan radix_small_plan(gpgpu_context *ctx, gpgpu_type type, size_t n)
 bool radix_small(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     radix_plan p = radix_small_plan(ctx, type, n);
-    return algo_tuning_get()->radix_small != 0 && n > 0 && n <= (size_t)p.wg * p.items;
+    return ctx->plans.radix.small && n > 0 && n <= (size_t)p.wg * p.items;
 }
 
 gpgpu_status radix_stage_small(gpgpu_context *ctx, const sort_keys *src, const sort_keys *dst,
@@ -394,13 +378,13 @@ gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, cons
      * program without the payload's writes and the digits kept for them, on
      * Vulkan (NVIDIA's GL compiler ran GL's keys-alone program 1.4% slower,
      * so GL keeps one program for both). */
-    bool ballot32 = algo_tuning_get()->radix_ballot32 && ctx->info.has_subgroups &&
+    bool ballot32 = ctx->plans.radix.ballot32 && ctx->info.has_subgroups &&
                     ctx->info.subgroup_size > 0 && ctx->info.subgroup_size <= 32;
-    bool carries = algo_on_gl(ctx) || carries_payload(src);
+    bool carries = ctx->plans.radix.os_keys_program != ALGO_ALWAYS || carries_payload(src);
     exec_shape_set(&d.variant, SORT_SHAPE_BALLOT32, ballot32);
     exec_shape_set(&d.variant, SORT_SHAPE_CARRIES, carries);
     bind_destination(&d, dst);
-    d.params[SORT_P_POLLS] = algo_tuning_get()->radix_polls;
+    d.params[SORT_P_POLLS] = ctx->plans.radix.polls;
     d.groups = (uint32_t)tiles;
     return algo_stage(ctx, &d);
 }
@@ -409,7 +393,7 @@ gpgpu_status radix_stage_onesweep(gpgpu_context *ctx, const sort_keys *src, cons
 static gpgpu_status scan_hist(gpgpu_context *ctx, gpgpu_buffer *hist, size_t hist_off,
                               size_t count, gpgpu_buffer *part, size_t part_off)
 {
-    scan_plan sp = scan_plan_for(count);
+    scan_plan sp = scan_plan_for(ctx, count);
     sp.part_off = part_off;
     TRY(scan_stage_reduce(ctx, GPGPU_TYPE_U32, hist, hist_off, count, part, sp));
     TRY(scan_stage_partials(ctx, GPGPU_TYPE_U32, part, part_off, sp.groups));
@@ -421,7 +405,7 @@ static gpgpu_status scan_hist(gpgpu_context *ctx, gpgpu_buffer *hist, size_t his
  * tiles (else a sort a range). */
 static bool ranges_at_once(gpgpu_context *ctx, const sort_keys *keys)
 {
-    return keys->ranges > 0 && !(keys->flags & SORT_SEGMENTED) && radix_onesweep(keys->n) &&
+    return keys->ranges > 0 && !(keys->flags & SORT_SEGMENTED) && radix_onesweep(ctx, keys->n) &&
            !radix_small(ctx, keys->type, keys->n);
 }
 
@@ -435,7 +419,7 @@ size_t radix_part_count(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
     if (radix_small(ctx, type, n))
         return 0;
-    return scan_plan_for((size_t)RADIX_DIGITS * radix_plan_for(ctx, type, n).groups).groups;
+    return scan_plan_for(ctx, (size_t)RADIX_DIGITS * radix_plan_for(ctx, type, n).groups).groups;
 }
 
 /* A sort a range needs the most any of its ranges does (a shorter sort may take more
@@ -473,7 +457,7 @@ size_t radix_hist_count_for(gpgpu_context *ctx, const sort_keys *keys)
     alone.flags &= ~(unsigned)SORT_PAYLOAD_IS_INDEX;
     radix_plan keys_alone = radix_plan_for_keys(ctx, &alone);
     size_t count = (size_t)RADIX_DIGITS * plan.groups;
-    if (radix_onesweep(keys->n)) {
+    if (radix_onesweep(ctx, keys->n)) {
         size_t tiles = radix_onesweep_tiles(plan, keys);
         size_t more = radix_onesweep_tiles(keys_alone, keys);
         size_t os = onesweep_aux_count(keys->type, tiles > more ? tiles : more, keys->ranges);
@@ -569,7 +553,7 @@ gpgpu_status radix_sort(gpgpu_context *ctx, const sort_keys *src, const sort_key
             from.pay_off = alt->pay_off;
         }
     }
-    bool onesweep = radix_onesweep(src->n);
+    bool onesweep = radix_onesweep(ctx, src->n);
     if (onesweep)
         TRY(radix_stage_os_counts(ctx, &from, plan, hist, hist_off));
     for (unsigned run = 0; run < passes; run++) {

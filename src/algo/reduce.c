@@ -2,21 +2,20 @@
 #include "algo/copy.h"
 #include "algo/count.h"
 #include "algo/reduce.h"
-#include "algo/tuning.h"
 
 /* The fold's counter lives in the last scratch slot, which nothing else uses. */
 enum { SCRATCH_FOLD_COUNTER = CTX_SCRATCH_SLOTS - 1 };
 
-reduce_plan reduce_plan_for(size_t n)
+reduce_plan reduce_plan_for(const gpgpu_context *ctx, size_t n)
 {
-    const algo_tuning *t = algo_tuning_get();
-    reduce_plan p = {.block = REDUCE_WG * t->reduce_items};
+    const algo_reduce_plan *t = &ctx->plans.reduce;
+    reduce_plan p = {.block = REDUCE_WG * t->items};
     size_t blocks = size_ceil_div(n, p.block);
     /* Measured on the H100 (docs/DECISIONS.md): 1024 groups take 2^22 in
      * 11.9 us and 2^24 in 32.1 us where 4096 take 18.1 and 37.8; from 2^27
      * on 4096 are ahead by 2%; below 2^24 512 are ahead of 1024 by 2-6%
      * (2^20 8.2 against 8.7 us, 2^22 9.8 against 10.2), at 2^24 7% behind. */
-    size_t most = t->reduce_max_groups ? t->reduce_max_groups
+    size_t most = t->max_groups ? t->max_groups
                   : n >= REDUCE_MANY_FROM ? REDUCE_MAX_GROUPS
                   : n >= REDUCE_MID_FROM  ? REDUCE_MID_GROUPS
                                           : REDUCE_FEW_GROUPS;
@@ -24,10 +23,9 @@ reduce_plan reduce_plan_for(size_t n)
     return p;
 }
 
-static exec_dispatch fast_stage(gpgpu_type type, gpgpu_op op)
+static exec_dispatch fast_stage(const gpgpu_context *ctx, gpgpu_type type, gpgpu_op op)
 {
-    return (exec_dispatch){.variant = {"reduce", type, op, REDUCE_WG,
-                                       algo_tuning_get()->reduce_items}};
+    return (exec_dispatch){.variant = {"reduce", type, op, REDUCE_WG, ctx->plans.reduce.items}};
 }
 
 static exec_dispatch classic_stage(gpgpu_type type, gpgpu_op op, unsigned stage)
@@ -38,11 +36,11 @@ static exec_dispatch classic_stage(gpgpu_type type, gpgpu_op op, unsigned stage)
 }
 
 /* TILES over src into dst: the dispatch both TILES stages start from. */
-static exec_dispatch tiles_dispatch(gpgpu_type type, gpgpu_op op, reduce_source src,
-                                    size_t n, gpgpu_buffer *dst, size_t dst_off,
-                                    uint32_t groups)
+static exec_dispatch tiles_dispatch(const gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
+                                    reduce_source src, size_t n, gpgpu_buffer *dst,
+                                    size_t dst_off, uint32_t groups)
 {
-    exec_dispatch d = fast_stage(type, op);
+    exec_dispatch d = fast_stage(ctx, type, op);
     algo_bind_io(&d, src.buf, src.off, dst, dst_off, n);
     d.params[0] = src.update  ? REDUCE_STAGE_UPDATE_DOT
                   : src.times ? REDUCE_STAGE_DOT
@@ -68,7 +66,7 @@ gpgpu_status reduce_stage_tiles(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op
                                 reduce_source src, size_t n, bool src_pairs, gpgpu_buffer *dst,
                                 size_t dst_off, uint32_t groups)
 {
-    exec_dispatch d = tiles_dispatch(type, op, src, n, dst, dst_off, groups);
+    exec_dispatch d = tiles_dispatch(ctx, type, op, src, n, dst, dst_off, groups);
     d.params[REDUCE_P_SRC_PAIRS] = src_pairs;
     return algo_stage(ctx, &d);
 }
@@ -78,7 +76,7 @@ gpgpu_status reduce_stage_fold(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
                                gpgpu_buffer *counter, gpgpu_buffer *out, size_t out_off,
                                uint32_t groups)
 {
-    exec_dispatch d = tiles_dispatch(type, op, src, n, part, 0, groups);
+    exec_dispatch d = tiles_dispatch(ctx, type, op, src, n, part, 0, groups);
     d.bind[2] = out;
     d.bind[3] = counter;
     d.params[REDUCE_P_FOLD] = 1;
@@ -96,7 +94,7 @@ static gpgpu_status fold_counter(gpgpu_context *ctx, gpgpu_type type, gpgpu_op o
     TRY(ctx_scratch(ctx, SCRATCH_FOLD_COUNTER, sizeof(uint32_t), out));
     if (!fresh)
         return GPGPU_SUCCESS;
-    exec_dispatch d = fast_stage(type, op);
+    exec_dispatch d = fast_stage(ctx, type, op);
     d.bind[3] = *out;
     d.params[0] = REDUCE_STAGE_COUNTER;
     d.groups = 1;
@@ -170,12 +168,12 @@ gpgpu_status reduce_fast(gpgpu_context *ctx, gpgpu_type type, gpgpu_op op,
                          reduce_source src, size_t n, gpgpu_buffer *out, size_t out_off)
 {
     size_t w = reduce_width(op);
-    reduce_plan p = reduce_plan_for(n);
+    reduce_plan p = reduce_plan_for(ctx, n);
     if (p.groups == 1)
         return reduce_stage_tiles(ctx, type, op, src, n, false, out, out_off, 1);
     gpgpu_buffer *part;
     TRY(ctx_scratch(ctx, 0, p.groups * w * gpgpu_type_size(type), &part));
-    if (algo_tuning_get()->reduce_fold) {
+    if (ctx->plans.reduce.fold) {
         gpgpu_buffer *counter;
         TRY(fold_counter(ctx, type, op, &counter));
         return reduce_stage_fold(ctx, type, op, src, n, part, counter, out, out_off, p.groups);

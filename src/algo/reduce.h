@@ -34,7 +34,7 @@ typedef struct reduce_plan {
     uint32_t block;
 } reduce_plan;
 
-reduce_plan reduce_plan_for(size_t n);
+reduce_plan reduce_plan_for(const gpgpu_context *ctx, size_t n);
 
 /* Elements per V element: 2 for MINMAX, else 1. */
 static inline size_t reduce_width(gpgpu_op op) { return op == GPGPU_OP_MINMAX ? 2 : 1; }

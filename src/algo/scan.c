@@ -12,24 +12,21 @@
 #include "algo/copy.h"
 #include "algo/count.h"
 #include "algo/scan.h"
-#include "algo/tuning.h"
 
 scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
-    const algo_tuning *t = algo_tuning_get();
+    const algo_scan_plan *t = &ctx->plans.scan;
     size_t size = gpgpu_type_size(type);
     /* The tile's shape by backend: on the H100 Vulkan's tiles of 256 x 32
      * (in subgroup rows) took 2^24 / 2^28 u32 in 64 / 772 us (512 x 16 and
      * 128 x 32 slower). NVIDIA's GL ran that tile held in registers across the
      * look-back in 99 / 1357 us, and reloaded after it (below) in 70 / 817;
      * up to 2^22 its 512 x 8 tiles held across stay faster (2^22 25.3 against
-     * 26.1 us; 2^14, four 256 x 16 tiles, 14.0 against 28.6). docs/DECISIONS.md. */
-    bool gl_large = algo_on_gl(ctx) && n > SCAN_CHAINED_GL_SMALL_MAX;
-    uint32_t items = algo_knob(ctx, t->scan_chained_items,
-                               gl_large ? SCAN_CHAINED_ITEMS : SCAN_CHAINED_ITEMS_GL,
-                               SCAN_CHAINED_ITEMS);
-    uint32_t wg = algo_knob(ctx, t->scan_chained_wg,
-                            gl_large ? SCAN_CHAINED_WG : SCAN_CHAINED_WG_GL, SCAN_CHAINED_WG);
+     * 26.1 us; 2^14, four 256 x 16 tiles, 14.0 against 28.6). docs/DECISIONS.md.
+     * The plan holds both tiles (plans.c, resolve_scan). */
+    bool large = n > t->chained_small_max;
+    uint32_t items = large ? t->chained_items : t->chained_small_items;
+    uint32_t wg = large ? t->chained_wg : t->chained_small_wg;
     if (size == 8 && items > 1)
         items /= 2;
     if (wg > SCAN_CHAINED_WG_MAX)
@@ -57,7 +54,7 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * without a whole tile held across it. NVIDIA's GL needs that for its large
      * tiles (above); Vulkan's compiler keeps the tile across the loop well, and
      * the second load only costs it (2^28 u32 933 against 772 us). */
-    bool reload = t->scan_chained_reload == 2 || (t->scan_chained_reload == 1 && gl_large);
+    bool reload = t->reload == SCAN_RELOAD_ALWAYS || (t->reload == SCAN_RELOAD_LARGE && large);
     size_t tile = (size_t)wg * items;
     size_t tiles = n == 0 ? 1 : size_ceil_div(n, tile);
     /* A ticket in the first 16 bytes, then each tile's 16 bytes (32 for f64). */
@@ -65,21 +62,22 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
                                .reload = reload, .state_words = 4 + tiles * (size == 8 ? 8 : 4)};
 }
 
-scan_plan scan_plan_for(size_t n)
+scan_plan scan_plan_for(const gpgpu_context *ctx, size_t n)
 {
-    const algo_tuning *t = algo_tuning_get();
-    size_t tile = (size_t)SCAN_WG * t->scan_items;
+    const algo_scan_plan *t = &ctx->plans.scan;
+    size_t tile = (size_t)SCAN_WG * t->items;
     size_t tiles = n == 0 ? 1 : size_ceil_div(n, tile);
-    size_t per_group = size_ceil_div(tiles, t->scan_max_groups);
+    size_t per_group = size_ceil_div(tiles, t->max_groups);
     return (scan_plan){.groups = (uint32_t)size_ceil_div(tiles, per_group),
                        .tiles_per_group = (uint32_t)per_group,
-                       .items = t->scan_items};
+                       .items = t->items};
 }
 
-static exec_dispatch stage(gpgpu_type type, unsigned which, bool classic)
+static exec_dispatch stage(const gpgpu_context *ctx, gpgpu_type type, unsigned which,
+                           bool classic)
 {
     exec_dispatch d = {.variant = {"scan", type, GPGPU_OP_SUM, classic ? CLASSIC_WG : SCAN_WG,
-                                   classic ? 1 : algo_tuning_get()->scan_items}};
+                                   classic ? 1 : ctx->plans.scan.items}};
     d.params[0] = which;
     return d;
 }
@@ -101,7 +99,7 @@ static void bind_fast(exec_dispatch *d, gpgpu_buffer *src, size_t src_off, gpgpu
 gpgpu_status scan_stage_reduce(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *src,
                                size_t src_off, size_t n, gpgpu_buffer *part, scan_plan plan)
 {
-    exec_dispatch d = stage(type, SCAN_STAGE_REDUCE, false);
+    exec_dispatch d = stage(ctx, type, SCAN_STAGE_REDUCE, false);
     bind_fast(&d, src, src_off, NULL, 0, n, part, plan);
     return algo_stage(ctx, &d);
 }
@@ -109,7 +107,7 @@ gpgpu_status scan_stage_reduce(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer
 gpgpu_status scan_stage_partials(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *part,
                                  size_t part_off, uint32_t groups)
 {
-    exec_dispatch d = stage(type, SCAN_STAGE_PARTIALS, false);
+    exec_dispatch d = stage(ctx, type, SCAN_STAGE_PARTIALS, false);
     d.bind[2] = part;
     d.params[SCAN_P_GROUPS] = groups;
     d.params[SCAN_P_PART_OFF] = algo_index(part, part_off, type);
@@ -121,7 +119,7 @@ gpgpu_status scan_stage_tiles(gpgpu_context *ctx, gpgpu_type type, bool exclusiv
                               gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
                               size_t dst_off, size_t n, gpgpu_buffer *part, scan_plan plan)
 {
-    exec_dispatch d = stage(type, SCAN_STAGE_TILES, false);
+    exec_dispatch d = stage(ctx, type, SCAN_STAGE_TILES, false);
     bind_fast(&d, src, src_off, dst, dst_off, n, part, plan);
     d.params[SCAN_P_EXCLUSIVE] = exclusive;
     return algo_stage(ctx, &d);
@@ -131,7 +129,7 @@ gpgpu_status scan_stage_copy(gpgpu_context *ctx, gpgpu_type type, bool exclusive
                              gpgpu_buffer *src, size_t src_off, gpgpu_buffer *dst,
                              size_t dst_off, size_t n)
 {
-    exec_dispatch d = stage(type, SCAN_STAGE_COPY, true);
+    exec_dispatch d = stage(ctx, type, SCAN_STAGE_COPY, true);
     algo_bind_io(&d, src, src_off, dst, dst_off, n);
     d.params[SCAN_P_EXCLUSIVE] = exclusive;
     d.groups = algo_groups(n, CLASSIC_WG);
@@ -141,7 +139,7 @@ gpgpu_status scan_stage_copy(gpgpu_context *ctx, gpgpu_type type, bool exclusive
 gpgpu_status scan_stage_step(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *buf, size_t off,
                              size_t n, unsigned k)
 {
-    exec_dispatch d = stage(type, SCAN_STAGE_STEP, true);
+    exec_dispatch d = stage(ctx, type, SCAN_STAGE_STEP, true);
     d.bind[0] = buf;
     d.bind[1] = buf;
     d.params[SCAN_P_N] = (uint32_t)n;
@@ -183,7 +181,7 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
     d.bind[3] = state;
     d.params[SCAN_P_EXCLUSIVE] = exclusive;
     d.params[SCAN_P_FALLBACK] = fallback;
-    d.params[SCAN_P_POLLS] = algo_tuning_get()->scan_polls;
+    d.params[SCAN_P_POLLS] = ctx->plans.scan.polls;
     /* 16-byte accesses (four 4-byte elements or two f64) need both element
      * offsets (from bindings aligned to at least 16 bytes) and each
      * invocation's runs to be whole vectors. */
@@ -208,12 +206,13 @@ static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type
 {
     if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
-    unsigned mode = algo_tuning_get()->scan_single_pass;
+    scan_pass_mode mode = ctx->plans.scan.pass;
     bool size_fits = gpgpu_type_size(type) == 4 || n <= SCAN_SINGLE_PASS_F64_MAX;
     /* Its groups of up to 512 invocations: where the device allows fewer, reduce-then-scan
      * (an explicit single pass is refused by algo_stage). */
     bool wg_fits = scan_chained_plan_for(ctx, type, n).wg <= ctx->info.max_workgroup_invocations;
-    return mode == 2 || (mode == 1 && ctx->info.has_subgroups && size_fits && wg_fits);
+    return mode == SCAN_PASS_SINGLE ||
+           (mode == SCAN_PASS_AUTO && ctx->info.has_subgroups && size_fits && wg_fits);
 }
 
 static gpgpu_status scan_single_pass(gpgpu_context *ctx, const gpgpu_scan_desc *desc,
@@ -234,7 +233,7 @@ static gpgpu_status scan_fast(gpgpu_context *ctx, const gpgpu_scan_desc *desc, g
                               size_t in_off, gpgpu_buffer *out, size_t out_off, size_t n,
                               gpgpu_buffer *count)
 {
-    scan_plan plan = scan_plan_for(n);
+    scan_plan plan = scan_plan_for(ctx, n);
     plan.count = count;
     gpgpu_buffer *part;
     TRY(ctx_scratch(ctx, 1, plan.groups * gpgpu_type_size(desc->type), &part));

@@ -14,7 +14,7 @@ _Static_assert(SCAN_P_N == 1 && SCAN_P_SRC_OFF == 2 && SCAN_P_DST_OFF == 3,
 
 enum {
     SCAN_WG = 256,
-    SCAN_ITEMS = 8,        /* default; algo_tuning_get() has the value in use */
+    SCAN_ITEMS = 8,        /* default; ctx->plans.scan has the value in use */
     SCAN_MAX_GROUPS = 1024, /* default, likewise */
     SCAN_CHAINED_WG = 256,   /* single pass: invocations per tile; at most SCAN_CHAINED_WG_MAX */
     SCAN_CHAINED_WG_GL = 512, /* the same under GL up to SCAN_CHAINED_GL_SMALL_MAX (scan_chained_plan_for) */
@@ -66,7 +66,7 @@ typedef struct scan_plan {
                           * TILES read their n from: n is its bound */
 } scan_plan;
 
-scan_plan scan_plan_for(size_t n);
+scan_plan scan_plan_for(const gpgpu_context *ctx, size_t n);
 
 /* REDUCE: part[g] = sum of group g's run of src, g < plan.groups. */
 gpgpu_status scan_stage_reduce(gpgpu_context *ctx, gpgpu_type type, gpgpu_buffer *src,

@@ -32,7 +32,7 @@ enum {
     RADIX_BITS = 8,
     RADIX_DIGITS = SORT_DIGITS,
     RADIX_MAX_SUBGROUPS = SORT_MAX_SUBGROUPS, /* subgroups a work-group's rank counters take */
-    RADIX_ITEMS = 16,        /* default (f64, or n < RADIX_LARGE: half); see algo_tuning_get() */
+    RADIX_ITEMS = 16,        /* default (f64, or n < RADIX_LARGE: half); see ctx->plans.radix */
     RADIX_LARGE = 1 << 19,   /* sorts of fewer keys take tiles of half as many keys (radix.c) */
     RADIX_TILE_MAX = SORT_RADIX_TILE_MAX,
     RADIX_OS_ITEMS = 16,     /* default keys per invocation of a one-sweep tile (halved as RADIX_ITEMS) */
@@ -48,7 +48,7 @@ enum {
     RADIX_ONESWEEP_MAX = 1 << 30, /* the one-sweep's status words count in 30 bits */
     RADIX_OS_HIST_GROUPS = 1024, /* work-groups counting the digits of every pass at once */
     RADIX_OS_TICKETS = SORT_OS_TICKETS, /* ticket words after the one-sweep's digit starts */
-    RADIX_POLLS = 64,            /* default; algo_tuning_get() has the value in use */
+    RADIX_POLLS = 64,            /* default; ctx->plans.radix has the value in use */
     RADIX_SMALL_ITEMS = 16, /* default: at most this many keys per invocation of SMALL */
     RADIX_SMALL_SUBGROUPS = SORT_SMALL_SUBGROUPS, /* default subgroups of SMALL's group (at
                                  * least the shader's room; more through SORT_SHAPE_SUBGROUPS) */
@@ -174,7 +174,7 @@ gpgpu_status radix_stage_scatter(gpgpu_context *ctx, const sort_keys *src, const
 
 /* Whether the key passes of a sort of n keys run one-sweep: the tuning knob
  * radix_onesweep and n < RADIX_ONESWEEP_MAX. */
-bool radix_onesweep(size_t n);
+bool radix_onesweep(const gpgpu_context *ctx, size_t n);
 /* The one-sweep's words at hist_off: the digit starts of each key pass
  * (256 per pass; with ranges, of each range's passes in turn), RADIX_OS_TICKETS tickets
  * (tiles drawn in each pass), then two status regions of `tiles` x 256 words

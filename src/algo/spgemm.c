@@ -28,7 +28,6 @@
 #include "algo/copy.h"
 #include "algo/scan.h"
 #include "algo/spgemm_internal.h"
-#include "algo/tuning.h"
 
 /* ------------------------------------------------------------- shared helpers */
 
@@ -241,10 +240,10 @@ gpgpu_status spgemm_stage_bin_fill(spgemm_product *p)
  * on a multiprocessor share ~48 KB of shared memory on NVIDIA (docs/PERFORMANCE.md): a
  * 2048-slot tile (19.5 KB in f32, 27.5 in f64) let 2 (f64: 1) run at once, 512 slots 5.
  * GPGPU_TUNE=spgemm_rows_tile=0 keeps 2048 slots for every bin. */
-static uint32_t rows_tile(uint32_t cap)
+static uint32_t rows_tile(const gpgpu_context *ctx, uint32_t cap)
 {
     uint32_t tile = 2 * cap < 2 * SPGEMM_WG ? 2 * SPGEMM_WG : 2 * cap;
-    if (!algo_tuning_get()->spgemm_rows_tile || tile > SPGEMM_SHARED_MAX)
+    if (!ctx->plans.spgemm.rows_tile || tile > SPGEMM_SHARED_MAX)
         tile = SPGEMM_SHARED_MAX;
     return tile;
 }
@@ -253,9 +252,9 @@ static void bind_rows_output(spgemm_product *p, exec_dispatch *d, spgemm_rows_mo
 
 /* ROWS_RANK's way to rank a row's products, a program each (SHAPE0): spgemm_rank, whose auto
  * takes the window program where all `rows` fit their window (`fit` of them), else merges. */
-static unsigned rank_program(uint32_t rows, uint32_t fit)
+static unsigned rank_program(const gpgpu_context *ctx, uint32_t rows, uint32_t fit)
 {
-    unsigned program = algo_tuning_get()->spgemm_rank;
+    unsigned program = ctx->plans.spgemm.rank;
     if (program != SPGEMM_RANK_AUTO)
         return program;
     return fit == rows ? SPGEMM_RANK_WINDOW : SPGEMM_RANK_MERGE;
@@ -266,7 +265,7 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
 {
     uint32_t cap = SPGEMM_MIN_CAP << bin;
     bool rank = cap <= SPGEMM_RANK_MAX;
-    uint32_t tile = rows_tile(cap);
+    uint32_t tile = rows_tile(p->ctx, cap);
     exec_dispatch d = spgemm_product_dispatch(
         p, rank ? SPGEMM_STAGE_ROWS_RANK : SPGEMM_STAGE_ROWS, rank ? 1 : tile / SPGEMM_WG);
     d.variant.only_stage = d.params[0]; /* a program of its own: see exec_variant */
@@ -279,7 +278,7 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
     d.params[SPGEMM_P_LIST_OFF] = (uint32_t)(p->list_off + start * SPGEMM_RECORD);
     if (rank)
         exec_shape_set(&d.variant, SPGEMM_SHAPE_RANK,
-                       rank_program(count, p->header[SPGEMM_H_WINDOW + bin]));
+                       rank_program(p->ctx, count, p->header[SPGEMM_H_WINDOW + bin]));
     d.params[SPGEMM_P_NUMERIC] = mode;
     bind_rows_output(p, &d, mode);
     d.groups = algo_groups(count, rank ? SPGEMM_WG / width : tile / cap);
@@ -288,7 +287,7 @@ gpgpu_status spgemm_stage_rows(spgemm_product *p, unsigned bin, uint32_t count, 
 
 uint32_t spgemm_ordered_width(const spgemm_product *p)
 {
-    unsigned mode = algo_tuning_get()->spgemm_rows_ordered;
+    algo_mode mode = p->ctx->plans.spgemm.rows_ordered;
     uint64_t rows = p->a.m->rows, products = spgemm_header64(p, SPGEMM_H_PRODUCTS), listed = 0;
     uint32_t width = SPGEMM_MIN_CAP;
     for (unsigned b = 0; b < SPGEMM_BINS; b++) {
@@ -299,11 +298,11 @@ uint32_t spgemm_ordered_width(const spgemm_product *p)
             width = p->header[SPGEMM_H_LONGEST + b];
         listed += count;
     }
-    if (mode == 0 || !p->t_ints || listed == 0 || rows / (SPGEMM_WG / width) >= UINT32_MAX)
+    if (mode == ALGO_NEVER || !p->t_ints || listed == 0 || rows / (SPGEMM_WG / width) >= UINT32_MAX)
         return 0;
     /* empty rows take their slots too: where most rows are far shorter than the longest,
      * the bins' narrower rows are worth their per-row compaction */
-    return mode == 2 || 2 * products >= rows * width ? width : 0;
+    return mode == ALGO_ALWAYS || 2 * products >= rows * width ? width : 0;
 }
 
 gpgpu_status spgemm_stage_rows_ordered(spgemm_product *p, uint32_t width)
@@ -319,7 +318,7 @@ gpgpu_status spgemm_stage_rows_ordered(spgemm_product *p, uint32_t width)
         listed += p->header[SPGEMM_H_COUNT + b];
         fit += p->header[SPGEMM_H_WINDOW + b];
     }
-    exec_shape_set(&d.variant, SPGEMM_SHAPE_RANK, rank_program(listed, fit));
+    exec_shape_set(&d.variant, SPGEMM_SHAPE_RANK, rank_program(p->ctx, listed, fit));
     d.params[SPGEMM_P_NUMERIC] = SPGEMM_ONE_PHASE_ORDERED;
     bind_rows_output(p, &d, SPGEMM_ONE_PHASE_ORDERED);
     d.groups = algo_groups(rows, SPGEMM_WG / width);
@@ -380,7 +379,7 @@ gpgpu_status spgemm_stage_rows_compact(spgemm_product *p, uint32_t width)
     /* A row to 2^shift invocations (1 to 32), each moving about spgemm_compact_entries of
      * the mean row's entries (the long rows' entries counted in too: an overestimate, which
      * costs only idle lanes), and fewer where the invocations would pass 2^31. */
-    size_t per = algo_tuning_get()->spgemm_compact_entries;
+    size_t per = p->ctx->plans.spgemm.compact_entries;
     unsigned shift = 0;
     while (shift < 5 && (per << shift) * rows < nnz)
         shift++;

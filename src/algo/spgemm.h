@@ -269,12 +269,12 @@ typedef struct spgemm_chunk {
 unsigned spgemm_bits_below(size_t bound);
 /* Whether a chunk of `rows` rows packs its keys against B's `cols` columns
  * (GPGPU_TUNE's spgemm_esc_packed=0: never). */
-bool spgemm_chunk_packs(size_t rows, uint32_t cols);
+bool spgemm_chunk_packs(const gpgpu_context *ctx, size_t rows, uint32_t cols);
 /* Whether a chunk's sort carries its values as the payload: f32 values expanded before the
  * sort (numeric, or the symbolic phase's early values), unless GPGPU_TUNE's
  * spgemm_esc_carry=0. ESC_EXPAND then writes them where the payload goes, and the chunk has
  * no vals. Else the payload is each key's expansion index. */
-bool spgemm_chunk_carries(gpgpu_type type, bool numeric);
+bool spgemm_chunk_carries(const gpgpu_context *ctx, gpgpu_type type, bool numeric);
 
 /* Allocates a chunk for `rows` (row, products) pairs (vals where numeric and not carried)
  * and uploads their ids and segments. */

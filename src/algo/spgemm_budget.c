@@ -6,7 +6,6 @@
 #include "algo/scan.h"
 #include "algo/sort.h"
 #include "algo/spgemm_internal.h"
-#include "algo/tuning.h"
 
 gpgpu_status spgemm_mem_create(gpgpu_context *ctx, spgemm_memory *mem, size_t bytes,
                                gpgpu_buffer **out)
@@ -56,18 +55,18 @@ size_t spgemm_default_budget(const gpgpu_context *ctx)
  * plan_sort_parts (spgemm_esc.c) may make of them. */
 static size_t chunk_sort_words(const spgemm_product *p, size_t products)
 {
-    const algo_tuning *t = algo_tuning_get();
-    size_t split = t->spgemm_esc_split, parts = SPGEMM_SORT_PARTS;
+    const algo_plans *t = &p->ctx->plans;
+    size_t split = t->spgemm.esc_split, parts = SPGEMM_SORT_PARTS;
     if (split > 0 && products / split < parts)
         parts = products / split;
     size_t words = radix_hist_count(p->ctx, GPGPU_TYPE_U32, products) +
                    radix_part_count(p->ctx, GPGPU_TYPE_U32, products) +
                    radix_ranges_extra(GPGPU_TYPE_U32, parts);
-    if (parts > 1 && !radix_onesweep(products)) {
+    if (parts > 1 && !radix_onesweep(p->ctx, products)) {
         /* parts sorted one at a time by reduce-then-scan: a shorter sort may take more
          * groups (radix_plan_for halves its tiles), at most radix_max_groups digit columns */
-        size_t table = (size_t)RADIX_DIGITS * t->radix_max_groups;
-        words += table + scan_plan_for(table).groups;
+        size_t table = (size_t)RADIX_DIGITS * t->radix.max_groups;
+        words += table + scan_plan_for(p->ctx, table).groups;
     }
     return words;
 }
@@ -80,7 +79,7 @@ size_t spgemm_esc_chunk_bytes(const spgemm_product *p, size_t products, size_t r
                               bool numeric)
 {
     /* carried values live in the payload's words: no array of their own */
-    bool vals = numeric && !spgemm_chunk_carries(p->type, numeric);
+    bool vals = numeric && !spgemm_chunk_carries(p->ctx, p->type, numeric);
     size_t per = 5 * 4 + (vals ? gpgpu_type_size(p->type) : 0);
     return products * per + (chunk_sort_words(p, products) + 5 * rows + 4) * 4 + 64;
 }
@@ -112,7 +111,7 @@ bool spgemm_chunk_fits_bindings(const spgemm_product *p, uint64_t products, size
     if (products > ALGO_MAX_COUNT / 4)
         return false;
     size_t n = (size_t)products, ux_words = 2 * rows + 2 + 3 * n;
-    bool vals = numeric && !spgemm_chunk_carries(p->type, numeric);
+    bool vals = numeric && !spgemm_chunk_carries(p->ctx, p->type, numeric);
     size_t counts = chunk_sort_words(p, n);
     return ux_words <= range / 4 && counts <= range / 4 && /* alt: ux's words up to the flags */
            (!vals || n <= range / gpgpu_type_size(p->type));
@@ -136,7 +135,7 @@ bool spgemm_one_phase_fits(const spgemm_product *p)
     gpgpu_context *ctx = p->ctx;
     uint64_t products = spgemm_header64(p, SPGEMM_H_PRODUCTS), largest;
     uint64_t long_products = spgemm_long_row_products(p, &largest);
-    if (!algo_tuning_get()->spgemm_one_phase || products == long_products ||
+    if (!ctx->plans.spgemm.one_phase || products == long_products ||
         long_products > products - long_products || products > UINT32_MAX)
         return false;
     size_t t_bytes = (size_t)products * (4 + gpgpu_type_size(p->type));

@@ -11,21 +11,20 @@
 #include "algo/scan.h"
 #include "algo/sort.h"
 #include "algo/spgemm_internal.h"
-#include "algo/tuning.h"
 
 /* Products of a product past which each chunk prints a progress line. */
 #define PROGRESS_PRODUCTS ((uint64_t)1 << 26)
 
-bool spgemm_chunk_packs(size_t rows, uint32_t cols)
+bool spgemm_chunk_packs(const gpgpu_context *ctx, size_t rows, uint32_t cols)
 {
     unsigned col_bits = spgemm_bits_below(cols); /* 32 would leave no room, even for row 0 */
-    return algo_tuning_get()->spgemm_esc_packed && col_bits < 32 &&
+    return ctx->plans.spgemm.esc_packed && col_bits < 32 &&
            spgemm_bits_below(rows) + col_bits <= 32;
 }
 
-bool spgemm_chunk_carries(gpgpu_type type, bool numeric)
+bool spgemm_chunk_carries(const gpgpu_context *ctx, gpgpu_type type, bool numeric)
 {
-    return numeric && type == GPGPU_TYPE_F32 && algo_tuning_get()->spgemm_esc_carry;
+    return numeric && type == GPGPU_TYPE_F32 && ctx->plans.spgemm.esc_carry;
 }
 
 /* A chunk's run flags, scanned in place by reduce-then-scan: with the default scan here as
@@ -58,7 +57,7 @@ static void plan_sort_parts(const spgemm_product *p, const uint32_t *pairs, spge
         return;
     size_t part_rows = (size_t)1 << (8 * fewer - ch->col_bits);
     size_t parts = (ch->rows + part_rows - 1) / part_rows;
-    if (parts > SPGEMM_SORT_PARTS || ch->products / parts < algo_tuning_get()->spgemm_esc_split)
+    if (parts > SPGEMM_SORT_PARTS || ch->products / parts < p->ctx->plans.spgemm.esc_split)
         return;
     size_t at = 0;
     for (size_t s = 0; s < ch->rows; s++) {
@@ -109,9 +108,9 @@ static gpgpu_buffer *expand_buffer(const spgemm_chunk *ch)
  * nonzero: a team's search and loads for a few entries of B; docs/DECISIONS.md). */
 static bool chunk_walks(const spgemm_product *p)
 {
-    unsigned mode = algo_tuning_get()->spgemm_esc_walk;
+    algo_mode mode = p->ctx->plans.spgemm.esc_walk;
     uint64_t nnz = p->a.m->nnz;
-    return mode == 2 || (mode == 1 && nnz > 0 &&
+    return mode == ALGO_ALWAYS || (mode == ALGO_AUTO && nnz > 0 &&
                          spgemm_header64(p, SPGEMM_H_PRODUCTS) >= (uint64_t)SPGEMM_WALK_MIN * nnz);
 }
 
@@ -125,8 +124,8 @@ gpgpu_status spgemm_chunk_open(spgemm_product *p, const uint32_t *pairs, size_t 
     *ch = (spgemm_chunk){.rows = rows, .products = products, .numeric = numeric,
                          .seg_off = rows, .key_off = 2 * rows + 1,
                          .col_bits = spgemm_bits_below(p->b.m->cols),
-                         .packed = spgemm_chunk_packs(rows, p->b.m->cols),
-                         .carried = spgemm_chunk_carries(p->type, numeric)};
+                         .packed = spgemm_chunk_packs(ctx, rows, p->b.m->cols),
+                         .carried = spgemm_chunk_carries(ctx, p->type, numeric)};
     ch->pay_off = ch->key_off + products;
     ch->flag_off = ch->pay_off + products;
     plan_sort_parts(p, pairs, ch);
@@ -364,7 +363,7 @@ gpgpu_status spgemm_long_rows(spgemm_product *p, bool numeric)
     /* All of them in one symbolic chunk, values too where they fit beside the keys
      * (spgemm_esc_keep=2): the numeric phase then only writes C. */
     bool values = false;
-    if (!numeric && algo_tuning_get()->spgemm_esc_keep >= 2) {
+    if (!numeric && ctx->plans.spgemm.esc_keep == SPGEMM_KEEP_VALUES) {
         uint64_t all = spgemm_long_row_products(p, NULL);
         values = spgemm_chunk_fits_bindings(p, all, n, true) &&
                  spgemm_esc_chunk_bytes(p, (size_t)all, n, true) <= room;
@@ -394,7 +393,8 @@ gpgpu_status spgemm_long_rows(spgemm_product *p, bool numeric)
         }
         /* All of them in one symbolic chunk: kept for the numeric phase, which then skips
          * the expansion's keys, the sort, the flags and their scan. */
-        bool keep = !numeric && first == 0 && last == n && algo_tuning_get()->spgemm_esc_keep;
+        bool keep = !numeric && first == 0 && last == n &&
+                    ctx->plans.spgemm.esc_keep != SPGEMM_KEEP_NONE;
         TRY(esc_chunk(p, p->long_rows + 2 * first, last - first, numeric, keep, values));
         chunks++;
         if (p->desc->progress && p->stats.products > PROGRESS_PRODUCTS) {

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "algo/spmv.h"
-#include "algo/tuning.h"
 
 /* Parameters of glsl/spmv.comp after the stage. */
 
@@ -225,15 +224,15 @@ static gpgpu_status run_tiles(gpgpu_context *ctx, const spmv_call *c, bool coo)
 
 /* The merge path's tiles: at most `tile` steps each, starting every tile - slack steps or
  * up to slack steps earlier, at the start of a row (glsl/spmv.comp plan_write). */
-static size_t merge_slack(size_t tile)
+static size_t merge_slack(const gpgpu_matrix *a, size_t tile)
 {
-    unsigned div = algo_tuning_get()->spmv_merge_slack;
+    unsigned div = a->ctx->plans.spmv.merge_slack;
     return tile / (div < 4 ? 4 : div);
 }
 
 static size_t merge_tiles(const gpgpu_matrix *a, size_t tile)
 {
-    size_t step = tile - merge_slack(tile), steps = (size_t)a->rows + a->nnz;
+    size_t step = tile - merge_slack(a, tile), steps = (size_t)a->rows + a->nnz;
     return steps ? (steps + step - 1) / step : 1;
 }
 
@@ -245,7 +244,7 @@ static gpgpu_status merge_plan(gpgpu_context *ctx, const gpgpu_matrix *a, size_t
                                gpgpu_buffer **out)
 {
     gpgpu_matrix *m = (gpgpu_matrix *)a; /* the plan is a cache, not part of A's value */
-    size_t slack = merge_slack(tile), tiles = merge_tiles(a, tile);
+    size_t slack = merge_slack(a, tile), tiles = merge_tiles(a, tile);
     bool keep = !ctx->exec->recording_for_caller(ctx);
     if (keep && m->plan && m->plan_tile == tile && m->plan_slack == slack) {
         *out = m->plan;
@@ -282,7 +281,7 @@ static gpgpu_status run_merge(gpgpu_context *ctx, const spmv_call *c, unsigned w
                               unsigned items)
 {
     const gpgpu_matrix *a = c->a;
-    unsigned per_group = algo_tuning_get()->spmv_merge_tiles;
+    unsigned per_group = ctx->plans.spmv.merge_tiles;
     per_group = per_group < 1 ? 1 : per_group > 16 ? 16 : per_group;
     size_t tile = (size_t)wg * items, tiles = merge_tiles(a, tile);
     gpgpu_buffer *plan, *part;
@@ -298,7 +297,7 @@ static gpgpu_status run_merge(gpgpu_context *ctx, const spmv_call *c, unsigned w
     d.params[SPMV_P_K] = (uint32_t)tiles;
     d.groups = algo_groups(tiles, per_group);
     TRY(algo_stage(ctx, &d));
-    if (a->stats.max <= merge_slack(tile))
+    if (a->stats.max <= merge_slack(a, tile))
         return GPGPU_SUCCESS; /* no row crosses a tile */
     return tile_fix(ctx, d, tiles);
 }
@@ -324,15 +323,15 @@ static bool merge_fits(const gpgpu_matrix *a, size_t tile)
 static bool merge_shape(const gpgpu_context *ctx, const gpgpu_matrix *a, unsigned *wg,
                         unsigned *items)
 {
-    const algo_tuning *tune = algo_tuning_get();
-    *wg = tune->spmv_merge_wg;
-    *items = tune->spmv_merge_items;
+    const algo_spmv_plan *tune = &ctx->plans.spmv;
+    *wg = tune->merge_wg;
+    *items = tune->merge_items;
     while (*wg > 1 && *wg > ctx->info.max_workgroup_invocations)
         *wg /= 2;
     while (*items > 1 && merge_shared_bytes(a->type, *wg, *items) >
                              ctx->info.max_shared_memory_bytes)
         *items /= 2;
-    return tune->spmv_merge &&
+    return tune->merge &&
            merge_shared_bytes(a->type, *wg, *items) <= ctx->info.max_shared_memory_bytes &&
            merge_fits(a, (size_t)*wg * *items);
 }

@@ -5,14 +5,13 @@
 #include <string.h>
 
 #include "algo/reduce.h"
-#include "algo/tuning.h"
 #include "algo/vector.h"
 
 gpgpu_status vector_stage_axpby(gpgpu_context *ctx, gpgpu_type type, size_t n, double alpha,
                                 gpgpu_buffer *x, size_t x_off, double beta, gpgpu_buffer *y,
                                 size_t y_off)
 {
-    unsigned items = algo_tuning_get()->axpby_items;
+    unsigned items = ctx->plans.vector.axpby_items;
     exec_dispatch d = {.variant = {"vector", type, GPGPU_OP_SUM, AXPBY_WG, items}};
     d.params[0] = VECTOR_STAGE_AXPBY;
     d.params[VECTOR_P_N] = (uint32_t)n;

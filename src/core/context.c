@@ -166,6 +166,9 @@ gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context 
     size_t memory_limit, memory_cache;
     TRY(pick_memory_limit(desc, &memory_limit));
     TRY(pick_memory_cache(desc, &memory_cache));
+    /* GPGPU_TUNE before the device: a misspelt entry fails at once, as GPGPU_BACKEND does. */
+    algo_plans plans;
+    TRY(algo_plans_parse(getenv("GPGPU_TUNE"), &plans));
 
     gpgpu_context *ctx = calloc(1, sizeof *ctx);
     CHECK(ctx, NULL, GPGPU_ERROR_OUT_OF_MEMORY, "gpgpu_context_create: out of host memory");
@@ -181,6 +184,9 @@ gpgpu_status gpgpu_context_create(const gpgpu_context_desc *desc, gpgpu_context 
         free(ctx);
         return status;
     }
+    /* The plans from what the executor now reports of its device. */
+    algo_plans_resolve(&plans, &ctx->facts);
+    ctx->plans = plans;
     ctx->callback = desc->error_callback;
     ctx->user_data = desc->user_data;
     *out = ctx;

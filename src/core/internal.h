@@ -2,6 +2,7 @@
 #ifndef GPGPU_INTERNAL_H
 #define GPGPU_INTERNAL_H
 
+#include "algo/plans.h"
 #include "exec.h"
 #include "gpgpu/gpgpu.h"
 
@@ -25,6 +26,8 @@ struct gpgpu_context {
     const exec_backend *exec;
     void *impl; /* the backend's state */
     gpgpu_info info;
+    exec_facts facts;  /* set by the backend's creation */
+    algo_plans plans;  /* resolved from facts and GPGPU_TUNE at creation (algo/plans.h) */
     gpgpu_error_callback callback;
     void *user_data;
     bool debug;

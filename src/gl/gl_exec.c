@@ -812,6 +812,14 @@ gpgpu_status gl_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *cal
     st->egl_context = EGL_NO_CONTEXT;
     ctx->impl = st;
     ctx->exec = &gl_exec_backend;
+    /* Measured under NVIDIA's GL on the H100 and H200 (docs/DECISIONS.md), against the same
+     * shaders on Vulkan: its compiler keeps large per-invocation tiles in registers poorly.
+     * Wider, shallower tiles ran faster (one-sweep 24 x 6 keys 30-37%, SMALL 2^12 keys 32.4
+     * against 39.3 us, scans up to 2^22 in 512 x 8), the scan's large tiles faster reloaded
+     * after the look-back (2^28 u32 817 against 1357 us), and the register forms slower:
+     * one-sweep ranking first 4-5%, bitonic register stages (2^24 keys 9942 -> 13454 us),
+     * the keys-alone one-sweep program 1.4%. */
+    ctx->facts = (exec_facts){.shallow_tiles_pay = true, .reload_after_lookback = true};
     gpgpu_status status = gl_platform_open(ctx, st, desc);
     if (status != GPGPU_SUCCESS) {
         gl_platform_close(st);
