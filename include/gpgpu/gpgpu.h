@@ -738,8 +738,9 @@ GPGPU_API gpgpu_status gpgpu_reduce_to_buffer(gpgpu_context *ctx, const gpgpu_re
 typedef struct gpgpu_scan_desc {
     gpgpu_type type; /**< the element type */
     bool exclusive; /**< out[i] = sum of in[0..i-1] (out[0] = 0) instead of in[0..i] */
-    gpgpu_algo algo; /**< DEFAULT/FAST (the single pass up to 2^21 elements where the device
-                          has subgroups, else reduce-then-scan), SCAN_SINGLE_PASS, SCAN_REDUCE_THEN_SCAN or CLASSIC_SCAN.
+    gpgpu_algo algo; /**< DEFAULT/FAST (the single pass where the device has subgroups,
+                          for f64 up to 2^21 elements or where its large tile is reloaded after
+                          the look-back, as on GL; else reduce-then-scan), SCAN_SINGLE_PASS, SCAN_REDUCE_THEN_SCAN or CLASSIC_SCAN.
                           Float sums of the single pass may differ in the last bits from run to
                           run (the look-back adds the tiles' sums in an order that depends on
                           timing, as CUB's does); the other algorithms are deterministic. */

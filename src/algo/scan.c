@@ -199,15 +199,17 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
  * subgroup's ballots; without them it walks one tile per barrier): on the
  * H100 it is one dispatch where reduce-then-scan is three (7.9 against 17.1
  * us at 2^10), and it moves 2n elements against 3n (Vulkan, u32: 70.6
- * against 100.5 us at 2^24, 857 against 1195 at 2^28). f64 tiles stay
- * behind from 2^22 (224 against 183 us at 2^24): reduce-then-scan there
- * (docs/DECISIONS.md). */
+ * against 100.5 us at 2^24, 857 against 1195 at 2^28). f64 tiles held
+ * across the look-back stay behind from 2^22 (224 against 183 us at 2^24):
+ * reduce-then-scan there; tiles loaded again after it (GL's large ones) do
+ * not (H200, GL, 2^24: 99.8 against 214.9 us). docs/DECISIONS.md. */
 static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type, size_t n)
 {
     if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
     scan_pass_mode mode = ctx->plans.scan.pass;
-    bool size_fits = gpgpu_type_size(type) == 4 || n <= SCAN_SINGLE_PASS_F64_MAX;
+    bool size_fits = gpgpu_type_size(type) == 4 || n <= SCAN_SINGLE_PASS_F64_MAX ||
+                     scan_chained_plan_for(ctx, type, n).reload;
     /* Its groups of up to 512 invocations: where the device allows fewer, reduce-then-scan
      * (an explicit single pass is refused by algo_stage). */
     bool wg_fits = scan_chained_plan_for(ctx, type, n).wg <= ctx->info.max_workgroup_invocations;
