@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "test_api.h"
+#include "gl_state.h"
 #include "wrap_overlap.h"
 
 GladGLContext gl;
@@ -300,32 +301,15 @@ void check_wrapped(gpgpu_context *ctx)
 
 /* ---------------------------------------------------------------- adopt */
 
-/* The caller's state that the library documents as restored. */
-typedef struct gl_snapshot {
-    GLint program, generic;
-    GLint64 ssbo[4][3]; /* name, start, size */
-} gl_snapshot;
-
-static void snapshot(gl_snapshot *s)
-{
-    gl.GetIntegerv(GL_CURRENT_PROGRAM, &s->program);
-    gl.GetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &s->generic);
-    for (GLuint i = 0; i < 4; i++) {
-        gl.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &s->ssbo[i][0]);
-        gl.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, i, &s->ssbo[i][1]);
-        gl.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, i, &s->ssbo[i][2]);
-    }
-}
-
 static void expect_restored(const gl_snapshot *want, const char *after)
 {
     gl_snapshot got;
-    snapshot(&got);
+    gl_snapshot_take(&gl, &got);
     EXPECT(got.program == want->program, "after %s: current program %d, was %d", after,
            got.program, want->program);
     EXPECT(got.generic == want->generic, "after %s: generic SSBO binding %d, was %d", after,
            got.generic, want->generic);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < GL_STATE_BINDINGS; i++)
         EXPECT(memcmp(got.ssbo[i], want->ssbo[i], sizeof got.ssbo[i]) == 0,
                "after %s: SSBO binding %d is (%lld, %lld, %lld), was (%lld, %lld, %lld)", after, i,
                (long long)got.ssbo[i][0], (long long)got.ssbo[i][1], (long long)got.ssbo[i][2],
@@ -427,7 +411,7 @@ void check_adopt(gpgpu_context *ctx)
     for (int i = 0; i < 2; i++) {
         bind_callers_state(programs[i], own0, own1);
         gl_snapshot want;
-        snapshot(&want);
+        gl_snapshot_take(&gl, &want);
         EXPECT(want.ssbo[0][1] == 256 && want.ssbo[2][0] == (GLint64)own1 &&
                    want.program == (GLint)programs[i],
                "the test could not set up its own GL state");

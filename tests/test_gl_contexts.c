@@ -22,6 +22,7 @@
  * Over 800 lines as one concern: which GL context the library works in, every case on the
  * test's own EGL (or GLFW) contexts and the same table of calls. */
 #include "egl_host.h"
+#include "gl_state.h"
 #include "testlib.h"
 
 #include <EGL/egl.h>
@@ -261,25 +262,6 @@ static void expect_all_work(fixture *f, const char *where)
 
 /* ------------------------------------------------- the caller's GL state */
 
-/* What the library documents as restored after each call in an adopted context (or one
- * sharing its objects): the program, the eight indexed SSBO bindings it uses, the generic
- * SSBO binding. */
-typedef struct gl_snapshot {
-    GLint program, generic;
-    GLint64 ssbo[8][3]; /* name, start, size */
-} gl_snapshot;
-
-static void snapshot(gl_snapshot *s)
-{
-    gl.GetIntegerv(GL_CURRENT_PROGRAM, &s->program);
-    gl.GetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &s->generic);
-    for (GLuint i = 0; i < 8; i++) {
-        gl.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &s->ssbo[i][0]);
-        gl.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, i, &s->ssbo[i][1]);
-        gl.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, i, &s->ssbo[i][2]);
-    }
-}
-
 /* The current context's state set to something of its own, the calls run, and the state as
  * it was after each of them. */
 static void check_state_restored(fixture *f, const GLuint names[NAMES], const char *where)
@@ -302,11 +284,11 @@ static void check_state_restored(fixture *f, const GLuint names[NAMES], const ch
     }
     gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, names[3]);
     gl_snapshot want, got;
-    snapshot(&want);
+    gl_snapshot_take(&gl, &want);
     EXPECT(want.program == (GLint)program && want.ssbo[1][1] == 256 && want.generic == (GLint)names[3],
            "%s: the test could not set its own state", where);
     expect_all_work(f, where);
-    snapshot(&got);
+    gl_snapshot_take(&gl, &got);
     EXPECT(memcmp(&got, &want, sizeof got) == 0,
            "%s: the program (%d, was %d), the SSBO bindings or the generic one (%d, was %d) "
            "were not restored", where, got.program, want.program, got.generic, want.generic);
