@@ -65,19 +65,19 @@ T value() { return int(params[SELECT_P_VALUE]); }
 T value() { return param_t(SELECT_P_VALUE); }
 #endif
 
-// The comparison of keep mode op (1-6), NaN tested by its bits so that no fast-math
-// setting folds it away.
+// The comparison of keep mode op (SELECT_KEEP_LT .. _NE), NaN tested by its bits so that no
+// fast-math setting folds it away.
 bool compare(T v, uint op)
 {
     T c = value();
     if (t_isnan(v) || t_isnan(c))
-        return op == 6u;
+        return op == SELECT_KEEP_NE;
     switch (op) {
-    case 1u: return t_lt(v, c);
-    case 2u: return t_le(v, c);
-    case 3u: return t_lt(c, v);
-    case 4u: return t_le(c, v);
-    case 5u: return t_eq(v, c);
+    case SELECT_KEEP_LT: return t_lt(v, c);
+    case SELECT_KEEP_LE: return t_le(v, c);
+    case SELECT_KEEP_GT: return t_lt(c, v);
+    case SELECT_KEEP_GE: return t_le(c, v);
+    case SELECT_KEEP_EQ: return t_eq(v, c);
     default: return !t_eq(v, c);
     }
 }
@@ -102,7 +102,7 @@ uint load_tile(uint first, uint count, out T x[ITEMS])
         uint at = AT(r);
         bool inside = at < count;
         x[r] = inside ? src[SRC_OFF + first + at] : T_ZERO;
-        bool keep = inside && (op == 0u ? flags[FLAGS_OFF + first + at] != 0u : compare(x[r], op));
+        bool keep = inside && (op == SELECT_KEEP_FLAGS ? flags[FLAGS_OFF + first + at] != 0u : compare(x[r], op));
         mask |= keep ? 1u << r : 0u;
     }
     return mask;
@@ -116,7 +116,7 @@ uint count_kept(uint first, uint count)
     UNROLL for (uint r = 0u; r < ITEMS; r++) {
         uint at = AT(r);
         if (at < count)
-            kept += (op == 0u ? flags[FLAGS_OFF + first + at] != 0u
+            kept += (op == SELECT_KEEP_FLAGS ? flags[FLAGS_OFF + first + at] != 0u
                               : compare(src[SRC_OFF + first + at], op)) ? 1u : 0u;
     }
     return kept;

@@ -19,9 +19,15 @@ enum {
     SELECT_WG = 256,
     SELECT_ITEMS = 16,       /* elements per invocation of 4-byte types (f64: half) */
     SELECT_MAX_GROUPS = 1024, /* reduce-then-scan: work-groups, and partial counts, at most */
-    SELECT_POLLS = 32,       /* single pass: reads of a silent predecessor before recounting */
-    SELECT_KEEP_FLAGS = 0    /* job.keep: by the flags; else a gpgpu_compare (1-6) */
+    SELECT_POLLS = 32        /* single pass: reads of a silent predecessor before recounting */
 };
+
+/* job.keep is SELECT_KEEP_FLAGS or a gpgpu_compare, which the shader reads as SELECT_KEEP_*. */
+#define SELECT_SAME_KEEP(k) ((int)SELECT_KEEP_##k == (int)GPGPU_COMPARE_##k)
+_Static_assert(SELECT_SAME_KEEP(LT) && SELECT_SAME_KEEP(LE) && SELECT_SAME_KEEP(GT) &&
+                   SELECT_SAME_KEEP(GE) && SELECT_SAME_KEEP(EQ) && SELECT_SAME_KEEP(NE) &&
+                   (int)SELECT_KEEP_FLAGS == (int)GPGPU_COMPARE_NONE,
+               "the shader's keep modes are gpgpu_compare's values");
 
 /* The single pass's tile statuses count in 30 bits. */
 #define SELECT_SINGLE_PASS_MAX (((size_t)1 << 30) - 1)

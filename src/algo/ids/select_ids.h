@@ -25,8 +25,16 @@
     X(SELECT_P_GROUPS, 14)        /* COUNT, SCATTER: the partial counts */       \
     X(SELECT_P_FORCE_RECOUNT, 15) /* CHAINED (tests): every look-back counts again */
 
-/* SELECT_P_MODE's bits above the keep mode. */
+/* SELECT_P_MODE: the keep mode in bits 0-3 (by the flags, or a comparison, numbered as
+ * gpgpu_compare is: select.h checks it), and the bits above it. */
 #define SELECT_CONSTS(X)            \
+    X(SELECT_KEEP_FLAGS, 0)         \
+    X(SELECT_KEEP_LT, 1)            \
+    X(SELECT_KEEP_LE, 2)            \
+    X(SELECT_KEEP_GT, 3)            \
+    X(SELECT_KEEP_GE, 4)            \
+    X(SELECT_KEEP_EQ, 5)            \
+    X(SELECT_KEEP_NE, 6)            \
     X(SELECT_MODE_PARTITION, 16)    \
     X(SELECT_MODE_PAY, 32)          \
     X(SELECT_MODE_IDX, 64)
