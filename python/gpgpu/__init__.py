@@ -14,7 +14,9 @@ stays on the GPU). dtypes: uint32, int32, float32, float64.
 Contexts: gpgpu.Context (headless GL or Vulkan; ``GPGPU_BACKEND``), Context.adopt_gl (the
 GL context current in the thread), a default context per thread. Arrays: asarray, empty,
 wrap_gl, DeviceArray. Reductions: sum, min, max, minmax, dot. Scans: cumsum. Sorts: sort,
-argsort, sort_by_key. Sparse: Matrix, spmv, spgemm, read_mtx, write_mtx, generate. Dense:
+argsort, sort_by_key. Compaction and partition: select. Records: gather, scatter.
+Histograms: histogram. Segments and runs: segmented_reduce, run_length_encode,
+reduce_by_key. Sparse: Matrix, spmv, spgemm, read_mtx, write_mtx, generate. Dense:
 matmul. Solver: cg. Errors: gpgpu.Error and one subclass per library status.
 See docs/PYTHON.md.
 """
@@ -27,6 +29,8 @@ from ._errors import (BackendError, BackendUnavailableError, Error, FileError,
                       ParseError, ShaderCompileError, TooLargeError, UnknownStatusError,
                       UnsupportedCombinationError, UnsupportedFeatureError, WrongContextError)
 from ._ops import argsort, cumsum, dot, matmul, max, min, minmax, sort, sort_by_key, sum
+from ._primitives import (gather, histogram, reduce_by_key, run_length_encode, scatter,
+                          segmented_reduce, select)
 from ._solver import cg
 from ._sparse import CSR, Matrix, generate, read_mtx, spgemm, spmv, write_mtx
 
@@ -49,7 +53,8 @@ def library_version():
 __all__ = [
     "Context", "default_context", "DeviceArray", "asarray", "empty", "wrap_gl",
     "sum", "min", "max", "minmax", "dot", "cumsum", "sort", "argsort", "sort_by_key",
-    "matmul", "Matrix", "CSR", "spmv", "spgemm", "read_mtx", "write_mtx", "generate", "cg",
+    "select", "gather", "scatter", "histogram", "segmented_reduce", "run_length_encode",
+    "reduce_by_key", "matmul", "Matrix", "CSR", "spmv", "spgemm", "read_mtx", "write_mtx", "generate", "cg",
     "Error", "InvalidArgumentError", "NullPointerError", "OutOfRangeError",
     "UnsupportedCombinationError", "OverlapError", "MisalignedError", "TooLargeError",
     "NoContextError", "GLVersionError", "UnsupportedFeatureError",

@@ -142,6 +142,14 @@ GPGPU_GEN_BANDED = 6
 GPGPU_GEN_DENSE_ROW = 7
 GPGPU_GEN_DENSE = 8
 
+GPGPU_COMPARE_NONE = 0
+GPGPU_COMPARE_LT = 1
+GPGPU_COMPARE_LE = 2
+GPGPU_COMPARE_GT = 3
+GPGPU_COMPARE_GE = 4
+GPGPU_COMPARE_EQ = 5
+GPGPU_COMPARE_NE = 6
+
 # Each enum by its C typedef, with the prefix its values share.
 ENUMS = {
     "gpgpu_status": "GPGPU_(SUCCESS|ERROR_)",
@@ -152,14 +160,18 @@ ENUMS = {
     "gpgpu_gl_platform": "GPGPU_GL_PLATFORM_",
     "gpgpu_format": "GPGPU_FORMAT_",
     "gpgpu_generator": "GPGPU_GEN_",
+    "gpgpu_compare": "GPGPU_COMPARE_",
 }
 def enum_values():
     """{C name: value} of every enum value mirrored here."""
     return {k: v for k, v in globals().items()
-            if k.startswith("GPGPU_") and isinstance(v, int) and k != "GPGPU_MEMORY_CACHE_OFF"}
+            if k.startswith("GPGPU_") and isinstance(v, int) and k not in DEFINES}
 
 
 GPGPU_MEMORY_CACHE_OFF = ctypes.c_size_t(-1).value
+GPGPU_HISTOGRAM_MAX_BINS = 65536
+# The headers' #define constants mirrored here (the layout test compares their values).
+DEFINES = ("GPGPU_MEMORY_CACHE_OFF", "GPGPU_HISTOGRAM_MAX_BINS")
 
 # --------------------------------------------------------------------------- structs
 
@@ -352,6 +364,79 @@ class MtxHeader(Structure):
     ]
 
 
+class SelectDesc(Structure):
+    _fields_ = [
+        ("type", c_enum),
+        ("flags", c_void_p),
+        ("flags_offset", c_size_t),
+        ("compare", c_enum),
+        ("value", c_double),
+        ("partition", c_bool),
+        ("algo", c_enum),
+        ("values_in", c_void_p),
+        ("values_in_offset", c_size_t),
+        ("values_out", c_void_p),
+        ("values_out_offset", c_size_t),
+        ("indices_out", c_void_p),
+        ("indices_out_offset", c_size_t),
+        ("count_buffer", c_void_p),
+        ("count_offset", c_size_t),
+        ("count_out", c_void_p),
+        ("count_out_offset", c_size_t),
+        ("scratch", c_void_p),
+        ("scratch_offset", c_size_t),
+    ]
+
+
+class GatherDesc(Structure):
+    _fields_ = [
+        ("record_bytes", c_size_t),
+        ("count_buffer", c_void_p),
+        ("count_offset", c_size_t),
+        ("status_out", c_void_p),
+        ("status_out_offset", c_size_t),
+    ]
+
+
+class HistogramDesc(Structure):
+    _fields_ = [
+        ("type", c_enum),
+        ("bins", c_uint32),
+        ("lower", c_double),
+        ("upper", c_double),
+        ("levels", c_void_p),
+        ("levels_offset", c_size_t),
+        ("count_buffer", c_void_p),
+        ("count_offset", c_size_t),
+    ]
+
+
+class SegmentedReduceDesc(Structure):
+    _fields_ = [
+        ("type", c_enum),
+        ("op", c_enum),
+        ("segments", c_void_p),
+        ("segments_offset", c_size_t),
+        ("count_buffer", c_void_p),
+        ("count_offset", c_size_t),
+        ("scratch", c_void_p),
+        ("scratch_offset", c_size_t),
+    ]
+
+
+class RleDesc(Structure):
+    _fields_ = [
+        ("type", c_enum),
+        ("value_type", c_enum),
+        ("count_buffer", c_void_p),
+        ("count_offset", c_size_t),
+        ("count_out", c_void_p),
+        ("count_out_offset", c_size_t),
+        ("scratch", c_void_p),
+        ("scratch_offset", c_size_t),
+    ]
+
+
 # Every mirrored struct by its C typedef, for the layout test.
 STRUCTS = {
     "gpgpu_context_desc": ContextDesc,
@@ -369,6 +454,11 @@ STRUCTS = {
     "gpgpu_spgemm_desc": SpgemmDesc,
     "gpgpu_spgemm_stats": SpgemmStats,
     "gpgpu_mtx_header": MtxHeader,
+    "gpgpu_select_desc": SelectDesc,
+    "gpgpu_gather_desc": GatherDesc,
+    "gpgpu_histogram_desc": HistogramDesc,
+    "gpgpu_segmented_reduce_desc": SegmentedReduceDesc,
+    "gpgpu_rle_desc": RleDesc,
 }
 
 # ------------------------------------------------------------------------ functions
@@ -396,6 +486,15 @@ PROTOTYPES = {
     "gpgpu_reduce_to_buffer": (st, [P, POINTER(ReduceDesc), P, sz, sz, P, sz]),
     "gpgpu_scan": (st, [P, POINTER(ScanDesc), P, sz, P, sz, sz]),
     "gpgpu_sort": (st, [P, POINTER(SortDesc), P, sz, P, sz, sz]),
+    "gpgpu_select": (st, [P, POINTER(SelectDesc), P, sz, P, sz, sz, POINTER(c_size_t)]),
+    "gpgpu_gather": (st, [P, POINTER(GatherDesc), P, sz, sz, P, sz, P, sz, sz]),
+    "gpgpu_scatter": (st, [P, POINTER(GatherDesc), P, sz, P, sz, P, sz, sz, sz]),
+    "gpgpu_histogram": (st, [P, POINTER(HistogramDesc), P, sz, sz, P, sz]),
+    "gpgpu_segmented_reduce": (st, [P, POINTER(SegmentedReduceDesc), P, sz, sz, P, sz, sz]),
+    "gpgpu_run_length_encode": (st, [P, POINTER(RleDesc), P, sz, sz, P, sz, P, sz,
+                                     POINTER(c_size_t)]),
+    "gpgpu_reduce_by_key": (st, [P, POINTER(RleDesc), P, sz, P, sz, sz, P, sz, P, sz,
+                                 POINTER(c_size_t)]),
     "gpgpu_axpby": (st, [P, c_enum, sz, c_double, P, sz, c_double, P, sz]),
     "gpgpu_dot": (st, [P, c_enum, sz, P, sz, P, sz, POINTER(c_double)]),
     "gpgpu_axpby_dot": (st, [P, c_enum, sz, c_double, P, sz, c_double, P, sz, P, sz,

@@ -10,7 +10,7 @@ import tempfile
 
 meson, build, pkg_dir = os.environ["MESON"], os.environ["BUILD_ROOT"], os.environ["PY_PKG_DIR"]
 expected = {"__init__.py", "_array.py", "_config.py", "_context.py", "_errors.py", "_lib.py",
-            "_ops.py", "_solver.py", "_sparse.py"}
+            "_ops.py", "_primitives.py", "_solver.py", "_sparse.py"}
 
 site = os.path.dirname(os.path.normpath(pkg_dir))
 searched = subprocess.run([sys.executable, "-c", "import sys; print('\\n'.join(sys.path))"],

@@ -79,6 +79,8 @@ def probe(tmp_path_factory):
     for name in _lib.enum_values():
         if name in declared:
             lines.append(f'printf("enum {name} %lld\\n", (long long){name});')
+    for name in _lib.DEFINES:
+        lines.append(f'printf("define {name} %llu\\n", (unsigned long long){name});')
     src = ("#include <stddef.h>\n#include <stdio.h>\n#include <gpgpu/gpgpu.h>\n"
            "#include <gpgpu/sparse.h>\n#include <gpgpu/io.h>\nint main(void)\n{\n    " +
            "\n    ".join(lines) + "\n    return 0;\n}\n")
@@ -118,6 +120,11 @@ def test_enum_values(probe):
     wrong = {n: (v, probe["enum " + n]) for n, v in mirrored.items()
              if n in declared and probe["enum " + n] != v}
     assert wrong == {}
+
+
+@pytest.mark.parametrize("name", _lib.DEFINES)
+def test_define(probe, name):
+    assert getattr(_lib, name) == probe["define " + name]
 
 
 @pytest.mark.parametrize("enum", sorted(_lib.ENUMS))
