@@ -473,8 +473,14 @@ static void errors(void)
                   GPGPU_ERROR_OUT_OF_RANGE);
     EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, out, 1023, 2),
                   GPGPU_ERROR_OUT_OF_RANGE);
+    /* Too many segments for the shaders' 32-bit indices: TOO_LARGE, as every count past
+     * 2^31 - 2, before any range is looked at. */
     EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, out, 0, SIZE_MAX),
-                  GPGPU_ERROR_OUT_OF_RANGE);
+                  GPGPU_ERROR_TOO_LARGE);
+    EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, out, 0, (size_t)1 << 31),
+                  GPGPU_ERROR_TOO_LARGE);
+    EXPECT(strstr(gpgpu_last_error(ctx), "2147483648 segments (at most 2^31 - 2)") != NULL,
+           "the message names the segment count: %s", gpgpu_last_error(ctx));
     /* Overlaps: the output and the input, the offsets, the count. */
     EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, in, 5, 2), GPGPU_ERROR_OVERLAP);
     EXPECT_STATUS(ctx, gpgpu_segmented_reduce(ctx, &d, in, 0, 10, seg, 1, 1), GPGPU_ERROR_OVERLAP);

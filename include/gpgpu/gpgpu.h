@@ -1339,16 +1339,15 @@ typedef struct gpgpu_segmented_reduce_desc {
  *   too) of another context.
  * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION MINMAX (use MIN and MAX).
  * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles.
- * @retval GPGPU_ERROR_OUT_OF_RANGE segment_count 2^31 - 1 or more; the input, the output or
- *   the segment_count + 1 offsets run past their buffer; the count_buffer's element past its
- *   buffer.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE the input, the output or the segment_count + 1 offsets run
+ *   past their buffer; the count_buffer's element past its buffer.
  * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
  *   size; scratch_offset, or a wrapped scratch buffer's offset, not a multiple of 8.
  * @retval GPGPU_ERROR_OVERLAP the output overlaps the input, the offsets or the
  *   count_buffer's element; the scratch overlaps any of them.
- * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, or a range past element 2^32 - 1 of its
- *   binding; count + segment_count past 2^32 - 2049 (the merge path's steps are 32-bit); a
- *   buffer larger than one storage binding.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, segment_count 2^31 - 1 or more, or a
+ *   range past element 2^32 - 1 of its binding; count + segment_count past 2^32 - 2049 (the
+ *   merge path's steps are 32-bit); a buffer larger than one storage binding.
  * @retval GPGPU_ERROR_OUT_OF_MEMORY see @ref errors "Errors"; also desc->scratch smaller than
  *   gpgpu_segmented_reduce_scratch_size() from scratch_offset.
  * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.

@@ -122,7 +122,7 @@ static gpgpu_status check_args(gpgpu_context *ctx, const gpgpu_segmented_reduce_
     const char *fn = "gpgpu_segmented_reduce";
     TRY(check_type_op(ctx, desc));
     CHECK(desc->segments, ctx, GPGPU_ERROR_NULL_POINTER, "%s: no segment offsets", fn);
-    CHECK(a->nseg < ALGO_MAX_COUNT, ctx, GPGPU_ERROR_OUT_OF_RANGE,
+    CHECK(a->nseg < ALGO_MAX_COUNT, ctx, GPGPU_ERROR_TOO_LARGE,
           "%s: %zu segments (at most 2^31 - 2)", fn, a->nseg);
     size_t size = gpgpu_type_size(desc->type);
     TRY(algo_check_range(ctx, a->in, a->in_off, a->n, desc->type,
