@@ -426,6 +426,12 @@ static void errors(void)
                   GPGPU_ERROR_OVERLAP);
     EXPECT_STATUS(ctx, gpgpu_reduce_by_key(ctx, &d, a, 0, b, 0, 10, b, 20, b, 25, &runs),
                   GPGPU_ERROR_OVERLAP);
+    /* Keys and runs together past the segmented sum's 32-bit merge path. */
+    EXPECT_STATUS(ctx, gpgpu_reduce_by_key(ctx, &d, a, 0, b, 0, ((size_t)1 << 31) - 1000, NULL,
+                                           0, b, 20, &runs),
+                  GPGPU_ERROR_TOO_LARGE);
+    EXPECT(strstr(gpgpu_last_error(ctx), "2147482648 keys") != NULL, "message: %s",
+           gpgpu_last_error(ctx));
     bad = d;
     bad.value_type = (gpgpu_type)8;
     EXPECT_STATUS(ctx, gpgpu_reduce_by_key(ctx, &bad, a, 0, b, 0, 10, NULL, 0, b, 20, &runs),

@@ -1505,8 +1505,9 @@ GPGPU_API gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, const gpgpu_r
  *   size; scratch_offset, or a wrapped scratch buffer's offset, not a multiple of 8.
  * @retval GPGPU_ERROR_OVERLAP a range the call writes (keys_out, sums_out, count_out, the
  *   scratch) overlaps the keys, the values, the count_buffer's element or another of them.
- * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1, or a range past element 2^32 - 1 of its
- *   binding; a buffer larger than one storage binding.
+ * @retval GPGPU_ERROR_TOO_LARGE count past 2^31 - 1024 (the sums' merge path over keys and
+ *   runs is 32-bit), or a range past element 2^32 - 1 of its binding; a buffer larger than
+ *   one storage binding.
  * @retval GPGPU_ERROR_OUT_OF_MEMORY see @ref errors "Errors"; also desc->scratch smaller than
  *   gpgpu_rle_scratch_size() (by_key true) from scratch_offset.
  * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.

@@ -314,6 +314,12 @@ gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, const gpgpu_rle_desc *desc,
     const char *fn = "gpgpu_reduce_by_key";
     if (!ctx)
         return GPGPU_ERROR_NULL_POINTER;
+    /* The sums are a segmented reduction with up to `count` runs: its merge path walks keys
+     * and runs, 2 * count steps and a tile more, in 32 bits. */
+    CHECK((uint64_t)2 * count + 2 * SEGRED_WG * SEGRED_ITEMS <= UINT32_MAX, ctx,
+          GPGPU_ERROR_TOO_LARGE,
+          "%s: %zu keys: the sums' merge path over keys and runs must stay below 2^32 steps "
+          "(at most 2^31 - 1024 keys)", fn, count);
     span spans[7];
     TRY(check_common(ctx, fn, desc, keys, keys_offset, count, true, runs, spans));
     gpgpu_type vt = value_type_of(desc);
