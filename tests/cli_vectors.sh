@@ -1,24 +1,6 @@
-# What the CLI scripts of the vector commands share (sourced after cli_common.sh, with
-# $gpgpu, $backend and $tmp set): writing one-column files and comparing outputs.
-
-# mtx FILE FIELD VALUE... : a one-column array file.
-mtx() {
-    local file=$1 field=$2
-    shift 2
-    {
-        echo "%%MatrixMarket matrix array $field general"
-        echo "$# 1"
-        for v in "$@"; do echo "$v"; done
-    } >"$file"
-}
-
-# same NAME GOT EXPECTED : two files must be equal.
-same() {
-    if ! cmp -s "$2" "$3"; then
-        fail "$1: $2 differs from the expected"
-        diff "$3" "$2" | head -20 >&2
-    fi
-}
+# What the CLI scripts of the vector commands share beyond cli_common.sh (sourced after it,
+# which gives them mtx, same and fail, with $gpgpu, $backend and $tmp set): running a command
+# that must succeed or exit 2, and the scripts' exit status.
 
 # run_ok NAME COMMAND ARGS... : runs a gpgpu command on the backend; it must succeed.
 run_ok() {
