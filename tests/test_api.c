@@ -30,19 +30,7 @@ int sentinel_target;
 
 /* ------------------------------------------------------------ callbacks */
 
-typedef struct cb_record {
-    int calls;
-    gpgpu_status status;
-    char message[1024];
-} cb_record;
-
-static void record_error(gpgpu_status status, const char *message, void *user_data)
-{
-    cb_record *r = user_data;
-    r->calls++;
-    r->status = status;
-    snprintf(r->message, sizeof r->message, "%s", message);
-}
+/* cb_record and record_error: testlib.h. */
 
 /* ------------------------------------------------- statuses and types */
 

@@ -59,6 +59,14 @@ void test_on_error(gpgpu_status status, const char *message, void *user)
     }
 }
 
+void record_error(gpgpu_status status, const char *message, void *user_data)
+{
+    cb_record *r = user_data;
+    r->calls++;
+    r->status = status;
+    snprintf(r->message, sizeof r->message, "%s", message);
+}
+
 gpgpu_context *test_context(void)
 {
     return test_context_with(&(gpgpu_context_desc){0});

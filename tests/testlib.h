@@ -52,6 +52,16 @@ gpgpu_context *test_context_with(const gpgpu_context_desc *desc);
  * caused in test_gl_debug_failures. */
 void test_on_error(gpgpu_status status, const char *message, void *user);
 
+/* What an error callback saw: how often it ran, and the last status and message. */
+typedef struct cb_record {
+    int calls;
+    gpgpu_status status;
+    char message[2048];
+} cb_record;
+
+/* An error callback whose user_data is a cb_record: counts the call and keeps both. */
+void record_error(gpgpu_status status, const char *message, void *user_data);
+
 /* n random nonzero elements of `type`: integers in [1, 1000] (u32) or
  * +-[1, 1000] (i32), floats of magnitude in [0.5, 1.5) with random sign. */
 void test_random(gpgpu_type type, void *out, size_t n, uint64_t seed);
