@@ -391,6 +391,21 @@ static void errors(void)
     gpgpu_buffer_destroy(counts);
 }
 
+/* BINS on n samples of type t over hb, each bin as `want` says it: the output's every word. */
+static void bins_written(gpgpu_type t, histogram_bins hb, const void *samples,
+                         const uint32_t *want, size_t n, const char *what)
+{
+    slab src = slab_make(ctx, t, 0, n, 0, samples),
+         out = slab_make(ctx, GPGPU_TYPE_U32, 0, n, 0, NULL);
+    EXPECT_STATUS(ctx, histogram_stage_bins(ctx, t, &hb, src.buf, 0, n, (histogram_count){0},
+                                            out.buf, 0),
+                  GPGPU_SUCCESS);
+    memcpy(out.host, want, n * sizeof *want);
+    slab_check(&out, NULL, what);
+    slab_free(&src);
+    slab_free(&out);
+}
+
 /* Values exactly on the edges of even bins land where floor((v - lo) B / R) puts them, and
  * CUB's float formula where it rounds up at the top: written out. */
 static void written_out(void)
@@ -398,16 +413,8 @@ static void written_out(void)
     /* u32 over [10, 20) in 3 bins: 10..13 bin 0, 14..16 bin 1, 17..19 bin 2; 9, 20 none. */
     uint32_t u[] = {9, 10, 13, 14, 16, 17, 19, 20, 0xffffffffu};
     uint32_t want_u[] = {HIST_NONE, 0, 0, 1, 1, 2, 2, HIST_NONE, HIST_NONE};
-    slab src = slab_make(ctx, GPGPU_TYPE_U32, 0, 9, 0, u),
-         out = slab_make(ctx, GPGPU_TYPE_U32, 0, 9, 0, NULL);
-    histogram_bins hb = {.bins = 3, .lo = 10, .hi = 20};
-    EXPECT_STATUS(ctx, histogram_stage_bins(ctx, GPGPU_TYPE_U32, &hb, src.buf, 0, 9,
-                                            (histogram_count){0}, out.buf, 0),
-                  GPGPU_SUCCESS);
-    memcpy(out.host, want_u, sizeof want_u);
-    slab_check(&out, NULL, "u32 [10, 20) in 3 bins, written out");
-    slab_free(&src);
-    slab_free(&out);
+    bins_written(GPGPU_TYPE_U32, (histogram_bins){.bins = 3, .lo = 10, .hi = 20}, u, want_u, 9,
+                 "u32 [10, 20) in 3 bins, written out");
     /* i32 over the whole range in 65536 bins: INT32_MIN bin 0, -1 bin 32767, 0 bin 32768,
      * INT32_MAX - 1 (the last counted) bin 65535, INT32_MAX none. */
     int32_t i[] = {INT32_MIN, -1, 0, INT32_MAX - 1, INT32_MAX, INT32_MIN + 65535,
@@ -415,16 +422,8 @@ static void written_out(void)
     uint32_t want_i[] = {0, 32767, 32768, 65535, HIST_NONE,
                          0, /* 65535 * 65536 < 2^32 - 1 */
                          1 /* 65536 * 65536 >= 2^32 - 1 */};
-    src = slab_make(ctx, GPGPU_TYPE_I32, 0, 7, 0, i);
-    out = slab_make(ctx, GPGPU_TYPE_U32, 0, 7, 0, NULL);
-    hb = (histogram_bins){.bins = 65536, .lo = INT32_MIN, .hi = INT32_MAX};
-    EXPECT_STATUS(ctx, histogram_stage_bins(ctx, GPGPU_TYPE_I32, &hb, src.buf, 0, 7,
-                                            (histogram_count){0}, out.buf, 0),
-                  GPGPU_SUCCESS);
-    memcpy(out.host, want_i, sizeof want_i);
-    slab_check(&out, NULL, "i32 [INT32_MIN, INT32_MAX) in 65536 bins, written out");
-    slab_free(&src);
-    slab_free(&out);
+    bins_written(GPGPU_TYPE_I32, (histogram_bins){.bins = 65536, .lo = INT32_MIN, .hi = INT32_MAX},
+                 i, want_i, 7, "i32 [INT32_MIN, INT32_MAX) in 65536 bins, written out");
     /* f32 over [0, 1) in 10 bins: 0.3f * 10 rounds to 3 exactly (bin 3); the float just below
      * 1 times 10 rounds to 10: the last bin; -0 is >= 0: bin 0; 1, NaN, -inf none. */
     float f[] = {0.3f, nextafterf(1.0f, 0.0f), -0.0f, 1.0f, NAN, -INFINITY, 0.1f};
@@ -433,16 +432,8 @@ static void written_out(void)
         want_f[k] = ref_histogram_bin(GPGPU_TYPE_F32, 10, 0, 1, NULL, &f[k]);
     EXPECT(want_f[1] == 9 && want_f[2] == 0 && want_f[3] == HIST_NONE && want_f[4] == HIST_NONE,
            "the twin's f32 bins: %u %u %u %u", want_f[1], want_f[2], want_f[3], want_f[4]);
-    src = slab_make(ctx, GPGPU_TYPE_F32, 0, 7, 0, f);
-    out = slab_make(ctx, GPGPU_TYPE_U32, 0, 7, 0, NULL);
-    hb = (histogram_bins){.bins = 10, .lo = 0, .hi = 1};
-    EXPECT_STATUS(ctx, histogram_stage_bins(ctx, GPGPU_TYPE_F32, &hb, src.buf, 0, 7,
-                                            (histogram_count){0}, out.buf, 0),
-                  GPGPU_SUCCESS);
-    memcpy(out.host, want_f, sizeof want_f);
-    slab_check(&out, NULL, "f32 [0, 1) in 10 bins, written out");
-    slab_free(&src);
-    slab_free(&out);
+    bins_written(GPGPU_TYPE_F32, (histogram_bins){.bins = 10, .lo = 0, .hi = 1}, f, want_f, 7,
+                 "f32 [0, 1) in 10 bins, written out");
 }
 
 int main(void)
