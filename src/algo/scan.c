@@ -208,11 +208,11 @@ static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type
     if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
     scan_pass_mode mode = ctx->plans.scan.pass;
-    bool size_fits = gpgpu_type_size(type) == 4 || n <= SCAN_SINGLE_PASS_F64_MAX ||
-                     scan_chained_plan_for(ctx, type, n).reload;
+    scan_chained_plan plan = scan_chained_plan_for(ctx, type, n);
+    bool size_fits = gpgpu_type_size(type) == 4 || n <= SCAN_SINGLE_PASS_F64_MAX || plan.reload;
     /* Its groups of up to 512 invocations: where the device allows fewer, reduce-then-scan
      * (an explicit single pass is refused by algo_stage). */
-    bool wg_fits = scan_chained_plan_for(ctx, type, n).wg <= ctx->info.max_workgroup_invocations;
+    bool wg_fits = plan.wg <= ctx->info.max_workgroup_invocations;
     return mode == SCAN_PASS_SINGLE ||
            (mode == SCAN_PASS_AUTO && ctx->info.has_subgroups && size_fits && wg_fits);
 }
