@@ -25,7 +25,11 @@
 #                            memory, and no binding, so that each rank's exchange thread
 #                            and its GPU driver's threads find free cores
 #   PROC_TIMEOUT [300]      seconds one run may take
+#   PMIX_MCA_preg [native]  PMIx's regex component: on a host whose PMIx leaves it to choose
+#                           (gVisor sandboxes, Debian 12's PMIx 4.2.2) mpirun's daemon died in
+#                           pmix_preg_base_generate_ppn before any rank; naming one works
 set -uo pipefail
+export PMIX_MCA_preg=${PMIX_MCA_preg:-native}
 if compgen -G "${MPI_DEBS:-.mpi}/*.deb" >/dev/null; then
     for f in "${MPI_DEBS:-.mpi}"/*.deb; do dpkg -x "$f" /; done
     ldconfig
@@ -56,6 +60,14 @@ per_iteration() {
     sed -n 's/.*per iteration \(.* us GPU, \)\{0,1\}\([0-9.]*\) us wall.*/\2/p' "$1" | head -1
 }
 
+# The per-iteration GPU time (us) of a log's "time:" line: the rank's own work on the GPU, "-"
+# where the line has none.
+per_iteration_gpu() {
+    local v
+    v=$(sed -n 's/.*per iteration \([0-9.]*\) us GPU, .*/\1/p' "$1" | head -1)
+    echo "${v:--}"
+}
+
 # A split_us line's value of KEY (gpgpu-mpi cg), "-" where there is none.
 split_value() {
     local v
@@ -81,15 +93,16 @@ row() { # BACKEND N TYPE TOOL RANKS VARIANT OVERLAP LOG BASELINE_US
     local us ratio
     us=$(per_iteration "$8")
     ratio=$(awk -v a="$us" -v b="$9" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", a / b; else print "-" }')
-    printf '%-7s %4s %-4s %-10s %5s %-7s %-7s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n' \
-        "$1" "$2" "$3" "$4" "$5" "$6" "$7" "${us:--}" "$(split_value "$8" spmv)" \
+    printf '%-7s %4s %-4s %-10s %5s %-7s %-7s %9s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n' \
+        "$1" "$2" "$3" "$4" "$5" "$6" "$7" "${us:--}" "$(per_iteration_gpu "$8")" \
+        "$(split_value "$8" spmv)" \
         "$(split_value "$8" halo)" "$(split_value "$8" wait)" "$(split_value "$8" reduce)" \
         "$(split_value "$8" allreduce)" "$(split_value "$8" update)" \
         "$(split_value "$8" other)" "$ratio" | tee -a "$table"
 }
 
-printf '%-7s %4s %-4s %-10s %5s %-7s %-7s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n' backend N type \
-    tool ranks variant overlap us/iter spmv halo wait reduce allreduce update other \
+printf '%-7s %4s %-4s %-10s %5s %-7s %-7s %9s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n' backend N type \
+    tool ranks variant overlap us/iter gpu_us spmv halo wait reduce allreduce update other \
     vs_cg | tee "$table"
 for be in $BACKENDS; do
     GPGPU_BACKEND=$be "$B/tools/gpgpu" info --backend "$be" >"$OUT/info_$be.txt" 2>&1
@@ -131,5 +144,5 @@ for be in $BACKENDS; do
         done
     done
 done
-echo "table: $table (us per iteration; the parts are the mean of the ranks; vs_cg: the wall"
-echo "time per iteration over gpgpu cg's on the same N and type)"
+echo "table: $table (us per iteration; gpu_us: rank 0's own GPU work; the parts are the mean of"
+echo "the ranks; vs_cg: the wall time per iteration over gpgpu cg's on the same N and type)"
