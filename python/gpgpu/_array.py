@@ -13,6 +13,7 @@ SUPPORTED = "uint32, int32, float32, float64"
 # The smallest buffer made: the library refuses 0 bytes, and an empty array still gets a
 # buffer so that every call runs with count 0 and gives the library's own result.
 _MIN_BYTES = 8
+_BUFFER = _context._BUFFER
 
 
 def gpgpu_type(dtype, what="gpgpu"):
@@ -50,7 +51,9 @@ class DeviceArray:
     ``ndim``, ``nbytes`` as numpy's. It keeps its context alive; ``with`` or
     ``release()`` frees its memory at once (views of it become unusable)."""
 
-    __slots__ = ("ctx", "_h", "_off", "shape", "dtype", "_type", "_base", "__weakref__")
+    # _n: the element count, kept with the shape (every call passes it to the library).
+    __slots__ = ("ctx", "_h", "_off", "_shape", "dtype", "_type", "_base", "_n",
+                 "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -59,25 +62,29 @@ class DeviceArray:
 
     @classmethod
     def _make(cls, ctx, h, off, shape, t, base):
-        self = object.__new__(cls)
-        self.ctx = ctx
-        self._h = h
-        self._off = off
-        self.shape = shape
-        self._type = t
-        self.dtype = DTYPES[t]
-        self._base = base
-        return self
+        n = 1
+        for s in shape:
+            n *= s
+        return make(ctx, h, off, shape, t, base, n)
 
     # ---------------------------------------------------------------- properties
 
     @property
+    def shape(self):
+        """The dimensions, a tuple (assigning one reinterprets the elements, as numpy's)."""
+        return self._shape
+
+    @shape.setter
+    def shape(self, shape):
+        n = 1
+        for s in shape:
+            n *= s
+        self._shape, self._n = shape, n
+
+    @property
     def size(self):
         """Elements in all."""
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
+        return self._n
 
     @property
     def ndim(self):
@@ -92,7 +99,7 @@ class DeviceArray:
     @property
     def nbytes(self):
         """Bytes of the elements."""
-        return self.size * self.dtype.itemsize
+        return self._n * self.dtype.itemsize
 
     @property
     def offset(self):
@@ -267,6 +274,23 @@ class DeviceArray:
             pass
 
 
+_new_object = object.__new__
+
+
+def make(ctx, h, off, shape, t, base, n):
+    """A DeviceArray of n elements (the product of shape) over Handle h from element off."""
+    self = _new_object(DeviceArray)
+    self.ctx = ctx
+    self._h = h
+    self._off = off
+    self._shape = shape
+    self._type = t
+    self.dtype = DTYPES[t]
+    self._base = base
+    self._n = n
+    return self
+
+
 def _check(status, ctx):
     if status:
         _errors.raise_status(status, ctx._handle)
@@ -284,9 +308,11 @@ def _shape_of(n):
 
 def new_buffer(ctx, nbytes):
     """A library buffer of at least nbytes, owned by ctx (its Handle)."""
-    out = c_void_p()
-    _check(_lib.gpgpu_buffer_create(ctx._handle, max(nbytes, _MIN_BYTES), byref(out)), ctx)
-    return ctx._own(out.value, _context._BUFFER)
+    status = _lib.gpgpu_buffer_create(ctx._handle, nbytes if nbytes > _MIN_BYTES else _MIN_BYTES,
+                                      ctx._out_ref)
+    if status:
+        _errors.raise_status(status, ctx._handle)
+    return ctx._own(ctx._out.value, _BUFFER)
 
 
 def empty(n, dtype=np.float32, ctx=None):
