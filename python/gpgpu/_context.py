@@ -204,6 +204,8 @@ class Context:
 
     # ---------------------------------------------------------------- resources
 
+    # _array's new_array and DeviceArray.__del__ inline _own and the common case of
+    # _release (one of each per call that makes a result): a change here goes there too.
     def _own(self, ptr, kind):
         if self._pending:
             self._drain()

@@ -6,7 +6,7 @@ from ctypes import byref, c_double, c_float
 import numpy as np
 
 from . import _context, _errors, _lib
-from ._array import DTYPES, DeviceArray, host_array, make, new_buffer, upload
+from ._array import _ITEMSIZE, DTYPES, DeviceArray, host_array, new_array, upload
 
 _F32, _F64 = _lib.GPGPU_TYPE_F32, _lib.GPGPU_TYPE_F64
 _U32 = _lib.GPGPU_TYPE_U32
@@ -43,20 +43,16 @@ def _check(status, ctx):
         _errors.raise_status(status, ctx._handle)
 
 
-_ITEMSIZE = {t: d.itemsize for t, d in DTYPES.items()}
-
-
 def _new(ctx, shape, t):
     """A new DeviceArray of ctx (no checks: the caller has made them)."""
     size = 1
     for s in shape:
         size *= s
-    return make(ctx, new_buffer(ctx, size * _ITEMSIZE[t]), 0, shape, t, None, size)
+    return new_array(ctx, shape, t, size)
 
 
-def _new_n(ctx, shape, t, n):
-    """_new when the caller knows the element count n of shape."""
-    return make(ctx, new_buffer(ctx, n * _ITEMSIZE[t]), 0, shape, t, None, n)
+# _new when the caller knows the element count n of shape: _new_n(ctx, shape, t, n).
+_new_n = new_array
 
 
 # The calls on DeviceArrays start with a fast path for the common case (DeviceArrays of
