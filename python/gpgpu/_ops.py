@@ -125,18 +125,6 @@ _MINMAX = _lib.GPGPU_OP_MINMAX
 
 
 def _reduce(a, op, ctx, out, algo, what):
-    if type(a) is DeviceArray and algo is None and op != _MINMAX:
-        c = a.ctx
-        p = a._h.ptr
-        if p is not None and (ctx is None or ctx is c):
-            t = a._type
-            res = _new_n(c, (), t, 1) if out is None else \
-                out if _fits(out, c, t, 1) else _out_array(out, 1, t, c, what)
-            status = _lib.gpgpu_reduce_to_buffer(c._handle, _REDUCE[op][t], p, a._off, a._n,
-                                                 res._h.ptr, res._off)
-            if status:
-                _errors.raise_status(status, c._handle)
-            return res
     d, dev = _operand(a, ctx, what)
     c = d.ctx
     desc = _REDUCE[op][d._type] if algo is None else byref(_lib.ReduceDesc(
@@ -159,29 +147,47 @@ def _reduce(a, op, ctx, out, algo, what):
     return (host[0], host[1]) if k == 2 else host[0]
 
 
-def sum(a, ctx=None, out=None, algo=None):
-    """The sum of all elements of ``a`` (any shape), as the library sums: integers wrap
-    modulo 2^32 (int32 as two's complement), floats in a tree in the element type (not
-    numpy's pairwise order: the last bits may differ). Empty: 0.
+def _reduction(op, name, doc):
+    """gpgpu.sum, min or max: the fast path in the function itself (a helper would cost a
+    call more), the rest through _reduce."""
+    descs, what = _REDUCE[op], "gpgpu." + name
+
+    def reduction(a, ctx=None, out=None, algo=None):
+        if type(a) is DeviceArray and algo is None:
+            c = a.ctx
+            p = a._h.ptr
+            if p is not None and (ctx is None or ctx is c):
+                t = a._type
+                res = _new_n(c, (), t, 1) if out is None else \
+                    out if _fits(out, c, t, 1) else _out_array(out, 1, t, c, what)
+                status = _lib.gpgpu_reduce_to_buffer(c._handle, descs[t], p, a._off, a._n,
+                                                     res._h.ptr, res._off)
+                if status:
+                    _errors.raise_status(status, c._handle)
+                return res
+        return _reduce(a, op, ctx, out, algo, what)
+    reduction.__name__ = reduction.__qualname__ = name
+    reduction.__doc__ = doc
+    return reduction
+
+
+sum = _reduction(_lib.GPGPU_OP_SUM, "sum", """The sum of all elements of ``a`` (any shape), as
+    the library sums: integers wrap modulo 2^32 (int32 as two's complement), floats in a
+    tree in the element type (not numpy's pairwise order: the last bits may differ).
+    Empty: 0.
 
     numpy in: a numpy scalar of a's dtype. DeviceArray in: a 0-d DeviceArray (the result
     stays on the GPU, nothing waits; ``float(r)`` or ``r.item()`` reads it), written into
     ``out`` (a DeviceArray of one element) when given. ``algo``: None, "halving",
-    "stride" (the classic algorithms)."""
-    return _reduce(a, _lib.GPGPU_OP_SUM, ctx, out, algo, "gpgpu.sum")
+    "stride" (the classic algorithms).""")
 
+min = _reduction(_lib.GPGPU_OP_MIN, "min", """The smallest element of ``a`` (any shape); NaN
+    if any element is NaN. Empty: the largest value of the dtype (+inf for floats), as the
+    library returns. Results as gpgpu.sum's.""")
 
-def min(a, ctx=None, out=None, algo=None):
-    """The smallest element of ``a`` (any shape); NaN if any element is NaN. Empty: the
-    largest value of the dtype (+inf for floats), as the library returns. Results as
-    gpgpu.sum's."""
-    return _reduce(a, _lib.GPGPU_OP_MIN, ctx, out, algo, "gpgpu.min")
-
-
-def max(a, ctx=None, out=None, algo=None):
-    """The largest element of ``a`` (any shape); NaN if any element is NaN. Empty: the
-    smallest value of the dtype (-inf for floats). Results as gpgpu.sum's."""
-    return _reduce(a, _lib.GPGPU_OP_MAX, ctx, out, algo, "gpgpu.max")
+max = _reduction(_lib.GPGPU_OP_MAX, "max", """The largest element of ``a`` (any shape); NaN if
+    any element is NaN. Empty: the smallest value of the dtype (-inf for floats). Results
+    as gpgpu.sum's.""")
 
 
 def minmax(a, ctx=None, out=None, algo=None):
