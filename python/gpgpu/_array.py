@@ -1,5 +1,6 @@
 """DeviceArray: a typed, C-ordered range of a library buffer; uploads and downloads."""
 import operator
+import threading
 from ctypes import byref, c_void_p
 
 import numpy as np
@@ -9,10 +10,15 @@ from . import _context, _errors, _lib
 TYPES = {np.dtype(np.uint32): _lib.GPGPU_TYPE_U32, np.dtype(np.int32): _lib.GPGPU_TYPE_I32,
          np.dtype(np.float32): _lib.GPGPU_TYPE_F32, np.dtype(np.float64): _lib.GPGPU_TYPE_F64}
 DTYPES = {v: k for k, v in TYPES.items()}
+_ITEMSIZE = {t: d.itemsize for t, d in DTYPES.items()}
 SUPPORTED = "uint32, int32, float32, float64"
 # The smallest buffer made: the library refuses 0 bytes, and an empty array still gets a
 # buffer so that every call runs with count 0 and gives the library's own result.
 _MIN_BYTES = 8
+_BUFFER = _context._BUFFER
+_Handle = _context.Handle
+_destroy = _context._destroy
+_get_ident = threading.get_ident
 
 
 def gpgpu_type(dtype, what="gpgpu"):
@@ -50,7 +56,9 @@ class DeviceArray:
     ``ndim``, ``nbytes`` as numpy's. It keeps its context alive; ``with`` or
     ``release()`` frees its memory at once (views of it become unusable)."""
 
-    __slots__ = ("ctx", "_h", "_off", "shape", "dtype", "_type", "_base", "__weakref__")
+    # _n: the element count, kept with the shape (every call passes it to the library).
+    __slots__ = ("ctx", "_h", "_off", "_shape", "dtype", "_type", "_base", "_n",
+                 "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -59,25 +67,29 @@ class DeviceArray:
 
     @classmethod
     def _make(cls, ctx, h, off, shape, t, base):
-        self = object.__new__(cls)
-        self.ctx = ctx
-        self._h = h
-        self._off = off
-        self.shape = shape
-        self._type = t
-        self.dtype = DTYPES[t]
-        self._base = base
-        return self
+        n = 1
+        for s in shape:
+            n *= s
+        return make(ctx, h, off, shape, t, base, n)
 
     # ---------------------------------------------------------------- properties
 
     @property
+    def shape(self):
+        """The dimensions, a tuple (assigning one reinterprets the elements, as numpy's)."""
+        return self._shape
+
+    @shape.setter
+    def shape(self, shape):
+        n = 1
+        for s in shape:
+            n *= s
+        self._shape, self._n = shape, n
+
+    @property
     def size(self):
         """Elements in all."""
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
+        return self._n
 
     @property
     def ndim(self):
@@ -92,7 +104,7 @@ class DeviceArray:
     @property
     def nbytes(self):
         """Bytes of the elements."""
-        return self.size * self.dtype.itemsize
+        return self._n * self.dtype.itemsize
 
     @property
     def offset(self):
@@ -261,10 +273,61 @@ class DeviceArray:
 
     def __del__(self):
         try:
-            if self._base is None and self._h.ptr is not None:
-                self.ctx._release(self._h)
+            h = self._h
+            if self._base is None and h.ptr is not None:
+                # Context._release's common case inline (kept in step with it: every
+                # result a call makes and drops comes here); any other goes through it.
+                ctx = self.ctx
+                if ctx._handle is not None and _get_ident() == ctx._thread:
+                    _destroy[h.kind](h.ptr)
+                    h.ptr = None
+                    ctx._live.discard(h)
+                else:
+                    ctx._release(h)
         except Exception:
             pass
+
+
+_new_object = object.__new__
+
+
+def make(ctx, h, off, shape, t, base, n):
+    """A DeviceArray of n elements (the product of shape) over Handle h from element off."""
+    self = _new_object(DeviceArray)
+    self.ctx = ctx
+    self._h = h
+    self._off = off
+    self._shape = shape
+    self._type = t
+    self.dtype = DTYPES[t]
+    self._base = base
+    self._n = n
+    return self
+
+
+def new_array(ctx, shape, t, n):
+    """A DeviceArray of n elements (the product of shape) in a new buffer of ctx: new_buffer
+    and make in one, without their calls (each call's result on DeviceArrays is one)."""
+    nbytes = n * _ITEMSIZE[t]
+    status = _lib.gpgpu_buffer_create(ctx._handle, nbytes if nbytes > _MIN_BYTES else _MIN_BYTES,
+                                      ctx._out_ref)
+    if status:
+        _errors.raise_status(status, ctx._handle)
+    # Context._own inline (kept in step with it).
+    if ctx._pending:
+        ctx._drain()
+    h = _Handle(ctx._out.value, _BUFFER)
+    ctx._live.add(h)
+    self = _new_object(DeviceArray)
+    self.ctx = ctx
+    self._h = h
+    self._off = 0
+    self._shape = shape
+    self._type = t
+    self.dtype = DTYPES[t]
+    self._base = None
+    self._n = n
+    return self
 
 
 def _check(status, ctx):
@@ -284,9 +347,11 @@ def _shape_of(n):
 
 def new_buffer(ctx, nbytes):
     """A library buffer of at least nbytes, owned by ctx (its Handle)."""
-    out = c_void_p()
-    _check(_lib.gpgpu_buffer_create(ctx._handle, max(nbytes, _MIN_BYTES), byref(out)), ctx)
-    return ctx._own(out.value, _context._BUFFER)
+    status = _lib.gpgpu_buffer_create(ctx._handle, nbytes if nbytes > _MIN_BYTES else _MIN_BYTES,
+                                      ctx._out_ref)
+    if status:
+        _errors.raise_status(status, ctx._handle)
+    return ctx._own(ctx._out.value, _BUFFER)
 
 
 def empty(n, dtype=np.float32, ctx=None):
@@ -299,8 +364,7 @@ def empty(n, dtype=np.float32, ctx=None):
     size = 1
     for s in shape:
         size *= s
-    h = new_buffer(ctx, size * DTYPES[t].itemsize)
-    return DeviceArray._make(ctx, h, 0, shape, t, None)
+    return new_array(ctx, shape, t, size)
 
 
 def host_array(a, what, dtype=None):

@@ -6,7 +6,7 @@ import os
 import threading
 import uuid
 import weakref
-from ctypes import byref, c_double, c_void_p
+from ctypes import byref, c_double, c_float, c_void_p
 
 from . import _errors, _lib
 
@@ -99,6 +99,12 @@ class Context:
         self._pending = []
         self._info = None
         self._iota = None
+        # The out-parameters of the calls that make buffers (and of gpgpu_dot), made once:
+        # the context is used from one thread at a time, and each is read right after.
+        self._out = c_void_p()
+        self._out_ref = byref(self._out)
+        self._f64, self._f32 = c_double(), c_float()
+        self._f64_ref, self._f32_ref = byref(self._f64), byref(self._f32)
         handle = c_void_p()
         if device is None:
             status = _lib.gpgpu_context_create(byref(desc), byref(handle))
@@ -198,6 +204,8 @@ class Context:
 
     # ---------------------------------------------------------------- resources
 
+    # _array's new_array and DeviceArray.__del__ inline _own and the common case of
+    # _release (one of each per call that makes a result): a change here goes there too.
     def _own(self, ptr, kind):
         if self._pending:
             self._drain()

@@ -6,7 +6,7 @@ from ctypes import byref, c_double, c_float
 import numpy as np
 
 from . import _context, _errors, _lib
-from ._array import DTYPES, DeviceArray, host_array, new_buffer, upload
+from ._array import _ITEMSIZE, DTYPES, DeviceArray, host_array, new_array, upload
 
 _F32, _F64 = _lib.GPGPU_TYPE_F32, _lib.GPGPU_TYPE_F64
 _U32 = _lib.GPGPU_TYPE_U32
@@ -48,8 +48,23 @@ def _new(ctx, shape, t):
     size = 1
     for s in shape:
         size *= s
-    h = new_buffer(ctx, size * DTYPES[t].itemsize)
-    return DeviceArray._make(ctx, h, 0, shape, t, None)
+    return new_array(ctx, shape, t, size)
+
+
+# _new when the caller knows the element count n of shape: _new_n(ctx, shape, t, n).
+_new_n = new_array
+
+
+# The calls on DeviceArrays start with a fast path for the common case (DeviceArrays of
+# one context, default options, a fitting out=) that makes the checks the general path
+# would make and falls to it on anything else, so that every error, and its message,
+# comes from one place. The general path normalises every operand and option.
+
+
+def _fits(out, c, t, n):
+    """Whether out is a live DeviceArray of ctx c, type t and n elements."""
+    return (type(out) is DeviceArray and out.ctx is c and out._type == t and out._n == n
+            and out._h.ptr is not None)
 
 
 def operands(arrays, ctx, what):
@@ -103,56 +118,76 @@ def _out_array(out, shape_size, t, ctx, what):
 
 # ------------------------------------------------------------------------ reductions
 
-# One read-only descriptor per (type, op): the library reads it during the call only.
-_REDUCE = {(t, op): _lib.ReduceDesc(t, op, 0) for t in DTYPES for op in range(1, 5)}
+# One read-only descriptor per op and type, passed by a reference made once (the library
+# reads a descriptor during the call only, and these are never written).
+_REDUCE = {op: {t: byref(_lib.ReduceDesc(t, op, 0)) for t in DTYPES} for op in range(1, 5)}
+_MINMAX = _lib.GPGPU_OP_MINMAX
 
 
 def _reduce(a, op, ctx, out, algo, what):
     d, dev = _operand(a, ctx, what)
     c = d.ctx
-    desc = _REDUCE[d._type, op] if algo is None else _lib.ReduceDesc(
-        d._type, op, algo_of(_REDUCE_ALGOS, algo, what))
-    k = 2 if op == _lib.GPGPU_OP_MINMAX else 1
+    desc = _REDUCE[op][d._type] if algo is None else byref(_lib.ReduceDesc(
+        d._type, op, algo_of(_REDUCE_ALGOS, algo, what)))
+    k = 2 if op == _MINMAX else 1
     if dev:
         res = _new(c, (k,) if k == 2 else (), d._type) if out is None else \
             _out_array(out, k, d._type, c, what)
-        _check(_lib.gpgpu_reduce_to_buffer(c._handle, byref(desc), d._ptr(), d._off, d.size,
+        _check(_lib.gpgpu_reduce_to_buffer(c._handle, desc, d._ptr(), d._off, d.size,
                                            res._h.ptr, res._off), c)
         if k == 2:
             return res[0], res[1]
         return res
     host = np.empty(2, d.dtype)
     try:
-        _check(_lib.gpgpu_reduce(c._handle, byref(desc), d._h.ptr, 0, d.size,
+        _check(_lib.gpgpu_reduce(c._handle, desc, d._h.ptr, 0, d.size,
                                  host.ctypes.data), c)
     finally:
         d.release()
     return (host[0], host[1]) if k == 2 else host[0]
 
 
-def sum(a, ctx=None, out=None, algo=None):
-    """The sum of all elements of ``a`` (any shape), as the library sums: integers wrap
-    modulo 2^32 (int32 as two's complement), floats in a tree in the element type (not
-    numpy's pairwise order: the last bits may differ). Empty: 0.
+def _reduction(op, name, doc):
+    """gpgpu.sum, min or max: the fast path in the function itself (a helper would cost a
+    call more), the rest through _reduce."""
+    descs, what = _REDUCE[op], "gpgpu." + name
+
+    def reduction(a, ctx=None, out=None, algo=None):
+        if type(a) is DeviceArray and algo is None:
+            c = a.ctx
+            p = a._h.ptr
+            if p is not None and (ctx is None or ctx is c):
+                t = a._type
+                res = _new_n(c, (), t, 1) if out is None else \
+                    out if _fits(out, c, t, 1) else _out_array(out, 1, t, c, what)
+                status = _lib.gpgpu_reduce_to_buffer(c._handle, descs[t], p, a._off, a._n,
+                                                     res._h.ptr, res._off)
+                if status:
+                    _errors.raise_status(status, c._handle)
+                return res
+        return _reduce(a, op, ctx, out, algo, what)
+    reduction.__name__ = reduction.__qualname__ = name
+    reduction.__doc__ = doc
+    return reduction
+
+
+sum = _reduction(_lib.GPGPU_OP_SUM, "sum", """The sum of all elements of ``a`` (any shape), as
+    the library sums: integers wrap modulo 2^32 (int32 as two's complement), floats in a
+    tree in the element type (not numpy's pairwise order: the last bits may differ).
+    Empty: 0.
 
     numpy in: a numpy scalar of a's dtype. DeviceArray in: a 0-d DeviceArray (the result
     stays on the GPU, nothing waits; ``float(r)`` or ``r.item()`` reads it), written into
     ``out`` (a DeviceArray of one element) when given. ``algo``: None, "halving",
-    "stride" (the classic algorithms)."""
-    return _reduce(a, _lib.GPGPU_OP_SUM, ctx, out, algo, "gpgpu.sum")
+    "stride" (the classic algorithms).""")
 
+min = _reduction(_lib.GPGPU_OP_MIN, "min", """The smallest element of ``a`` (any shape); NaN
+    if any element is NaN. Empty: the largest value of the dtype (+inf for floats), as the
+    library returns. Results as gpgpu.sum's.""")
 
-def min(a, ctx=None, out=None, algo=None):
-    """The smallest element of ``a`` (any shape); NaN if any element is NaN. Empty: the
-    largest value of the dtype (+inf for floats), as the library returns. Results as
-    gpgpu.sum's."""
-    return _reduce(a, _lib.GPGPU_OP_MIN, ctx, out, algo, "gpgpu.min")
-
-
-def max(a, ctx=None, out=None, algo=None):
-    """The largest element of ``a`` (any shape); NaN if any element is NaN. Empty: the
-    smallest value of the dtype (-inf for floats). Results as gpgpu.sum's."""
-    return _reduce(a, _lib.GPGPU_OP_MAX, ctx, out, algo, "gpgpu.max")
+max = _reduction(_lib.GPGPU_OP_MAX, "max", """The largest element of ``a`` (any shape); NaN if
+    any element is NaN. Empty: the smallest value of the dtype (-inf for floats). Results
+    as gpgpu.sum's.""")
 
 
 def minmax(a, ctx=None, out=None, algo=None):
@@ -171,6 +206,27 @@ def dot(x, y, ctx=None):
     """The dot product of two float32 or float64 vectors of one dtype and size (any shape,
     taken flat), summed in the element type in a tree (gpgpu_dot). numpy in: a numpy
     scalar; DeviceArray in: a 0-d DeviceArray of the dtype."""
+    if type(x) is DeviceArray and type(y) is DeviceArray:
+        c = x.ctx
+        t = x._type
+        px, py = x._h.ptr, y._h.ptr
+        if (px is not None and py is not None and y.ctx is c and (ctx is None or ctx is c)
+                and (t == _F32 or t == _F64) and y._type == t and x._n == y._n):
+            # The library gives the dot product to the host only (a double); it goes up
+            # into the result in the element type, through the context's scratch values.
+            status = _lib.gpgpu_dot(c._handle, t, x._n, px, x._off, py, y._off, c._f64_ref)
+            if status:
+                _errors.raise_status(status, c._handle)
+            res = _new_n(c, (), t, 1)
+            if t == _F64:
+                v = c._f64_ref
+            else:
+                c._f32.value = c._f64.value
+                v = c._f32_ref
+            status = _lib.gpgpu_buffer_upload(res._h.ptr, 0, v, _ITEMSIZE[t])
+            if status:
+                _errors.raise_status(status, c._handle)
+            return res
     (dx, dy), dev = operands([x, y], ctx, "gpgpu.dot")
     _float_type(dx, "gpgpu.dot")
     if dy.dtype != dx.dtype:
@@ -191,6 +247,10 @@ def dot(x, y, ctx=None):
 
 # --------------------------------------------------------------------------- scans
 
+# The default descriptors by type and exclusive, read-only as _REDUCE's.
+_SCAN = {t: (byref(_lib.ScanDesc(t, False, 0)), byref(_lib.ScanDesc(t, True, 0)))
+         for t in DTYPES}
+
 
 def cumsum(a, exclusive=False, ctx=None, out=None, algo=None):
     """Prefix sums of ``a`` taken flat (numpy's cumsum without an axis): out[i] = a[0] +
@@ -200,6 +260,18 @@ def cumsum(a, exclusive=False, ctx=None, out=None, algo=None):
     Returns a new 1-D array (numpy for numpy input, DeviceArray for DeviceArray), or
     writes into ``out`` (a DeviceArray of the same dtype and size; ``a`` itself for in
     place). ``algo``: None, "single-pass", "reduce-then-scan", "classic"."""
+    if type(a) is DeviceArray and algo is None:
+        c = a.ctx
+        p = a._h.ptr
+        if p is not None and (ctx is None or ctx is c):
+            t, n = a._type, a._n
+            res = _new_n(c, (n,), t, n) if out is None else \
+                out if _fits(out, c, t, n) else _out_array(out, n, t, c, "gpgpu.cumsum")
+            status = _lib.gpgpu_scan(c._handle, _SCAN[t][1 if exclusive else 0], p, a._off,
+                                     res._h.ptr, res._off, n)
+            if status:
+                _errors.raise_status(status, c._handle)
+            return res
     d, dev = _operand(a, ctx, "gpgpu.cumsum")
     c = d.ctx
     n = d.size
@@ -253,6 +325,12 @@ def _segments(segments, a, c, what):
     return upload(np.ascontiguousarray(s, dtype=np.uint32), c, what), s.size - 1, True
 
 
+# The default descriptors of sorts without values or segments, by type and then by
+# 2 * descending + stable, read-only as _REDUCE's.
+_SORT = {t: [byref(_lib.SortDesc(type=t, descending=bool(f & 2), stable=bool(f & 1)))
+             for f in range(4)] for t in DTYPES}
+
+
 def _sort_desc(d, descending, stable, algo, seg, count, what):
     desc = _lib.SortDesc(type=d._type, descending=bool(descending), stable=bool(stable),
                          algo=algo_of(_SORT_ALGOS, algo, what))
@@ -283,6 +361,23 @@ def sort(a, descending=False, stable=False, algo=None, segments=None, out=None, 
 
     Returns a new array (numpy for numpy input, DeviceArray for DeviceArray), or sorts
     into ``out``; ``out=a`` sorts in place (a DeviceArray, or a writeable numpy array)."""
+    if (type(a) is DeviceArray and algo is None and segments is None
+            and len(a._shape) <= 1):
+        c = a.ctx
+        p = a._h.ptr
+        if p is not None and (ctx is None or ctx is c):
+            t, n = a._type, a._n
+            if out is a:
+                res, kout, koff = a, None, 0
+            else:
+                res = _new_n(c, a._shape, t, n) if out is None else \
+                    out if _fits(out, c, t, n) else _out_array(out, n, t, c, "gpgpu.sort")
+                kout, koff = res._h.ptr, res._off
+            desc = _SORT[t][(2 if descending else 0) + (1 if stable else 0)]
+            status = _lib.gpgpu_sort(c._handle, desc, p, a._off, kout, koff, n)
+            if status:
+                _errors.raise_status(status, c._handle)
+            return res
     what = "gpgpu.sort"
     d, dev = _operand(a, ctx, what)
     c = d.ctx
@@ -386,6 +481,35 @@ def sort_by_key(keys, values, descending=False, stable=False, algo=None, segment
     sorted, numpy for numpy keys, DeviceArrays for DeviceArray keys. ``out=(k, v)`` writes
     there; ``out=(keys, values)`` sorts both in place. ``segments`` as gpgpu.sort's."""
     what = "gpgpu.sort_by_key"
+    if (type(keys) is DeviceArray and type(values) is DeviceArray and algo is None
+            and segments is None and len(keys._shape) <= 1
+            and (out is None or type(out) is tuple and len(out) == 2)):
+        c = keys.ctx
+        pk, pv = keys._h.ptr, values._h.ptr
+        t, vt, n = keys._type, values._type, keys._n
+        if (pk is not None and pv is not None and values.ctx is c
+                and (ctx is None or ctx is c) and vt in _VALUE_TYPES and values._n == n):
+            # A new descriptor each call (it holds the values' buffers): positional
+            # arguments make it quicker than keywords.
+            desc = _lib.SortDesc(t, bool(descending), bool(stable), _lib.GPGPU_ALGO_DEFAULT,
+                                 pv, values._off)
+            if out is None:
+                rk, rv = _new_n(c, keys._shape, t, n), _new_n(c, values._shape, vt, n)
+            else:
+                rk, rv = out
+            if rk is keys and rv is values:
+                kout = None
+            else:
+                if out is not None:
+                    rk = _out_array(rk, n, t, c, what)
+                    rv = _out_array(rv, n, vt, c, what)
+                kout = rk._h.ptr
+                desc.values_out, desc.values_out_offset = rv._h.ptr, rv._off
+            status = _lib.gpgpu_sort(c._handle, byref(desc), pk, keys._off, kout,
+                                     rk._off if kout else 0, n)
+            if status:
+                _errors.raise_status(status, c._handle)
+            return rk, rv
     (dk, dv), dev = operands([keys, values], ctx, what)
     c = dk.ctx
     n = dk.size
@@ -440,6 +564,11 @@ def sort_by_key(keys, values, descending=False, stable=False, algo=None, segment
 
 # ------------------------------------------------------------------- dense products
 
+# The default descriptors by type and then 2 * transpose_a + transpose_b, read-only as
+# _REDUCE's.
+_GEMM = {t: [byref(_lib.GemmDesc(type=t, transpose_a=bool(f & 2), transpose_b=bool(f & 1)))
+             for f in range(4)] for t in DTYPES}
+
 
 def matmul(a, b, transpose_a=False, transpose_b=False, out=None, algo=None, ctx=None):
     """The dense product op(a) @ op(b) of row-major 2-D float32 or float64 matrices of one
@@ -450,6 +579,30 @@ def matmul(a, b, transpose_a=False, transpose_b=False, out=None, algo=None, ctx=
     "method2", "method6", "coopmat" (f16 products on matrix units, where the device has
     them)."""
     what = "gpgpu.matmul"
+    if type(a) is DeviceArray and type(b) is DeviceArray and algo is None:
+        c = a.ctx
+        t = a._type
+        pa, pb = a._h.ptr, b._h.ptr
+        sa, sb = a._shape, b._shape
+        if (pa is not None and pb is not None and b.ctx is c and (ctx is None or ctx is c)
+                and (t == _F32 or t == _F64) and b._type == t and len(sa) == 2
+                and len(sb) == 2):
+            m, k = (sa[1], sa[0]) if transpose_a else sa
+            k2, n = (sb[1], sb[0]) if transpose_b else sb
+            if k == k2:
+                if out is None:
+                    res = _new_n(c, (m, n), t, m * n)
+                elif _fits(out, c, t, m * n) and out._shape == (m, n):
+                    res = out
+                else:
+                    res = None
+                if res is not None:
+                    desc = _GEMM[t][(2 if transpose_a else 0) + (1 if transpose_b else 0)]
+                    status = _lib.gpgpu_gemm(c._handle, desc, m, n, k, 1.0, pa, a._off, pb,
+                                             b._off, 0.0, res._h.ptr, res._off)
+                    if status:
+                        _errors.raise_status(status, c._handle)
+                    return res
     (da, db), dev = operands([a, b], ctx, what)
     tmp = [x for x, orig in ((da, a), (db, b)) if x is not orig]
     try:

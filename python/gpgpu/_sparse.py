@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _context, _errors, _lib
 from ._array import DTYPES, TYPES, DeviceArray, check_f64, gpgpu_type, host_array, upload
-from ._ops import _new, algo_of
+from ._ops import _new, _new_n, algo_of
 
 CSR = namedtuple("CSR", "data indices indptr shape")
 CSR.__doc__ = ("A CSR matrix as plain numpy arrays (what gpgpu returns where SciPy is not "
@@ -24,6 +24,8 @@ _SPMV_ALGOS = {None: _lib.GPGPU_ALGO_DEFAULT, "default": _lib.GPGPU_ALGO_DEFAULT
                "classic": _lib.GPGPU_ALGO_CLASSIC_SPMV, "scalar": _lib.GPGPU_ALGO_SPMV_SCALAR,
                "vector": _lib.GPGPU_ALGO_SPMV_VECTOR,
                "balanced": _lib.GPGPU_ALGO_SPMV_BALANCED}
+# The default kernel choice's descriptor, read-only (the library reads it during a call).
+_SPMV_DEFAULT = byref(_lib.SpmvDesc(_lib.GPGPU_ALGO_DEFAULT, 0, 0))
 _SPGEMM_ALGOS = {None: _lib.GPGPU_ALGO_DEFAULT, "default": _lib.GPGPU_ALGO_DEFAULT,
                  "fast": _lib.GPGPU_ALGO_FAST, "rows": _lib.GPGPU_ALGO_SPGEMM_ROWS,
                  "esc": _lib.GPGPU_ALGO_SPGEMM_ESC, "classic": _lib.GPGPU_ALGO_CLASSIC_SPGEMM}
@@ -259,6 +261,8 @@ class Matrix:
     # ---------------------------------------------------------------- products
 
     def __matmul__(self, other):
+        if type(other) is DeviceArray:
+            return spmv(self, other)
         if isinstance(other, Matrix) or _issparse(other):
             return spgemm(self, other)
         return spmv(self, other)
@@ -390,6 +394,30 @@ def spmv(M, x, y=None, alpha=1.0, beta=0.0, algo=None, threads_per_row=0, rows_p
     for DeviceArray. ``algo``: None, "scalar", "vector", "balanced", "classic"; the vector
     kernel's shape by ``threads_per_row`` and ``rows_per_group`` (0: tuned or heuristic)."""
     what = "gpgpu.spmv"
+    # The fast path of _ops' functions: a Matrix and DeviceArrays of its context and
+    # type, the default kernel choice.
+    if (type(M) is Matrix and type(x) is DeviceArray and algo is None
+            and type(threads_per_row) is int and type(rows_per_group) is int
+            and threads_per_row == 0 and rows_per_group == 0):
+        c = M.ctx
+        t = M._type
+        pm, px = M._h.ptr, x._h.ptr
+        rows, cols = M.shape
+        if (pm is not None and px is not None and x.ctx is c and (ctx is None or ctx is c)
+                and x._type == t and x._n == cols):
+            if y is None:
+                dy = _new_n(c, (rows,), t, rows) if beta == 0 else None
+            elif (type(y) is DeviceArray and y.ctx is c and y._type == t and y._n == rows
+                  and y._h.ptr is not None):
+                dy = y
+            else:
+                dy = None
+            if dy is not None:
+                status = _lib.gpgpu_spmv(c._handle, _SPMV_DEFAULT, float(alpha), pm, px, x._off,
+                                         float(beta), dy._h.ptr, dy._off)
+                if status:
+                    _errors.raise_status(status, c._handle)
+                return dy
     if ctx is None:
         ctx = next((v.ctx for v in (x, y) if isinstance(v, DeviceArray)), None)
     A, a_tmp = as_matrix(M, ctx, what)
