@@ -65,21 +65,28 @@ T value() { return int(params[SELECT_P_VALUE]); }
 T value() { return param_t(SELECT_P_VALUE); }
 #endif
 
-// The comparison of keep mode op (SELECT_KEEP_LT .. _NE), NaN tested by its bits so that no
-// fast-math setting folds it away.
-bool compare(T v, uint op)
+// The outcomes a comparison keeps (SELECT_KEEP_LT .. _NE with the constant c), as bits: 1 below
+// c, 2 equal to it, 4 above it, 8 a NaN (only != keeps one: floats compare as in C, and -0
+// equals +0); with c a NaN every element is a NaN's outcome. One uniform table, so that each
+// element's test is a few selects, no branch.
+uint keep_table(uint op, T c)
 {
-    T c = value();
-    if (t_isnan(v) || t_isnan(c))
-        return op == SELECT_KEEP_NE;
-    switch (op) {
-    case SELECT_KEEP_LT: return t_lt(v, c);
-    case SELECT_KEEP_LE: return t_le(v, c);
-    case SELECT_KEEP_GT: return t_lt(c, v);
-    case SELECT_KEEP_GE: return t_le(c, v);
-    case SELECT_KEEP_EQ: return t_eq(v, c);
-    default: return !t_eq(v, c);
-    }
+    uint want = op == SELECT_KEEP_LT ? 1u : op == SELECT_KEEP_LE ? 3u : op == SELECT_KEEP_GT ? 4u
+              : op == SELECT_KEEP_GE ? 6u : op == SELECT_KEEP_EQ ? 2u : 13u;
+    return t_isnan(c) ? (op == SELECT_KEEP_NE ? 15u : 0u) : want;
+}
+
+// Whether v is kept by the table `want` of keep_table(op, c). Every operand a local, so that
+// glslang makes each `?:` and `&&` a select rather than a branch.
+bool keeps(T v, T c, uint want)
+{
+    bool lt = t_lt(v, c), eq = t_eq(v, c), nan = t_isnan(v);
+    bool le = lt || eq;
+    uint o = lt ? 1u : 0u;
+    o |= eq ? 2u : 0u;
+    o |= le ? 0u : 4u;
+    o = nan ? 8u : o;
+    return (want & o) != 0u;
 }
 
 // An invocation's ITEMS elements of a tile: with subgroups in subgroup rows (subgroup s
@@ -93,31 +100,73 @@ bool compare(T v, uint op)
 #define AT(r) (gl_LocalInvocationID.x * ITEMS + (r))
 #endif
 
-// Loads the elements of the tile's first `count` from `first` into x (the values are
-// needed to compare, and to be written) and returns which are kept (bit r: row r).
+// Where row r loads from in a tile of `count` elements (at least 1): its element, clamped
+// to the last one. Every row loads, with no branch around its load, and the rows past the
+// count are left out of the keep mask instead: a load under `inside ? src[i] : 0` or
+// `inside && flags[i] != 0` is a branch in SPIR-V (glslang branches around any operand
+// that reads memory), and NVIDIA's compilers gave each such row a block of its own and
+// waited for its load before the next row's, so a tile took ITEMS load latencies in turn
+// instead of one (docs/DECISIONS.md, "Selection loads every row at once").
+uint row_at(uint r, uint count)
+{
+    return min(AT(r), count - 1u);
+}
+
+// Loads the elements of the tile's first `count` (at least 1) from `first` into x (the
+// values are needed to compare, and to be written) and returns which are kept (bit r: row
+// r). The keep mode is tested once, outside the rows, so that each form's loads are one
+// block.
 uint load_tile(uint first, uint count, out T x[ITEMS])
 {
     uint op = KEEP_OP, mask = 0u;
-    UNROLL for (uint r = 0u; r < ITEMS; r++) {
-        uint at = AT(r);
-        bool inside = at < count;
-        x[r] = inside ? src[SRC_OFF + first + at] : T_ZERO;
-        bool keep = inside && (op == SELECT_KEEP_FLAGS ? flags[FLAGS_OFF + first + at] != 0u : compare(x[r], op));
-        mask |= keep ? 1u << r : 0u;
+    if (op == SELECT_KEEP_FLAGS) {
+        uint f[ITEMS];
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            uint at = first + row_at(r, count);
+            x[r] = src[SRC_OFF + at];
+            f[r] = flags[FLAGS_OFF + at];
+        }
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            bool inside = AT(r) < count, set = f[r] != 0u;
+            uint bit = 1u << r;
+            mask |= inside && set ? bit : 0u;
+        }
+    } else {
+        T c = value();
+        uint want = keep_table(op, c);
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            x[r] = src[SRC_OFF + first + row_at(r, count)];
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            bool inside = AT(r) < count, keep = keeps(x[r], c, want);
+            uint bit = 1u << r;
+            mask |= inside && keep ? bit : 0u;
+        }
     }
     return mask;
 }
 
-// The kept elements among the first `count` from `first`, counted only (the values are
-// read only where a comparison needs them).
+// The kept elements among the first `count` (at least 1) from `first`, counted only (the
+// values are read only where a comparison needs them), loaded as load_tile loads.
 uint count_kept(uint first, uint count)
 {
     uint op = KEEP_OP, kept = 0u;
-    UNROLL for (uint r = 0u; r < ITEMS; r++) {
-        uint at = AT(r);
-        if (at < count)
-            kept += (op == SELECT_KEEP_FLAGS ? flags[FLAGS_OFF + first + at] != 0u
-                              : compare(src[SRC_OFF + first + at], op)) ? 1u : 0u;
+    if (op == SELECT_KEEP_FLAGS) {
+        uint f[ITEMS];
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            f[r] = flags[FLAGS_OFF + first + row_at(r, count)];
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            bool inside = AT(r) < count, set = f[r] != 0u;
+            kept += inside && set ? 1u : 0u;
+        }
+    } else {
+        T c = value(), x[ITEMS];
+        uint want = keep_table(op, c);
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            x[r] = src[SRC_OFF + first + row_at(r, count)];
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            bool inside = AT(r) < count, keep = keeps(x[r], c, want);
+            kept += inside && keep ? 1u : 0u;
+        }
     }
     return kept;
 }
@@ -220,23 +269,37 @@ uint tile_ranks(uint mask, out uint rank[ITEMS])
 // Writes the tile's elements (the first `count` from `first`; `kept_before` kept
 // elements precede the tile): a kept one at kept_before + its rank, and partitioning a
 // rejected one at total + the rejected before it (those before the tile, first -
-// kept_before, and those before it in the tile, its place less its rank).
+// kept_before, and those before it in the tile, its place less its rank). The payload is
+// loaded as the tile was, every row at once, before any of it is stored.
 void write_tile(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS],
                 uint kept_before, uint total)
 {
+    bool parted = PARTITION;
+    uint to[ITEMS];
+    bool put[ITEMS]; // written: inside the count, and kept or partitioned
     UNROLL for (uint r = 0u; r < ITEMS; r++) {
-        uint at = AT(r);
-        if (at >= count)
-            continue;
         bool keep = (mask >> r & 1u) != 0u;
-        if (!keep && !PARTITION)
-            continue;
-        uint to = keep ? kept_before + rank[r] : total + (first - kept_before) + (at - rank[r]);
-        dst[DST_OFF + to] = x[r];
-        if (HAS_PAY)
-            pay_out[PAY_OUT_OFF + to] = pay_in[PAY_IN_OFF + first + at];
-        if (HAS_IDX)
-            idx_out[IDX_OFF + to] = first + at;
+        uint kept_to = kept_before + rank[r];
+        uint rejected_to = total + (first - kept_before) + (AT(r) - rank[r]);
+        to[r] = keep ? kept_to : rejected_to;
+        bool inside = AT(r) < count, wanted = keep || parted;
+        put[r] = inside && wanted;
+    }
+    UNROLL for (uint r = 0u; r < ITEMS; r++)
+        if (put[r])
+            dst[DST_OFF + to[r]] = x[r];
+    if (HAS_PAY) {
+        uint pay[ITEMS];
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            pay[r] = pay_in[PAY_IN_OFF + first + row_at(r, count)];
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            if (put[r])
+                pay_out[PAY_OUT_OFF + to[r]] = pay[r];
+    }
+    if (HAS_IDX) {
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            if (put[r])
+                idx_out[IDX_OFF + to[r]] = first + AT(r);
     }
 }
 
@@ -440,8 +503,9 @@ void stage_chained()
         return; // the whole group
     uint first = t * TILE, count = min(TILE, N - first);
     T x[ITEMS];
-    uint rank[ITEMS];
-    uint mask = load_tile(first, count, x);
+    uint rank[ITEMS], mask = 0u;
+    if (count > 0u) // N = 0 (a count on the GPU): nothing to load
+        mask = load_tile(first, count, x);
     uint kept = tile_ranks(mask, rank);
     uint before = 0u;
     if (tiles > 1u) {
