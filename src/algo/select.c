@@ -49,10 +49,13 @@ select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu
     return p;
 }
 
-/* A dispatch of `stage` with the parameters every stage reads. */
+/* A dispatch of `stage` with the parameters every stage reads, in a program of its own:
+ * COUNT's registers are a few counters, where SCATTER's and CHAINED's hold a tile (and
+ * CHAINED's its look-back), and a shared program would reserve the most of them for every
+ * stage (docs/DECISIONS.md, "One program per hot stage"). */
 static exec_dispatch select_dispatch(const select_job *job, unsigned stage, select_plan p)
 {
-    exec_dispatch d = {.variant = {"select", job->type, GPGPU_OP_SUM, p.wg, p.items, 0}};
+    exec_dispatch d = {.variant = {"select", job->type, GPGPU_OP_SUM, p.wg, p.items, stage}};
     gpgpu_type t = job->type;
     d.params[0] = stage;
     d.params[SELECT_P_N] = (uint32_t)job->n;
