@@ -27,17 +27,21 @@ static bool wants_single_pass(gpgpu_context *ctx, size_t n, gpgpu_algo algo, boo
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
     /* Without subgroups the look-back walks one tile per barrier (as the scan's does):
      * reduce-then-scan there. */
-    return ctx->info.has_subgroups && !partition && n <= SELECT_SINGLE_PASS_MAX &&
-           SELECT_WG <= ctx->info.max_workgroup_invocations;
+    return ctx->info.has_subgroups && !partition && n <= SELECT_SINGLE_PASS_MAX;
 }
 
 select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu_algo algo,
                             bool partition)
 {
-    /* 16 elements of 4 bytes an invocation, 8 of f64: the tile's 16 KB are in flight at
-     * once, as the scan's single pass holds its tile. */
-    select_plan p = {.wg = SELECT_WG, .items = gpgpu_type_size(type) == 8 ? SELECT_ITEMS / 2
-                                                                          : SELECT_ITEMS};
+    /* The plan's tile (by default 16 elements of 4 bytes an invocation, 8 of f64: the
+     * tile's 16 KB are in flight at once, as the scan's single pass holds its tile), its
+     * group within the device's. */
+    const algo_select_plan *sp = &ctx->plans.select;
+    unsigned wg = sp->wg;
+    while (wg > ctx->info.max_workgroup_invocations && wg > 1)
+        wg /= 2;
+    unsigned items = gpgpu_type_size(type) == 8 && sp->items > 1 ? sp->items / 2 : sp->items;
+    select_plan p = {.wg = wg, .items = items, .polls = sp->polls};
     size_t tile = (size_t)p.wg * p.items;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     p.tiles = (uint32_t)tiles;
@@ -89,7 +93,7 @@ static exec_dispatch select_dispatch(const select_job *job, unsigned stage, sele
     }
     d.bind[6] = job->state;
     d.params[SELECT_P_STATE_OFF] = algo_index(job->state, job->state_off, GPGPU_TYPE_U32);
-    d.params[SELECT_P_POLLS] = SELECT_POLLS;
+    d.params[SELECT_P_POLLS] = p.polls;
     d.params[SELECT_P_TILES_PER_GROUP] = p.tiles_per_group;
     d.params[SELECT_P_GROUPS] = p.groups;
     count_bind(&d, job->count, SELECT_P_N);
