@@ -21,6 +21,8 @@
 //             count before its tile by a decoupled look-back over those words (a silent
 //             predecessor is counted again from its input after POLLS reads, so no group
 //             waits on another), and writes; the last tile leaves the total at state[1].
+// SCATTER and CHAINED write staged (SELECT_SHAPE_STAGED: through shared memory in output
+// order, stored by consecutive invocations) or each element from its invocation.
 // Keep modes (MODE bits 0-3): 0 the flag (binding 1) is nonzero; 1-6 the value compares
 // <, <=, >, >=, ==, != with VALUE (gpgpu_compare), floats as C compares them: a NaN on
 // either side makes every comparison false but !=, and -0 equals +0.
@@ -267,12 +269,13 @@ uint tile_ranks(uint mask, out uint rank[ITEMS])
 }
 
 // Writes the tile's elements (the first `count` from `first`; `kept_before` kept
-// elements precede the tile): a kept one at kept_before + its rank, and partitioning a
-// rejected one at total + the rejected before it (those before the tile, first -
-// kept_before, and those before it in the tile, its place less its rank). The payload is
-// loaded as the tile was, every row at once, before any of it is stored.
-void write_tile(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS],
-                uint kept_before, uint total)
+// elements precede the tile) from the invocations that hold them: a kept one at
+// kept_before + its rank, and partitioning a rejected one at total + the rejected before it
+// (those before the tile, first - kept_before, and those before it in the tile, its place
+// less its rank). The payload is loaded as the tile was, every row at once, before any of
+// it is stored.
+void write_direct(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS],
+                  uint kept_before, uint total)
 {
     bool parted = PARTITION;
     uint to[ITEMS];
@@ -300,6 +303,151 @@ void write_tile(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS],
         UNROLL for (uint r = 0u; r < ITEMS; r++)
             if (put[r])
                 idx_out[IDX_OFF + to[r]] = first + AT(r);
+    }
+}
+
+// ------------------------------------------------------------- staged writes
+//
+// STAGED (SCATTER's and CHAINED's programs, SELECT_SHAPE_STAGED): the tile's written
+// elements go to shared memory first, in output order (slot: the kept ones from 0 by rank,
+// partitioning the rejected after them in input order), and invocation i of the group then
+// stores slots i, i + WG_SIZE, ...: a subgroup's store is one run of consecutive words, whole
+// sectors but at its ends (CUB's two-phase scatter), where a row stored from registers
+// covers only its kept lanes' words. The payload and the indices follow through the same
+// slots, one array at a time, so that one tile of shared memory serves all three. f64 keeps
+// its low words in the first half and its high words in the second, each conflict-free.
+#define STAGED (SELECT_SHAPE_STAGED != 0u)
+#if defined(TYPE_F64)
+#define WORDS 2u
+#else
+#define WORDS 1u
+#endif
+shared uint s_stage[STAGED ? TILE * WORDS : 1u];
+
+void stage_put(uint slot, T v)
+{
+#if defined(TYPE_F64)
+    uvec2 w = unpackDouble2x32(v);
+    s_stage[slot] = w.x;
+    s_stage[TILE + slot] = w.y;
+#elif defined(TYPE_F32)
+    s_stage[slot] = floatBitsToUint(v);
+#else
+    s_stage[slot] = uint(v);
+#endif
+}
+
+T stage_get(uint slot)
+{
+#if defined(TYPE_F64)
+    return packDouble2x32(uvec2(s_stage[slot], s_stage[TILE + slot]));
+#elif defined(TYPE_F32)
+    return uintBitsToFloat(s_stage[slot]);
+#else
+    return T(s_stage[slot]);
+#endif
+}
+
+// Row r's slot, and whether it is written (inside the count, and kept or partitioned).
+void tile_slots(uint count, uint mask, uint rank[ITEMS], uint kept, out uint slot[ITEMS],
+                out bool put[ITEMS])
+{
+    bool parted = PARTITION;
+    UNROLL for (uint r = 0u; r < ITEMS; r++) {
+        bool keep = (mask >> r & 1u) != 0u;
+        uint rejected_slot = kept + (AT(r) - rank[r]);
+        slot[r] = keep ? rank[r] : rejected_slot;
+        bool inside = AT(r) < count, wanted = keep || parted;
+        put[r] = inside && wanted;
+    }
+}
+
+// Where slot i goes: its place among the kept, or partitioning among the rejected (as
+// write_direct's).
+uint slot_to(uint i, uint first, uint kept, uint kept_before, uint total)
+{
+    uint rejected_to = total + (first - kept_before) + (i - kept);
+    return i < kept ? kept_before + i : rejected_to;
+}
+
+// The slots written: the kept, and partitioning the tile's every element.
+uint slots_used(uint count, uint kept) { return PARTITION ? count : kept; }
+
+// The tile's values to their slots (no barrier: the caller's, before they are read).
+void stage_values(uint count, T x[ITEMS], uint mask, uint rank[ITEMS], uint kept)
+{
+    uint slot[ITEMS];
+    bool put[ITEMS];
+    tile_slots(count, mask, rank, kept, slot, put);
+    UNROLL for (uint r = 0u; r < ITEMS; r++)
+        if (put[r])
+            stage_put(slot[r], x[r]);
+}
+
+// The staged values stored, after a barrier since stage_values.
+void store_values(uint first, uint count, uint kept, uint kept_before, uint total)
+{
+    uint lid = gl_LocalInvocationID.x, used = slots_used(count, kept);
+    UNROLL for (uint r = 0u; r < ITEMS; r++) {
+        uint i = r * WG_SIZE + lid;
+        if (i < used)
+            dst[DST_OFF + slot_to(i, first, kept, kept_before, total)] = stage_get(i);
+    }
+}
+
+// The payload and the indices through the slots after store_values, each array staged
+// once the slots' last reads are done. Every invocation must call it (barriers).
+void store_extras(uint first, uint count, uint mask, uint rank[ITEMS], uint kept,
+                  uint kept_before, uint total)
+{
+    if (!HAS_PAY && !HAS_IDX)
+        return;
+    uint lid = gl_LocalInvocationID.x, used = slots_used(count, kept);
+    uint slot[ITEMS];
+    bool put[ITEMS];
+    tile_slots(count, mask, rank, kept, slot, put);
+    if (HAS_PAY) {
+        uint pay[ITEMS];
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            pay[r] = pay_in[PAY_IN_OFF + first + row_at(r, count)];
+        SYNC();
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            if (put[r])
+                s_stage[slot[r]] = pay[r];
+        SYNC();
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            uint i = r * WG_SIZE + lid;
+            if (i < used)
+                pay_out[PAY_OUT_OFF + slot_to(i, first, kept, kept_before, total)] = s_stage[i];
+        }
+    }
+    if (HAS_IDX) {
+        SYNC();
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            if (put[r])
+                s_stage[slot[r]] = first + AT(r);
+        SYNC();
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            uint i = r * WG_SIZE + lid;
+            if (i < used)
+                idx_out[IDX_OFF + slot_to(i, first, kept, kept_before, total)] = s_stage[i];
+        }
+    }
+}
+
+// The tile written, staged or from its invocations (the tile's `kept` from tile_ranks).
+// Every invocation must call it (barriers). A next call's staging waits in tile_ranks's
+// barriers for this one's last reads of the slots.
+void write_tile(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS], uint kept,
+                uint kept_before, uint total)
+{
+    if (STAGED) {
+        stage_values(count, x, mask, rank, kept);
+        SYNC();
+        store_values(first, count, kept, kept_before, total);
+        store_extras(first, count, mask, rank, kept, kept_before, total);
+    } else {
+        write_direct(first, count, x, mask, rank, kept_before, total);
     }
 }
 
@@ -345,7 +493,7 @@ void stage_scatter()
         uint rank[ITEMS];
         uint mask = load_tile(first, count, x);
         uint kept = tile_ranks(mask, rank);
-        write_tile(first, count, x, mask, rank, before, total);
+        write_tile(first, count, x, mask, rank, kept, before, total);
         before += kept;
     }
 }
@@ -507,6 +655,10 @@ void stage_chained()
     if (count > 0u) // N = 0 (a count on the GPU): nothing to load
         mask = load_tile(first, count, x);
     uint kept = tile_ranks(mask, rank);
+    // Staged, the values wait in shared memory through the look-back, so that no register
+    // holds the tile across its loop (the scan's GL tiles ran at 0.57x held there).
+    if (STAGED)
+        stage_values(count, x, mask, rank, kept);
     uint before = 0u;
     if (tiles > 1u) {
         // Published before the look-back, and sent out at once, so that successors find it.
@@ -521,7 +673,16 @@ void stage_chained()
     }
     if (lid == 0u && t == tiles - 1u)
         state[STATE_OFF + 1u] = before + kept;
-    write_tile(first, count, x, mask, rank, before, 0u);
+    if (STAGED) {
+        SYNC(); // every value staged (one tile has no look-back's barriers)
+        store_values(first, count, kept, before, 0u);
+        if (HAS_PAY || HAS_IDX) {
+            kept = tile_ranks(mask, rank); // again: so that no rank is held either
+            store_extras(first, count, mask, rank, kept, before, 0u);
+        }
+    } else {
+        write_direct(first, count, x, mask, rank, before, 0u);
+    }
 }
 
 void main()

@@ -112,14 +112,17 @@ static void check_parse(void)
            p.scan.chained_items, p.scan.chained_small_wg, p.scan.chained_small_items);
     /* The selection's tile and polls by name; its items at most 32 (a bit a row of the keep
      * mask). */
-    p = parsed("select_items=8,select_wg=512,select_polls=4", &vk_facts);
-    EXPECT(p.select.items == 8 && p.select.wg == 512 && p.select.polls == 4,
-           "select_items=8,select_wg=512,select_polls=4: %u x %u, polls %u", p.select.wg,
-           p.select.items, p.select.polls);
+    p = parsed("select_items=8,select_wg=512,select_polls=4,select_staged=0", &vk_facts);
+    EXPECT(p.select.items == 8 && p.select.wg == 512 && p.select.polls == 4 &&
+               p.select.staged == ALGO_NEVER,
+           "select_items=8,select_wg=512,select_polls=4,select_staged=0: %u x %u, polls %u, "
+           "staged %d",
+           p.select.wg, p.select.items, p.select.polls, p.select.staged);
     p = parsed("", &gl_facts);
     EXPECT(p.select.items == SELECT_ITEMS && p.select.wg == SELECT_WG &&
-               p.select.polls == SELECT_POLLS,
-           "select defaults: %u x %u, polls %u", p.select.wg, p.select.items, p.select.polls);
+               p.select.polls == SELECT_POLLS && p.select.staged == ALGO_ALWAYS,
+           "select defaults: %u x %u, polls %u, staged %d", p.select.wg, p.select.items,
+           p.select.polls, p.select.staged);
     algo_plans before = p;
     EXPECT_STATUS(NULL, algo_plans_parse("select_items=64", &p), GPGPU_ERROR_INVALID_ARGUMENT);
     EXPECT(strcmp(gpgpu_last_error(NULL),

@@ -145,6 +145,11 @@ typedef struct algo_spgemm_plan {
 typedef struct algo_select_plan {
     unsigned items; /* select_items: elements per invocation of 4-byte types, f64 half (16) */
     unsigned wg;    /* select_wg: invocations per work-group (256) */
+    /* select_staged: a tile's written elements gathered in shared memory in output order and
+     * stored by consecutive invocations in runs, else each stored by the invocation that holds
+     * it (AUTO resolves to ALWAYS; a tile too large for the device's shared memory is stored
+     * from its invocations) */
+    algo_mode staged;
     unsigned polls; /* select_polls: single pass, reads of a silent predecessor (32) */
 } algo_select_plan;
 

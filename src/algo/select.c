@@ -14,7 +14,13 @@
  * runs reduce-then-scan, whose counting pass gives the total: every element is then
  * written once, where it ends. The single pass could only learn the total at its last
  * tile; writing the rejected reversed from the end, as CUB does, and reversing them
- * afterwards would move the rejected (and their values and indices) twice. */
+ * afterwards would move the rejected (and their values and indices) twice.
+ *
+ * Each tile is loaded in subgroup rows, every row's load at once, and by default (the plan's
+ * select_staged) the elements it writes are gathered in shared memory in output order and
+ * stored from there by consecutive invocations, as CUB's two-phase scatter stores them:
+ * stored from the invocations that hold them, a subgroup's row covers only its kept lanes'
+ * words, half a run at half the flags set. */
 #include <math.h>
 
 #include "algo/copy.h"
@@ -43,6 +49,10 @@ select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu
     unsigned items = gpgpu_type_size(type) == 8 && sp->items > 1 ? sp->items / 2 : sp->items;
     select_plan p = {.wg = wg, .items = items, .polls = sp->polls};
     size_t tile = (size_t)p.wg * p.items;
+    /* Staged where the slots fit beside the group's other shared arrays (a partial and a
+     * reduction word per invocation, of up to 8 bytes, and a few words). */
+    size_t shared = tile * gpgpu_type_size(type) + (size_t)wg * 12 + 64;
+    p.staged = sp->staged == ALGO_ALWAYS && shared <= ctx->info.max_shared_memory_bytes;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     p.tiles = (uint32_t)tiles;
     p.single_pass = wants_single_pass(ctx, n, algo, partition);
@@ -60,6 +70,8 @@ select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu
 static exec_dispatch select_dispatch(const select_job *job, unsigned stage, select_plan p)
 {
     exec_dispatch d = {.variant = {"select", job->type, GPGPU_OP_SUM, p.wg, p.items, stage}};
+    if (stage == SELECT_STAGE_SCATTER || stage == SELECT_STAGE_CHAINED)
+        exec_shape_set(&d.variant, SELECT_SHAPE_STAGED, p.staged);
     gpgpu_type t = job->type;
     d.params[0] = stage;
     d.params[SELECT_P_N] = (uint32_t)job->n;

@@ -14,6 +14,7 @@
 enum { SELECT_STAGES(ALGO_ID) };
 enum { SELECT_PARAMS(ALGO_ID) };
 enum { SELECT_CONSTS(ALGO_ID) };
+enum { SELECT_SHAPES(ALGO_SHAPE) };
 
 /* The plan's defaults (algo_select_plan: select_wg, select_items, select_polls). */
 enum {
@@ -41,6 +42,7 @@ _Static_assert(SELECT_SAME_KEEP(LT) && SELECT_SAME_KEEP(LE) && SELECT_SAME_KEEP(
 typedef struct select_plan {
     uint32_t wg, items;
     uint32_t polls; /* the single pass's reads of a silent predecessor before recounting */
+    bool staged;    /* SCATTER and CHAINED stage the written elements in shared memory */
     uint32_t tiles; /* at least 1 */
     uint32_t groups, tiles_per_group;
     bool single_pass;
