@@ -313,38 +313,44 @@ void write_direct(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS
 // partitioning the rejected after them in input order), and invocation i of the group then
 // stores slots i, i + WG_SIZE, ...: a subgroup's store is one run of consecutive words, whole
 // sectors but at its ends (CUB's two-phase scatter), where a row stored from registers
-// covers only its kept lanes' words. The payload and the indices follow through the same
-// slots, one array at a time, so that one tile of shared memory serves all three. f64 keeps
-// its low words in the first half and its high words in the second, each conflict-free.
+// covers only its kept lanes' words. The slots pass through shared memory PART at a time
+// (PARTS = 2^SELECT_SHAPE_PARTS_LOG2 parts a tile), so that the stage takes a part's words,
+// not a tile's: NVIDIA's Vulkan driver gives the groups on a multiprocessor about 48 KB
+// together (docs/DECISIONS.md, "The radix sort under ~48 KB of shared memory"), and a whole
+// 16 KB tile would leave two groups there. The payload and the indices follow through the
+// same slots, one array at a time. f64 keeps its low words in the first half and its high
+// words in the second, each conflict-free.
 #define STAGED (SELECT_SHAPE_STAGED != 0u)
+#define PARTS  (1u << SELECT_SHAPE_PARTS_LOG2) /* 1 .. ITEMS */
+#define PART   (TILE >> SELECT_SHAPE_PARTS_LOG2)
 #if defined(TYPE_F64)
 #define WORDS 2u
 #else
 #define WORDS 1u
 #endif
-shared uint s_stage[STAGED ? TILE * WORDS : 1u];
+shared uint s_stage[STAGED ? PART * WORDS : 1u];
 
-void stage_put(uint slot, T v)
+void stage_put(uint at, T v)
 {
 #if defined(TYPE_F64)
     uvec2 w = unpackDouble2x32(v);
-    s_stage[slot] = w.x;
-    s_stage[TILE + slot] = w.y;
+    s_stage[at] = w.x;
+    s_stage[PART + at] = w.y;
 #elif defined(TYPE_F32)
-    s_stage[slot] = floatBitsToUint(v);
+    s_stage[at] = floatBitsToUint(v);
 #else
-    s_stage[slot] = uint(v);
+    s_stage[at] = uint(v);
 #endif
 }
 
-T stage_get(uint slot)
+T stage_get(uint at)
 {
 #if defined(TYPE_F64)
-    return packDouble2x32(uvec2(s_stage[slot], s_stage[TILE + slot]));
+    return packDouble2x32(uvec2(s_stage[at], s_stage[PART + at]));
 #elif defined(TYPE_F32)
-    return uintBitsToFloat(s_stage[slot]);
+    return uintBitsToFloat(s_stage[at]);
 #else
-    return T(s_stage[slot]);
+    return T(s_stage[at]);
 #endif
 }
 
@@ -373,82 +379,103 @@ uint slot_to(uint i, uint first, uint kept, uint kept_before, uint total)
 // The slots written: the kept, and partitioning the tile's every element.
 uint slots_used(uint count, uint kept) { return PARTITION ? count : kept; }
 
-// The tile's values to their slots (no barrier: the caller's, before they are read).
-void stage_values(uint count, T x[ITEMS], uint mask, uint rank[ITEMS], uint kept)
+// Whether row r's element is staged in the part from slot `base` (a slot below it wraps
+// past PART), and where.
+bool in_part(uint slot, bool put, uint base, out uint at)
 {
-    uint slot[ITEMS];
-    bool put[ITEMS];
-    tile_slots(count, mask, rank, kept, slot, put);
-    UNROLL for (uint r = 0u; r < ITEMS; r++)
-        if (put[r])
-            stage_put(slot[r], x[r]);
+    at = slot - base;
+    bool here = at < PART;
+    return put && here;
 }
 
-// The staged values stored, after a barrier since stage_values.
-void store_values(uint first, uint count, uint kept, uint kept_before, uint total)
+// The values of the part from `base` to shared memory (no barrier: the caller's, before
+// and after).
+void stage_values(uint base, T x[ITEMS], uint slot[ITEMS], bool put[ITEMS])
 {
-    uint lid = gl_LocalInvocationID.x, used = slots_used(count, kept);
     UNROLL for (uint r = 0u; r < ITEMS; r++) {
-        uint i = r * WG_SIZE + lid;
-        if (i < used)
-            dst[DST_OFF + slot_to(i, first, kept, kept_before, total)] = stage_get(i);
+        uint at;
+        if (in_part(slot[r], put[r], base, at))
+            stage_put(at, x[r]);
     }
 }
 
-// The payload and the indices through the slots after store_values, each array staged
-// once the slots' last reads are done. Every invocation must call it (barriers).
+// The staged part from `base` stored (after the barrier behind stage_values).
+void store_values(uint base, uint used, uint first, uint kept, uint kept_before, uint total)
+{
+    uint lid = gl_LocalInvocationID.x;
+    UNROLL for (uint k = 0u; k < (ITEMS >> SELECT_SHAPE_PARTS_LOG2); k++) {
+        uint i = base + k * WG_SIZE + lid;
+        if (i < used)
+            dst[DST_OFF + slot_to(i, first, kept, kept_before, total)] = stage_get(i - base);
+    }
+}
+
+// Words of the payload (pay) or the indices through the parts, a barrier before each part
+// is staged and after. Every invocation must call it.
+void store_words(bool pay, uint w[ITEMS], uint slot[ITEMS], bool put[ITEMS], uint used,
+                 uint first, uint kept, uint kept_before, uint total)
+{
+    uint lid = gl_LocalInvocationID.x;
+    for (uint base = 0u; base < used; base += PART) {
+        SYNC();
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            uint at;
+            if (in_part(slot[r], put[r], base, at))
+                s_stage[at] = w[r];
+        }
+        SYNC();
+        UNROLL for (uint k = 0u; k < (ITEMS >> SELECT_SHAPE_PARTS_LOG2); k++) {
+            uint i = base + k * WG_SIZE + lid;
+            uint to = slot_to(i, first, kept, kept_before, total);
+            if (i < used && pay)
+                pay_out[PAY_OUT_OFF + to] = s_stage[i - base];
+            else if (i < used)
+                idx_out[IDX_OFF + to] = s_stage[i - base];
+        }
+    }
+}
+
+// The payload and the indices through the slots, after the values. Every invocation must
+// call it (barriers).
 void store_extras(uint first, uint count, uint mask, uint rank[ITEMS], uint kept,
                   uint kept_before, uint total)
 {
     if (!HAS_PAY && !HAS_IDX)
         return;
-    uint lid = gl_LocalInvocationID.x, used = slots_used(count, kept);
-    uint slot[ITEMS];
+    uint used = slots_used(count, kept), slot[ITEMS], w[ITEMS];
     bool put[ITEMS];
     tile_slots(count, mask, rank, kept, slot, put);
     if (HAS_PAY) {
-        uint pay[ITEMS];
         UNROLL for (uint r = 0u; r < ITEMS; r++)
-            pay[r] = pay_in[PAY_IN_OFF + first + row_at(r, count)];
-        SYNC();
-        UNROLL for (uint r = 0u; r < ITEMS; r++)
-            if (put[r])
-                s_stage[slot[r]] = pay[r];
-        SYNC();
-        UNROLL for (uint r = 0u; r < ITEMS; r++) {
-            uint i = r * WG_SIZE + lid;
-            if (i < used)
-                pay_out[PAY_OUT_OFF + slot_to(i, first, kept, kept_before, total)] = s_stage[i];
-        }
+            w[r] = pay_in[PAY_IN_OFF + first + row_at(r, count)];
+        store_words(true, w, slot, put, used, first, kept, kept_before, total);
     }
     if (HAS_IDX) {
-        SYNC();
         UNROLL for (uint r = 0u; r < ITEMS; r++)
-            if (put[r])
-                s_stage[slot[r]] = first + AT(r);
-        SYNC();
-        UNROLL for (uint r = 0u; r < ITEMS; r++) {
-            uint i = r * WG_SIZE + lid;
-            if (i < used)
-                idx_out[IDX_OFF + slot_to(i, first, kept, kept_before, total)] = s_stage[i];
-        }
+            w[r] = first + AT(r);
+        store_words(false, w, slot, put, used, first, kept, kept_before, total);
     }
 }
 
 // The tile written, staged or from its invocations (the tile's `kept` from tile_ranks).
-// Every invocation must call it (barriers). A next call's staging waits in tile_ranks's
-// barriers for this one's last reads of the slots.
+// Every invocation must call it (barriers).
 void write_tile(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS], uint kept,
                 uint kept_before, uint total)
 {
-    if (STAGED) {
-        stage_values(count, x, mask, rank, kept);
-        SYNC();
-        store_values(first, count, kept, kept_before, total);
-        store_extras(first, count, mask, rank, kept, kept_before, total);
-    } else {
+    if (!STAGED) {
         write_direct(first, count, x, mask, rank, kept_before, total);
+        return;
     }
+    uint used = slots_used(count, kept), slot[ITEMS];
+    bool put[ITEMS];
+    tile_slots(count, mask, rank, kept, slot, put);
+    for (uint base = 0u; base < used; base += PART) {
+        SYNC(); // the slots' last reads (a part's, or the tile's before) are done
+        stage_values(base, x, slot, put);
+        SYNC();
+        store_values(base, used, first, kept, kept_before, total);
+    }
+    store_extras(first, count, mask, rank, kept, kept_before, total);
 }
 
 uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
@@ -655,10 +682,16 @@ void stage_chained()
     if (count > 0u) // N = 0 (a count on the GPU): nothing to load
         mask = load_tile(first, count, x);
     uint kept = tile_ranks(mask, rank);
-    // Staged, the values wait in shared memory through the look-back, so that no register
-    // holds the tile across its loop (the scan's GL tiles ran at 0.57x held there).
-    if (STAGED)
-        stage_values(count, x, mask, rank, kept);
+    // Staged in one part, the values wait in shared memory through the look-back, so that
+    // no register holds the tile across its loop (the scan's GL tiles ran at 0.57x held
+    // there); the look-back's barriers come after it, so its slots are all written after.
+    bool early = STAGED && PARTS == 1u;
+    if (early) {
+        uint slot[ITEMS];
+        bool put[ITEMS];
+        tile_slots(count, mask, rank, kept, slot, put);
+        stage_values(0u, x, slot, put);
+    }
     uint before = 0u;
     if (tiles > 1u) {
         // Published before the look-back, and sent out at once, so that successors find it.
@@ -673,15 +706,15 @@ void stage_chained()
     }
     if (lid == 0u && t == tiles - 1u)
         state[STATE_OFF + 1u] = before + kept;
-    if (STAGED) {
+    if (early) {
         SYNC(); // every value staged (one tile has no look-back's barriers)
-        store_values(first, count, kept, before, 0u);
+        store_values(0u, kept, first, kept, before, 0u);
         if (HAS_PAY || HAS_IDX) {
             kept = tile_ranks(mask, rank); // again: so that no rank is held either
             store_extras(first, count, mask, rank, kept, before, 0u);
         }
     } else {
-        write_direct(first, count, x, mask, rank, before, 0u);
+        write_tile(first, count, x, mask, rank, kept, before, 0u);
     }
 }
 

@@ -610,15 +610,21 @@ static void errors(void)
 }
 
 /* The stages and whole calls at other plans (algo_plans_set, as GPGPU_TUNE makes them):
- * every element stored by its invocation (select_staged=0), small tiles of many groups
- * staged and not, and a tile of 32 rows (every bit of the keep mask). */
+ * every element stored by its invocation (select_staged=0), the whole tile staged at once
+ * (the single pass's values then held in shared memory through its look-back), small
+ * tiles of many groups staged and not, a tile of 32 rows (every bit of the keep mask) in 8
+ * parts. */
 static void other_plans(void)
 {
     static const struct {
         unsigned wg, items;
         algo_mode staged;
-    } plans[] = {{SELECT_WG, SELECT_ITEMS, ALGO_NEVER}, {64, 4, ALGO_ALWAYS},
-                 {32, 2, ALGO_NEVER}, {128, 32, ALGO_ALWAYS}};
+        unsigned parts;
+    } plans[] = {{SELECT_WG, SELECT_ITEMS, ALGO_NEVER, 1},
+                 {SELECT_WG, SELECT_ITEMS, ALGO_ALWAYS, 1},
+                 {64, 4, ALGO_ALWAYS, 2},
+                 {32, 2, ALGO_NEVER, 1},
+                 {128, 32, ALGO_ALWAYS, 8}};
     static const size_t ns[] = {1, 4097, 65537};
     algo_plans saved = algo_plans_get(ctx);
     EXPECT(saved.select.staged == ALGO_ALWAYS &&
@@ -630,8 +636,9 @@ static void other_plans(void)
         p.select.wg = plans[i].wg;
         p.select.items = plans[i].items;
         p.select.staged = plans[i].staged;
+        p.select.staged_parts = plans[i].parts;
         algo_plans_set(ctx, &p);
-        for (size_t ti = 0; ti < 4; ti++) {
+        for (size_t ti = i % 2; ti < 4; ti += 2) { /* half the types a plan, in turn */
             gpgpu_type t = test_types[ti];
             select_plan sp = select_plan_for(ctx, t, 1000, GPGPU_ALGO_DEFAULT, true);
             EXPECT(plans[i].staged == ALGO_ALWAYS || !sp.staged,

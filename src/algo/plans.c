@@ -34,7 +34,7 @@ static const algo_plans defaults = {
                .esc_split = SPGEMM_SPLIT_PRODUCTS, .esc_walk = ALGO_AUTO,
                .compact_entries = 2, .rows_ordered = ALGO_AUTO},
     .select = {.items = SELECT_ITEMS, .wg = SELECT_WG, .staged = ALGO_AUTO,
-               .polls = SELECT_POLLS},
+               .staged_parts = SELECT_STAGED_PARTS, .polls = SELECT_POLLS},
 };
 
 /* GPGPU_TUNE's names: (name, plan field, least, most, power of two). Powers of two keep the
@@ -89,6 +89,7 @@ static const algo_plans defaults = {
     X(select_items, select.items, 1, 32, true)                                \
     X(select_wg, select.wg, 1, 1024, true)                                    \
     X(select_staged, select.staged, 0, 2, false)                              \
+    X(select_staged_parts, select.staged_parts, 1, 32, true)                  \
     X(select_polls, select.polls, 1, POW2_MAX, true)
 
 typedef struct plan_name {

@@ -150,6 +150,9 @@ typedef struct algo_select_plan {
      * it (AUTO resolves to ALWAYS; a tile too large for the device's shared memory is stored
      * from its invocations) */
     algo_mode staged;
+    /* select_staged_parts: the staged slots pass through shared memory in this many parts of
+     * a tile, at most the tile's items (4: 4 KB of shared memory) */
+    unsigned staged_parts;
     unsigned polls; /* select_polls: single pass, reads of a silent predecessor (32) */
 } algo_select_plan;
 

@@ -49,9 +49,10 @@ select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu
     unsigned items = gpgpu_type_size(type) == 8 && sp->items > 1 ? sp->items / 2 : sp->items;
     select_plan p = {.wg = wg, .items = items, .polls = sp->polls};
     size_t tile = (size_t)p.wg * p.items;
-    /* Staged where the slots fit beside the group's other shared arrays (a partial and a
-     * reduction word per invocation, of up to 8 bytes, and a few words). */
-    size_t shared = tile * gpgpu_type_size(type) + (size_t)wg * 12 + 64;
+    /* Staged where a part's slots fit beside the group's other shared arrays (a partial and
+     * a reduction word per invocation, of up to 8 bytes, and a few words). */
+    p.parts = sp->staged_parts < p.items ? sp->staged_parts : p.items;
+    size_t shared = tile / p.parts * gpgpu_type_size(type) + (size_t)wg * 12 + 64;
     p.staged = sp->staged == ALGO_ALWAYS && shared <= ctx->info.max_shared_memory_bytes;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     p.tiles = (uint32_t)tiles;
@@ -70,8 +71,13 @@ select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu
 static exec_dispatch select_dispatch(const select_job *job, unsigned stage, select_plan p)
 {
     exec_dispatch d = {.variant = {"select", job->type, GPGPU_OP_SUM, p.wg, p.items, stage}};
-    if (stage == SELECT_STAGE_SCATTER || stage == SELECT_STAGE_CHAINED)
-        exec_shape_set(&d.variant, SELECT_SHAPE_STAGED, p.staged);
+    if ((stage == SELECT_STAGE_SCATTER || stage == SELECT_STAGE_CHAINED) && p.staged) {
+        exec_shape_set(&d.variant, SELECT_SHAPE_STAGED, 1);
+        unsigned log2 = 0;
+        while (1u << log2 < p.parts)
+            log2++;
+        exec_shape_set(&d.variant, SELECT_SHAPE_PARTS_LOG2, log2);
+    }
     gpgpu_type t = job->type;
     d.params[0] = stage;
     d.params[SELECT_P_N] = (uint32_t)job->n;
