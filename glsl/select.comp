@@ -379,8 +379,8 @@ uint slot_to(uint i, uint first, uint kept, uint kept_before, uint total)
 // The slots written: the kept, and partitioning the tile's every element.
 uint slots_used(uint count, uint kept) { return PARTITION ? count : kept; }
 
-// Whether row r's element is staged in the part from slot `base` (a slot below it wraps
-// past PART), and where.
+// Whether an element of `slot`, written where `put`, is staged in the part from slot `base`
+// (a slot below it wraps past PART), and where in it.
 bool in_part(uint slot, bool put, uint base, out uint at)
 {
     at = slot - base;
@@ -427,9 +427,11 @@ void store_words(bool pay, uint w[ITEMS], uint slot[ITEMS], bool put[ITEMS], uin
         UNROLL for (uint k = 0u; k < (ITEMS >> SELECT_SHAPE_PARTS_LOG2); k++) {
             uint i = base + k * WG_SIZE + lid;
             uint to = slot_to(i, first, kept, kept_before, total);
-            if (i < used && pay)
+            if (i >= used)
+                continue;
+            if (pay)
                 pay_out[PAY_OUT_OFF + to] = s_stage[i - base];
-            else if (i < used)
+            else
                 idx_out[IDX_OFF + to] = s_stage[i - base];
         }
     }
