@@ -21,6 +21,8 @@
 //             count before its tile by a decoupled look-back over those words (a silent
 //             predecessor is counted again from its input after POLLS reads, so no group
 //             waits on another), and writes; the last tile leaves the total at state[1].
+// SCATTER and CHAINED write staged (SELECT_SHAPE_STAGED: through shared memory in output
+// order, stored by consecutive invocations) or each element from its invocation.
 // Keep modes (MODE bits 0-3): 0 the flag (binding 1) is nonzero; 1-6 the value compares
 // <, <=, >, >=, ==, != with VALUE (gpgpu_compare), floats as C compares them: a NaN on
 // either side makes every comparison false but !=, and -0 equals +0.
@@ -65,21 +67,28 @@ T value() { return int(params[SELECT_P_VALUE]); }
 T value() { return param_t(SELECT_P_VALUE); }
 #endif
 
-// The comparison of keep mode op (SELECT_KEEP_LT .. _NE), NaN tested by its bits so that no
-// fast-math setting folds it away.
-bool compare(T v, uint op)
+// The outcomes a comparison keeps (SELECT_KEEP_LT .. _NE with the constant c), as bits: 1 below
+// c, 2 equal to it, 4 above it, 8 a NaN (only != keeps one: floats compare as in C, and -0
+// equals +0); with c a NaN every element is a NaN's outcome. One uniform table, so that each
+// element's test is a few selects, no branch.
+uint keep_table(uint op, T c)
 {
-    T c = value();
-    if (t_isnan(v) || t_isnan(c))
-        return op == SELECT_KEEP_NE;
-    switch (op) {
-    case SELECT_KEEP_LT: return t_lt(v, c);
-    case SELECT_KEEP_LE: return t_le(v, c);
-    case SELECT_KEEP_GT: return t_lt(c, v);
-    case SELECT_KEEP_GE: return t_le(c, v);
-    case SELECT_KEEP_EQ: return t_eq(v, c);
-    default: return !t_eq(v, c);
-    }
+    uint want = op == SELECT_KEEP_LT ? 1u : op == SELECT_KEEP_LE ? 3u : op == SELECT_KEEP_GT ? 4u
+              : op == SELECT_KEEP_GE ? 6u : op == SELECT_KEEP_EQ ? 2u : 13u;
+    return t_isnan(c) ? (op == SELECT_KEEP_NE ? 15u : 0u) : want;
+}
+
+// Whether v is kept by the table `want` of keep_table(op, c). Every operand a local, so that
+// glslang makes each `?:` and `&&` a select rather than a branch.
+bool keeps(T v, T c, uint want)
+{
+    bool lt = t_lt(v, c), eq = t_eq(v, c), nan = t_isnan(v);
+    bool le = lt || eq;
+    uint o = lt ? 1u : 0u;
+    o |= eq ? 2u : 0u;
+    o |= le ? 0u : 4u;
+    o = nan ? 8u : o;
+    return (want & o) != 0u;
 }
 
 // An invocation's ITEMS elements of a tile: with subgroups in subgroup rows (subgroup s
@@ -93,31 +102,73 @@ bool compare(T v, uint op)
 #define AT(r) (gl_LocalInvocationID.x * ITEMS + (r))
 #endif
 
-// Loads the elements of the tile's first `count` from `first` into x (the values are
-// needed to compare, and to be written) and returns which are kept (bit r: row r).
+// Where row r loads from in a tile of `count` elements (at least 1): its element, clamped
+// to the last one. Every row loads, with no branch around its load, and the rows past the
+// count are left out of the keep mask instead: a load under `inside ? src[i] : 0` or
+// `inside && flags[i] != 0` is a branch in SPIR-V (glslang branches around any operand
+// that reads memory), and NVIDIA's compilers gave each such row a block of its own and
+// waited for its load before the next row's, so a tile took ITEMS load latencies in turn
+// instead of one (docs/DECISIONS.md, "Selection loads every row at once").
+uint row_at(uint r, uint count)
+{
+    return min(AT(r), count - 1u);
+}
+
+// Loads the elements of the tile's first `count` (at least 1) from `first` into x (the
+// values are needed to compare, and to be written) and returns which are kept (bit r: row
+// r). The keep mode is tested once, outside the rows, so that each form's loads are one
+// block.
 uint load_tile(uint first, uint count, out T x[ITEMS])
 {
     uint op = KEEP_OP, mask = 0u;
-    UNROLL for (uint r = 0u; r < ITEMS; r++) {
-        uint at = AT(r);
-        bool inside = at < count;
-        x[r] = inside ? src[SRC_OFF + first + at] : T_ZERO;
-        bool keep = inside && (op == SELECT_KEEP_FLAGS ? flags[FLAGS_OFF + first + at] != 0u : compare(x[r], op));
-        mask |= keep ? 1u << r : 0u;
+    if (op == SELECT_KEEP_FLAGS) {
+        uint f[ITEMS];
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            uint at = first + row_at(r, count);
+            x[r] = src[SRC_OFF + at];
+            f[r] = flags[FLAGS_OFF + at];
+        }
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            bool inside = AT(r) < count, set = f[r] != 0u;
+            uint bit = 1u << r;
+            mask |= inside && set ? bit : 0u;
+        }
+    } else {
+        T c = value();
+        uint want = keep_table(op, c);
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            x[r] = src[SRC_OFF + first + row_at(r, count)];
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            bool inside = AT(r) < count, keep = keeps(x[r], c, want);
+            uint bit = 1u << r;
+            mask |= inside && keep ? bit : 0u;
+        }
     }
     return mask;
 }
 
-// The kept elements among the first `count` from `first`, counted only (the values are
-// read only where a comparison needs them).
+// The kept elements among the first `count` (at least 1) from `first`, counted only (the
+// values are read only where a comparison needs them), loaded as load_tile loads.
 uint count_kept(uint first, uint count)
 {
     uint op = KEEP_OP, kept = 0u;
-    UNROLL for (uint r = 0u; r < ITEMS; r++) {
-        uint at = AT(r);
-        if (at < count)
-            kept += (op == SELECT_KEEP_FLAGS ? flags[FLAGS_OFF + first + at] != 0u
-                              : compare(src[SRC_OFF + first + at], op)) ? 1u : 0u;
+    if (op == SELECT_KEEP_FLAGS) {
+        uint f[ITEMS];
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            f[r] = flags[FLAGS_OFF + first + row_at(r, count)];
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            bool inside = AT(r) < count, set = f[r] != 0u;
+            kept += inside && set ? 1u : 0u;
+        }
+    } else {
+        T c = value(), x[ITEMS];
+        uint want = keep_table(op, c);
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            x[r] = src[SRC_OFF + first + row_at(r, count)];
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            bool inside = AT(r) < count, keep = keeps(x[r], c, want);
+            kept += inside && keep ? 1u : 0u;
+        }
     }
     return kept;
 }
@@ -218,26 +269,215 @@ uint tile_ranks(uint mask, out uint rank[ITEMS])
 }
 
 // Writes the tile's elements (the first `count` from `first`; `kept_before` kept
-// elements precede the tile): a kept one at kept_before + its rank, and partitioning a
-// rejected one at total + the rejected before it (those before the tile, first -
-// kept_before, and those before it in the tile, its place less its rank).
-void write_tile(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS],
-                uint kept_before, uint total)
+// elements precede the tile) from the invocations that hold them: a kept one at
+// kept_before + its rank, and partitioning a rejected one at total + the rejected before it
+// (those before the tile, first - kept_before, and those before it in the tile, its place
+// less its rank). The payload is loaded as the tile was, every row at once, before any of
+// it is stored.
+void write_direct(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS],
+                  uint kept_before, uint total)
+{
+    bool parted = PARTITION;
+    uint to[ITEMS];
+    bool put[ITEMS]; // written: inside the count, and kept or partitioned
+    UNROLL for (uint r = 0u; r < ITEMS; r++) {
+        bool keep = (mask >> r & 1u) != 0u;
+        uint kept_to = kept_before + rank[r];
+        uint rejected_to = total + (first - kept_before) + (AT(r) - rank[r]);
+        to[r] = keep ? kept_to : rejected_to;
+        bool inside = AT(r) < count, wanted = keep || parted;
+        put[r] = inside && wanted;
+    }
+    UNROLL for (uint r = 0u; r < ITEMS; r++)
+        if (put[r])
+            dst[DST_OFF + to[r]] = x[r];
+    if (HAS_PAY) {
+        uint pay[ITEMS];
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            pay[r] = pay_in[PAY_IN_OFF + first + row_at(r, count)];
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            if (put[r])
+                pay_out[PAY_OUT_OFF + to[r]] = pay[r];
+    }
+    if (HAS_IDX) {
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            if (put[r])
+                idx_out[IDX_OFF + to[r]] = first + AT(r);
+    }
+}
+
+// ------------------------------------------------------------- staged writes
+//
+// STAGED (SCATTER's and CHAINED's programs, SELECT_SHAPE_STAGED): the tile's written
+// elements go to shared memory first, in output order (slot: the kept ones from 0 by rank,
+// partitioning the rejected after them in input order), and invocation i of the group then
+// stores slots i, i + WG_SIZE, ...: a subgroup's store is one run of consecutive words, whole
+// sectors but at its ends (CUB's two-phase scatter), where a row stored from registers
+// covers only its kept lanes' words. The slots pass through shared memory PART at a time
+// (PARTS = 2^SELECT_SHAPE_PARTS_LOG2 parts a tile), so that the stage takes a part's words,
+// not a tile's: NVIDIA's Vulkan driver gives the groups on a multiprocessor about 48 KB
+// together (docs/DECISIONS.md, "The radix sort under ~48 KB of shared memory"), and a whole
+// 16 KB tile would leave two groups there. The payload and the indices follow through the
+// same slots, one array at a time. f64 keeps its low words in the first half and its high
+// words in the second, each conflict-free.
+#define STAGED (SELECT_SHAPE_STAGED != 0u)
+#define PARTS  (1u << SELECT_SHAPE_PARTS_LOG2) /* 1 .. ITEMS */
+#define PART   (TILE >> SELECT_SHAPE_PARTS_LOG2)
+#if defined(TYPE_F64)
+#define WORDS 2u
+#else
+#define WORDS 1u
+#endif
+shared uint s_stage[STAGED ? PART * WORDS : 1u];
+
+void stage_put(uint at, T v)
+{
+#if defined(TYPE_F64)
+    uvec2 w = unpackDouble2x32(v);
+    s_stage[at] = w.x;
+    s_stage[PART + at] = w.y;
+#elif defined(TYPE_F32)
+    s_stage[at] = floatBitsToUint(v);
+#else
+    s_stage[at] = uint(v);
+#endif
+}
+
+T stage_get(uint at)
+{
+#if defined(TYPE_F64)
+    return packDouble2x32(uvec2(s_stage[at], s_stage[PART + at]));
+#elif defined(TYPE_F32)
+    return uintBitsToFloat(s_stage[at]);
+#else
+    return T(s_stage[at]);
+#endif
+}
+
+// Row r's slot, and whether it is written (inside the count, and kept or partitioned).
+void tile_slots(uint count, uint mask, uint rank[ITEMS], uint kept, out uint slot[ITEMS],
+                out bool put[ITEMS])
+{
+    bool parted = PARTITION;
+    UNROLL for (uint r = 0u; r < ITEMS; r++) {
+        bool keep = (mask >> r & 1u) != 0u;
+        uint rejected_slot = kept + (AT(r) - rank[r]);
+        slot[r] = keep ? rank[r] : rejected_slot;
+        bool inside = AT(r) < count, wanted = keep || parted;
+        put[r] = inside && wanted;
+    }
+}
+
+// Where slot i goes: its place among the kept, or partitioning among the rejected (as
+// write_direct's).
+uint slot_to(uint i, uint first, uint kept, uint kept_before, uint total)
+{
+    uint rejected_to = total + (first - kept_before) + (i - kept);
+    return i < kept ? kept_before + i : rejected_to;
+}
+
+// The slots written: the kept, and partitioning the tile's every element.
+uint slots_used(uint count, uint kept) { return PARTITION ? count : kept; }
+
+// Whether an element of `slot`, written where `put`, is staged in the part from slot `base`
+// (a slot below it wraps past PART), and where in it.
+bool in_part(uint slot, bool put, uint base, out uint at)
+{
+    at = slot - base;
+    bool here = at < PART;
+    return put && here;
+}
+
+// The values of the part from `base` to shared memory (no barrier: the caller's, before
+// and after).
+void stage_values(uint base, T x[ITEMS], uint slot[ITEMS], bool put[ITEMS])
 {
     UNROLL for (uint r = 0u; r < ITEMS; r++) {
-        uint at = AT(r);
-        if (at >= count)
-            continue;
-        bool keep = (mask >> r & 1u) != 0u;
-        if (!keep && !PARTITION)
-            continue;
-        uint to = keep ? kept_before + rank[r] : total + (first - kept_before) + (at - rank[r]);
-        dst[DST_OFF + to] = x[r];
-        if (HAS_PAY)
-            pay_out[PAY_OUT_OFF + to] = pay_in[PAY_IN_OFF + first + at];
-        if (HAS_IDX)
-            idx_out[IDX_OFF + to] = first + at;
+        uint at;
+        if (in_part(slot[r], put[r], base, at))
+            stage_put(at, x[r]);
     }
+}
+
+// The staged part from `base` stored (after the barrier behind stage_values).
+void store_values(uint base, uint used, uint first, uint kept, uint kept_before, uint total)
+{
+    uint lid = gl_LocalInvocationID.x;
+    UNROLL for (uint k = 0u; k < (ITEMS >> SELECT_SHAPE_PARTS_LOG2); k++) {
+        uint i = base + k * WG_SIZE + lid;
+        if (i < used)
+            dst[DST_OFF + slot_to(i, first, kept, kept_before, total)] = stage_get(i - base);
+    }
+}
+
+// Words of the payload (pay) or the indices through the parts, a barrier before each part
+// is staged and after. Every invocation must call it.
+void store_words(bool pay, uint w[ITEMS], uint slot[ITEMS], bool put[ITEMS], uint used,
+                 uint first, uint kept, uint kept_before, uint total)
+{
+    uint lid = gl_LocalInvocationID.x;
+    for (uint base = 0u; base < used; base += PART) {
+        SYNC();
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            uint at;
+            if (in_part(slot[r], put[r], base, at))
+                s_stage[at] = w[r];
+        }
+        SYNC();
+        UNROLL for (uint k = 0u; k < (ITEMS >> SELECT_SHAPE_PARTS_LOG2); k++) {
+            uint i = base + k * WG_SIZE + lid;
+            uint to = slot_to(i, first, kept, kept_before, total);
+            if (i >= used)
+                continue;
+            if (pay)
+                pay_out[PAY_OUT_OFF + to] = s_stage[i - base];
+            else
+                idx_out[IDX_OFF + to] = s_stage[i - base];
+        }
+    }
+}
+
+// The payload and the indices through the slots, after the values. Every invocation must
+// call it (barriers).
+void store_extras(uint first, uint count, uint mask, uint rank[ITEMS], uint kept,
+                  uint kept_before, uint total)
+{
+    if (!HAS_PAY && !HAS_IDX)
+        return;
+    uint used = slots_used(count, kept), slot[ITEMS], w[ITEMS];
+    bool put[ITEMS];
+    tile_slots(count, mask, rank, kept, slot, put);
+    if (HAS_PAY) {
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            w[r] = pay_in[PAY_IN_OFF + first + row_at(r, count)];
+        store_words(true, w, slot, put, used, first, kept, kept_before, total);
+    }
+    if (HAS_IDX) {
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            w[r] = first + AT(r);
+        store_words(false, w, slot, put, used, first, kept, kept_before, total);
+    }
+}
+
+// The tile written, staged or from its invocations (the tile's `kept` from tile_ranks).
+// Every invocation must call it (barriers).
+void write_tile(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS], uint kept,
+                uint kept_before, uint total)
+{
+    if (!STAGED) {
+        write_direct(first, count, x, mask, rank, kept_before, total);
+        return;
+    }
+    uint used = slots_used(count, kept), slot[ITEMS];
+    bool put[ITEMS];
+    tile_slots(count, mask, rank, kept, slot, put);
+    for (uint base = 0u; base < used; base += PART) {
+        SYNC(); // the slots' last reads (a part's, or the tile's before) are done
+        stage_values(base, x, slot, put);
+        SYNC();
+        store_values(base, used, first, kept, kept_before, total);
+    }
+    store_extras(first, count, mask, rank, kept, kept_before, total);
 }
 
 uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
@@ -282,7 +522,7 @@ void stage_scatter()
         uint rank[ITEMS];
         uint mask = load_tile(first, count, x);
         uint kept = tile_ranks(mask, rank);
-        write_tile(first, count, x, mask, rank, before, total);
+        write_tile(first, count, x, mask, rank, kept, before, total);
         before += kept;
     }
 }
@@ -440,9 +680,20 @@ void stage_chained()
         return; // the whole group
     uint first = t * TILE, count = min(TILE, N - first);
     T x[ITEMS];
-    uint rank[ITEMS];
-    uint mask = load_tile(first, count, x);
+    uint rank[ITEMS], mask = 0u;
+    if (count > 0u) // N = 0 (a count on the GPU): nothing to load
+        mask = load_tile(first, count, x);
     uint kept = tile_ranks(mask, rank);
+    // Staged in one part, the values wait in shared memory through the look-back, so that
+    // no register holds the tile across its loop (the scan's GL tiles ran at 0.57x held
+    // there); the look-back's barriers come after it, so its slots are all written after.
+    bool early = STAGED && PARTS == 1u;
+    if (early) {
+        uint slot[ITEMS];
+        bool put[ITEMS];
+        tile_slots(count, mask, rank, kept, slot, put);
+        stage_values(0u, x, slot, put);
+    }
     uint before = 0u;
     if (tiles > 1u) {
         // Published before the look-back, and sent out at once, so that successors find it.
@@ -457,7 +708,16 @@ void stage_chained()
     }
     if (lid == 0u && t == tiles - 1u)
         state[STATE_OFF + 1u] = before + kept;
-    write_tile(first, count, x, mask, rank, before, 0u);
+    if (early) {
+        SYNC(); // every value staged (one tile has no look-back's barriers)
+        store_values(0u, kept, first, kept, before, 0u);
+        if (HAS_PAY || HAS_IDX) {
+            kept = tile_ranks(mask, rank); // again: so that no rank is held either
+            store_extras(first, count, mask, rank, kept, before, 0u);
+        }
+    } else {
+        write_tile(first, count, x, mask, rank, kept, before, 0u);
+    }
 }
 
 void main()

@@ -7,6 +7,7 @@
 
 #include "algo/copy.h"
 #include "algo/scan.h"
+#include "algo/select.h"
 #include "algo/sort.h"
 #include "algo/spgemm.h"
 #include "core/internal.h"
@@ -109,7 +110,31 @@ static void check_parse(void)
                p.scan.chained_wg == 256 && p.scan.chained_small_wg == 512,
            "scan_chained_items=16 on GL: %u x %u, small %u x %u", p.scan.chained_wg,
            p.scan.chained_items, p.scan.chained_small_wg, p.scan.chained_small_items);
+    /* The selection's tile and polls by name; its items at most 32 (a bit a row of the keep
+     * mask). */
+    p = parsed("select_items=8,select_wg=512,select_polls=4,select_staged=0,"
+               "select_staged_parts=1",
+               &vk_facts);
+    EXPECT(p.select.items == 8 && p.select.wg == 512 && p.select.polls == 4 &&
+               p.select.staged == ALGO_NEVER && p.select.staged_parts == 1,
+           "select_items=8,select_wg=512,select_polls=4,select_staged=0,select_staged_parts=1: "
+           "%u x %u, polls %u, staged %d in %u parts",
+           p.select.wg, p.select.items, p.select.polls, p.select.staged,
+           p.select.staged_parts);
+    p = parsed("", &gl_facts);
+    EXPECT(p.select.items == SELECT_ITEMS && p.select.wg == SELECT_WG &&
+               p.select.polls == SELECT_POLLS && p.select.staged == ALGO_ALWAYS &&
+               p.select.staged_parts == SELECT_STAGED_PARTS,
+           "select defaults: %u x %u, polls %u, staged %d", p.select.wg, p.select.items,
+           p.select.polls, p.select.staged);
+    algo_plans before = p;
+    EXPECT_STATUS(NULL, algo_plans_parse("select_items=64", &p), GPGPU_ERROR_INVALID_ARGUMENT);
+    EXPECT(strcmp(gpgpu_last_error(NULL),
+                  "GPGPU_TUNE: 'select_items=64': expected a power of two in 1..32") == 0,
+           "select_items=64: '%s'", gpgpu_last_error(NULL));
+    EXPECT(memcmp(&p, &before, sizeof p) == 0, "a refused GPGPU_TUNE changed the plans");
     /* A resolved plan resolves to itself. */
+    p = parsed("scan_chained_items=16", &gl_facts);
     algo_plans again = p;
     algo_plans_resolve(&again, &vk_facts);
     EXPECT(again.scan.chained_small_items == 16 && again.scan.chained_small_wg == 512 &&
@@ -132,6 +157,16 @@ static void check_set(gpgpu_context *ctx)
     EXPECT(got.bitonic.registers == saved.bitonic.registers,
            "bitonic.registers set AUTO: %d, at creation %d", got.bitonic.registers,
            saved.bitonic.registers);
+    /* The selection's tile from the plan, f64's items halved. */
+    p = saved;
+    p.select.wg = 64;
+    p.select.items = 4;
+    algo_plans_set(ctx, &p);
+    select_plan sp = select_plan_for(ctx, GPGPU_TYPE_F64, 1000, GPGPU_ALGO_DEFAULT, true);
+    EXPECT(sp.wg == 64 && sp.items == 2 && sp.tiles == 8 && !sp.single_pass && sp.parts == 2,
+           "select_wg=64,select_items=4: f64 partition of 1000 in %u tiles of %u x %u, "
+           "single pass %d, staged in %u parts (at most the items)", sp.tiles, sp.wg, sp.items,
+           sp.single_pass, sp.parts);
     algo_plans_set(ctx, &saved);
     EXPECT(radix_small(ctx, GPGPU_TYPE_U32, 100), "the plans put back: no one-group sort");
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/plans.h"
 #include "algo/select.h"
 #include "ref/ref.h"
 #include "testlib.h"
@@ -608,6 +609,62 @@ static void errors(void)
     slab_free(&f);
 }
 
+/* The stages and whole calls at other plans (algo_plans_set, as GPGPU_TUNE makes them):
+ * every element stored by its invocation (select_staged=0), the whole tile staged at once
+ * (the single pass's values then held in shared memory through its look-back), small
+ * tiles of many groups staged and not, a tile of 32 rows (every bit of the keep mask) in 8
+ * parts. */
+static void other_plans(void)
+{
+    static const struct {
+        unsigned wg, items;
+        algo_mode staged;
+        unsigned parts;
+    } plans[] = {{SELECT_WG, SELECT_ITEMS, ALGO_NEVER, 1},
+                 {SELECT_WG, SELECT_ITEMS, ALGO_ALWAYS, 1},
+                 {64, 4, ALGO_ALWAYS, 2},
+                 {32, 2, ALGO_NEVER, 1},
+                 {128, 32, ALGO_ALWAYS, 8}};
+    static const size_t ns[] = {1, 4097, 65537};
+    algo_plans saved = algo_plans_get(ctx);
+    EXPECT(saved.select.staged == ALGO_ALWAYS &&
+               (select_plan_for(ctx, GPGPU_TYPE_F64, 100, GPGPU_ALGO_DEFAULT, false).staged ||
+                ctx->info.max_shared_memory_bytes < 32768),
+           "the default plan stores no selection staged");
+    for (size_t i = 0; i < sizeof plans / sizeof *plans; i++) {
+        algo_plans p = saved;
+        p.select.wg = plans[i].wg;
+        p.select.items = plans[i].items;
+        p.select.staged = plans[i].staged;
+        p.select.staged_parts = plans[i].parts;
+        algo_plans_set(ctx, &p);
+        for (size_t ti = i % 2; ti < 4; ti += 2) { /* half the types a plan, in turn */
+            gpgpu_type t = test_types[ti];
+            select_plan sp = select_plan_for(ctx, t, 1000, GPGPU_ALGO_DEFAULT, true);
+            EXPECT(plans[i].staged == ALGO_ALWAYS || !sp.staged,
+                   "select_staged=0: a %s plan still staged", gpgpu_type_name(t));
+            for (size_t s = 0; s < sizeof ns / sizeof *ns; s++) {
+                size_t n = ns[s];
+                if (n > test_max_n() || !test_runs_large(n, s + ti + i))
+                    continue;
+                unsigned keep = (s + ti) % 2 ? 1 + (unsigned)((s + ti + i) % 6)
+                                             : SELECT_KEEP_FLAGS;
+                int kind = (int)((s + ti + i) % F_KINDS);
+                stage_rts(t, n, keep, kind, (s + i) % 2 == 0, 0);
+                stage_chained(t, n, keep, kind, false);
+                sel_case c = {.t = t, .n = n, .keep = keep, .value = middle(t),
+                              .flags_kind = kind, .partition = (s + i) % 2 == 1,
+                              .values = true, .indices = (s + ti) % 2 == 0,
+                              .algo = algos[(s + ti + i) % 3], .counted = -1};
+                if (c.partition && c.algo == GPGPU_ALGO_SCAN_SINGLE_PASS)
+                    c.algo = GPGPU_ALGO_DEFAULT;
+                run_case(&c);
+            }
+        }
+    }
+    algo_plans_set(ctx, &saved);
+}
+
 int main(void)
 {
     ctx = test_context();
@@ -639,6 +696,7 @@ int main(void)
         else
             integer_cases(test_types[ti]);
     }
+    other_plans();
     errors();
     gpgpu_context_destroy(ctx);
     return test_finish();

@@ -8,6 +8,7 @@
 #include "algo/copy.h"
 #include "algo/reduce.h"
 #include "algo/scan.h"
+#include "algo/select.h"
 #include "algo/sort.h"
 #include "algo/spgemm.h"
 #include "algo/spmv.h"
@@ -32,6 +33,8 @@ static const algo_plans defaults = {
                .esc_keep = SPGEMM_KEEP_VALUES, .esc_packed = true, .esc_carry = true,
                .esc_split = SPGEMM_SPLIT_PRODUCTS, .esc_walk = ALGO_AUTO,
                .compact_entries = 2, .rows_ordered = ALGO_AUTO},
+    .select = {.items = SELECT_ITEMS, .wg = SELECT_WG, .staged = ALGO_AUTO,
+               .staged_parts = SELECT_STAGED_PARTS, .polls = SELECT_POLLS},
 };
 
 /* GPGPU_TUNE's names: (name, plan field, least, most, power of two). Powers of two keep the
@@ -82,7 +85,12 @@ static const algo_plans defaults = {
     X(spgemm_esc_split, spgemm.esc_split, 1, GROUPS_MAX, true)                \
     X(spgemm_esc_walk, spgemm.esc_walk, 0, 2, false)                          \
     X(spgemm_compact_entries, spgemm.compact_entries, 1, POW2_MAX, true)      \
-    X(spgemm_rows_ordered, spgemm.rows_ordered, 0, 2, false)
+    X(spgemm_rows_ordered, spgemm.rows_ordered, 0, 2, false)                  \
+    X(select_items, select.items, 1, 32, true)                                \
+    X(select_wg, select.wg, 1, 1024, true)                                    \
+    X(select_staged, select.staged, 0, 2, false)                              \
+    X(select_staged_parts, select.staged_parts, 1, 32, true)                  \
+    X(select_polls, select.polls, 1, POW2_MAX, true)
 
 typedef struct plan_name {
     const char *name;
@@ -235,6 +243,8 @@ void algo_plans_resolve(algo_plans *p, const exec_facts *facts)
     resolve_scan(&p->scan, facts);
     resolve_radix(&p->radix, facts);
     p->bitonic.registers = by_fact(p->bitonic.registers, facts->bitonic_registers_pay);
+    /* A selection's writes staged on every device (select.c says why). */
+    p->select.staged = by_fact(p->select.staged, true);
 }
 
 algo_plans algo_plans_get(const gpgpu_context *ctx)

@@ -141,6 +141,21 @@ typedef struct algo_spgemm_plan {
     algo_mode rows_ordered;
 } algo_spgemm_plan;
 
+/* Stream compaction and partition (select.c). */
+typedef struct algo_select_plan {
+    unsigned items; /* select_items: elements per invocation of 4-byte types, f64 half (16) */
+    unsigned wg;    /* select_wg: invocations per work-group (256) */
+    /* select_staged: a tile's written elements gathered in shared memory in output order and
+     * stored by consecutive invocations in runs, else each stored by the invocation that holds
+     * it (AUTO resolves to ALWAYS; a tile too large for the device's shared memory is stored
+     * from its invocations) */
+    algo_mode staged;
+    /* select_staged_parts: the staged slots pass through shared memory in this many parts of
+     * a tile, at most the tile's items (4: 4 KB of shared memory) */
+    unsigned staged_parts;
+    unsigned polls; /* select_polls: single pass, reads of a silent predecessor (32) */
+} algo_select_plan;
+
 typedef struct algo_plans {
     algo_copy_plan copy;
     algo_reduce_plan reduce;
@@ -150,6 +165,7 @@ typedef struct algo_plans {
     algo_spmv_plan spmv;
     algo_vector_plan vector;
     algo_spgemm_plan spgemm;
+    algo_select_plan select;
 } algo_plans;
 
 /* The defaults (AUTO, and 0 for the device's counts) overridden by `tune`, GPGPU_TUNE's

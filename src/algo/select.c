@@ -14,7 +14,13 @@
  * runs reduce-then-scan, whose counting pass gives the total: every element is then
  * written once, where it ends. The single pass could only learn the total at its last
  * tile; writing the rejected reversed from the end, as CUB does, and reversing them
- * afterwards would move the rejected (and their values and indices) twice. */
+ * afterwards would move the rejected (and their values and indices) twice.
+ *
+ * Each tile is loaded in subgroup rows, every row's load at once, and by default (the plan's
+ * select_staged) the elements it writes are gathered in shared memory in output order and
+ * stored from there by consecutive invocations, as CUB's two-phase scatter stores them:
+ * stored from the invocations that hold them, a subgroup's row covers only its kept lanes'
+ * words, half a run at half the flags set. */
 #include <math.h>
 
 #include "algo/copy.h"
@@ -27,18 +33,27 @@ static bool wants_single_pass(gpgpu_context *ctx, size_t n, gpgpu_algo algo, boo
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
     /* Without subgroups the look-back walks one tile per barrier (as the scan's does):
      * reduce-then-scan there. */
-    return ctx->info.has_subgroups && !partition && n <= SELECT_SINGLE_PASS_MAX &&
-           SELECT_WG <= ctx->info.max_workgroup_invocations;
+    return ctx->info.has_subgroups && !partition && n <= SELECT_SINGLE_PASS_MAX;
 }
 
 select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu_algo algo,
                             bool partition)
 {
-    /* 16 elements of 4 bytes an invocation, 8 of f64: the tile's 16 KB are in flight at
-     * once, as the scan's single pass holds its tile. */
-    select_plan p = {.wg = SELECT_WG, .items = gpgpu_type_size(type) == 8 ? SELECT_ITEMS / 2
-                                                                          : SELECT_ITEMS};
+    /* The plan's tile (by default 16 elements of 4 bytes an invocation, 8 of f64: the
+     * tile's 16 KB are in flight at once, as the scan's single pass holds its tile), its
+     * group within the device's. */
+    const algo_select_plan *sp = &ctx->plans.select;
+    unsigned wg = sp->wg;
+    while (wg > ctx->info.max_workgroup_invocations && wg > 1)
+        wg /= 2;
+    unsigned items = gpgpu_type_size(type) == 8 && sp->items > 1 ? sp->items / 2 : sp->items;
+    select_plan p = {.wg = wg, .items = items, .polls = sp->polls};
     size_t tile = (size_t)p.wg * p.items;
+    /* Staged where a part's slots fit beside the group's other shared arrays (a partial and
+     * a reduction word per invocation, of up to 8 bytes, and a few words). */
+    p.parts = sp->staged_parts < p.items ? sp->staged_parts : p.items;
+    size_t shared = tile / p.parts * gpgpu_type_size(type) + (size_t)wg * 12 + 64;
+    p.staged = sp->staged == ALGO_ALWAYS && shared <= ctx->info.max_shared_memory_bytes;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     p.tiles = (uint32_t)tiles;
     p.single_pass = wants_single_pass(ctx, n, algo, partition);
@@ -49,10 +64,20 @@ select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu
     return p;
 }
 
-/* A dispatch of `stage` with the parameters every stage reads. */
+/* A dispatch of `stage` with the parameters every stage reads, in a program of its own:
+ * COUNT's registers are a few counters, where SCATTER's and CHAINED's hold a tile (and
+ * CHAINED's its look-back), and a shared program would reserve the most of them for every
+ * stage (docs/DECISIONS.md, "One program per hot stage"). */
 static exec_dispatch select_dispatch(const select_job *job, unsigned stage, select_plan p)
 {
-    exec_dispatch d = {.variant = {"select", job->type, GPGPU_OP_SUM, p.wg, p.items, 0}};
+    exec_dispatch d = {.variant = {"select", job->type, GPGPU_OP_SUM, p.wg, p.items, stage}};
+    if ((stage == SELECT_STAGE_SCATTER || stage == SELECT_STAGE_CHAINED) && p.staged) {
+        exec_shape_set(&d.variant, SELECT_SHAPE_STAGED, 1);
+        unsigned log2 = 0;
+        while (1u << log2 < p.parts)
+            log2++;
+        exec_shape_set(&d.variant, SELECT_SHAPE_PARTS_LOG2, log2);
+    }
     gpgpu_type t = job->type;
     d.params[0] = stage;
     d.params[SELECT_P_N] = (uint32_t)job->n;
@@ -86,7 +111,7 @@ static exec_dispatch select_dispatch(const select_job *job, unsigned stage, sele
     }
     d.bind[6] = job->state;
     d.params[SELECT_P_STATE_OFF] = algo_index(job->state, job->state_off, GPGPU_TYPE_U32);
-    d.params[SELECT_P_POLLS] = SELECT_POLLS;
+    d.params[SELECT_P_POLLS] = p.polls;
     d.params[SELECT_P_TILES_PER_GROUP] = p.tiles_per_group;
     d.params[SELECT_P_GROUPS] = p.groups;
     count_bind(&d, job->count, SELECT_P_N);

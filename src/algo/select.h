@@ -14,12 +14,16 @@
 enum { SELECT_STAGES(ALGO_ID) };
 enum { SELECT_PARAMS(ALGO_ID) };
 enum { SELECT_CONSTS(ALGO_ID) };
+enum { SELECT_SHAPES(ALGO_SHAPE) };
 
+/* The plan's defaults (algo_select_plan: select_wg, select_items, select_polls,
+ * select_staged_parts). */
 enum {
     SELECT_WG = 256,
-    SELECT_ITEMS = 16,       /* elements per invocation of 4-byte types (f64: half) */
+    SELECT_ITEMS = 16,       /* elements per invocation of 4-byte types (f64: half), <= 32 */
     SELECT_MAX_GROUPS = 1024, /* reduce-then-scan: work-groups, and partial counts, at most */
-    SELECT_POLLS = 32        /* single pass: reads of a silent predecessor before recounting */
+    SELECT_POLLS = 32,       /* single pass: reads of a silent predecessor before recounting */
+    SELECT_STAGED_PARTS = 4  /* staged writes: a tile's slots in this many parts */
 };
 
 /* job.keep is SELECT_KEEP_FLAGS or a gpgpu_compare, which the shader reads as SELECT_KEEP_*. */
@@ -32,12 +36,16 @@ _Static_assert(SELECT_SAME_KEEP(LT) && SELECT_SAME_KEEP(LE) && SELECT_SAME_KEEP(
 /* The single pass's tile statuses count in 30 bits. */
 #define SELECT_SINGLE_PASS_MAX (((size_t)1 << 30) - 1)
 
-/* How a selection of n elements runs: tiles of wg * items elements; the single pass a tile
- * a group (state: a ticket, the total, a status word per tile), or reduce-then-scan with
- * `groups` groups of tiles_per_group tiles each (state: a partial count per group, the
- * total after them). */
+/* How a selection of n elements runs: tiles of wg * items elements (ctx->plans.select's,
+ * the group halved to the device's most invocations); the single pass a tile a group
+ * (state: a ticket, the total, a status word per tile), or reduce-then-scan with `groups`
+ * groups of tiles_per_group tiles each (state: a partial count per group, the total after
+ * them). */
 typedef struct select_plan {
     uint32_t wg, items;
+    uint32_t polls; /* the single pass's reads of a silent predecessor before recounting */
+    bool staged;    /* SCATTER and CHAINED stage the written elements in shared memory ... */
+    uint32_t parts; /* ... in this many parts of a tile (a power of two up to items) */
     uint32_t tiles; /* at least 1 */
     uint32_t groups, tiles_per_group;
     bool single_pass;

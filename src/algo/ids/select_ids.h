@@ -25,6 +25,11 @@
     X(SELECT_P_GROUPS, 14)        /* COUNT, SCATTER: the partial counts */       \
     X(SELECT_P_FORCE_RECOUNT, 15) /* CHAINED (tests): every look-back counts again */
 
+/* SCATTER's and CHAINED's programs (COUNT's and CLEAR's leave it 0). */
+#define SELECT_SHAPES(X)                                                                  \
+    X(SELECT_SHAPE_STAGED, 0, 0, 1) /* the written elements go through shared memory */ \
+    X(SELECT_SHAPE_PARTS_LOG2, 0, 8, 8) /* ... in 2^this parts of a tile */
+
 /* SELECT_P_MODE: the keep mode in bits 0-3 (by the flags, or a comparison, numbered as
  * gpgpu_compare is: select.h checks it), and the bits above it. */
 #define SELECT_CONSTS(X)            \
