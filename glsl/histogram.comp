@@ -64,58 +64,71 @@ uint bin_of_levels(T v)
     return lo == 0u || lo > BINS ? NONE : lo - 1u;
 }
 
-#if defined(TYPE_F32) || defined(TYPE_F64)
+#if defined(TYPE_F32)
+// An f32's order key: its bits with the sign flipped, all of them where negative, so that
+// keys compare as unsigned numbers in IEEE's order (-0 just below +0); NaNs key above +inf
+// and below -inf. Compared as integers, denormals keep their order, which NVIDIA's float
+// comparisons lose (t_order, common.glsl).
+uint f32_key(uint b) { return b ^ (uint(int(b) >> 31) | 0x80000000u); }
+
+// A bound's key, -0's for a zero bound: both zeros then lie at or above a zero lower bound
+// and neither below a zero upper bound.
+uint bound_key(uint b) { return (b & 0x7fffffffu) == 0u ? 0x7fffffffu : f32_key(b); }
+
 // CUB's float bin: (v - lo) * scale truncated, each operation rounded in T (precise: no
-// contraction or reassociation), below B.
+// contraction or reassociation), below B. lo <= v < hi as one unsigned comparison of keys,
+// which NaN fails: lo and hi are finite, NaNs key beyond the infinities.
+uint bin_of_even(T v)
+{
+    uint lo_key = bound_key(params[HISTOGRAM_P_LO]);
+    if (f32_key(floatBitsToUint(v)) - lo_key >= bound_key(params[HISTOGRAM_P_HI]) - lo_key)
+        return NONE;
+    precise T d = v - param_t(HISTOGRAM_P_LO);
+    precise T t = d * param_t(HISTOGRAM_P_SCALE);
+    return min(uint(t), BINS - 1u);
+}
+#elif defined(TYPE_F64)
+// As f32's, by double comparisons (NaN tested by its bits: GLSL does not promise that
+// comparisons with NaN are false, and llvmpipe's counted it).
 uint bin_of_even(T v)
 {
     T lo = param_t(HISTOGRAM_P_LO), hi = param_t(HISTOGRAM_P_HI),
       scale = param_t(HISTOGRAM_P_SCALE);
-    if (!(t_le(lo, v) && t_lt(v, hi)))
+    if (t_isnan(v) || !(t_le(lo, v) && t_lt(v, hi)))
         return NONE;
     precise T d = v - lo;
     precise T t = d * scale;
     return min(uint(t), BINS - 1u);
 }
 #else
-// floor(d * b / r) for d < r, exactly in 32-bit arithmetic: a float estimate (off by less
-// than one: its relative error is a few units of 2^-24 and the quotient is below 2^16), then
-// the 64-bit products q * r and d * b from umulExtended (core GLSL, no 64-bit integer types)
-// move it by one where it is off.
-uint quotient(uint d, uint b, uint r, float scale)
-{
-    uint q = min(uint(float(d) * scale), b - 1u);
-    uint ph, pl, qh, ql;
-    umulExtended(d, b, ph, pl);
-    umulExtended(q, r, qh, ql);
-    if (qh > ph || (qh == ph && ql > pl))
-        return q - 1u; // q * r > d * b
-    uint sl = ql + r, sh = qh + (sl < ql ? 1u : 0u); // (q + 1) * r
-    return sh < ph || (sh == ph && sl <= pl) ? q + 1u : q;
-}
-
+// floor(d * B / r) for d < r (r = hi - lo), exactly: d * W + floor(d * F / 2^64) with
+// W = floor(B / r) and F = ceil(2^64 (B mod r) / r) (histogram.c, even_reciprocal). F
+// exceeds 2^64 (B mod r) / r by less than 1, so d * F / 2^64 exceeds d (B mod r) / r by
+// less than d / 2^64 < 1 / r: never up to the next whole number, which is at least 1 / r
+// above it. Three multiplications, no float estimate and no correction.
 uint bin_of_even(T v)
 {
-    uint lo = params[HISTOGRAM_P_LO], hi = params[HISTOGRAM_P_HI];
-#if defined(TYPE_I32)
-    if (!(v >= int(lo) && v < int(hi)))
+    uint lo = params[HISTOGRAM_P_LO];
+    // The offset from lo as an unsigned number (two's complement: exact for i32 too); a
+    // sample below lo wraps past the range.
+    uint d = uint(v) - lo;
+    if (d >= params[HISTOGRAM_P_HI] - lo)
         return NONE;
-#else
-    if (!(v >= lo && v < hi))
-        return NONE;
-#endif
-    // The differences of two's-complement values are exact as unsigned numbers.
-    return quotient(uint(v) - lo, BINS, hi - lo, uintBitsToFloat(params[HISTOGRAM_P_SCALE]));
+    uint ph, pl, qh, ql, carry;
+    umulExtended(d, params[HISTOGRAM_P_SCALE + 1u], ph, pl);
+    umulExtended(d, params[HISTOGRAM_P_SCALE], qh, ql);
+    uaddCarry(pl, qh, carry);
+    return d * params[HISTOGRAM_P_WHOLE] + ph + carry;
 }
 #endif
 
-// NaN counts in no bin: tested by its bits, since GLSL does not promise that comparisons
-// with NaN are false (llvmpipe's counted it).
+// Each stage's bin of a sample: NaN counts in no bin (bin_of_even tests it as its type
+// needs; between levels by its bits).
 uint bin_of(T v)
 {
-    if (t_isnan(v))
-        return NONE;
-    return RANGE != 0u ? bin_of_levels(v) : bin_of_even(v);
+    if (RANGE != 0u)
+        return t_isnan(v) ? NONE : bin_of_levels(v);
+    return bin_of_even(v);
 }
 
 // Runs of samples of one bin in an invocation's stream become one addition each: skewed data

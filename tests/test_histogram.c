@@ -436,12 +436,74 @@ static void written_out(void)
                  "f32 [0, 1) in 10 bins, written out");
 }
 
+/* Integer bins where the range is below the bin count (the whole part of bins / range),
+ * and f32 bounds at zero with the denormals either side of it: written out. */
+static void written_out_reciprocal(void)
+{
+    /* u32 over [10, 20) in 256 bins: bin floor(25.6 d). */
+    uint32_t u[] = {9, 10, 11, 14, 19, 20};
+    uint32_t want_u[] = {HIST_NONE, 0, 25, 102, 230, HIST_NONE};
+    bins_written(GPGPU_TYPE_U32, (histogram_bins){.bins = 256, .lo = 10, .hi = 20}, u, want_u, 6,
+                 "u32 [10, 20) in 256 bins, written out");
+    /* i32 over [-3, 2) in 65536 bins: bin floor(13107.2 d). */
+    int32_t i[] = {-4, -3, -2, 0, 1, 2};
+    uint32_t want_i[] = {HIST_NONE, 0, 13107, 39321, 52428, HIST_NONE};
+    bins_written(GPGPU_TYPE_I32, (histogram_bins){.bins = 65536, .lo = -3, .hi = 2}, i, want_i, 6,
+                 "i32 [-3, 2) in 65536 bins, written out");
+    /* f32 over [0, 1) in 4 bins: -denorm_min none, -0, +0 and +denorm_min bin 0; over
+     * [-1, 0): -1 bin 0, -denorm_min the last bin, -0 and +0 none. */
+    float tiny = nextafterf(0.0f, 1.0f);
+    float f[] = {-tiny, -0.0f, 0.0f, tiny, -1.0f, nextafterf(-1.0f, -2.0f)};
+    uint32_t want_up[] = {HIST_NONE, 0, 0, 0, HIST_NONE, HIST_NONE};
+    bins_written(GPGPU_TYPE_F32, (histogram_bins){.bins = 4, .lo = 0, .hi = 1}, f, want_up, 6,
+                 "f32 [0, 1) in 4 bins about zero, written out");
+    uint32_t want_down[] = {3, HIST_NONE, HIST_NONE, HIST_NONE, 0, HIST_NONE};
+    bins_written(GPGPU_TYPE_F32, (histogram_bins){.bins = 4, .lo = -1, .hi = 0}, f, want_down, 6,
+                 "f32 [-1, 0) in 4 bins about zero, written out");
+}
+
+/* Integer bins over random ranges, wide and narrow, and random bin counts: samples where
+ * floor((v - lo) B / r) steps (the first of each bin and the one before it) and at the
+ * bounds, each against the CPU twin. */
+static void random_integer_ranges(void)
+{
+    enum { EDGES = 64, N = 2 * EDGES + 4 };
+    for (int c = 0; c < 48; c++) {
+        gpgpu_type t = c % 2 ? GPGPU_TYPE_I32 : GPGPU_TYPE_U32;
+        double least = t == GPGPU_TYPE_U32 ? 0 : INT32_MIN;
+        uint64_t r = c % 3 == 0 ? 1 + rng() % 300                      /* below the bins */
+                     : c % 3 == 1 ? 1 + rng() % 0xffffffffu              /* any */
+                                  : 0xffffffffu - rng() % 1000;          /* near the widest */
+        double lo = least + (double)(rng() % (0x100000000u - r));
+        uint32_t bins = c % 4 == 0 ? 65536 : 1 + (uint32_t)(rng() % 65536);
+        histogram_bins hb = {.bins = bins, .lo = lo, .hi = lo + (double)r};
+        uint32_t bits[N], want[N];
+        for (int k = 0; k < EDGES; k++) {
+            uint64_t b = rng() % bins, first = (b * r + bins - 1) / bins; /* ceil(b r / B) */
+            double v = lo + (double)first;
+            put(t, bits, 2 * k, v);
+            put(t, bits, 2 * k + 1, v > lo ? v - 1 : v);
+        }
+        double bounds[] = {lo > least ? lo - 1 : lo, lo, lo + (double)r - 1, lo + (double)r};
+        for (int k = 0; k < 4; k++)
+            put(t, bits, 2 * EDGES + k, bounds[k]);
+        for (int k = 0; k < N; k++)
+            want[k] = ref_histogram_bin(t, bins, hb.lo, hb.hi, NULL, &bits[k]);
+        char what[160];
+        snprintf(what, sizeof what, "%s [%.0f, %.0f) in %u bins, at the bins' edges",
+                 gpgpu_type_name(t), hb.lo, hb.hi, bins);
+        bins_written(t, hb, bits, want, N, what);
+    }
+}
+
 int main(void)
 {
     ctx = test_context();
     rng_state = 1;
     errors();
     written_out();
+    written_out_reciprocal();
+    random_integer_ranges();
     for (size_t ti = 0; ti < sizeof test_types / sizeof *test_types; ti++) {
         gpgpu_type t = test_types[ti];
         gpgpu_info info;

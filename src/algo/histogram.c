@@ -12,19 +12,24 @@ enum { HIST_SHARED_RESERVE = HIST_WG * 16 + 256 };
 
 double histogram_scale(gpgpu_type type, uint32_t bins, double lo, double hi)
 {
-    switch (type) {
-    case GPGPU_TYPE_F32: {
+    if (type == GPGPU_TYPE_F32) {
         float range = (float)hi - (float)lo; /* CUB: T(max - min), then T(bins) / that */
         return (float)bins / range;
     }
-    case GPGPU_TYPE_F64:
-        return (double)bins / (hi - lo);
-    default: {
-        /* The exact range of two u32 or i32 values, as the shader's unsigned difference. */
-        uint32_t range = (uint32_t)((int64_t)hi - (int64_t)lo);
-        return (float)bins / (float)range;
-    }
-    }
+    return (double)bins / (hi - lo);
+}
+
+/* Integer bins' reciprocal: floor(d * bins / r) = d * W + floor(d * F / 2^64) for d < r,
+ * where W = floor(bins / r) and F = ceil(2^64 (bins mod r) / r) (glsl/histogram.comp,
+ * bin_of_even, says why that is exact). F by long division in 32-bit digits: bins mod r < r
+ * keeps each digit's quotient below 2^32, and F <= 2^64 - 2^32. */
+static void even_reciprocal(uint32_t bins, uint32_t r, uint32_t *whole, uint64_t *fraction)
+{
+    uint64_t rest = bins % r;
+    uint64_t q1 = (rest << 32) / r, r1 = (rest << 32) % r;
+    uint64_t q0 = (r1 << 32) / r, r0 = (r1 << 32) % r;
+    *whole = bins / r;
+    *fraction = (q1 << 32) + q0 + (r0 != 0);
 }
 
 /* The counters' capacity: the power of two that holds the bins (HISTOGRAM_SHAPE_CAPACITY). */
@@ -75,10 +80,14 @@ static exec_dispatch hist_stage(gpgpu_type type, unsigned stage, const histogram
         algo_put_scalar(&d, HISTOGRAM_P_HI, type, b->hi);
         algo_put_scalar(&d, HISTOGRAM_P_SCALE, type, histogram_scale(type, b->bins, b->lo, b->hi));
     } else {
-        /* The bounds' two's-complement bits, and the quotient's float estimate. */
-        d.params[HISTOGRAM_P_LO] = (uint32_t)(int64_t)b->lo;
-        d.params[HISTOGRAM_P_HI] = (uint32_t)(int64_t)b->hi;
-        algo_put_scalar(&d, HISTOGRAM_P_SCALE, GPGPU_TYPE_F32, histogram_scale(type, b->bins, b->lo, b->hi));
+        /* The bounds' two's-complement bits, and the reciprocal of their difference. */
+        uint32_t lo = (uint32_t)(int64_t)b->lo, hi = (uint32_t)(int64_t)b->hi;
+        uint64_t fraction;
+        d.params[HISTOGRAM_P_LO] = lo;
+        d.params[HISTOGRAM_P_HI] = hi;
+        even_reciprocal(b->bins, hi - lo, &d.params[HISTOGRAM_P_WHOLE], &fraction);
+        d.params[HISTOGRAM_P_SCALE] = (uint32_t)fraction;
+        d.params[HISTOGRAM_P_SCALE + 1] = (uint32_t)(fraction >> 32);
     }
     if (c.count) {
         d.bind[3] = c.count;

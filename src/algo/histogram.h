@@ -41,9 +41,8 @@ typedef struct histogram_count {
     size_t count_off;
 } histogram_count;
 
-/* The scale factor of even bins: B / (hi - lo) rounded as CUB rounds it in
- * the type (floats: (hi - lo) then the quotient in the type; integers: a
- * float estimate that the shader corrects to the exact quotient). */
+/* The scale factor of even float bins (f32, f64): B / (hi - lo) rounded as
+ * CUB rounds it in the type, (hi - lo) then the quotient. */
 double histogram_scale(gpgpu_type type, uint32_t bins, double lo, double hi);
 
 /* Whether SHARED holds the counters (and levels) of these bins in shared

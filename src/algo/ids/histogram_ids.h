@@ -19,8 +19,9 @@
     X(HISTOGRAM_P_HAS_COUNT, 7)                                              \
     X(HISTOGRAM_P_LO, 8)     /* and 9: a T's bits, f64's low word first */   \
     X(HISTOGRAM_P_HI, 10)    /* and 11 */                                    \
-    X(HISTOGRAM_P_SCALE, 12) /* and 13 */                                    \
-    X(HISTOGRAM_P_RANGE, 14) /* bins between levels, not even ones */
+    X(HISTOGRAM_P_SCALE, 12) /* and 13; integers: F of even_reciprocal */    \
+    X(HISTOGRAM_P_RANGE, 14) /* bins between levels, not even ones */        \
+    X(HISTOGRAM_P_WHOLE, 15) /* integers: W of even_reciprocal */
 
 /* SHARED's own program. */
 #define HISTOGRAM_SHAPES(X)                                                           \
