@@ -3,7 +3,8 @@
  * held) each alone, then gpgpu_histogram for every type, bins 1, 255, 256, 257, 4096 and
  * 65536 and the sizes of test_sizes, even bins and levels, samples on bin edges, below lower,
  * at upper, NaN, infinities and -0; the sample count from a GPU buffer (0, some, all, past
- * the bound); the argument checks. Counts are integers: everything matches bit for bit. */
+ * the bound); SHARED in each form its plan fields give; the argument checks. Counts are
+ * integers: everything matches bit for bit. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -221,7 +222,7 @@ static void stage_counts(const binning *b, size_t n)
     slab_free(&counts);
 
     bool fits = histogram_fits_shared(ctx, b->type, &hb);
-    uint32_t groups[] = {1, 3, histogram_groups(n, b->bins)};
+    uint32_t groups[] = {1, 3, histogram_groups(ctx, n, b->bins)};
     for (int s = 0; s < 4; s++) {
         if (s < 3 && !fits)
             continue;
@@ -241,6 +242,81 @@ static void stage_counts(const binning *b, size_t n)
     }
     slab_free(&src);
     free(data);
+}
+
+/* SHARED alone in the form `tune` sets (GPGPU_TUNE's syntax) from sample `off` on, with 1,
+ * 3 and the plan's work-groups, adding to counters that hold random values. */
+static void call(const binning *b, size_t n, const uint32_t *device);
+
+static void shared_counts(const binning *b, size_t n, size_t off, const char *tune)
+{
+    void *data = xmalloc(n * gpgpu_type_size(b->type) + 1);
+    samples(b, data, n);
+    slab src = slab_make(ctx, b->type, off, n, 1, data);
+    histogram_bins hb = algo_bins(b);
+    uint32_t groups[] = {1, 3, histogram_groups(ctx, n, b->bins)};
+    for (int s = 0; s < 3; s++) {
+        char what[240];
+        snprintf(what, sizeof what, "%s SHARED %s bins=%u n=%zu from %zu groups=%u, %s",
+                 gpgpu_type_name(b->type), kind(b), b->bins, n, off, groups[s], tune);
+        slab counts = slab_make(ctx, GPGPU_TYPE_U32, 4, b->bins, 2, NULL);
+        EXPECT_STATUS(ctx, histogram_stage_shared(ctx, b->type, &hb, src.buf, off, n,
+                                                  (histogram_count){0}, counts.buf, 4,
+                                                  groups[s]),
+                      GPGPU_SUCCESS);
+        ref_histogram_count(b->type, b->bins, b->lo, b->hi, b->levels, data, n,
+                            slab_at(&counts, 4));
+        slab_check(&counts, NULL, what);
+        slab_free(&counts);
+    }
+    slab_free(&src);
+    free(data);
+}
+
+/* SHARED's forms by plan (vector loads or not, tiles of 1 to 32 samples an invocation,
+ * copies of the counters, runs or an atomic a sample, tiles claimed from a counter), each on
+ * sizes with and without full tiles, from each sample offset modulo 4 (the vector loads'
+ * first and last samples loaded alone), then whole calls with the count from a GPU buffer
+ * (QUEUE's counter back at zero after each dispatch, or the next one would miss tiles). */
+static void plan_forms(void)
+{
+    static const char *const forms[] = {
+        "histogram_vec=0",
+        "histogram_items=4",
+        "histogram_items=32,histogram_copies=4",
+        "histogram_copies=32,histogram_runs=0",
+        "histogram_queue=1",
+        "histogram_queue=1,histogram_items=16,histogram_copies=2,histogram_runs=0,"
+        "histogram_groups=7",
+        "histogram_items=1,histogram_groups=5",
+    };
+    static const size_t sizes[] = {2, 1000, 65537};
+    gpgpu_info info;
+    gpgpu_context_get_info(ctx, &info);
+    algo_plans saved = algo_plans_get(ctx);
+    for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+        algo_plans p;
+        EXPECT_STATUS(NULL, algo_plans_parse(forms[f], &p), GPGPU_SUCCESS);
+        algo_plans_set(ctx, &p);
+        for (size_t ti = 0; ti < sizeof test_types / sizeof *test_types; ti++) {
+            gpgpu_type t = test_types[ti];
+            if (t == GPGPU_TYPE_F64 && !info.has_f64)
+                continue;
+            binning b = even(t, f % 2 ? 256 : 4096, f % 3 == 0);
+            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+                if (sizes[s] <= test_max_n())
+                    shared_counts(&b, sizes[s], (s + f + ti) % 4, forms[f]);
+            binning l = even(t, 255, false);
+            make_levels(&l);
+            shared_counts(&l, 65537 < test_max_n() ? 65537 : test_max_n(), f % 4, forms[f]);
+            free_binning(&l);
+            size_t n = 70001 < test_max_n() ? 70001 : test_max_n();
+            uint32_t device[] = {(uint32_t)n / 3, UINT32_MAX};
+            for (int k = 0; k < 2; k++)
+                call(&b, n, &device[k]);
+        }
+    }
+    algo_plans_set(ctx, &saved);
 }
 
 /* ----------------------------------------------------------------- calls */
@@ -513,6 +589,7 @@ int main(void)
         sweep(ti);
         device_counts(t);
     }
+    plan_forms();
     gpgpu_context_destroy(ctx);
     return test_finish();
 }
