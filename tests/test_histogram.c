@@ -281,14 +281,14 @@ static void shared_counts(const binning *b, size_t n, size_t off, const char *tu
 static void plan_forms(void)
 {
     static const char *const forms[] = {
-        "histogram_vec=0",
-        "histogram_items=4",
-        "histogram_items=32,histogram_copies=4",
+        "histogram_vec=1",
+        "histogram_vec=1,histogram_items=4",
+        "histogram_vec=1,histogram_items=32,histogram_copies=4",
         "histogram_copies=32,histogram_runs=0",
         "histogram_queue=1",
-        "histogram_queue=1,histogram_items=16,histogram_copies=2,histogram_runs=0,"
-        "histogram_groups=7",
-        "histogram_items=1,histogram_groups=5",
+        "histogram_vec=1,histogram_queue=1,histogram_items=16,histogram_copies=2,"
+        "histogram_runs=0,histogram_groups=7",
+        "histogram_vec=1,histogram_items=1,histogram_groups=5",
     };
     static const size_t sizes[] = {2, 1000, 65537};
     gpgpu_info info;

@@ -29,7 +29,7 @@ static const algo_plans defaults = {
     .spmv = {.merge = true, .merge_wg = SPMV_MERGE_WG, .merge_items = SPMV_MERGE_ITEMS,
              .merge_tiles = SPMV_MERGE_TILES, .merge_slack = SPMV_MERGE_SLACK},
     .vector = {.axpby_items = AXPBY_ITEMS},
-    .histogram = {.items = HIST_ITEMS, .max_groups = HIST_MAX_GROUPS, .vec = true, .copies = 1,
+    .histogram = {.items = HIST_ITEMS, .max_groups = HIST_MAX_GROUPS, .vec = false, .copies = 1,
                   .runs = true},
     .spgemm = {.rows_tile = true, .rank = SPGEMM_RANK_AUTO, .one_phase = true,
                .esc_keep = SPGEMM_KEEP_VALUES, .esc_packed = true, .esc_carry = true,

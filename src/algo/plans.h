@@ -115,7 +115,7 @@ typedef struct algo_vector_plan {
 typedef struct algo_histogram_plan {
     unsigned items;      /* histogram_items: samples per invocation per tile (8) */
     unsigned max_groups; /* histogram_groups: work-groups, at most, any count (1024) */
-    bool vec;            /* histogram_vec: 4-byte samples loaded 4 to a load (1) */
+    bool vec;            /* histogram_vec: 4-byte samples loaded 4 to a load (0) */
     unsigned copies;     /* histogram_copies: copies of the counters, invocation i adding to
                           * copy i mod copies, where they fit (1) */
     bool runs;           /* histogram_runs: runs of one bin in an invocation's samples added
