@@ -3,7 +3,8 @@
  * held) each alone, then gpgpu_histogram for every type, bins 1, 255, 256, 257, 4096 and
  * 65536 and the sizes of test_sizes, even bins and levels, samples on bin edges, below lower,
  * at upper, NaN, infinities and -0; the sample count from a GPU buffer (0, some, all, past
- * the bound); the argument checks. Counts are integers: everything matches bit for bit. */
+ * the bound); SHARED in each form its plan fields give; the argument checks. Counts are
+ * integers: everything matches bit for bit. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -221,7 +222,7 @@ static void stage_counts(const binning *b, size_t n)
     slab_free(&counts);
 
     bool fits = histogram_fits_shared(ctx, b->type, &hb);
-    uint32_t groups[] = {1, 3, histogram_groups(n, b->bins)};
+    uint32_t groups[] = {1, 3, histogram_groups(ctx, n, b->bins)};
     for (int s = 0; s < 4; s++) {
         if (s < 3 && !fits)
             continue;
@@ -241,6 +242,81 @@ static void stage_counts(const binning *b, size_t n)
     }
     slab_free(&src);
     free(data);
+}
+
+/* SHARED alone in the form `tune` sets (GPGPU_TUNE's syntax) from sample `off` on, with 1,
+ * 3 and the plan's work-groups, adding to counters that hold random values. */
+static void call(const binning *b, size_t n, const uint32_t *device);
+
+static void shared_counts(const binning *b, size_t n, size_t off, const char *tune)
+{
+    void *data = xmalloc(n * gpgpu_type_size(b->type) + 1);
+    samples(b, data, n);
+    slab src = slab_make(ctx, b->type, off, n, 1, data);
+    histogram_bins hb = algo_bins(b);
+    uint32_t groups[] = {1, 3, histogram_groups(ctx, n, b->bins)};
+    for (int s = 0; s < 3; s++) {
+        char what[240];
+        snprintf(what, sizeof what, "%s SHARED %s bins=%u n=%zu from %zu groups=%u, %s",
+                 gpgpu_type_name(b->type), kind(b), b->bins, n, off, groups[s], tune);
+        slab counts = slab_make(ctx, GPGPU_TYPE_U32, 4, b->bins, 2, NULL);
+        EXPECT_STATUS(ctx, histogram_stage_shared(ctx, b->type, &hb, src.buf, off, n,
+                                                  (histogram_count){0}, counts.buf, 4,
+                                                  groups[s]),
+                      GPGPU_SUCCESS);
+        ref_histogram_count(b->type, b->bins, b->lo, b->hi, b->levels, data, n,
+                            slab_at(&counts, 4));
+        slab_check(&counts, NULL, what);
+        slab_free(&counts);
+    }
+    slab_free(&src);
+    free(data);
+}
+
+/* SHARED's forms by plan (vector loads or not, tiles of 1 to 32 samples an invocation,
+ * copies of the counters, runs or an atomic a sample, tiles claimed from a counter), each on
+ * sizes with and without full tiles, from each sample offset modulo 4 (the vector loads'
+ * first and last samples loaded alone), then whole calls with the count from a GPU buffer
+ * (QUEUE's counter back at zero after each dispatch, or the next one would miss tiles). */
+static void plan_forms(void)
+{
+    static const char *const forms[] = {
+        "histogram_vec=1",
+        "histogram_vec=1,histogram_items=4",
+        "histogram_vec=1,histogram_items=32,histogram_copies=4",
+        "histogram_copies=32,histogram_runs=0",
+        "histogram_queue=1",
+        "histogram_vec=1,histogram_queue=1,histogram_items=16,histogram_copies=2,"
+        "histogram_runs=0,histogram_groups=7",
+        "histogram_vec=1,histogram_items=1,histogram_groups=5",
+    };
+    static const size_t sizes[] = {2, 1000, 65537};
+    gpgpu_info info;
+    gpgpu_context_get_info(ctx, &info);
+    algo_plans saved = algo_plans_get(ctx);
+    for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+        algo_plans p;
+        EXPECT_STATUS(NULL, algo_plans_parse(forms[f], &p), GPGPU_SUCCESS);
+        algo_plans_set(ctx, &p);
+        for (size_t ti = 0; ti < sizeof test_types / sizeof *test_types; ti++) {
+            gpgpu_type t = test_types[ti];
+            if (t == GPGPU_TYPE_F64 && !info.has_f64)
+                continue;
+            binning b = even(t, f % 2 ? 256 : 4096, f % 3 == 0);
+            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+                if (sizes[s] <= test_max_n())
+                    shared_counts(&b, sizes[s], (s + f + ti) % 4, forms[f]);
+            binning l = even(t, 255, false);
+            make_levels(&l);
+            shared_counts(&l, 65537 < test_max_n() ? 65537 : test_max_n(), f % 4, forms[f]);
+            free_binning(&l);
+            size_t n = 70001 < test_max_n() ? 70001 : test_max_n();
+            uint32_t device[] = {(uint32_t)n / 3, UINT32_MAX};
+            for (int k = 0; k < 2; k++)
+                call(&b, n, &device[k]);
+        }
+    }
+    algo_plans_set(ctx, &saved);
 }
 
 /* ----------------------------------------------------------------- calls */
@@ -436,12 +512,74 @@ static void written_out(void)
                  "f32 [0, 1) in 10 bins, written out");
 }
 
+/* Integer bins where the range is below the bin count (the whole part of bins / range),
+ * and f32 bounds at zero with the denormals either side of it: written out. */
+static void written_out_reciprocal(void)
+{
+    /* u32 over [10, 20) in 256 bins: bin floor(25.6 d). */
+    uint32_t u[] = {9, 10, 11, 14, 19, 20};
+    uint32_t want_u[] = {HIST_NONE, 0, 25, 102, 230, HIST_NONE};
+    bins_written(GPGPU_TYPE_U32, (histogram_bins){.bins = 256, .lo = 10, .hi = 20}, u, want_u, 6,
+                 "u32 [10, 20) in 256 bins, written out");
+    /* i32 over [-3, 2) in 65536 bins: bin floor(13107.2 d). */
+    int32_t i[] = {-4, -3, -2, 0, 1, 2};
+    uint32_t want_i[] = {HIST_NONE, 0, 13107, 39321, 52428, HIST_NONE};
+    bins_written(GPGPU_TYPE_I32, (histogram_bins){.bins = 65536, .lo = -3, .hi = 2}, i, want_i, 6,
+                 "i32 [-3, 2) in 65536 bins, written out");
+    /* f32 over [0, 1) in 4 bins: -denorm_min none, -0, +0 and +denorm_min bin 0; over
+     * [-1, 0): -1 bin 0, -denorm_min the last bin, -0 and +0 none. */
+    float tiny = nextafterf(0.0f, 1.0f);
+    float f[] = {-tiny, -0.0f, 0.0f, tiny, -1.0f, nextafterf(-1.0f, -2.0f)};
+    uint32_t want_up[] = {HIST_NONE, 0, 0, 0, HIST_NONE, HIST_NONE};
+    bins_written(GPGPU_TYPE_F32, (histogram_bins){.bins = 4, .lo = 0, .hi = 1}, f, want_up, 6,
+                 "f32 [0, 1) in 4 bins about zero, written out");
+    uint32_t want_down[] = {3, HIST_NONE, HIST_NONE, HIST_NONE, 0, HIST_NONE};
+    bins_written(GPGPU_TYPE_F32, (histogram_bins){.bins = 4, .lo = -1, .hi = 0}, f, want_down, 6,
+                 "f32 [-1, 0) in 4 bins about zero, written out");
+}
+
+/* Integer bins over random ranges, wide and narrow, and random bin counts: samples where
+ * floor((v - lo) B / r) steps (the first of each bin and the one before it) and at the
+ * bounds, each against the CPU twin. */
+static void random_integer_ranges(void)
+{
+    enum { EDGES = 64, N = 2 * EDGES + 4 };
+    for (int c = 0; c < 48; c++) {
+        gpgpu_type t = c % 2 ? GPGPU_TYPE_I32 : GPGPU_TYPE_U32;
+        double least = t == GPGPU_TYPE_U32 ? 0 : INT32_MIN;
+        uint64_t r = c % 3 == 0 ? 1 + rng() % 300                      /* below the bins */
+                     : c % 3 == 1 ? 1 + rng() % 0xffffffffu              /* any */
+                                  : 0xffffffffu - rng() % 1000;          /* near the widest */
+        double lo = least + (double)(rng() % (0x100000000u - r));
+        uint32_t bins = c % 4 == 0 ? 65536 : 1 + (uint32_t)(rng() % 65536);
+        histogram_bins hb = {.bins = bins, .lo = lo, .hi = lo + (double)r};
+        uint32_t bits[N], want[N];
+        for (int k = 0; k < EDGES; k++) {
+            uint64_t b = rng() % bins, first = (b * r + bins - 1) / bins; /* ceil(b r / B) */
+            double v = lo + (double)first;
+            put(t, bits, 2 * k, v);
+            put(t, bits, 2 * k + 1, v > lo ? v - 1 : v);
+        }
+        double bounds[] = {lo > least ? lo - 1 : lo, lo, lo + (double)r - 1, lo + (double)r};
+        for (int k = 0; k < 4; k++)
+            put(t, bits, 2 * EDGES + k, bounds[k]);
+        for (int k = 0; k < N; k++)
+            want[k] = ref_histogram_bin(t, bins, hb.lo, hb.hi, NULL, &bits[k]);
+        char what[160];
+        snprintf(what, sizeof what, "%s [%.0f, %.0f) in %u bins, at the bins' edges",
+                 gpgpu_type_name(t), hb.lo, hb.hi, bins);
+        bins_written(t, hb, bits, want, N, what);
+    }
+}
+
 int main(void)
 {
     ctx = test_context();
     rng_state = 1;
     errors();
     written_out();
+    written_out_reciprocal();
+    random_integer_ranges();
     for (size_t ti = 0; ti < sizeof test_types / sizeof *test_types; ti++) {
         gpgpu_type t = test_types[ti];
         gpgpu_info info;
@@ -451,6 +589,7 @@ int main(void)
         sweep(ti);
         device_counts(t);
     }
+    plan_forms();
     gpgpu_context_destroy(ctx);
     return test_finish();
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "algo/copy.h"
+#include "algo/histogram.h"
 #include "algo/scan.h"
 #include "algo/select.h"
 #include "algo/sort.h"
@@ -144,6 +145,44 @@ static void check_parse(void)
            "a GL plan resolved again for Vulkan changed");
 }
 
+/* The histogram's fields: their defaults, each by name, any count of work-groups (a
+ * multiple of a device's multiprocessors), powers of two for the samples and copies. */
+static void check_histogram(void)
+{
+    algo_plans p = parsed("", &vk_facts);
+    const algo_histogram_plan *h = &p.histogram;
+    EXPECT(h->items == HIST_ITEMS && h->max_groups == HIST_MAX_GROUPS && !h->vec &&
+               h->copies == 1 && h->runs && !h->queue,
+           "histogram defaults: items %u, groups %u, vec %d, copies %u, runs %d, queue %d",
+           h->items, h->max_groups, h->vec, h->copies, h->runs, h->queue);
+    p = parsed("histogram_items=32,histogram_groups=792,histogram_vec=1,histogram_copies=8,"
+               "histogram_runs=0,histogram_queue=1",
+               &gl_facts);
+    EXPECT(h->items == 32 && h->max_groups == 792 && h->vec && h->copies == 8 && !h->runs &&
+               h->queue,
+           "histogram by name: items %u, groups %u, vec %d, copies %u, runs %d, queue %d",
+           h->items, h->max_groups, h->vec, h->copies, h->runs, h->queue);
+    static const struct {
+        const char *tune, *message;
+    } bad[] = {
+        {"histogram_copies=3", "GPGPU_TUNE: 'histogram_copies=3': expected a power of two in 1..32"},
+        {"histogram_items=128",
+         "GPGPU_TUNE: 'histogram_items=128': expected a power of two in 1..64"},
+        {"histogram_groups=0", "GPGPU_TUNE: 'histogram_groups=0': expected a whole number in "
+                               "1..16777216"},
+        {"histogram_queue=2", "GPGPU_TUNE: 'histogram_queue=2': expected a whole number in 0..1"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        algo_plans q = p;
+        EXPECT_STATUS(NULL, algo_plans_parse(bad[k].tune, &q), GPGPU_ERROR_INVALID_ARGUMENT);
+        const char *got = gpgpu_last_error(NULL);
+        EXPECT(got && strcmp(got, bad[k].message) == 0, "%s: message '%s'", bad[k].tune,
+               got ? got : "(none)");
+        EXPECT(q.histogram.items == 32 && q.histogram.copies == 8, "%s changed the plans",
+               bad[k].tune);
+    }
+}
+
 /* algo_plans_set: later calls read it, AUTO resolves as at creation. */
 static void check_set(gpgpu_context *ctx)
 {
@@ -193,6 +232,7 @@ int main(void)
     gpgpu_context *ctx = test_context();
     check_backend(ctx);
     check_parse();
+    check_histogram();
     check_set(ctx);
     check_env(ctx);
     gpgpu_context_destroy(ctx);

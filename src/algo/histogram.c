@@ -12,45 +12,90 @@ enum { HIST_SHARED_RESERVE = HIST_WG * 16 + 256 };
 
 double histogram_scale(gpgpu_type type, uint32_t bins, double lo, double hi)
 {
-    switch (type) {
-    case GPGPU_TYPE_F32: {
+    if (type == GPGPU_TYPE_F32) {
         float range = (float)hi - (float)lo; /* CUB: T(max - min), then T(bins) / that */
         return (float)bins / range;
     }
-    case GPGPU_TYPE_F64:
-        return (double)bins / (hi - lo);
-    default: {
-        /* The exact range of two u32 or i32 values, as the shader's unsigned difference. */
-        uint32_t range = (uint32_t)((int64_t)hi - (int64_t)lo);
-        return (float)bins / (float)range;
-    }
-    }
+    return (double)bins / (hi - lo);
+}
+
+/* Integer bins' reciprocal: floor(d * bins / r) = d * W + floor(d * F / 2^64) for d < r,
+ * where W = floor(bins / r) and F = ceil(2^64 (bins mod r) / r) (glsl/histogram.comp,
+ * bin_of_even, says why that is exact). F by long division in 32-bit digits: bins mod r < r
+ * keeps each digit's quotient below 2^32, and F <= 2^64 - 2^32. */
+static void even_reciprocal(uint32_t bins, uint32_t r, uint32_t *whole, uint64_t *fraction)
+{
+    uint64_t rest = bins % r;
+    uint64_t q1 = (rest << 32) / r, r1 = (rest << 32) % r;
+    uint64_t q0 = (r1 << 32) / r, r0 = (r1 << 32) % r;
+    *whole = bins / r;
+    *fraction = (q1 << 32) + q0 + (r0 != 0);
 }
 
 /* The counters' capacity: the power of two that holds the bins (HISTOGRAM_SHAPE_CAPACITY). */
 static uint32_t capacity(uint32_t bins) { return algo_ceil_pow2(bins); }
 
-static size_t shared_bytes(gpgpu_type type, const histogram_bins *b)
+static size_t shared_bytes(gpgpu_type type, const histogram_bins *b, uint32_t copies)
 {
     size_t cap = capacity(b->bins);
-    return cap * sizeof(uint32_t) + (b->levels ? (cap + 1) * gpgpu_type_size(type) : 0) +
-           HIST_SHARED_RESERVE;
+    return cap * copies * sizeof(uint32_t) +
+           (b->levels ? (cap + 1) * gpgpu_type_size(type) : 0) + HIST_SHARED_RESERVE;
 }
 
 bool histogram_fits_shared(gpgpu_context *ctx, gpgpu_type type, const histogram_bins *b)
 {
-    return shared_bytes(type, b) <= ctx->info.max_shared_memory_bytes;
+    return shared_bytes(type, b, 1) <= ctx->info.max_shared_memory_bytes;
 }
 
-uint32_t histogram_groups(size_t n, uint32_t bins)
+/* SHARED's form on ctx by its histogram plan: the plan's samples per invocation; 16-byte
+ * loads for 4-byte samples where a tile's loads come 4 samples to one (items >= 4); the most
+ * copies of the counters, up to the plan's, that shared memory holds. */
+typedef struct shared_form {
+    uint32_t items, copies;
+    bool vec, runs, queue;
+} shared_form;
+
+static shared_form form_of(const gpgpu_context *ctx, gpgpu_type type, const histogram_bins *b)
 {
-    size_t tiles = (n + HIST_WG * HIST_ITEMS - 1) / (HIST_WG * HIST_ITEMS);
+    const algo_histogram_plan *p = &ctx->plans.histogram;
+    shared_form f = {.items = p->items ? p->items : HIST_ITEMS, .copies = p->copies,
+                     .runs = p->runs, .queue = p->queue};
+    f.vec = p->vec && f.items >= 4 && gpgpu_type_size(type) == 4;
+    while (f.copies > 1 && shared_bytes(type, b, f.copies) > ctx->info.max_shared_memory_bytes)
+        f.copies /= 2;
+    if (f.copies < 1)
+        f.copies = 1;
+    return f;
+}
+
+uint32_t histogram_groups(const gpgpu_context *ctx, size_t n, uint32_t bins)
+{
+    const algo_histogram_plan *p = &ctx->plans.histogram;
+    size_t tile = (size_t)HIST_WG * (p->items ? p->items : HIST_ITEMS);
+    size_t tiles = (n + tile - 1) / tile;
+    size_t most = p->max_groups ? p->max_groups : HIST_MAX_GROUPS;
     size_t groups = n / ((size_t)bins * HIST_SAMPLES_PER_BIN);
-    if (groups > HIST_MAX_GROUPS)
-        groups = HIST_MAX_GROUPS;
+    if (groups > most)
+        groups = most;
     if (groups > tiles)
         groups = tiles;
     return groups < 1 ? 1 : (uint32_t)groups;
+}
+
+/* QUEUE's counter: two words in a scratch slot of their own, zeroed when the slot is made
+ * (by CLEAR); every SHARED dispatch's last group sets them back to zero. */
+static gpgpu_status queue_counter(gpgpu_context *ctx, gpgpu_buffer **out)
+{
+    bool fresh = ctx->scratch[HIST_QUEUE_SLOT] == NULL;
+    TRY(ctx_scratch(ctx, HIST_QUEUE_SLOT, 2 * sizeof(uint32_t), out));
+    if (!fresh)
+        return GPGPU_SUCCESS;
+    gpgpu_status s = histogram_stage_clear(ctx, *out, 0, 2);
+    if (s != GPGPU_SUCCESS) { /* not zeroed (a kept buffer holds old data): made again next time */
+        buffer_destroy_internal(ctx->scratch[HIST_QUEUE_SLOT]);
+        ctx->scratch[HIST_QUEUE_SLOT] = NULL;
+    }
+    return s;
 }
 
 /* A dispatch of `stage` with the bins, the samples and the count set. */
@@ -75,10 +120,14 @@ static exec_dispatch hist_stage(gpgpu_type type, unsigned stage, const histogram
         algo_put_scalar(&d, HISTOGRAM_P_HI, type, b->hi);
         algo_put_scalar(&d, HISTOGRAM_P_SCALE, type, histogram_scale(type, b->bins, b->lo, b->hi));
     } else {
-        /* The bounds' two's-complement bits, and the quotient's float estimate. */
-        d.params[HISTOGRAM_P_LO] = (uint32_t)(int64_t)b->lo;
-        d.params[HISTOGRAM_P_HI] = (uint32_t)(int64_t)b->hi;
-        algo_put_scalar(&d, HISTOGRAM_P_SCALE, GPGPU_TYPE_F32, histogram_scale(type, b->bins, b->lo, b->hi));
+        /* The bounds' two's-complement bits, and the reciprocal of their difference. */
+        uint32_t lo = (uint32_t)(int64_t)b->lo, hi = (uint32_t)(int64_t)b->hi;
+        uint64_t fraction;
+        d.params[HISTOGRAM_P_LO] = lo;
+        d.params[HISTOGRAM_P_HI] = hi;
+        even_reciprocal(b->bins, hi - lo, &d.params[HISTOGRAM_P_WHOLE], &fraction);
+        d.params[HISTOGRAM_P_SCALE] = (uint32_t)fraction;
+        d.params[HISTOGRAM_P_SCALE + 1] = (uint32_t)(fraction >> 32);
     }
     if (c.count) {
         d.bind[3] = c.count;
@@ -114,11 +163,19 @@ gpgpu_status histogram_stage_shared(gpgpu_context *ctx, gpgpu_type type, const h
 {
     CHECK(histogram_fits_shared(ctx, type, b), ctx, GPGPU_ERROR_UNSUPPORTED_FEATURE,
           "histogram SHARED: %u bins need %zu bytes of shared memory, %s has %zu", b->bins,
-          shared_bytes(type, b), ctx->info.renderer, ctx->info.max_shared_memory_bytes);
+          shared_bytes(type, b, 1), ctx->info.renderer, ctx->info.max_shared_memory_bytes);
+    shared_form f = form_of(ctx, type, b);
     exec_dispatch d = hist_stage(type, HISTOGRAM_STAGE_SHARED, b, in, in_off, n, c, counts, counts_off);
     d.variant.only_stage = HISTOGRAM_STAGE_SHARED; /* the counters' shared memory is its alone */
+    d.variant.items = f.items;
     exec_shape_set(&d.variant, HISTOGRAM_SHAPE_CAPACITY, capacity(b->bins));
     exec_shape_set(&d.variant, HISTOGRAM_SHAPE_LEVELS, b->levels != NULL); /* searched there */
+    exec_shape_set(&d.variant, HISTOGRAM_SHAPE_COPIES, f.copies);
+    exec_shape_set(&d.variant, HISTOGRAM_SHAPE_VEC, f.vec);
+    exec_shape_set(&d.variant, HISTOGRAM_SHAPE_RUNS, f.runs);
+    exec_shape_set(&d.variant, HISTOGRAM_SHAPE_QUEUE, f.queue);
+    if (f.queue)
+        TRY(queue_counter(ctx, &d.bind[4]));
     d.groups = groups;
     return algo_stage(ctx, &d);
 }
@@ -145,7 +202,7 @@ static gpgpu_status histogram_run(gpgpu_context *ctx, gpgpu_type type, const his
         return GPGPU_SUCCESS;
     if (histogram_fits_shared(ctx, type, b))
         return histogram_stage_shared(ctx, type, b, in, in_off, n, c, counts, counts_off,
-                                      histogram_groups(n, b->bins));
+                                      histogram_groups(ctx, n, b->bins));
     return histogram_stage_global(ctx, type, b, in, in_off, n, c, counts, counts_off);
 }
 

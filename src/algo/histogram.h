@@ -18,7 +18,8 @@ enum {
     HIST_MAX_GROUPS = 1024,  /* SHARED's work-groups, at most */
     /* SHARED gives each work-group at least this many samples per bin, so that adding its
      * counters to the output (one atomic per nonzero bin) stays a small part of its work. */
-    HIST_SAMPLES_PER_BIN = 8
+    HIST_SAMPLES_PER_BIN = 8,
+    HIST_QUEUE_SLOT = 11     /* the context's scratch slot of SHARED's tile counter */
 };
 
 /* BINS: the sample is counted in no bin. */
@@ -41,17 +42,16 @@ typedef struct histogram_count {
     size_t count_off;
 } histogram_count;
 
-/* The scale factor of even bins: B / (hi - lo) rounded as CUB rounds it in
- * the type (floats: (hi - lo) then the quotient in the type; integers: a
- * float estimate that the shader corrects to the exact quotient). */
+/* The scale factor of even float bins (f32, f64): B / (hi - lo) rounded as
+ * CUB rounds it in the type, (hi - lo) then the quotient. */
 double histogram_scale(gpgpu_type type, uint32_t bins, double lo, double hi);
 
 /* Whether SHARED holds the counters (and levels) of these bins in shared
  * memory on ctx; where not, GLOBAL counts. */
 bool histogram_fits_shared(gpgpu_context *ctx, gpgpu_type type, const histogram_bins *b);
 
-/* SHARED's work-groups for n samples of these bins. */
-uint32_t histogram_groups(size_t n, uint32_t bins);
+/* SHARED's work-groups for n samples of these bins by ctx's plan. */
+uint32_t histogram_groups(const gpgpu_context *ctx, size_t n, uint32_t bins);
 
 /* CLEAR: counts[counts_off .. + bins] = 0. */
 gpgpu_status histogram_stage_clear(gpgpu_context *ctx, gpgpu_buffer *counts, size_t counts_off,
@@ -61,7 +61,8 @@ gpgpu_status histogram_stage_bins(gpgpu_context *ctx, gpgpu_type type, const his
                                   gpgpu_buffer *in, size_t in_off, size_t n, histogram_count c,
                                   gpgpu_buffer *out, size_t out_off);
 /* SHARED: counts[b] += the samples in bin b, counted per work-group in shared memory (groups
- * work-groups) and added to counts by one atomic per nonzero counter. */
+ * work-groups) and added to counts by one atomic per nonzero bin; in the form ctx's
+ * histogram plan gives (histogram.c, shared_form). */
 gpgpu_status histogram_stage_shared(gpgpu_context *ctx, gpgpu_type type, const histogram_bins *b,
                                     gpgpu_buffer *in, size_t in_off, size_t n, histogram_count c,
                                     gpgpu_buffer *counts, size_t counts_off, uint32_t groups);

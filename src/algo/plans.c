@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "algo/copy.h"
+#include "algo/histogram.h"
 #include "algo/reduce.h"
 #include "algo/scan.h"
 #include "algo/select.h"
@@ -29,6 +30,8 @@ static const algo_plans defaults = {
     .spmv = {.merge = true, .merge_wg = SPMV_MERGE_WG, .merge_items = SPMV_MERGE_ITEMS,
              .merge_tiles = SPMV_MERGE_TILES, .merge_slack = SPMV_MERGE_SLACK},
     .vector = {.axpby_items = AXPBY_ITEMS},
+    .histogram = {.items = HIST_ITEMS, .max_groups = HIST_MAX_GROUPS, .vec = false, .copies = 1,
+                  .runs = true},
     .spgemm = {.rows_tile = true, .rank = SPGEMM_RANK_AUTO, .one_phase = true,
                .esc_keep = SPGEMM_KEEP_VALUES, .esc_packed = true, .esc_carry = true,
                .esc_split = SPGEMM_SPLIT_PRODUCTS, .esc_walk = ALGO_AUTO,
@@ -39,7 +42,8 @@ static const algo_plans defaults = {
 
 /* GPGPU_TUNE's names: (name, plan field, least, most, power of two). Powers of two keep the
  * shaders' index arithmetic and shared arrays simple; the one-sweep and one-group tiles'
- * shapes take any count of 1..64; modes their enum's values. */
+ * shapes take any count of 1..64, the histogram's work-groups any count (to fill a device
+ * of any number of multiprocessors); modes their enum's values. */
 #define POW2_MAX 65536u
 #define GROUPS_MAX (1u << 24)
 #define PLAN_FIELDS(X)                                                        \
@@ -76,6 +80,12 @@ static const algo_plans defaults = {
     X(spmv_merge_tiles, spmv.merge_tiles, 1, POW2_MAX, true)                  \
     X(spmv_merge_slack, spmv.merge_slack, 1, POW2_MAX, true)                  \
     X(axpby_items, vector.axpby_items, 1, POW2_MAX, true)                     \
+    X(histogram_items, histogram.items, 1, 64, true)                          \
+    X(histogram_groups, histogram.max_groups, 1, GROUPS_MAX, false)           \
+    X(histogram_vec, histogram.vec, 0, 1, false)                              \
+    X(histogram_copies, histogram.copies, 1, 32, true)                        \
+    X(histogram_runs, histogram.runs, 0, 1, false)                            \
+    X(histogram_queue, histogram.queue, 0, 1, false)                          \
     X(spgemm_rows_tile, spgemm.rows_tile, 0, 1, false)                        \
     X(spgemm_rank, spgemm.rank, 0, SPGEMM_RANK_AUTO, false)                   \
     X(spgemm_one_phase, spgemm.one_phase, 0, 1, false)                        \

@@ -111,6 +111,19 @@ typedef struct algo_vector_plan {
     unsigned axpby_items; /* axpby_items: elements per invocation of the vector updates (4) */
 } algo_vector_plan;
 
+/* The histogram's SHARED stage (histogram.c, shared_form). */
+typedef struct algo_histogram_plan {
+    unsigned items;      /* histogram_items: samples per invocation per tile (8) */
+    unsigned max_groups; /* histogram_groups: work-groups, at most, any count (1024) */
+    bool vec;            /* histogram_vec: 4-byte samples loaded 4 to a load (0) */
+    unsigned copies;     /* histogram_copies: copies of the counters, invocation i adding to
+                          * copy i mod copies, where they fit (1) */
+    bool runs;           /* histogram_runs: runs of one bin in an invocation's samples added
+                          * once (1) */
+    bool queue;          /* histogram_queue: groups claim tiles from a counter, else group g
+                          * takes tiles g, g + G, ... (0) */
+} algo_histogram_plan;
+
 /* What SpGEMM's symbolic phase keeps of the long rows' one chunk for the numeric phase. */
 typedef enum spgemm_keep_mode {
     SPGEMM_KEEP_NONE = 0,  /* nothing: sorted again */
@@ -164,6 +177,7 @@ typedef struct algo_plans {
     algo_bitonic_plan bitonic;
     algo_spmv_plan spmv;
     algo_vector_plan vector;
+    algo_histogram_plan histogram;
     algo_spgemm_plan spgemm;
     algo_select_plan select;
 } algo_plans;
