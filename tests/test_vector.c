@@ -122,6 +122,16 @@ static void check_dot(gpgpu_type t, size_t n, bool same, bool with_nan)
     else
         EXPECT(fabsl(got - want) <= bound, "%s dot n=%zu%s: %.17g, want %.17Lg (bound %g)",
                gpgpu_type_name(t), n, same ? " (x, x)" : "", got, want, bound);
+    /* gpgpu_dot_to_buffer: the same sum, rounded to the type, at its element of a poisoned
+     * slab (everything around it untouched). */
+    slab so = slab_make(ctx, t, 2, 1, 3, NULL);
+    put(t, slab_at(&so, 2), 0, got);
+    EXPECT_STATUS(ctx,
+                  gpgpu_dot_to_buffer(ctx, t, n, sx.buf, 1, same ? sx.buf : sy.buf,
+                                      same ? 1 : 2, so.buf, 2),
+                  GPGPU_SUCCESS);
+    slab_check(&so, NULL, "dot_to_buffer writes gpgpu_dot's value at its element");
+    slab_free(&so);
     slab_check(&sx, NULL, "dot leaves x alone");
     slab_check(&sy, NULL, "dot leaves y alone");
     slab_free(&sx);
@@ -331,6 +341,39 @@ static void errors(void)
     EXPECT(r == 0.0, "dot of no elements gave %g", r);
     EXPECT_STATUS(NULL, gpgpu_dot(NULL, GPGPU_TYPE_F32, 0, b, 0, b, 0, &r),
                   GPGPU_ERROR_NULL_POINTER);
+    /* gpgpu_dot_to_buffer: x and y of 4 at 0 and 4, the result's element (16 floats in b). */
+    static const struct {
+        gpgpu_type type;
+        size_t out_off;
+        bool no_out;
+        gpgpu_status want;
+    } to_buffer_cases[] = {
+        {GPGPU_TYPE_F32, 8, false, GPGPU_SUCCESS},
+        {GPGPU_TYPE_F32, 15, false, GPGPU_SUCCESS},
+        {GPGPU_TYPE_F32, 16, false, GPGPU_ERROR_OUT_OF_RANGE},
+        {GPGPU_TYPE_F32, 3, false, GPGPU_ERROR_OVERLAP},
+        {GPGPU_TYPE_F32, 5, false, GPGPU_ERROR_OVERLAP},
+        {GPGPU_TYPE_F32, 8, true, GPGPU_ERROR_NULL_POINTER},
+        {GPGPU_TYPE_U32, 8, false, GPGPU_ERROR_UNSUPPORTED_COMBINATION},
+        {(gpgpu_type)0, 8, false, GPGPU_ERROR_INVALID_ARGUMENT},
+    };
+    for (size_t i = 0; i < sizeof to_buffer_cases / sizeof to_buffer_cases[0]; i++)
+        EXPECT_STATUS(ctx,
+                      gpgpu_dot_to_buffer(ctx, to_buffer_cases[i].type, 4, b, 0, b, 4,
+                                          to_buffer_cases[i].no_out ? NULL : b,
+                                          to_buffer_cases[i].out_off),
+                      to_buffer_cases[i].want);
+    EXPECT_STATUS(ctx, gpgpu_dot_to_buffer(ctx, GPGPU_TYPE_F32, 1, NULL, 0, b, 4, b, 8),
+                  GPGPU_ERROR_NULL_POINTER);
+    EXPECT_STATUS(NULL, gpgpu_dot_to_buffer(NULL, GPGPU_TYPE_F32, 1, b, 0, b, 4, b, 8),
+                  GPGPU_ERROR_NULL_POINTER);
+    /* No elements: 0 written over whatever was there. */
+    float five = 5, zero_back = -1;
+    gpgpu_buffer_upload(b, 12 * sizeof(float), &five, sizeof five);
+    EXPECT_STATUS(ctx, gpgpu_dot_to_buffer(ctx, GPGPU_TYPE_F32, 0, b, 0, b, 4, b, 12),
+                  GPGPU_SUCCESS);
+    gpgpu_buffer_download(b, 12 * sizeof(float), &zero_back, sizeof zero_back);
+    EXPECT(zero_back == 0.0f, "dot_to_buffer of no elements wrote %g", zero_back);
     gpgpu_buffer_destroy(b);
 }
 

@@ -1057,7 +1057,8 @@ static int compare_u32(const void *a, const void *b)
 }
 
 /* The other calls that need nothing back from the GPU are recorded too: sorts (the one-tile
- * bitonic sort, radix sort of pairs, a segmented sort), axpby, a dense product, a small matrix
+ * bitonic sort, radix sort of pairs, a segmented sort), axpby, a dot product left on the GPU,
+ * a dense product, a small matrix
  * and SpMV; a write of more than the command buffer holds is refused; the timer reads 0 of
  * recorded work. */
 static void check_record_more(gpgpu_context *ctx)
@@ -1116,6 +1117,8 @@ static void check_record_more(gpgpu_context *ctx)
                                   w, pairs_at, NULL, 0, LARGE),
                   S_OK);
     EXPECT_STATUS(ctx, gpgpu_axpby(ctx, F32, 16, 2.0, w, vec_at, 1.0, w, vec_at + 16), S_OK);
+    EXPECT_STATUS(ctx, gpgpu_dot_to_buffer(ctx, F32, 8, w, vec_at, w, vec_at, w, vec_at + 48),
+                  S_OK);
     EXPECT_STATUS(ctx, gpgpu_gemm(ctx, &(gpgpu_gemm_desc){.type = F32}, M, M, M, 1.0, w,
                                   gemm_at, w, gemm_at + M * M, 0.0, w, gemm_at + 2 * M * M),
                   S_OK);
@@ -1177,6 +1180,7 @@ static void check_record_more(gpgpu_context *ctx)
         spmv_ok &= vec[32 + i] == (float)values[i] * (float)i &&
                    vec[40 + i] == (float)values[i] * (float)i;
     EXPECT(axpby_ok, "a recorded axpby: wrong y");
+    EXPECT(vec[48] == 140.0f, "a recorded dot_to_buffer wrote %g, expected 140", vec[48]);
     EXPECT(spmv_ok, "a recorded SpMV: wrong y");
     bool gemm_ok = true;
     for (int i = 0; i < M; i++)

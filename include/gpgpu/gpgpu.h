@@ -1633,6 +1633,46 @@ GPGPU_API gpgpu_status gpgpu_dot(gpgpu_context *ctx, gpgpu_type type, size_t cou
                                  size_t y_offset, double *result);
 
 /**
+ * @brief The dot product of `count` elements of two f32 or f64 vectors, left on the GPU: one
+ * element of the type at out_offset of `out`.
+ *
+ * The same sum as gpgpu_dot's (the same tree: the value gpgpu_dot returns, rounded to the
+ * type), without its wait for the GPU and its read-back, so that a pipeline of GPU work
+ * (and, on Vulkan, work recorded into the caller's command buffer) keeps it on the device.
+ * count = 0 writes 0. The result must not overlap x or y.
+ * @param[in] ctx the context.
+ * @param type GPGPU_TYPE_F32 or GPGPU_TYPE_F64.
+ * @param count how many elements.
+ * @param[in] x the buffer of x.
+ * @param x_offset x's first element.
+ * @param[in] y the buffer of y (may be x's).
+ * @param y_offset y's first element.
+ * @param[out] out the buffer of the result.
+ * @param out_offset the result's element, in elements of the type.
+ * @retval GPGPU_SUCCESS the dot product is written (for later GPU work).
+ * @retval GPGPU_ERROR_NULL_POINTER ctx, x, y or out is NULL.
+ * @retval GPGPU_ERROR_INVALID_ARGUMENT an unknown type, a buffer of another context.
+ * @retval GPGPU_ERROR_UNSUPPORTED_COMBINATION an integer type.
+ * @retval GPGPU_ERROR_UNSUPPORTED_FEATURE f64 without shader doubles; work-groups too small.
+ * @retval GPGPU_ERROR_OUT_OF_RANGE a range (x, y, the result) runs past its buffer.
+ * @retval GPGPU_ERROR_OVERLAP the result overlaps x or y.
+ * @retval GPGPU_ERROR_MISALIGNED a wrapped buffer's offset is not a multiple of the element
+ *   size.
+ * @retval GPGPU_ERROR_TOO_LARGE as gpgpu_axpby.
+ * @retval GPGPU_ERROR_OUT_OF_MEMORY memory for the call's work ran out (@ref errors "Errors").
+ * @retval GPGPU_ERROR_SHADER_COMPILE a program did not build.
+ * @retval GPGPU_ERROR_BACKEND the driver reported an error.
+ * @retval GPGPU_ERROR_WRONG_CONTEXT GL: another GL context than the adopted one is current.
+ * @retval GPGPU_ERROR_NO_CONTEXT GL: no GL context is current (adopted), or the headless
+ *   context is inside a call in another thread.
+ * @thread_safety The thread that uses `ctx`.
+ */
+GPGPU_API gpgpu_status gpgpu_dot_to_buffer(gpgpu_context *ctx, gpgpu_type type, size_t count,
+                                           gpgpu_buffer *x, size_t x_offset, gpgpu_buffer *y,
+                                           size_t y_offset, gpgpu_buffer *out,
+                                           size_t out_offset);
+
+/**
  * @brief y = alpha * x + beta * y as gpgpu_axpby does it, and the dot product of the new y
  * with w, in one pass over the vectors.
  *

@@ -87,8 +87,9 @@ GPGPU_API gpgpu_status gpgpu_buffer_wrap_vk(gpgpu_context *ctx, VkBuffer buffer,
  * (with `selected` NULL: its count goes to desc.count_out), gpgpu_gather and gpgpu_scatter
  * (their index check then reports through desc.status_out), gpgpu_histogram,
  * gpgpu_segmented_reduce, gpgpu_run_length_encode and gpgpu_reduce_by_key (with `runs`
- * NULL), gpgpu_axpby, gpgpu_gemm, gpgpu_spmv (not CLASSIC_SPMV) and gpgpu_matrix_create of
- * arrays of at most 64 KiB each (docs/GUIDE.md, "What can be recorded"). Counts can stay
+ * NULL), gpgpu_axpby, gpgpu_dot_to_buffer, gpgpu_gemm, gpgpu_spmv (not CLASSIC_SPMV) and
+ * gpgpu_matrix_create of arrays of at most 64 KiB each (docs/GUIDE.md, "What can be
+ * recorded"). Counts can stay
  * on the GPU between the recorded calls (their descs' count_buffer). Calls that must
  * read back to the host (gpgpu_reduce, gpgpu_dot, gpgpu_axpby_dot, gpgpu_select with
  * `selected`, upload, download, gpgpu_matrix_wrap_csr and _validate, SpGEMM, the tuners)

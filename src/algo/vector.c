@@ -1,4 +1,4 @@
-/* gpgpu_axpby, gpgpu_dot and gpgpu_axpby_dot: the vector updates and dot
+/* gpgpu_axpby, gpgpu_dot (_to_buffer) and gpgpu_axpby_dot: the vector updates and dot
  * products of iterative solvers (see `gpgpu cg`): the update on the vector
  * family's stage, the dot products the reduce family's sums over products
  * (after an update, for gpgpu_axpby_dot). */
@@ -94,6 +94,29 @@ gpgpu_status gpgpu_dot(gpgpu_context *ctx, gpgpu_type type, size_t count, gpgpu_
     TRY(check_vectors(ctx, type, count, x, x_offset, y, y_offset, "gpgpu_dot"));
     reduce_source src = {.buf = x, .off = x_offset, .times = y, .times_off = y_offset};
     return dot(ctx, type, count, src, "gpgpu_dot", result);
+}
+
+gpgpu_status gpgpu_dot_to_buffer(gpgpu_context *ctx, gpgpu_type type, size_t count,
+                                 gpgpu_buffer *x, size_t x_offset, gpgpu_buffer *y,
+                                 size_t y_offset, gpgpu_buffer *out, size_t out_offset)
+{
+    if (!ctx)
+        return GPGPU_ERROR_NULL_POINTER;
+    TRY(check_vectors(ctx, type, count, x, x_offset, y, y_offset, "gpgpu_dot_to_buffer"));
+    TRY(algo_check_range(ctx, out, out_offset, 1, type, "gpgpu_dot_to_buffer (result)"));
+    /* The reduction reads x and y and writes the result through restrict bindings. */
+    size_t size = gpgpu_type_size(type);
+    CHECK(!algo_overlap(x, x_offset * size, count * size, out, out_offset * size, size) &&
+              !algo_overlap(y, y_offset * size, count * size, out, out_offset * size, size),
+          ctx, GPGPU_ERROR_OVERLAP, "gpgpu_dot_to_buffer: the result overlaps x or y");
+    reduce_source src = {.buf = x, .off = x_offset, .times = y, .times_off = y_offset};
+    TRY(ctx->exec->begin(ctx));
+    if (count == 0) { /* 0, written by the shader's own empty sum */
+        reduce_source none = {.buf = x, .off = x_offset};
+        return ctx_end(ctx, reduce_stage_tiles(ctx, type, GPGPU_OP_SUM, none, 0, false, out,
+                                               out_offset, 1));
+    }
+    return ctx_end(ctx, reduce_fast(ctx, type, GPGPU_OP_SUM, src, count, out, out_offset));
 }
 
 gpgpu_status gpgpu_axpby_dot(gpgpu_context *ctx, gpgpu_type type, size_t count, double alpha,
