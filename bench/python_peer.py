@@ -42,7 +42,7 @@ import os
 import statistics
 import sys
 import time
-from ctypes import byref, c_double, c_void_p
+from ctypes import byref, c_void_p
 
 import numpy as np
 
@@ -139,6 +139,7 @@ def _python_only(ctx, f, calls, blocks):
     """f's time with every C call it makes replaced by a Python no-op (buffer creation
     hands out a fake pointer that the fake destroy ignores)."""
     names = ["gpgpu_reduce_to_buffer", "gpgpu_reduce", "gpgpu_scan", "gpgpu_sort", "gpgpu_dot",
+             "gpgpu_dot_to_buffer",
              "gpgpu_gemm", "gpgpu_spmv", "gpgpu_buffer_copy", "gpgpu_buffer_upload",
              "gpgpu_buffer_download", "gpgpu_buffer_create"]
     saved = {n: getattr(_lib, n) for n in names}
@@ -183,7 +184,6 @@ def overhead_cases(ctx):
     sort_kv = _lib.SortDesc(type=_lib.GPGPU_TYPE_U32, values_in=b[v])
     spmv = _lib.SpmvDesc(0, 0, 0)
     gemm = _lib.GemmDesc(type=_lib.GPGPU_TYPE_F32)
-    r = c_double()
     mp = M._ptr()
 
     def new_and_free(nbytes, f):
@@ -217,12 +217,10 @@ def overhead_cases(ctx):
          lambda: _lib.gpgpu_sort(h, byref(sort_kv), b[k], 0, None, 0, n),
          lambda: _lib.gpgpu_sort(None, byref(sort_kv), None, 0, None, 0, n)),
         ("dot", lambda: gpgpu.dot(x, y).release(),
-         lambda: new_and_free(8, lambda o: (
-             _lib.gpgpu_dot(h, _lib.GPGPU_TYPE_F32, n, b[x], 0, b[y], 0, byref(r)),
-             _lib.gpgpu_buffer_upload(o, 0, byref(r), 4))),
-         lambda: null_new_and_free(8, lambda o: (
-             _lib.gpgpu_dot(None, _lib.GPGPU_TYPE_F32, n, None, 0, None, 0, byref(r)),
-             _lib.gpgpu_buffer_upload(None, 0, byref(r), 4)))),
+         lambda: new_and_free(4, lambda o: _lib.gpgpu_dot_to_buffer(
+             h, _lib.GPGPU_TYPE_F32, n, b[x], 0, b[y], 0, o, 0)),
+         lambda: null_new_and_free(4, lambda o: _lib.gpgpu_dot_to_buffer(
+             None, _lib.GPGPU_TYPE_F32, n, None, 0, None, 0, None, 0))),
         ("spmv y=", lambda: gpgpu.spmv(M, xm, ym),
          lambda: _lib.gpgpu_spmv(h, byref(spmv), 1.0, mp, b[xm], 0, 0.0, b[ym], 0),
          lambda: _lib.gpgpu_spmv(None, byref(spmv), 1.0, None, None, 0, 0.0, None, 0)),

@@ -6,7 +6,7 @@ import os
 import threading
 import uuid
 import weakref
-from ctypes import byref, c_double, c_float, c_void_p
+from ctypes import byref, c_double, c_void_p
 
 from . import _errors, _lib
 
@@ -99,12 +99,10 @@ class Context:
         self._pending = []
         self._info = None
         self._iota = None
-        # The out-parameters of the calls that make buffers (and of gpgpu_dot), made once:
-        # the context is used from one thread at a time, and each is read right after.
+        # The out-parameter of the calls that make buffers, made once: the context is used
+        # from one thread at a time, and it is read right after each.
         self._out = c_void_p()
         self._out_ref = byref(self._out)
-        self._f64, self._f32 = c_double(), c_float()
-        self._f64_ref, self._f32_ref = byref(self._f64), byref(self._f32)
         handle = c_void_p()
         if device is None:
             status = _lib.gpgpu_context_create(byref(desc), byref(handle))

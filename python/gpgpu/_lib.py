@@ -13,7 +13,7 @@ would add a dependency and a C declaration parser for no gain in speed or safety
 import ctypes
 import ctypes.util
 import os
-from ctypes import (CFUNCTYPE, POINTER, Structure, byref, c_bool, c_char, c_char_p, c_double,
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_double,
                     c_int, c_size_t, c_uint, c_uint8, c_uint32, c_uint64, c_void_p)
 
 # ----------------------------------------------------------------- finding the library
@@ -497,6 +497,7 @@ PROTOTYPES = {
                                  POINTER(c_size_t)]),
     "gpgpu_axpby": (st, [P, c_enum, sz, c_double, P, sz, c_double, P, sz]),
     "gpgpu_dot": (st, [P, c_enum, sz, P, sz, P, sz, POINTER(c_double)]),
+    "gpgpu_dot_to_buffer": (st, [P, c_enum, sz, P, sz, P, sz, P, sz]),
     "gpgpu_axpby_dot": (st, [P, c_enum, sz, c_double, P, sz, c_double, P, sz, P, sz,
                              POINTER(c_double)]),
     "gpgpu_gemm": (st, [P, POINTER(GemmDesc), sz, sz, sz, c_double, P, sz, P, sz, c_double,

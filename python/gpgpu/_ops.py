@@ -1,12 +1,12 @@
 """Reductions, prefix sums, sorts, vector dot products and dense products over numpy arrays
 and DeviceArrays: numpy in, numpy out; DeviceArray in, DeviceArray out."""
 import builtins
-from ctypes import byref, c_double, c_float
+from ctypes import byref, c_double
 
 import numpy as np
 
 from . import _context, _errors, _lib
-from ._array import _ITEMSIZE, DTYPES, DeviceArray, host_array, new_array, upload
+from ._array import DTYPES, DeviceArray, host_array, new_array, upload
 
 _F32, _F64 = _lib.GPGPU_TYPE_F32, _lib.GPGPU_TYPE_F64
 _U32 = _lib.GPGPU_TYPE_U32
@@ -205,25 +205,18 @@ def _float_type(d, what):
 def dot(x, y, ctx=None):
     """The dot product of two float32 or float64 vectors of one dtype and size (any shape,
     taken flat), summed in the element type in a tree (gpgpu_dot). numpy in: a numpy
-    scalar; DeviceArray in: a 0-d DeviceArray of the dtype."""
+    scalar; DeviceArray in: a 0-d DeviceArray of the dtype, written on the GPU
+    (gpgpu_dot_to_buffer: the same value, without a wait for the GPU)."""
     if type(x) is DeviceArray and type(y) is DeviceArray:
         c = x.ctx
         t = x._type
         px, py = x._h.ptr, y._h.ptr
         if (px is not None and py is not None and y.ctx is c and (ctx is None or ctx is c)
                 and (t == _F32 or t == _F64) and y._type == t and x._n == y._n):
-            # The library gives the dot product to the host only (a double); it goes up
-            # into the result in the element type, through the context's scratch values.
-            status = _lib.gpgpu_dot(c._handle, t, x._n, px, x._off, py, y._off, c._f64_ref)
-            if status:
-                _errors.raise_status(status, c._handle)
+            # The dot product stays on the GPU (gpgpu_dot_to_buffer): no wait, no upload.
             res = _new_n(c, (), t, 1)
-            if t == _F64:
-                v = c._f64_ref
-            else:
-                c._f32.value = c._f64.value
-                v = c._f32_ref
-            status = _lib.gpgpu_buffer_upload(res._h.ptr, 0, v, _ITEMSIZE[t])
+            status = _lib.gpgpu_dot_to_buffer(c._handle, t, x._n, px, x._off, py, y._off,
+                                              res._h.ptr, 0)
             if status:
                 _errors.raise_status(status, c._handle)
             return res
@@ -234,15 +227,15 @@ def dot(x, y, ctx=None):
     if dx.size != dy.size:
         raise ValueError(f"gpgpu.dot: sizes {dx.size} and {dy.size} differ")
     c = dx.ctx
+    if dev:
+        res = _new(c, (), dx._type)
+        _check(_lib.gpgpu_dot_to_buffer(c._handle, dx._type, dx.size, dx._ptr(), dx._off,
+                                        dy._ptr(), dy._off, res._h.ptr, 0), c)
+        return res
     r = c_double()
     _check(_lib.gpgpu_dot(c._handle, dx._type, dx.size, dx._ptr(), dx._off, dy._ptr(),
                           dy._off, byref(r)), c)
-    if not dev:
-        return dx.dtype.type(r.value)
-    res = _new(c, (), dx._type)
-    v = r if dx._type == _F64 else c_float(r.value)
-    _check(_lib.gpgpu_buffer_upload(res._h.ptr, 0, byref(v), dx.dtype.itemsize), c)
-    return res
+    return dx.dtype.type(r.value)
 
 
 # --------------------------------------------------------------------------- scans

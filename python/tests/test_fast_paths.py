@@ -72,7 +72,7 @@ def _cases(rng):
         (lambda: k.sort(), ["gpgpu_sort"]),
         (lambda: gpgpu.sort_by_key(k, v, out=(k, v)), ["gpgpu_sort"]),
         (lambda: gpgpu.sort_by_key(k, v), new + new + ["gpgpu_sort"] + red + red),
-        (lambda: gpgpu.dot(x, y), ["gpgpu_dot"] + new + ["gpgpu_buffer_upload"] + red),
+        (lambda: gpgpu.dot(x, y), new + ["gpgpu_dot_to_buffer"] + red),
         (lambda: gpgpu.spmv(M, xm, ym), ["gpgpu_spmv"]),
         (lambda: M @ xm, new + ["gpgpu_spmv"] + red),
         (lambda: gpgpu.matmul(g, g, out=gout), ["gpgpu_gemm"]),
