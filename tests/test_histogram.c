@@ -282,7 +282,8 @@ static void plan_forms(void)
 {
     static const char *const forms[] = {
         "histogram_vec=1",
-        "histogram_vec=1,histogram_items=4",
+        "histogram_runs=1",
+        "histogram_vec=1,histogram_runs=1,histogram_items=4",
         "histogram_vec=1,histogram_items=32,histogram_copies=4",
         "histogram_copies=32,histogram_runs=0",
         "histogram_queue=1",

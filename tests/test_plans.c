@@ -152,13 +152,13 @@ static void check_histogram(void)
     algo_plans p = parsed("", &vk_facts);
     const algo_histogram_plan *h = &p.histogram;
     EXPECT(h->items == HIST_ITEMS && h->max_groups == HIST_MAX_GROUPS && !h->vec &&
-               h->copies == 1 && h->runs && !h->queue,
+               h->copies == 1 && !h->runs && !h->queue,
            "histogram defaults: items %u, groups %u, vec %d, copies %u, runs %d, queue %d",
            h->items, h->max_groups, h->vec, h->copies, h->runs, h->queue);
     p = parsed("histogram_items=32,histogram_groups=792,histogram_vec=1,histogram_copies=8,"
-               "histogram_runs=0,histogram_queue=1",
+               "histogram_runs=1,histogram_queue=1",
                &gl_facts);
-    EXPECT(h->items == 32 && h->max_groups == 792 && h->vec && h->copies == 8 && !h->runs &&
+    EXPECT(h->items == 32 && h->max_groups == 792 && h->vec && h->copies == 8 && h->runs &&
                h->queue,
            "histogram by name: items %u, groups %u, vec %d, copies %u, runs %d, queue %d",
            h->items, h->max_groups, h->vec, h->copies, h->runs, h->queue);

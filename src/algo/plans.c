@@ -31,7 +31,7 @@ static const algo_plans defaults = {
              .merge_tiles = SPMV_MERGE_TILES, .merge_slack = SPMV_MERGE_SLACK},
     .vector = {.axpby_items = AXPBY_ITEMS},
     .histogram = {.items = HIST_ITEMS, .max_groups = HIST_MAX_GROUPS, .vec = false, .copies = 1,
-                  .runs = true},
+                  .runs = false},
     .spgemm = {.rows_tile = true, .rank = SPGEMM_RANK_AUTO, .one_phase = true,
                .esc_keep = SPGEMM_KEEP_VALUES, .esc_packed = true, .esc_carry = true,
                .esc_split = SPGEMM_SPLIT_PRODUCTS, .esc_walk = ALGO_AUTO,
