@@ -203,6 +203,25 @@ static void stage_bins(const binning *b, size_t n)
     free(data);
 }
 
+/* SHARED on `groups` work-groups (0: GLOBAL) over the n samples of src from `off`, adding to
+ * counters (from counter 4) that hold random values, against the CPU's counts. */
+static void check_counts(const binning *b, const histogram_bins *hb, const slab *src,
+                         size_t off, const void *data, size_t n, uint32_t groups,
+                         const char *what)
+{
+    slab counts = slab_make(ctx, GPGPU_TYPE_U32, 4, b->bins, 2, NULL);
+    gpgpu_status st = groups ? histogram_stage_shared(ctx, b->type, hb, src->buf, off, n,
+                                                      (histogram_count){0}, counts.buf, 4,
+                                                      groups)
+                             : histogram_stage_global(ctx, b->type, hb, src->buf, off, n,
+                                                      (histogram_count){0}, counts.buf, 4);
+    EXPECT_STATUS(ctx, st, GPGPU_SUCCESS);
+    ref_histogram_count(b->type, b->bins, b->lo, b->hi, b->levels, data, n,
+                        slab_at(&counts, 4));
+    slab_check(&counts, NULL, what);
+    slab_free(&counts);
+}
+
 /* CLEAR, then SHARED (where the bins fit) and GLOBAL alone, each adding to counters that
  * hold random values, from sample 1 into counter 4. */
 static void stage_counts(const binning *b, size_t n)
@@ -228,17 +247,7 @@ static void stage_counts(const binning *b, size_t n)
             continue;
         snprintf(what, sizeof what, "%s %s %s bins=%u n=%zu groups=%u", tn,
                  s < 3 ? "SHARED" : "GLOBAL", kind(b), b->bins, n, s < 3 ? groups[s] : 0);
-        counts = slab_make(ctx, GPGPU_TYPE_U32, 4, b->bins, 2, NULL);
-        gpgpu_status st = s < 3 ? histogram_stage_shared(ctx, b->type, &hb, src.buf, 1, n,
-                                                         (histogram_count){0}, counts.buf, 4,
-                                                         groups[s])
-                                : histogram_stage_global(ctx, b->type, &hb, src.buf, 1, n,
-                                                         (histogram_count){0}, counts.buf, 4);
-        EXPECT_STATUS(ctx, st, GPGPU_SUCCESS);
-        ref_histogram_count(b->type, b->bins, b->lo, b->hi, b->levels, data, n,
-                            slab_at(&counts, 4));
-        slab_check(&counts, NULL, what);
-        slab_free(&counts);
+        check_counts(b, &hb, &src, 1, data, n, s < 3 ? groups[s] : 0, what);
     }
     slab_free(&src);
     free(data);
@@ -259,15 +268,7 @@ static void shared_counts(const binning *b, size_t n, size_t off, const char *tu
         char what[240];
         snprintf(what, sizeof what, "%s SHARED %s bins=%u n=%zu from %zu groups=%u, %s",
                  gpgpu_type_name(b->type), kind(b), b->bins, n, off, groups[s], tune);
-        slab counts = slab_make(ctx, GPGPU_TYPE_U32, 4, b->bins, 2, NULL);
-        EXPECT_STATUS(ctx, histogram_stage_shared(ctx, b->type, &hb, src.buf, off, n,
-                                                  (histogram_count){0}, counts.buf, 4,
-                                                  groups[s]),
-                      GPGPU_SUCCESS);
-        ref_histogram_count(b->type, b->bins, b->lo, b->hi, b->levels, data, n,
-                            slab_at(&counts, 4));
-        slab_check(&counts, NULL, what);
-        slab_free(&counts);
+        check_counts(b, &hb, &src, off, data, n, groups[s], what);
     }
     slab_free(&src);
     free(data);
