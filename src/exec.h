@@ -96,6 +96,9 @@ typedef struct exec_facts {
     /* Sorts of keys alone are faster in a one-sweep program without the payload's code (and
      * in its own, larger tile). */
     bool keys_alone_program_pays;
+    /* A selection's counting-first scatter stores each element from the invocation that
+     * holds it faster than through shared memory. */
+    bool direct_scatter_stores_pay;
 } exec_facts;
 
 typedef struct exec_backend {

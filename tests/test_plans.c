@@ -14,7 +14,8 @@
 #include "core/internal.h"
 #include "testlib.h"
 
-static const exec_facts gl_facts = {.shallow_tiles_pay = true, .reload_after_lookback = true};
+static const exec_facts gl_facts = {.shallow_tiles_pay = true, .reload_after_lookback = true,
+                                    .direct_scatter_stores_pay = true};
 static const exec_facts vk_facts = {.rank_before_count_pays = true,
                                     .bitonic_registers_pay = true,
                                     .keys_alone_program_pays = true};
@@ -40,10 +41,11 @@ static void check_backend(gpgpu_context *ctx)
                f->reload_after_lookback == want->reload_after_lookback &&
                f->rank_before_count_pays == want->rank_before_count_pays &&
                f->bitonic_registers_pay == want->bitonic_registers_pay &&
-               f->keys_alone_program_pays == want->keys_alone_program_pays,
-           "%s: facts %d %d %d %d %d", info.backend, f->shallow_tiles_pay,
+               f->keys_alone_program_pays == want->keys_alone_program_pays &&
+               f->direct_scatter_stores_pay == want->direct_scatter_stores_pay,
+           "%s: facts %d %d %d %d %d %d", info.backend, f->shallow_tiles_pay,
            f->reload_after_lookback, f->rank_before_count_pays, f->bitonic_registers_pay,
-           f->keys_alone_program_pays);
+           f->keys_alone_program_pays, f->direct_scatter_stores_pay);
     algo_plans p = algo_plans_get(ctx);
     EXPECT(p.radix.os_items == (gl ? 6u : 16u) && p.radix.os_subgroups == (gl ? 24u : 8u),
            "%s: one-sweep tile %u x %u", info.backend, p.radix.os_subgroups, p.radix.os_items);
@@ -117,7 +119,8 @@ static void check_parse(void)
                "select_staged_parts=1",
                &vk_facts);
     EXPECT(p.select.items == 8 && p.select.wg == 512 && p.select.polls == 4 &&
-               p.select.staged == ALGO_NEVER && p.select.staged_parts == 1,
+               p.select.staged == ALGO_NEVER && p.select.scatter_staged == ALGO_NEVER &&
+               p.select.staged_parts == 1,
            "select_items=8,select_wg=512,select_polls=4,select_staged=0,select_staged_parts=1: "
            "%u x %u, polls %u, staged %d in %u parts",
            p.select.wg, p.select.items, p.select.polls, p.select.staged,
@@ -128,6 +131,16 @@ static void check_parse(void)
                p.select.staged_parts == SELECT_STAGED_PARTS,
            "select defaults: %u x %u, polls %u, staged %d", p.select.wg, p.select.items,
            p.select.polls, p.select.staged);
+    /* The counting-first scatter: its own stores on GL, staged on Vulkan, unless set. */
+    EXPECT(p.select.scatter_staged == ALGO_NEVER, "GL: the scatter staged by default (%d)",
+           p.select.scatter_staged);
+    p = parsed("", &vk_facts);
+    EXPECT(p.select.scatter_staged == ALGO_ALWAYS, "Vulkan: the scatter not staged (%d)",
+           p.select.scatter_staged);
+    p = parsed("select_scatter_staged=2", &gl_facts);
+    EXPECT(p.select.scatter_staged == ALGO_ALWAYS && p.select.staged == ALGO_ALWAYS,
+           "select_scatter_staged=2 on GL: %d, staged %d", p.select.scatter_staged,
+           p.select.staged);
     algo_plans before = p;
     EXPECT_STATUS(NULL, algo_plans_parse("select_items=64", &p), GPGPU_ERROR_INVALID_ARGUMENT);
     EXPECT(strcmp(gpgpu_last_error(NULL),

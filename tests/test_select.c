@@ -613,18 +613,19 @@ static void errors(void)
  * every element stored by its invocation (select_staged=0), the whole tile staged at once
  * (the single pass's values then held in shared memory through its look-back), small
  * tiles of many groups staged and not, a tile of 32 rows (every bit of the keep mask) in 8
- * parts. */
+ * parts, the single pass staged and the counting-first scatter not (NVIDIA GL's default). */
 static void other_plans(void)
 {
     static const struct {
         unsigned wg, items;
-        algo_mode staged;
+        algo_mode staged, scatter_staged;
         unsigned parts;
-    } plans[] = {{SELECT_WG, SELECT_ITEMS, ALGO_NEVER, 1},
-                 {SELECT_WG, SELECT_ITEMS, ALGO_ALWAYS, 1},
-                 {64, 4, ALGO_ALWAYS, 2},
-                 {32, 2, ALGO_NEVER, 1},
-                 {128, 32, ALGO_ALWAYS, 8}};
+    } plans[] = {{SELECT_WG, SELECT_ITEMS, ALGO_NEVER, ALGO_NEVER, 1},
+                 {SELECT_WG, SELECT_ITEMS, ALGO_ALWAYS, ALGO_ALWAYS, 1},
+                 {64, 4, ALGO_ALWAYS, ALGO_ALWAYS, 2},
+                 {32, 2, ALGO_NEVER, ALGO_NEVER, 1},
+                 {128, 32, ALGO_ALWAYS, ALGO_ALWAYS, 8},
+                 {SELECT_WG, SELECT_ITEMS, ALGO_ALWAYS, ALGO_NEVER, SELECT_STAGED_PARTS}};
     static const size_t ns[] = {1, 4097, 65537};
     algo_plans saved = algo_plans_get(ctx);
     EXPECT(saved.select.staged == ALGO_ALWAYS &&
@@ -636,12 +637,14 @@ static void other_plans(void)
         p.select.wg = plans[i].wg;
         p.select.items = plans[i].items;
         p.select.staged = plans[i].staged;
+        p.select.scatter_staged = plans[i].scatter_staged;
         p.select.staged_parts = plans[i].parts;
         algo_plans_set(ctx, &p);
         for (size_t ti = i % 2; ti < 4; ti += 2) { /* half the types a plan, in turn */
             gpgpu_type t = test_types[ti];
             select_plan sp = select_plan_for(ctx, t, 1000, GPGPU_ALGO_DEFAULT, true);
-            EXPECT(plans[i].staged == ALGO_ALWAYS || !sp.staged,
+            EXPECT((plans[i].staged == ALGO_ALWAYS || !sp.staged) &&
+                       (plans[i].scatter_staged == ALGO_ALWAYS || !sp.scatter_staged),
                    "select_staged=0: a %s plan still staged", gpgpu_type_name(t));
             for (size_t s = 0; s < sizeof ns / sizeof *ns; s++) {
                 size_t n = ns[s];

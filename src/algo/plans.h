@@ -164,6 +164,10 @@ typedef struct algo_select_plan {
      * it (AUTO resolves to ALWAYS; a tile too large for the device's shared memory is stored
      * from its invocations) */
     algo_mode staged;
+    /* select_scatter_staged: the same for the counting-first paths' SCATTER (reduce-then-scan,
+     * partitions); AUTO follows select_staged where that is set, else the device's fact
+     * (NVIDIA's GL: the invocations' own stores, 23-29% faster there) */
+    algo_mode scatter_staged;
     /* select_staged_parts: the staged slots pass through shared memory in this many parts of
      * a tile, at most the tile's items (4: 4 KB of shared memory) */
     unsigned staged_parts;

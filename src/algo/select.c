@@ -53,7 +53,9 @@ select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu
      * a reduction word per invocation, of up to 8 bytes, and a few words). */
     p.parts = sp->staged_parts < p.items ? sp->staged_parts : p.items;
     size_t shared = tile / p.parts * gpgpu_type_size(type) + (size_t)wg * 12 + 64;
-    p.staged = sp->staged == ALGO_ALWAYS && shared <= ctx->info.max_shared_memory_bytes;
+    bool fits = shared <= ctx->info.max_shared_memory_bytes;
+    p.staged = sp->staged == ALGO_ALWAYS && fits;
+    p.scatter_staged = sp->scatter_staged == ALGO_ALWAYS && fits;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     p.tiles = (uint32_t)tiles;
     p.single_pass = wants_single_pass(ctx, n, algo, partition);
@@ -71,7 +73,8 @@ select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu
 static exec_dispatch select_dispatch(const select_job *job, unsigned stage, select_plan p)
 {
     exec_dispatch d = {.variant = {"select", job->type, GPGPU_OP_SUM, p.wg, p.items, stage}};
-    if ((stage == SELECT_STAGE_SCATTER || stage == SELECT_STAGE_CHAINED) && p.staged) {
+    if ((stage == SELECT_STAGE_SCATTER && p.scatter_staged) ||
+        (stage == SELECT_STAGE_CHAINED && p.staged)) {
         exec_shape_set(&d.variant, SELECT_SHAPE_STAGED, 1);
         unsigned log2 = 0;
         while (1u << log2 < p.parts)

@@ -44,7 +44,8 @@ _Static_assert(SELECT_SAME_KEEP(LT) && SELECT_SAME_KEEP(LE) && SELECT_SAME_KEEP(
 typedef struct select_plan {
     uint32_t wg, items;
     uint32_t polls; /* the single pass's reads of a silent predecessor before recounting */
-    bool staged;    /* SCATTER and CHAINED stage the written elements in shared memory ... */
+    bool staged;    /* CHAINED stages the written elements in shared memory ... */
+    bool scatter_staged; /* SCATTER likewise (select_scatter_staged) */
     uint32_t parts; /* ... in this many parts of a tile (a power of two up to items) */
     uint32_t tiles; /* at least 1 */
     uint32_t groups, tiles_per_group;
