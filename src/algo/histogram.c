@@ -58,25 +58,22 @@ typedef struct shared_form {
 static shared_form form_of(const gpgpu_context *ctx, gpgpu_type type, const histogram_bins *b)
 {
     const algo_histogram_plan *p = &ctx->plans.histogram;
-    shared_form f = {.items = p->items ? p->items : HIST_ITEMS, .copies = p->copies,
-                     .runs = p->runs, .queue = p->queue};
+    shared_form f = {.items = p->items, .copies = p->copies, .runs = p->runs,
+                     .queue = p->queue};
     f.vec = p->vec && f.items >= 4 && gpgpu_type_size(type) == 4;
     while (f.copies > 1 && shared_bytes(type, b, f.copies) > ctx->info.max_shared_memory_bytes)
         f.copies /= 2;
-    if (f.copies < 1)
-        f.copies = 1;
     return f;
 }
 
 uint32_t histogram_groups(const gpgpu_context *ctx, size_t n, uint32_t bins)
 {
     const algo_histogram_plan *p = &ctx->plans.histogram;
-    size_t tile = (size_t)HIST_WG * (p->items ? p->items : HIST_ITEMS);
+    size_t tile = (size_t)HIST_WG * p->items;
     size_t tiles = (n + tile - 1) / tile;
-    size_t most = p->max_groups ? p->max_groups : HIST_MAX_GROUPS;
     size_t groups = n / ((size_t)bins * HIST_SAMPLES_PER_BIN);
-    if (groups > most)
-        groups = most;
+    if (groups > p->max_groups)
+        groups = p->max_groups;
     if (groups > tiles)
         groups = tiles;
     return groups < 1 ? 1 : (uint32_t)groups;
