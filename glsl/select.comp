@@ -268,26 +268,44 @@ uint tile_ranks(uint mask, out uint rank[ITEMS])
     return total;
 }
 
-// Writes the tile's elements (the first `count` from `first`; `kept_before` kept
-// elements precede the tile) from the invocations that hold them: a kept one at
-// kept_before + its rank, and partitioning a rejected one at total + the rejected before it
-// (those before the tile, first - kept_before, and those before it in the tile, its place
-// less its rank). The payload is loaded as the tile was, every row at once, before any of
-// it is stored.
-void write_direct(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS],
-                  uint kept_before, uint total)
+// Row r's slot, and whether it is written (inside the count, and kept or partitioned).
+void tile_slots(uint count, uint mask, uint rank[ITEMS], uint kept, out uint slot[ITEMS],
+                out bool put[ITEMS])
 {
     bool parted = PARTITION;
-    uint to[ITEMS];
-    bool put[ITEMS]; // written: inside the count, and kept or partitioned
     UNROLL for (uint r = 0u; r < ITEMS; r++) {
         bool keep = (mask >> r & 1u) != 0u;
-        uint kept_to = kept_before + rank[r];
-        uint rejected_to = total + (first - kept_before) + (AT(r) - rank[r]);
-        to[r] = keep ? kept_to : rejected_to;
+        uint rejected_slot = kept + (AT(r) - rank[r]);
+        slot[r] = keep ? rank[r] : rejected_slot;
         bool inside = AT(r) < count, wanted = keep || parted;
         put[r] = inside && wanted;
     }
+}
+
+// Where slot i goes: a kept one at kept_before + its rank, and partitioning a rejected one
+// at total + the rejected before it (those before the tile, first - kept_before, and those
+// before it in the tile, its slot less the tile's kept).
+uint slot_to(uint i, uint first, uint kept, uint kept_before, uint total)
+{
+    uint rejected_to = total + (first - kept_before) + (i - kept);
+    return i < kept ? kept_before + i : rejected_to;
+}
+
+// The slots written: the kept, and partitioning the tile's every element.
+uint slots_used(uint count, uint kept) { return PARTITION ? count : kept; }
+
+// Writes the tile's elements (the first `count` from `first`; `kept`, of them kept, and
+// `kept_before` kept elements before the tile) from the invocations that hold them, each at
+// its slot's place (slot_to). The payload is loaded as the tile was, every row at once,
+// before any of it is stored.
+void write_direct(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS], uint kept,
+                  uint kept_before, uint total)
+{
+    uint to[ITEMS], slot[ITEMS];
+    bool put[ITEMS];
+    tile_slots(count, mask, rank, kept, slot, put);
+    UNROLL for (uint r = 0u; r < ITEMS; r++)
+        to[r] = slot_to(slot[r], first, kept, kept_before, total);
     UNROLL for (uint r = 0u; r < ITEMS; r++)
         if (put[r])
             dst[DST_OFF + to[r]] = x[r];
@@ -353,31 +371,6 @@ T stage_get(uint at)
     return T(s_stage[at]);
 #endif
 }
-
-// Row r's slot, and whether it is written (inside the count, and kept or partitioned).
-void tile_slots(uint count, uint mask, uint rank[ITEMS], uint kept, out uint slot[ITEMS],
-                out bool put[ITEMS])
-{
-    bool parted = PARTITION;
-    UNROLL for (uint r = 0u; r < ITEMS; r++) {
-        bool keep = (mask >> r & 1u) != 0u;
-        uint rejected_slot = kept + (AT(r) - rank[r]);
-        slot[r] = keep ? rank[r] : rejected_slot;
-        bool inside = AT(r) < count, wanted = keep || parted;
-        put[r] = inside && wanted;
-    }
-}
-
-// Where slot i goes: its place among the kept, or partitioning among the rejected (as
-// write_direct's).
-uint slot_to(uint i, uint first, uint kept, uint kept_before, uint total)
-{
-    uint rejected_to = total + (first - kept_before) + (i - kept);
-    return i < kept ? kept_before + i : rejected_to;
-}
-
-// The slots written: the kept, and partitioning the tile's every element.
-uint slots_used(uint count, uint kept) { return PARTITION ? count : kept; }
 
 // Whether an element of `slot`, written where `put`, is staged in the part from slot `base`
 // (a slot below it wraps past PART), and where in it.
@@ -465,7 +458,7 @@ void write_tile(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS],
                 uint kept_before, uint total)
 {
     if (!STAGED) {
-        write_direct(first, count, x, mask, rank, kept_before, total);
+        write_direct(first, count, x, mask, rank, kept, kept_before, total);
         return;
     }
     uint used = slots_used(count, kept), slot[ITEMS];
