@@ -307,7 +307,7 @@ def make(ctx, h, off, shape, t, base, n):
 
 def new_array(ctx, shape, t, n):
     """A DeviceArray of n elements (the product of shape) in a new buffer of ctx: new_buffer
-    and make in one, without their calls (each call's result on DeviceArrays is one)."""
+    inline, then make (each call's result on DeviceArrays is one)."""
     nbytes = n * _ITEMSIZE[t]
     status = _lib.gpgpu_buffer_create(ctx._handle, nbytes if nbytes > _MIN_BYTES else _MIN_BYTES,
                                       ctx._out_ref)
@@ -318,16 +318,7 @@ def new_array(ctx, shape, t, n):
         ctx._drain()
     h = _Handle(ctx._out.value, _BUFFER)
     ctx._live.add(h)
-    self = _new_object(DeviceArray)
-    self.ctx = ctx
-    self._h = h
-    self._off = 0
-    self._shape = shape
-    self._type = t
-    self.dtype = DTYPES[t]
-    self._base = None
-    self._n = n
-    return self
+    return make(ctx, h, 0, shape, t, None, n)
 
 
 def _check(status, ctx):
