@@ -51,7 +51,9 @@ uint g_n;
 // Where TILES' elements come from: a constant argument, so that each stage's
 // inlined copy of stage_tiles carries no branch (and no store) for the
 // others; a runtime flag here cost the plain f32 sum a quarter of its speed.
-const uint FROM_SRC = 0u, FROM_PRODUCTS = 1u, FROM_UPDATE = 2u;
+// Min+max's later passes read (min, max) pairs (SRC_PAIRS): a source of their own too, so that
+// the first pass's loads carry no branch on it.
+const uint FROM_SRC = 0u, FROM_PRODUCTS = 1u, FROM_UPDATE = 2u, FROM_PAIRS = 3u;
 
 V load_src(uint i, const uint from)
 {
@@ -69,7 +71,7 @@ V load_src(uint i, const uint from)
         return src[SRC_OFF + i] * times[TIMES_OFF + i];
 #endif
 #ifdef OP_MINMAX
-    if (SRC_PAIRS != 0u)
+    if (from == FROM_PAIRS)
         return T2(src[SRC_OFF + 2u * i], src[SRC_OFF + 2u * i + 1u]);
 #endif
     return v_from(src[SRC_OFF + i]);
@@ -189,6 +191,12 @@ void main()
     g_n = device_count(params[REDUCE_P_N]);
     switch (STAGE) {
     case REDUCE_STAGE_TILES:
+#ifdef OP_MINMAX
+        if (SRC_PAIRS != 0u) {
+            stage_tiles(FROM_PAIRS);
+            return;
+        }
+#endif
         stage_tiles(FROM_SRC);
         return;
     case REDUCE_STAGE_EXPAND:
