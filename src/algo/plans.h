@@ -52,9 +52,9 @@ typedef struct algo_scan_plan {
     unsigned max_groups; /* scan_groups: work-groups (and partial sums), at most (1024) */
     scan_pass_mode pass; /* scan_single_pass (AUTO) */
     /* The single pass's tile for scans of more than chained_small_max elements, per
-     * invocation of 4-byte types (f64: half) and invocations per group: scan_chained_items
-     * and scan_chained_wg (0: the device's, 32 x 256); either one set by name sets the small
-     * tile's too. */
+     * invocation of 4-byte types (f64: scan_chained_plan_for) and invocations per group:
+     * scan_chained_items and scan_chained_wg (0: the device's, 32 x 256); either one set by
+     * name sets the small tile's too. */
     unsigned chained_items, chained_wg;
     /* ... and for scans of up to chained_small_max elements (no name: 512 x 8 up to 2^22
      * where the executor reports shallow_tiles_pay, else the tile above for every size). */
@@ -159,6 +159,11 @@ typedef struct algo_spgemm_plan {
 typedef struct algo_select_plan {
     unsigned items; /* select_items: elements per invocation of 4-byte types, f64 half (16) */
     unsigned wg;    /* select_wg: invocations per work-group (256) */
+    /* select_single_pass: the fast selection (no partition) in one pass where the device has
+     * subgroups (ALWAYS), or counting first (NEVER); AUTO resolves to NEVER where the
+     * executor reports reload_after_lookback (the single pass holds its tile across the
+     * look-back: NVIDIA's GL ran it at half its reduce-then-scan's speed), else ALWAYS */
+    algo_mode single_pass;
     /* select_staged: a tile's written elements gathered in shared memory in output order and
      * stored by consecutive invocations in runs, else each stored by the invocation that holds
      * it (AUTO resolves to ALWAYS; a tile too large for the device's shared memory is stored

@@ -32,8 +32,9 @@ static bool wants_single_pass(gpgpu_context *ctx, size_t n, gpgpu_algo algo, boo
     if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
     /* Without subgroups the look-back walks one tile per barrier (as the scan's does):
-     * reduce-then-scan there. */
-    return ctx->info.has_subgroups && !partition && n <= SELECT_SINGLE_PASS_MAX;
+     * reduce-then-scan there; and where the plan says so (select_single_pass). */
+    return ctx->info.has_subgroups && ctx->plans.select.single_pass == ALGO_ALWAYS &&
+           !partition && n <= SELECT_SINGLE_PASS_MAX;
 }
 
 select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu_algo algo,
