@@ -27,8 +27,20 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
     bool large = n > t->chained_small_max;
     uint32_t items = large ? t->chained_items : t->chained_small_items;
     uint32_t wg = large ? t->chained_wg : t->chained_small_wg;
+    /* The tile loaded a second time after the look-back, from L2 where the first
+     * load left it: the first load's registers then end at the tile's sum, and
+     * the look-back's loop (barriers, polls, a predecessor's recount) runs
+     * without a whole tile held across it. NVIDIA's GL needs that for its large
+     * tiles (above); Vulkan's compiler keeps the tile across the loop well, and
+     * the second load only costs it (2^28 u32 933 against 772 us). */
+    bool reload = t->reload == SCAN_RELOAD_ALWAYS || (t->reload == SCAN_RELOAD_LARGE && large);
+    /* f64: half the items, the same bytes a tile, where the tile is loaded again or the scan
+     * is short; a quarter where a large tile is held across the look-back (H200 Vulkan, 256
+     * x 8 doubles against 256 x 16: 2^22 36.9 against 59.3 us, 2^24 106.4 against 174.3; at
+     * 2^20 the half tile, 15.7 against 18.7). */
+    bool quarter = large && !reload && items >= 4 && n > SCAN_CHAINED_SHORT_MAX;
     if (size == 8 && items > 1)
-        items /= 2;
+        items /= quarter ? 4 : 2;
     if (wg > SCAN_CHAINED_WG_MAX)
         wg = SCAN_CHAINED_WG_MAX;
     /* A scan of one tile spreads it over the widest group: its time is one
@@ -48,13 +60,6 @@ scan_chained_plan scan_chained_plan_for(gpgpu_context *ctx, gpgpu_type type, siz
      * 6.1 us Vulkan, against 15.2 and 10.6 us for two). docs/DECISIONS.md. */
     if (items > 1 && n > (size_t)wg * items && n <= SCAN_CHAINED_SHORT_MAX)
         items /= 2;
-    /* The tile loaded a second time after the look-back, from L2 where the first
-     * load left it: the first load's registers then end at the tile's sum, and
-     * the look-back's loop (barriers, polls, a predecessor's recount) runs
-     * without a whole tile held across it. NVIDIA's GL needs that for its large
-     * tiles (above); Vulkan's compiler keeps the tile across the loop well, and
-     * the second load only costs it (2^28 u32 933 against 772 us). */
-    bool reload = t->reload == SCAN_RELOAD_ALWAYS || (t->reload == SCAN_RELOAD_LARGE && large);
     size_t tile = (size_t)wg * items;
     size_t tiles = n == 0 ? 1 : size_ceil_div(n, tile);
     /* A ticket in the first 16 bytes, then each tile's 16 bytes (32 for f64). */
@@ -199,22 +204,20 @@ gpgpu_status scan_stage_chained(gpgpu_context *ctx, gpgpu_type type, bool exclus
  * subgroup's ballots; without them it walks one tile per barrier): on the
  * H100 it is one dispatch where reduce-then-scan is three (7.9 against 17.1
  * us at 2^10), and it moves 2n elements against 3n (Vulkan, u32: 70.6
- * against 100.5 us at 2^24, 857 against 1195 at 2^28). f64 tiles held
- * across the look-back stay behind from 2^22 (224 against 183 us at 2^24):
- * reduce-then-scan there; tiles loaded again after it (GL's large ones) do
- * not (H200, GL, 2^24: 99.8 against 214.9 us). docs/DECISIONS.md. */
+ * against 100.5 us at 2^24, 857 against 1195 at 2^28); f64 too, with its own
+ * tile (scan_chained_plan_for; H200 Vulkan 2^24: 106.4 against 159.2 us, GL
+ * 99.8 against 214.9). docs/DECISIONS.md. */
 static bool use_single_pass(gpgpu_context *ctx, gpgpu_algo algo, gpgpu_type type, size_t n)
 {
     if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
     scan_pass_mode mode = ctx->plans.scan.pass;
     scan_chained_plan plan = scan_chained_plan_for(ctx, type, n);
-    bool size_fits = gpgpu_type_size(type) == 4 || n <= SCAN_SINGLE_PASS_F64_MAX || plan.reload;
     /* Its groups of up to 512 invocations: where the device allows fewer, reduce-then-scan
      * (an explicit single pass is refused by algo_stage). */
     bool wg_fits = plan.wg <= ctx->info.max_workgroup_invocations;
     return mode == SCAN_PASS_SINGLE ||
-           (mode == SCAN_PASS_AUTO && ctx->info.has_subgroups && size_fits && wg_fits);
+           (mode == SCAN_PASS_AUTO && ctx->info.has_subgroups && wg_fits);
 }
 
 static gpgpu_status scan_single_pass(gpgpu_context *ctx, const gpgpu_scan_desc *desc,

@@ -19,16 +19,16 @@ enum {
     SCAN_CHAINED_WG = 256,   /* single pass: invocations per tile; at most SCAN_CHAINED_WG_MAX */
     SCAN_CHAINED_WG_GL = 512, /* the same under GL up to SCAN_CHAINED_GL_SMALL_MAX (scan_chained_plan_for) */
     SCAN_CHAINED_WG_MAX = 512, /* 1024-wide f64 tiles lost the device on the H100 */
-    SCAN_CHAINED_ITEMS = 32, /* single pass, 4-byte types (f64: half, the same bytes per tile) */
+    SCAN_CHAINED_ITEMS = 32, /* single pass, 4-byte types (f64: a quarter, or half reloaded) */
     SCAN_CHAINED_ITEMS_GL = 8, /* the same under GL */
     SCAN_CHAINED_GL_SMALL_MAX = 1 << 22, /* GL: 512 x 8 tiles up to this n, then 256 x 32 reloaded */
     SCAN_CHAINED_SHORT_MAX = 1 << 20, /* single pass: half the items from 2 tiles up to this n */
-    SCAN_POLLS = 32,         /* single pass: reads of a silent predecessor before summing it */
-    SCAN_SINGLE_PASS_F64_MAX = 1 << 21 /* f64: the fast scan's single pass up to this many elements */
+    SCAN_POLLS = 32          /* single pass: reads of a silent predecessor before summing it */
 };
 
 /* The single pass's tiles: wg * items elements each (SCAN_CHAINED_WG x SCAN_CHAINED_ITEMS unless
- * tuned, halved for f64 and again for n of more than one such tile up to
+ * tuned; f64: halved, or quartered where a large tile is held across the look-back; halved
+ * again for n of more than one such tile up to
  * SCAN_CHAINED_SHORT_MAX), tiles = ceil(n / that)
  * (at least 1); its state buffer holds state_words u32 (a ticket, then 4 per
  * tile, 8 for f64), zeroed by CLEAR when there is more than one tile. */
