@@ -25,7 +25,11 @@
 // order, stored by consecutive invocations) or each element from its invocation.
 // Keep modes (MODE bits 0-3): 0 the flag (binding 1) is nonzero; 1-6 the value compares
 // <, <=, >, >=, ==, != with VALUE (gpgpu_compare), floats as C compares them: a NaN on
-// either side makes every comparison false but !=, and -0 equals +0.
+// either side makes every comparison false but !=, and -0 equals +0; 7 (HEADS) the element
+// starts a run of equal elements (the first, or one that differs from its predecessor in
+// the sort's total order: every NaN one value, -0 and +0 two; programs of SELECT_SHAPE_HEADS
+// alone), which makes a selection the run-length encoding's (src/algo/rle.c). NO_OUT: only
+// the payload and indices are written.
 
 layout(std430, binding = 0) restrict readonly buffer Src { T src[]; };
 layout(std430, binding = 1) restrict readonly buffer Flags { uint flags[]; };
@@ -56,6 +60,10 @@ uint g_n; // the count (main reads it once)
 #define PARTITION     ((MODE & SELECT_MODE_PARTITION) != 0u)
 #define HAS_PAY       ((MODE & SELECT_MODE_PAY) != 0u)
 #define HAS_IDX       ((MODE & SELECT_MODE_IDX) != 0u)
+#define HAS_OUT       ((MODE & SELECT_MODE_NO_OUT) == 0u)
+// The run heads' test lives in programs of its own: beside the comparisons and the flags in
+// one program it slowed them (H200 Vulkan, x < 1 at 2^24: 93 -> 137 us).
+#define HEADS_PROGRAM (SELECT_SHAPE_HEADS != 0u)
 
 #define TILE (WG_SIZE * ITEMS)
 
@@ -91,6 +99,31 @@ bool keeps(T v, T c, uint want)
     return (want & o) != 0u;
 }
 
+// Equal in the sort's total order, bits compared (no fast-math setting folds it): the run
+// heads' test.
+#if defined(TYPE_F32)
+bool same(T a, T b)
+{
+    bool bits = floatBitsToUint(a) == floatBitsToUint(b), nans = t_isnan(a) && t_isnan(b);
+    return bits || nans;
+}
+#elif defined(TYPE_F64)
+bool same(T a, T b)
+{
+    bool bits = unpackDouble2x32(a) == unpackDouble2x32(b), nans = t_isnan(a) && t_isnan(b);
+    return bits || nans;
+}
+#else
+bool same(T a, T b) { return a == b; }
+#endif
+
+// Whether element g (with x its value, p its predecessor's, loaded whatever g) starts a run.
+bool is_head(uint g, T x, T p)
+{
+    bool differs = !same(x, p), first = g == 0u;
+    return first || differs;
+}
+
 // An invocation's ITEMS elements of a tile: with subgroups in subgroup rows (subgroup s
 // owns the s-th run of width * ITEMS elements, lane l holds element r * width + l of it in
 // row r), so that each row's loads and its kept elements' stores are one contiguous
@@ -121,7 +154,19 @@ uint row_at(uint r, uint count)
 uint load_tile(uint first, uint count, out T x[ITEMS])
 {
     uint op = KEEP_OP, mask = 0u;
-    if (op == SELECT_KEEP_FLAGS) {
+    if (HEADS_PROGRAM) {
+        T p[ITEMS];
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            uint at = first + row_at(r, count);
+            x[r] = src[SRC_OFF + at];
+            p[r] = src[SRC_OFF + max(at, 1u) - 1u]; // the predecessor (a cached line mostly)
+        }
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            bool inside = AT(r) < count, head = is_head(first + AT(r), x[r], p[r]);
+            uint bit = 1u << r;
+            mask |= inside && head ? bit : 0u;
+        }
+    } else if (op == SELECT_KEEP_FLAGS) {
         uint f[ITEMS];
         UNROLL for (uint r = 0u; r < ITEMS; r++) {
             uint at = first + row_at(r, count);
@@ -152,7 +197,18 @@ uint load_tile(uint first, uint count, out T x[ITEMS])
 uint count_kept(uint first, uint count)
 {
     uint op = KEEP_OP, kept = 0u;
-    if (op == SELECT_KEEP_FLAGS) {
+    if (HEADS_PROGRAM) {
+        T x[ITEMS], p[ITEMS];
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            uint at = first + row_at(r, count);
+            x[r] = src[SRC_OFF + at];
+            p[r] = src[SRC_OFF + max(at, 1u) - 1u];
+        }
+        UNROLL for (uint r = 0u; r < ITEMS; r++) {
+            bool inside = AT(r) < count, head = is_head(first + AT(r), x[r], p[r]);
+            kept += inside && head ? 1u : 0u;
+        }
+    } else if (op == SELECT_KEEP_FLAGS) {
         uint f[ITEMS];
         UNROLL for (uint r = 0u; r < ITEMS; r++)
             f[r] = flags[FLAGS_OFF + first + row_at(r, count)];
@@ -306,9 +362,11 @@ void write_direct(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS
     tile_slots(count, mask, rank, kept, slot, put);
     UNROLL for (uint r = 0u; r < ITEMS; r++)
         to[r] = slot_to(slot[r], first, kept, kept_before, total);
-    UNROLL for (uint r = 0u; r < ITEMS; r++)
-        if (put[r])
-            dst[DST_OFF + to[r]] = x[r];
+    if (HAS_OUT) {
+        UNROLL for (uint r = 0u; r < ITEMS; r++)
+            if (put[r])
+                dst[DST_OFF + to[r]] = x[r];
+    }
     if (HAS_PAY) {
         uint pay[ITEMS];
         UNROLL for (uint r = 0u; r < ITEMS; r++)
@@ -461,7 +519,7 @@ void write_tile(uint first, uint count, T x[ITEMS], uint mask, uint rank[ITEMS],
         write_direct(first, count, x, mask, rank, kept, kept_before, total);
         return;
     }
-    uint used = slots_used(count, kept), slot[ITEMS];
+    uint used = HAS_OUT ? slots_used(count, kept) : 0u, slot[ITEMS];
     bool put[ITEMS];
     tile_slots(count, mask, rank, kept, slot, put);
     for (uint base = 0u; base < used; base += PART) {
@@ -680,7 +738,7 @@ void stage_chained()
     // Staged in one part, the values wait in shared memory through the look-back, so that
     // no register holds the tile across its loop (the scan's GL tiles ran at 0.57x held
     // there); the look-back's barriers come after it, so its slots are all written after.
-    bool early = STAGED && PARTS == 1u;
+    bool early = STAGED && PARTS == 1u && HAS_OUT;
     if (early) {
         uint slot[ITEMS];
         bool put[ITEMS];

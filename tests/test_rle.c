@@ -1,15 +1,17 @@
-/* Run-length encoding and reduce-by-key against their CPU twin (src/ref/ref_rle.c): HEADS,
- * SCATTER and LENGTHS each alone, then gpgpu_run_length_encode and gpgpu_reduce_by_key for
- * every key type (and value types other than the keys'), CHAINED (the single pass) alone with
- * its look-back as it runs and forced to count every predecessor again, runs of length 1 (all
- * distinct), n (all equal) and between, NaN runs of different NaN bits (one run), -0 beside +0
- * (two), the key count from a GPU buffer (0, some, all, past the bound), the run count to a GPU
- * buffer, a scratch of the caller's, and the argument checks. Everything but float sums matches bit
- * for bit; those within gamma_len times the sum of |x| of their run. */
+/* Run-length encoding and reduce-by-key against their CPU twins (src/ref/ref_rle.c,
+ * ref_select.c): the heads' selection counting first and in one pass (its look-back as it
+ * runs and forced to count every predecessor again) and FINISH each alone, then
+ * gpgpu_run_length_encode and gpgpu_reduce_by_key for every key type (and value types other
+ * than the keys'), runs of length 1 (all distinct), n (all equal) and between, NaN runs of
+ * different NaN bits (one run), -0 beside +0 (two), the key count from a GPU buffer (0, some,
+ * all, past the bound), the run count to a GPU buffer, a scratch of the caller's, and the
+ * argument checks. Everything but float sums matches bit for bit; those within gamma_len
+ * times the sum of |x| of their run. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/count.h"
 #include "algo/rle.h"
 #include "ref/ref.h"
 #include "testlib.h"
@@ -74,114 +76,101 @@ enum { FORCED_TILES = 40 };
 
 /* ----------------------------------------------------------------- stages */
 
-/* HEADS from key 2 (count from a buffer where device is set), SCATTER on the twin's scan of
- * the heads, LENGTHS on the twin's starts: each against its twin on poisoned buffers; then
- * CHAINED, which must leave what they left. */
+/* The heads' selection (SELECT_KEEP_HEADS) counting first, in one pass and in one pass forced
+ * to count every predecessor again (up to FORCED_TILES tiles: that is tiles^2 / 2 tile
+ * reads), each into fresh poisoned outputs against the twin (ref_select); then FINISH on the
+ * last one's starts and total, against its twin. The key count from a buffer where device is
+ * set. */
 static void stages(gpgpu_type t, size_t n, size_t longest, const uint32_t *device)
 {
     char what[200];
     snprintf(what, sizeof what, "%s n=%zu runs<=%zu%s%u", gpgpu_type_name(t), n, longest,
              device ? " count_buffer=" : "", device ? *device : 0);
-    size_t real = device && *device < n ? *device : n;
+    size_t real = device && *device < n ? *device : n, ks = gpgpu_type_size(t);
     void *keys = make_keys(t, n, longest);
     slab k = slab_make(ctx, t, 2, n, 1, keys);
-    slab flags = slab_make(ctx, GPGPU_TYPE_U32, 1, 0, n + 1, NULL);
-    slab starts = slab_make(ctx, GPGPU_TYPE_U32, 3, 0, n + 4, NULL);
-    slab uniq = slab_make(ctx, t, 1, 0, n + 1, NULL);
-    slab lens = slab_make(ctx, GPGPU_TYPE_U32, 2, 0, n + 1, NULL);
-    slab cout = slab_make(ctx, GPGPU_TYPE_U32, 0, 0, 3, NULL);
-    gpgpu_buffer *cb = NULL;
+    gpgpu_buffer *cb = NULL, *staged = NULL;
     if (device) {
         uint32_t w[2] = {7, *device};
         cb = test_buffer(ctx, w, sizeof w);
+        EXPECT_STATUS(ctx, count_stage(ctx, cb, 1, n, &staged), GPGPU_SUCCESS);
     }
-    rle_args a = {.type = t, .keys = k.buf, .keys_off = 2, .n = n, .count = cb, .count_off = 1,
-                  .unique = uniq.buf, .unique_off = 1, .lengths = lens.buf, .lengths_off = 2,
-                  .flags = flags.buf, .flags_off = 1, .starts = starts.buf, .starts_off = 3,
-                  .runs_at = 3 + n + 2, .count_out = cout.buf, .count_out_off = 1};
-    char sw[240];
-
-    snprintf(sw, sizeof sw, "%s: HEADS", what);
-    EXPECT_STATUS(ctx, rle_stage_heads(ctx, &a), GPGPU_SUCCESS);
-    uint32_t *f = slab_at(&flags, 1);
-    ref_rle_heads(t, keys, real, n, f);
-    slab_check(&flags, NULL, sw);
-
-    /* The flags' inclusive scan, as the library's scan leaves it. */
-    for (size_t i = 1; i < n; i++)
-        f[i] += f[i - 1];
-    EXPECT_STATUS(ctx, gpgpu_buffer_upload(flags.buf, 0, flags.host, flags.len * 4), GPGPU_SUCCESS);
-    snprintf(sw, sizeof sw, "%s: SCATTER", what);
-    EXPECT_STATUS(ctx, rle_stage_scatter(ctx, &a), GPGPU_SUCCESS);
-    uint32_t runs;
-    ref_rle_scatter(t, keys, f, real, slab_at(&uniq, 1), slab_at(&starts, 3), &runs);
-    ((uint32_t *)starts.host)[a.runs_at] = runs;
-    ((uint32_t *)cout.host)[1] = runs;
-    slab_check(&uniq, NULL, sw);
-    slab_check(&starts, NULL, sw);
-    slab_check(&cout, NULL, sw);
-    EXPECT(runs == ref_rle(t, keys, real, NULL, NULL, NULL), "%s: %u runs", sw, runs);
-
-    snprintf(sw, sizeof sw, "%s: LENGTHS", what);
-    EXPECT_STATUS(ctx, rle_stage_lengths(ctx, &a), GPGPU_SUCCESS);
-    ref_rle_lengths(slab_at(&starts, 3), runs, slab_at(&lens, 2));
-    slab_check(&lens, NULL, sw);
-
-    /* CHAINED on fresh poisoned outputs must leave what those stages left (the starts, the
-     * run count words and all), with the look-back as it runs and with every predecessor
-     * counted again from its keys (forced; up to FORCED_TILES tiles: that is tiles^2 / 2 tile
-     * reads). The state is cleared first where there is more than one tile. */
-    rle_chained_plan p = rle_chained_plan_for(t, n);
-    for (int forced = 0; forced < 2; forced++) {
-        if (forced && p.tiles > FORCED_TILES)
+    /* The twin's heads: each run's first key and start, and the run count. */
+    void *want_unique = xmalloc((n + 1) * ks);
+    uint32_t *want_starts = xmalloc((n + 2) * 4);
+    uint32_t runs = (uint32_t)ref_select(t, SELECT_KEEP_HEADS, 0, false, keys, NULL, NULL, real,
+                                         want_unique, NULL, want_starts);
+    EXPECT(runs == ref_rle(t, keys, real, NULL, NULL, NULL), "%s: the twins' %u runs", what,
+           runs);
+    static const char *const forms[] = {"COUNT+SCATTER", "CHAINED", "CHAINED recounting"};
+    slab starts = {0}, state = {0};
+    size_t total_at = 0;
+    for (int form = 0; form < 3; form++) {
+        select_plan p = select_plan_for(ctx, t, n,
+                                        form ? GPGPU_ALGO_SCAN_SINGLE_PASS
+                                             : GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN,
+                                        false);
+        if (form == 2 && p.tiles > FORCED_TILES)
             continue;
-        snprintf(sw, sizeof sw, "%s: CHAINED tiles=%u%s", what, p.tiles, forced ? " forced" : "");
-        slab state = slab_make(ctx, GPGPU_TYPE_U32, 3, 0, p.state_words + 1, NULL);
-        slab starts2 = slab_make(ctx, GPGPU_TYPE_U32, 3, 0, n + 4, NULL);
-        slab uniq2 = slab_make(ctx, t, 1, 0, n + 1, NULL);
-        slab lens2 = slab_make(ctx, GPGPU_TYPE_U32, 2, 0, n + 1, NULL);
-        slab cout2 = slab_make(ctx, GPGPU_TYPE_U32, 0, 0, 3, NULL);
-        rle_args c = a;
-        c.flags = NULL;
-        c.state = state.buf;
-        c.state_off = 3;
-        c.starts = starts2.buf;
-        c.unique = uniq2.buf;
-        c.lengths = lens2.buf;
-        c.count_out = cout2.buf;
-        c.forced = forced;
-        if (p.tiles > 1) {
-            EXPECT_STATUS(ctx, rle_stage_clear(ctx, &c, p), GPGPU_SUCCESS);
-            memset(slab_at(&state, 3), 0, p.state_words * 4);
-        }
-        EXPECT_STATUS(ctx, rle_stage_chained(ctx, &c, p), GPGPU_SUCCESS);
-        memcpy(starts2.host, starts.host, starts.len * 4);
-        memcpy(uniq2.host, uniq.host, uniq.len * gpgpu_type_size(t));
-        memcpy(lens2.host, lens.host, lens.len * 4);
-        memcpy(cout2.host, cout.host, cout.len * 4);
-        slab_check(&uniq2, NULL, sw);
-        slab_check(&starts2, NULL, sw);
-        slab_check(&lens2, NULL, sw);
-        slab_check(&cout2, NULL, sw);
-        if (p.tiles == 1) { /* one tile publishes nothing */
-            char st[260];
-            snprintf(st, sizeof st, "%s: state untouched", sw);
-            slab_check(&state, NULL, st);
-        }
-        slab_free(&cout2);
-        slab_free(&lens2);
-        slab_free(&uniq2);
-        slab_free(&starts2);
+        char sw[260];
+        snprintf(sw, sizeof sw, "%s: heads, %s tiles=%u", what, forms[form], p.tiles);
+        slab_free(&starts);
         slab_free(&state);
+        starts = slab_make(ctx, GPGPU_TYPE_U32, 3, 0, n + 4, NULL);
+        state = slab_make(ctx, GPGPU_TYPE_U32, 1, 0, p.state_words + 1, NULL);
+        slab uniq = slab_make(ctx, t, 1, 0, n + 1, NULL);
+        select_job job = rle_heads_job(t, k.buf, 2, n, uniq.buf, 1, starts.buf, 3);
+        job.count = staged;
+        job.state = state.buf;
+        job.state_off = 1;
+        if (form == 0) {
+            EXPECT_STATUS(ctx, select_stage_count(ctx, &job, p), GPGPU_SUCCESS);
+            EXPECT_STATUS(ctx, select_stage_scatter(ctx, &job, p), GPGPU_SUCCESS);
+        } else {
+            if (p.tiles > 1)
+                EXPECT_STATUS(ctx, select_stage_clear(ctx, &job, p), GPGPU_SUCCESS);
+            EXPECT_STATUS(ctx, select_stage_chained(ctx, &job, p, form == 2), GPGPU_SUCCESS);
+        }
+        memcpy(slab_at(&uniq, 1), want_unique, runs * ks);
+        memcpy(slab_at(&starts, 3), want_starts, runs * 4);
+        slab_check(&uniq, NULL, sw);
+        slab_check(&starts, NULL, sw);
+        total_at = 1 + select_total_at(p);
+        uint32_t total = 0;
+        EXPECT_STATUS(ctx, gpgpu_buffer_download(state.buf, total_at * 4, &total, 4),
+                      GPGPU_SUCCESS);
+        EXPECT(total == runs, "%s: %u runs, expected %u", sw, total, runs);
+        slab_free(&uniq);
+    }
+
+    /* FINISH on those starts, with and without lengths. */
+    for (int with_lengths = 1; with_lengths >= 0; with_lengths--) {
+        char sw[260];
+        snprintf(sw, sizeof sw, "%s: FINISH%s", what, with_lengths ? "" : " without lengths");
+        slab lens = slab_make(ctx, GPGPU_TYPE_U32, 2, 0, n + 1, NULL);
+        slab cout = slab_make(ctx, GPGPU_TYPE_U32, 0, 0, 3, NULL);
+        rle_finish_args f = {.count = staged, .total = state.buf, .total_at = total_at,
+                             .starts = starts.buf, .starts_off = 3, .runs_at = 3 + n + 2,
+                             .lengths = with_lengths ? lens.buf : NULL, .lengths_off = 2,
+                             .count_out = cout.buf, .count_out_off = 1, .n = n};
+        EXPECT_STATUS(ctx, rle_stage_finish(ctx, &f), GPGPU_SUCCESS);
+        uint32_t *st = slab_at(&starts, 3);
+        ref_rle_finish(st, runs, real, with_lengths ? slab_at(&lens, 2) : NULL);
+        st[n + 2] = runs;
+        ((uint32_t *)cout.host)[1] = runs;
+        slab_check(&lens, NULL, sw);
+        slab_check(&starts, NULL, sw);
+        slab_check(&cout, NULL, sw);
+        slab_free(&cout);
+        slab_free(&lens);
     }
 
     gpgpu_buffer_destroy(cb);
-    slab_free(&cout);
-    slab_free(&lens);
-    slab_free(&uniq);
     slab_free(&starts);
-    slab_free(&flags);
+    slab_free(&state);
     slab_free(&k);
+    free(want_starts);
+    free(want_unique);
     free(keys);
 }
 

@@ -1,156 +1,104 @@
-/* Run-length encoding and reduce-by-key. Where the device has subgroups, one pass (CHAINED):
- * each tile finds its heads, takes the runs before it from its predecessors by a decoupled
- * look-back, and writes its heads' keys, starts and the lengths of the runs they end.
- * Elsewhere, staged: the heads flagged (HEADS), the flags scanned in place by the library's
- * scan, the heads scattered to their run's place (SCATTER), the lengths from the run starts
- * (LENGTHS). Reduce-by-key then reduces the values over those starts as segments, with the
- * run count left on the GPU as the segment count. See docs/ALGORITHMS.md. */
+/* Run-length encoding and reduce-by-key. A run starts at each key that differs from the
+ * one before it, so the encoding is a selection: the run heads kept (SELECT_KEEP_HEADS),
+ * each run's first key written as the selection's value and its index as the run's start,
+ * in one pass where the selection takes one (select_plan_for) or counting first. FINISH
+ * then writes the lengths from the starts and the run count beside them. Reduce-by-key
+ * sums the values over those starts as segments, with the run count left on the GPU as the
+ * segment count. See docs/ALGORITHMS.md. */
+#include "algo/count.h"
 #include "algo/rle.h"
-#include "algo/scan.h"
 #include "algo/segreduce.h"
 
-/* The context's scratch slots (the scan inside uses slot 1, the segmented reduction 4, 5). */
-enum { SLOT_FLAGS = 2, SLOT_STARTS = 3 };
+/* The context's scratch slots (the segmented reduction uses 4, 5; the count 8). */
+enum { SLOT_STATE = 2, SLOT_STARTS = 3 };
 
-rle_chained_plan rle_chained_plan_for(gpgpu_type type, size_t n)
+select_job rle_heads_job(gpgpu_type type, gpgpu_buffer *keys, size_t keys_off, size_t n,
+                         gpgpu_buffer *unique, size_t unique_off, gpgpu_buffer *starts,
+                         size_t starts_off)
 {
-    rle_chained_plan p = {.items = gpgpu_type_size(type) == 8 ? RLE_ITEMS / 2 : RLE_ITEMS};
-    size_t tile = (size_t)RLE_WG * p.items;
-    p.tiles = n ? (uint32_t)((n + tile - 1) / tile) : 1;
-    p.state_words = 4 + 8 * (size_t)p.tiles;
-    return p;
+    return (select_job){.type = type, .keep = SELECT_KEEP_HEADS, .in = keys, .in_off = keys_off,
+                        .out = unique, .out_off = unique_off, .idx_out = starts,
+                        .idx_out_off = starts_off, .n = n};
 }
 
-static exec_dispatch rle_stage(const rle_args *a, unsigned stage)
+gpgpu_status rle_stage_finish(gpgpu_context *ctx, const rle_finish_args *a)
 {
-    exec_dispatch d = {.variant = {"rle", a->type, GPGPU_OP_SUM, RLE_WG, 1}};
-    d.params[0] = stage;
-    d.params[RLE_P_BOUND] = (uint32_t)a->n;
-    d.bind[0] = a->keys;
-    d.params[RLE_P_KEYS_OFF] = algo_index(a->keys, a->keys_off, a->type);
-    if (a->unique) {
-        d.bind[1] = a->unique;
-        d.params[RLE_P_UNIQUE_OFF] = algo_index(a->unique, a->unique_off, a->type);
-        d.params[RLE_P_OUTPUTS] |= RLE_OUT_UNIQUE;
-    }
+    exec_dispatch d = {.variant = {"rle", GPGPU_TYPE_U32, GPGPU_OP_SUM, RLE_WG, 1}};
+    d.params[0] = RLE_STAGE_FINISH;
+    d.params[RLE_P_N] = (uint32_t)a->n;
+    d.bind[3] = a->total;
+    d.params[RLE_P_TOTAL_AT] = algo_index(a->total, a->total_at, GPGPU_TYPE_U32);
+    d.bind[4] = a->starts;
+    d.params[RLE_P_STARTS_OFF] = algo_index(a->starts, a->starts_off, GPGPU_TYPE_U32);
+    d.params[RLE_P_RUNS_AT] = algo_index(a->starts, a->runs_at, GPGPU_TYPE_U32);
     if (a->lengths) {
         d.bind[2] = a->lengths;
         d.params[RLE_P_LENGTHS_OFF] = algo_index(a->lengths, a->lengths_off, GPGPU_TYPE_U32);
         d.params[RLE_P_OUTPUTS] |= RLE_OUT_LENGTHS;
     }
-    if (a->flags) {
-        d.bind[3] = a->flags;
-        d.params[RLE_P_FLAGS_OFF] = algo_index(a->flags, a->flags_off, GPGPU_TYPE_U32);
-    }
-    if (a->state) {
-        d.bind[7] = a->state;
-        d.params[RLE_P_STATE_OFF] = algo_index(a->state, a->state_off, GPGPU_TYPE_U32);
-    }
-    d.bind[4] = a->starts;
-    d.params[RLE_P_STARTS_OFF] = algo_index(a->starts, a->starts_off, GPGPU_TYPE_U32);
-    d.params[RLE_P_RUNS_AT] = algo_index(a->starts, a->runs_at, GPGPU_TYPE_U32);
-    if (a->count) {
-        d.bind[5] = a->count;
-        d.params[RLE_P_HAS_COUNT] = 1;
-        d.params[RLE_P_COUNT_OFF] = algo_index(a->count, a->count_off, GPGPU_TYPE_U32);
-    }
     if (a->count_out) {
         d.bind[6] = a->count_out;
-        d.params[RLE_P_OUTPUTS] |= RLE_OUT_COUNT;
         d.params[RLE_P_COUNT_OUT_OFF] = algo_index(a->count_out, a->count_out_off, GPGPU_TYPE_U32);
+        d.params[RLE_P_OUTPUTS] |= RLE_OUT_COUNT;
     }
-    return d;
-}
-
-gpgpu_status rle_stage_heads(gpgpu_context *ctx, const rle_args *a)
-{
-    exec_dispatch d = rle_stage(a, RLE_STAGE_HEADS);
-    d.groups = algo_groups(a->n, RLE_WG);
+    count_bind(&d, a->count, RLE_P_N);
+    /* Lengths: an invocation a run, up to a key each; else invocation 0 alone. */
+    d.groups = a->lengths && a->n ? algo_groups(a->n, RLE_WG) : 1;
     return algo_stage(ctx, &d);
 }
 
-gpgpu_status rle_stage_scatter(gpgpu_context *ctx, const rle_args *a)
-{
-    exec_dispatch d = rle_stage(a, RLE_STAGE_SCATTER);
-    d.groups = a->n ? algo_groups(a->n, RLE_WG) : 1; /* no keys still writes the count */
-    return algo_stage(ctx, &d);
-}
+/* One call's encoding: its keys, outputs and places. */
+typedef struct encoding {
+    gpgpu_type type;
+    gpgpu_buffer *keys, *count_buffer, *unique, *lengths, *count_out, *state, *starts;
+    size_t keys_off, n, count_offset, unique_off, lengths_off, count_out_off, state_off,
+        starts_off, runs_at;
+    select_plan plan;
+} encoding;
 
-gpgpu_status rle_stage_lengths(gpgpu_context *ctx, const rle_args *a)
+/* The heads selected, then FINISH. */
+static gpgpu_status encode(gpgpu_context *ctx, const encoding *e)
 {
-    exec_dispatch d = rle_stage(a, RLE_STAGE_LENGTHS);
-    d.groups = algo_groups(a->n, RLE_WG);
-    return algo_stage(ctx, &d);
-}
-
-gpgpu_status rle_stage_clear(gpgpu_context *ctx, const rle_args *a, rle_chained_plan p)
-{
-    exec_dispatch d = rle_stage(a, RLE_STAGE_CLEAR);
-    d.variant.only_stage = RLE_STAGE_CLEAR; /* no tile's registers or shared arrays */
-    d.params[RLE_P_BOUND] = (uint32_t)p.state_words;
-    d.groups = algo_groups(p.state_words, RLE_WG);
-    return algo_stage(ctx, &d);
-}
-
-gpgpu_status rle_stage_chained(gpgpu_context *ctx, const rle_args *a, rle_chained_plan p)
-{
-    exec_dispatch d = rle_stage(a, RLE_STAGE_CHAINED);
-    d.variant.items = p.items;
-    d.variant.only_stage = RLE_STAGE_CHAINED; /* the tile in registers, a program of its own */
-    d.params[RLE_P_FALLBACK] = a->forced;
-    d.params[RLE_P_POLLS] = RLE_POLLS;
-    d.groups = p.tiles;
-    return algo_stage(ctx, &d);
-}
-
-/* The single pass where the device has subgroups (its group scans and, in time, its look-back
- * are subgroup operations; without them each tile's scan takes 16 barriers, and the staged
- * path with the library's reduce-then-scan is the one that is tuned there). */
-static bool use_chained(const gpgpu_context *ctx) { return ctx->info.has_subgroups; }
-
-/* CHAINED (CLEAR first where there is more than one tile), or HEADS, the scan of the flags in
- * place, SCATTER, and LENGTHS where asked. */
-static gpgpu_status encode(gpgpu_context *ctx, const rle_args *a)
-{
-    if (use_chained(ctx)) {
-        rle_chained_plan p = rle_chained_plan_for(a->type, a->n);
-        rle_args c = *a;
-        c.state = a->flags; /* the single pass's states in the flags' place */
-        c.state_off = a->flags_off;
-        c.flags = NULL;
-        if (p.tiles > 1)
-            TRY(rle_stage_clear(ctx, &c, p));
-        return rle_stage_chained(ctx, &c, p);
-    }
-    TRY(rle_stage_heads(ctx, a));
-    TRY(scan_default(ctx, GPGPU_TYPE_U32, false, a->flags, a->flags_off, a->flags, a->flags_off,
-                     a->n));
-    TRY(rle_stage_scatter(ctx, a));
-    return a->lengths ? rle_stage_lengths(ctx, a) : GPGPU_SUCCESS;
+    select_job job = rle_heads_job(e->type, e->keys, e->keys_off, e->n, e->unique, e->unique_off,
+                                   e->starts, e->starts_off);
+    TRY(count_stage(ctx, e->count_buffer, e->count_offset, e->n, &job.count));
+    job.state = e->state;
+    job.state_off = e->state_off;
+    TRY(select_run(ctx, &job, e->plan));
+    rle_finish_args f = {.count = job.count, .total = e->state,
+                         .total_at = e->state_off + select_total_at(e->plan), .starts = e->starts,
+                         .lengths = e->lengths, .count_out = e->count_out, .n = e->n,
+                         .starts_off = e->starts_off, .runs_at = e->runs_at,
+                         .lengths_off = e->lengths_off, .count_out_off = e->count_out_off};
+    return rle_stage_finish(ctx, &f);
 }
 
 /* ------------------------------------------------------------ public calls */
 
 static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
-/* The flags' n words (or the single pass's states, where they are more), the starts' n + 1
- * and the run count, then reduce-by-key's segmented reduction. */
-static size_t flag_words(size_t n)
+/* The selection's state for n keys, then the starts' n + 1 words and the run count, then
+ * reduce-by-key's segmented reduction. */
+static select_plan heads_plan(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
-    size_t states = rle_chained_plan_for(GPGPU_TYPE_F64, n).state_words; /* the most tiles */
-    return n > states ? n : states;
+    return select_plan_for(ctx, type, n, GPGPU_ALGO_DEFAULT, false);
 }
 
-static size_t encode_bytes(size_t n) { return align8(flag_words(n) * 4) + align8((n + 2) * 4); }
+static size_t encode_bytes(gpgpu_context *ctx, gpgpu_type type, size_t n)
+{
+    return align8(heads_plan(ctx, type, n).state_words * 4) + align8((n + 2) * 4);
+}
 
 static gpgpu_type value_type_of(const gpgpu_rle_desc *desc)
 {
     return desc->value_type ? desc->value_type : desc->type;
 }
 
-static size_t scratch_bytes(const gpgpu_rle_desc *desc, size_t n, bool by_key)
+static size_t scratch_bytes(gpgpu_context *ctx, const gpgpu_rle_desc *desc, size_t n,
+                            bool by_key)
 {
-    return encode_bytes(n) + (by_key ? segreduce_scratch_bytes(value_type_of(desc), n, n) : 0);
+    return encode_bytes(ctx, desc->type, n) +
+           (by_key ? segreduce_scratch_bytes(value_type_of(desc), n, n) : 0);
 }
 
 gpgpu_status gpgpu_rle_scratch_size(gpgpu_context *ctx, const gpgpu_rle_desc *desc, size_t count,
@@ -162,7 +110,7 @@ gpgpu_status gpgpu_rle_scratch_size(gpgpu_context *ctx, const gpgpu_rle_desc *de
           "gpgpu_rle_scratch_size: desc or bytes is NULL");
     CHECK(gpgpu_type_size(desc->type) && gpgpu_type_size(value_type_of(desc)), ctx,
           GPGPU_ERROR_INVALID_ARGUMENT, "gpgpu_rle_scratch_size: unknown type");
-    *bytes = scratch_bytes(desc, count, by_key);
+    *bytes = scratch_bytes(ctx, desc, count, by_key);
     return GPGPU_SUCCESS;
 }
 
@@ -214,7 +162,7 @@ static gpgpu_status check_common(gpgpu_context *ctx, const char *fn, const gpgpu
         spans[2] = (span){desc->count_out, desc->count_out_offset * 4, 4, true, "count_out"};
     }
     if (desc->scratch) {
-        size_t need = scratch_bytes(desc, n, by_key);
+        size_t need = scratch_bytes(ctx, desc, n, by_key);
         CHECK(desc->scratch->ctx == ctx, ctx, GPGPU_ERROR_INVALID_ARGUMENT,
               "%s: the scratch belongs to another context", fn);
         CHECK(desc->scratch_offset % 8 == 0 && ctx->exec->binding_shift(desc->scratch) % 8 == 0,
@@ -230,40 +178,42 @@ static gpgpu_status check_common(gpgpu_context *ctx, const char *fn, const gpgpu
     return GPGPU_SUCCESS;
 }
 
-/* The flags and starts in the caller's scratch or the context's own; the segmented
- * reduction's regions after them (reduce-by-key). */
-static gpgpu_status place(gpgpu_context *ctx, const gpgpu_rle_desc *desc, rle_args *a)
+/* The selection's state and the starts in the caller's scratch or the context's own; the
+ * segmented reduction's regions after them (reduce-by-key). */
+static gpgpu_status place(gpgpu_context *ctx, const gpgpu_rle_desc *desc, encoding *e)
 {
-    size_t n = a->n;
+    size_t n = e->n;
+    e->plan = heads_plan(ctx, e->type, n);
+    size_t state_bytes = e->plan.state_words * 4;
     if (desc->scratch) {
         size_t at = desc->scratch_offset;
-        a->flags = a->starts = desc->scratch;
-        a->flags_off = at / 4;
-        a->starts_off = (at + align8(flag_words(n) * 4)) / 4;
+        e->state = e->starts = desc->scratch;
+        e->state_off = at / 4;
+        e->starts_off = (at + align8(state_bytes)) / 4;
     } else {
-        TRY(ctx_scratch(ctx, SLOT_FLAGS, flag_words(n) * 4, &a->flags));
-        TRY(ctx_scratch(ctx, SLOT_STARTS, (n + 2) * 4, &a->starts));
-        a->flags_off = a->starts_off = 0;
+        TRY(ctx_scratch(ctx, SLOT_STATE, state_bytes, &e->state));
+        TRY(ctx_scratch(ctx, SLOT_STARTS, (n + 2) * 4, &e->starts));
+        e->state_off = e->starts_off = 0;
     }
-    a->runs_at = a->starts_off + n + 1;
+    e->runs_at = e->starts_off + n + 1;
     return GPGPU_SUCCESS;
 }
 
-static gpgpu_status read_runs(gpgpu_context *ctx, const rle_args *a, size_t *runs)
+static gpgpu_status read_runs(gpgpu_context *ctx, const encoding *e, size_t *runs)
 {
     if (!runs)
         return GPGPU_SUCCESS;
     uint32_t r = 0;
-    TRY(ctx->exec->buffer_read(a->starts, a->runs_at * 4, &r, sizeof r));
+    TRY(ctx->exec->buffer_read(e->starts, e->runs_at * 4, &r, sizeof r));
     *runs = r;
     return GPGPU_SUCCESS;
 }
 
-static rle_args args_of(const gpgpu_rle_desc *desc, gpgpu_buffer *keys, size_t keys_off,
-                        size_t n)
+static encoding encoding_of(const gpgpu_rle_desc *desc, gpgpu_buffer *keys, size_t keys_off,
+                            size_t n)
 {
-    return (rle_args){.type = desc->type, .keys = keys, .keys_off = keys_off, .n = n,
-                      .count = desc->count_buffer, .count_off = desc->count_offset,
+    return (encoding){.type = desc->type, .keys = keys, .keys_off = keys_off, .n = n,
+                      .count_buffer = desc->count_buffer, .count_offset = desc->count_offset,
                       .count_out = desc->count_out, .count_out_off = desc->count_out_offset};
 }
 
@@ -292,16 +242,16 @@ gpgpu_status gpgpu_run_length_encode(gpgpu_context *ctx, const gpgpu_rle_desc *d
     }
     TRY(check_spans(ctx, fn, spans, 6));
     TRY(ctx->exec->begin(ctx));
-    rle_args a = args_of(desc, keys, keys_offset, count);
-    a.unique = unique_out;
-    a.unique_off = unique_offset;
-    a.lengths = lengths_out;
-    a.lengths_off = lengths_offset;
-    gpgpu_status s = place(ctx, desc, &a);
+    encoding e = encoding_of(desc, keys, keys_offset, count);
+    e.unique = unique_out;
+    e.unique_off = unique_offset;
+    e.lengths = lengths_out;
+    e.lengths_off = lengths_offset;
+    gpgpu_status s = place(ctx, desc, &e);
     if (s == GPGPU_SUCCESS)
-        s = encode(ctx, &a);
+        s = encode(ctx, &e);
     if (s == GPGPU_SUCCESS)
-        s = read_runs(ctx, &a, runs);
+        s = read_runs(ctx, &e, runs);
     return ctx_end(ctx, s);
 }
 
@@ -337,23 +287,26 @@ gpgpu_status gpgpu_reduce_by_key(gpgpu_context *ctx, const gpgpu_rle_desc *desc,
     }
     TRY(check_spans(ctx, fn, spans, 7));
     TRY(ctx->exec->begin(ctx));
-    rle_args a = args_of(desc, keys, keys_offset, count);
-    a.unique = keys_out;
-    a.unique_off = keys_out_offset;
-    gpgpu_status s = place(ctx, desc, &a);
+    encoding e = encoding_of(desc, keys, keys_offset, count);
+    e.unique = keys_out;
+    e.unique_off = keys_out_offset;
+    gpgpu_status s = place(ctx, desc, &e);
     if (s == GPGPU_SUCCESS)
-        s = encode(ctx, &a);
+        s = encode(ctx, &e);
     /* The runs' starts are the segments, the run count on the GPU their count. */
     segreduce_args r = {.type = vt, .op = GPGPU_OP_SUM, .in = values, .in_off = values_offset,
-                        .n = count, .seg = a.starts, .seg_off = a.starts_off, .nseg = count,
-                        .count = a.starts, .count_off = a.runs_at, .out = sums_out,
+                        .n = count, .seg = e.starts, .seg_off = e.starts_off, .nseg = count,
+                        .count = e.starts, .count_off = e.runs_at, .out = sums_out,
                         .out_off = sums_out_offset};
     if (s == GPGPU_SUCCESS && count > 0)
         s = segreduce_place(ctx, desc->scratch,
-                            desc->scratch ? desc->scratch_offset + encode_bytes(count) : 0, &r);
+                            desc->scratch ? desc->scratch_offset +
+                                                encode_bytes(ctx, desc->type, count)
+                                          : 0,
+                            &r);
     if (s == GPGPU_SUCCESS && count > 0)
         s = segreduce_run(ctx, &r);
     if (s == GPGPU_SUCCESS)
-        s = read_runs(ctx, &a, runs);
+        s = read_runs(ctx, &e, runs);
     return ctx_end(ctx, s);
 }

@@ -82,18 +82,24 @@ static exec_dispatch select_dispatch(const select_job *job, unsigned stage, sele
             log2++;
         exec_shape_set(&d.variant, SELECT_SHAPE_PARTS_LOG2, log2);
     }
+    if (job->keep == SELECT_KEEP_HEADS && stage != SELECT_STAGE_CLEAR)
+        exec_shape_set(&d.variant, SELECT_SHAPE_HEADS, 1);
     gpgpu_type t = job->type;
     d.params[0] = stage;
     d.params[SELECT_P_N] = (uint32_t)job->n;
     d.bind[0] = job->in;
     d.params[SELECT_P_SRC_OFF] = algo_index(job->in, job->in_off, t);
-    d.bind[2] = job->out;
-    d.params[SELECT_P_DST_OFF] = algo_index(job->out, job->out_off, t);
+    d.params[SELECT_P_MODE] = job->keep | (job->partition ? SELECT_MODE_PARTITION : 0);
+    if (job->out) {
+        d.bind[2] = job->out;
+        d.params[SELECT_P_DST_OFF] = algo_index(job->out, job->out_off, t);
+    } else {
+        d.params[SELECT_P_MODE] |= SELECT_MODE_NO_OUT;
+    }
     if (job->keep == SELECT_KEEP_FLAGS) {
         d.bind[1] = job->flags;
         d.params[SELECT_P_FLAGS_OFF] = algo_index(job->flags, job->flags_off, GPGPU_TYPE_U32);
     }
-    d.params[SELECT_P_MODE] = job->keep | (job->partition ? SELECT_MODE_PARTITION : 0);
     if (job->pay_out) {
         d.bind[3] = job->pay_in;
         d.bind[4] = job->pay_out;

@@ -1,10 +1,10 @@
 /* Stream compaction and partition (glsl/select.comp): the driver of gpgpu_select and its
  * stages, each callable alone for the tests. Offsets and counts are in elements.
  *
- * select_run is the compaction any family can call inside a call of its own (a
- * run-length encoding's run heads, say: flags of the run starts, the values as `in`, the
- * heads' indices as idx_out, the count as the number of runs): it checks nothing, and
- * leaves the kept count on the GPU at select_total_at. */
+ * select_run is the compaction any family can call inside a call of its own (the run-length
+ * encoding's: the run heads kept, SELECT_KEEP_HEADS, their indices as idx_out, the count as
+ * the number of runs): it checks nothing, and leaves the kept count on the GPU at
+ * select_total_at. */
 #ifndef GPGPU_ALGO_SELECT_H
 #define GPGPU_ALGO_SELECT_H
 
@@ -66,11 +66,12 @@ static inline size_t select_total_at(select_plan p)
     return p.single_pass ? 1 : p.groups;
 }
 
-/* One selection: what is kept (flags[i] != 0, or in[i] `keep` value), where it goes. Unset
- * outputs (NULL) are not written; `out` is required. */
+/* One selection: what is kept (flags[i] != 0, in[i] `keep` value, or with SELECT_KEEP_HEADS
+ * the elements that start a run of equal ones), where it goes. Unset outputs (NULL) are not
+ * written, `out` included (then only the payload and indices are). */
 typedef struct select_job {
     gpgpu_type type;
-    unsigned keep; /* SELECT_KEEP_FLAGS or a gpgpu_compare */
+    unsigned keep; /* SELECT_KEEP_FLAGS, a gpgpu_compare, or SELECT_KEEP_HEADS */
     double value;  /* the comparison's constant, rounded to the type */
     bool partition;
     gpgpu_buffer *in;

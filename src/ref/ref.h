@@ -439,24 +439,20 @@ void ref_segreduce_fix(gpgpu_type type, gpgpu_op op, size_t nseg, const uint32_t
 
 /* ---- run-length encoding (glsl/rle.comp; src/algo/rle.h) ---- */
 
-/* HEADS: flags[i] = whether key i starts a run (differs from key i - 1 in the sort's total
- * order: ref_sort_order), for i < bound; 0 from n on. */
-void ref_rle_heads(gpgpu_type type, const void *keys, size_t n, size_t bound, uint32_t *flags);
-/* SCATTER on the flags' inclusive scan: unique[r] (if not NULL) the bits of run r's first
- * key, starts[r] its index, starts[R] = n and *runs = R, the run count. */
-void ref_rle_scatter(gpgpu_type type, const void *keys, const uint32_t *incl, size_t n,
-                     void *unique, uint32_t *starts, uint32_t *runs);
-/* LENGTHS: lengths[r] = starts[r + 1] - starts[r], r < runs. */
-void ref_rle_lengths(const uint32_t *starts, uint32_t runs, uint32_t *lengths);
+/* The heads are ref_select's with SELECT_KEEP_HEADS (the starts its indices).
+ * FINISH: lengths[r] = (r + 1 < runs ? starts[r + 1] : n) - starts[r], r < runs (lengths
+ * NULL: none), starts[runs] = n. */
+void ref_rle_finish(uint32_t *starts, uint32_t runs, size_t n, uint32_t *lengths);
 /* The oracle: unique keys, run lengths and starts (n + 1 of them: R + 1 written) of the n
  * keys, each output NULL when not wanted; returns the run count. */
 size_t ref_rle(gpgpu_type type, const void *keys, size_t n, void *unique, uint32_t *lengths,
                uint32_t *starts);
 /* ---- select (glsl/select.comp; src/algo/select.h) ---- */
 
-/* Whether element i is kept: flags[i] != 0 for keep 0 (SELECT_KEEP_FLAGS), else
- * in[i] `keep` value (a gpgpu_compare) in the type, value rounded to it first, compared as
- * C compares. */
+/* Whether element i is kept: flags[i] != 0 for keep 0 (SELECT_KEEP_FLAGS); for
+ * SELECT_KEEP_HEADS, i starts a run (i == 0, or in[i] differs from in[i - 1] in the sort's
+ * total order: ref_sort_order); else in[i] `keep` value (a gpgpu_compare) in the type,
+ * value rounded to it first, compared as C compares. */
 bool ref_select_keep(gpgpu_type type, unsigned keep, double value, const void *in,
                      const uint32_t *flags, size_t i);
 /* The selection of n elements: the kept ones in order into out[0..k) (pay_out, idx_out

@@ -1,4 +1,4 @@
-/* Run-length encoding's CPU twin (glsl/rle.comp): each stage bit for bit, and the oracle.
+/* Run-length encoding's CPU twin (glsl/rle.comp): FINISH bit for bit, and the oracle.
  * Keys are equal when their ordered keys (ref_sort_order) are: all NaNs one value, -0 and +0
  * two. */
 #include <string.h>
@@ -13,33 +13,11 @@ static bool same(gpgpu_type t, const void *keys, size_t i, size_t j)
     return ref_sort_order(t, k + i * tsize(t), false) == ref_sort_order(t, k + j * tsize(t), false);
 }
 
-void ref_rle_heads(gpgpu_type type, const void *keys, size_t n, size_t bound, uint32_t *flags)
+void ref_rle_finish(uint32_t *starts, uint32_t runs, size_t n, uint32_t *lengths)
 {
-    for (size_t i = 0; i < bound; i++)
-        flags[i] = i < n && (i == 0 || !same(type, keys, i, i - 1));
-}
-
-void ref_rle_scatter(gpgpu_type type, const void *keys, const uint32_t *incl, size_t n,
-                     void *unique, uint32_t *starts, uint32_t *runs)
-{
-    size_t ks = tsize(type);
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0 && incl[i] == incl[i - 1])
-            continue;
-        uint32_t r = incl[i] - 1;
-        if (unique)
-            memcpy((char *)unique + r * ks, (const char *)keys + i * ks, ks);
-        starts[r] = (uint32_t)i;
-    }
-    uint32_t count = n ? incl[n - 1] : 0;
-    starts[count] = (uint32_t)n;
-    *runs = count;
-}
-
-void ref_rle_lengths(const uint32_t *starts, uint32_t runs, uint32_t *lengths)
-{
-    for (uint32_t r = 0; r < runs; r++)
-        lengths[r] = starts[r + 1] - starts[r];
+    for (uint32_t r = 0; lengths && r < runs; r++)
+        lengths[r] = (r + 1 < runs ? starts[r + 1] : (uint32_t)n) - starts[r];
+    starts[runs] = (uint32_t)n;
 }
 
 size_t ref_rle(gpgpu_type type, const void *keys, size_t n, void *unique, uint32_t *lengths,

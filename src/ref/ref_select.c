@@ -1,13 +1,20 @@
 /* The CPU twin of the select family (glsl/select.comp). */
 #include <string.h>
 
+#include "algo/select.h" /* the SELECT_KEEP_* modes only */
 #include "ref/ref.h"
 
 bool ref_select_keep(gpgpu_type type, unsigned keep, double value, const void *in,
                      const uint32_t *flags, size_t i)
 {
-    if (keep == 0)
+    if (keep == SELECT_KEEP_FLAGS)
         return flags[i] != 0;
+    if (keep == SELECT_KEEP_HEADS) {
+        size_t ks = gpgpu_type_size(type);
+        const char *k = in;
+        return i == 0 || ref_sort_order(type, k + i * ks, false) !=
+                             ref_sort_order(type, k + (i - 1) * ks, false);
+    }
     /* -1, 0, 1 as x <, ==, > c; 2 unordered (a NaN). */
     int order;
     switch (type) {

@@ -25,13 +25,15 @@
     X(SELECT_P_GROUPS, 14)        /* COUNT, SCATTER: the partial counts */       \
     X(SELECT_P_FORCE_RECOUNT, 15) /* CHAINED (tests): every look-back counts again */
 
-/* SCATTER's and CHAINED's programs (COUNT's and CLEAR's leave it 0). */
+/* SCATTER's and CHAINED's programs (COUNT's and CLEAR's leave STAGED and PARTS_LOG2 0). */
 #define SELECT_SHAPES(X)                                                                  \
     X(SELECT_SHAPE_STAGED, 0, 0, 1) /* the written elements go through shared memory */ \
-    X(SELECT_SHAPE_PARTS_LOG2, 0, 8, 8) /* ... in 2^this parts of a tile */
+    X(SELECT_SHAPE_PARTS_LOG2, 0, 8, 8) /* ... in 2^this parts of a tile */               \
+    X(SELECT_SHAPE_HEADS, 0, 16, 1) /* a program that keeps run heads (SELECT_KEEP_HEADS) */
 
 /* SELECT_P_MODE: the keep mode in bits 0-3 (by the flags, or a comparison, numbered as
- * gpgpu_compare is: select.h checks it), and the bits above it. */
+ * gpgpu_compare is: select.h checks it; or the run heads, for the run-length encoding), and
+ * the bits above it (NO_OUT: the kept values are not written, only their indices). */
 #define SELECT_CONSTS(X)            \
     X(SELECT_KEEP_FLAGS, 0)         \
     X(SELECT_KEEP_LT, 1)            \
@@ -40,8 +42,10 @@
     X(SELECT_KEEP_GE, 4)            \
     X(SELECT_KEEP_EQ, 5)            \
     X(SELECT_KEEP_NE, 6)            \
+    X(SELECT_KEEP_HEADS, 7)         \
     X(SELECT_MODE_PARTITION, 16)    \
     X(SELECT_MODE_PAY, 32)          \
-    X(SELECT_MODE_IDX, 64)
+    X(SELECT_MODE_IDX, 64)          \
+    X(SELECT_MODE_NO_OUT, 128)
 
 #endif /* GPGPU_SELECT_IDS_H */
