@@ -91,10 +91,8 @@ void os_count(uint from, uint to)
     uint lid = gl_LocalInvocationID.x;
     for (uint base = from; base < to; base += TILE) {
         KEY k[ITEMS];
-        UNROLL for (uint it = 0u; it < ITEMS; it++) {
-            uint i = base + it * WG_SIZE + lid;
-            k[it] = i < to ? keys_a[KEY_OFF_A + i] : KEY(0u);
-        }
+        UNROLL for (uint it = 0u; it < ITEMS; it++) // clamped, as the pass's rows (below)
+            k[it] = keys_a[KEY_OFF_A + min(base + it * WG_SIZE + lid, to - 1u)];
         UNROLL for (uint it = 0u; it < ITEMS; it++) {
             if (base + it * WG_SIZE + lid >= to)
                 continue;
@@ -291,11 +289,14 @@ void stage_onesweep()
         return; // the whole group (t is shared)
     uint chunk = tile + sg * sgs * ITEMS;
     bool one_digit = WG_SIZE >= DIGITS && lid < DIGITS; // invocation lid owns digit lid
+    // Every row loads, its index clamped to the tile's last key, and the rows past the end
+    // are left out by `valid` below: a load under `i < end ? keys[i] : 0` is a branch in
+    // SPIR-V, and NVIDIA's compilers then wait for each row's load before the next's
+    // (select.comp's row_at, docs/DECISIONS.md).
+    uint last = end > 0u ? end - 1u : 0u;
     KEY k[ITEMS];
-    UNROLL for (uint it = 0u; it < ITEMS; it++) {
-        uint i = chunk + it * sgs + lane;
-        k[it] = i < end ? keys_a[KEY_OFF_A + i] : KEY(0u);
-    }
+    UNROLL for (uint it = 0u; it < ITEMS; it++)
+        k[it] = keys_a[KEY_OFF_A + min(chunk + it * sgs + lane, last)];
     uint digit_start = one_digit ? aux[os_start(range, lid)] : 0u;
     cnt_clear();
     SYNC();
@@ -305,9 +306,15 @@ void stage_onesweep()
     uint rank[(ITEMS + 1u) / 2u]; // the slot in the tile (16 bits), or NO_RANK
     UNROLL for (uint w = 0u; w < (ITEMS + 1u) / 2u; w++)
         rank[w] = 0u;
+    // Each key's digit, found once (a float key's order transform is a few instructions)
+    // and kept a byte each for the second walk below.
+    uint kd[(ITEMS + 3u) / 4u];
+    UNROLL for (uint w = 0u; w < (ITEMS + 3u) / 4u; w++)
+        kd[w] = 0u;
     UNROLL for (uint it = 0u; it < ITEMS; it++) {
         bool valid = chunk + it * sgs + lane < end;
         uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
+        kd[it / 4u] |= d << (it % 4u * 8u);
         if (RANK_FIRST) { // every lane calls it
             uint r = rank_in_subgroup(d, valid);
             rank[it / 2u] |= (valid ? r : NO_RANK) << (it % 2u * 16u);
@@ -336,7 +343,7 @@ void stage_onesweep()
     // loads are in flight meanwhile.
     UNROLL for (uint it = 0u; it < ITEMS; it++) {
         bool valid = chunk + it * sgs + lane < end;
-        uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
+        uint d = kd[it / 4u] >> (it % 4u * 8u) & 0xffu;
         if (RANK_FIRST) {
             if (valid)
                 rank[it / 2u] += (cnt_get(sg, d) + s_mem[S_START + d]) << (it % 2u * 16u);
@@ -405,6 +412,8 @@ void stage_onesweep()
         }
     }
     if (OS_CARRIES && (flag(SORT_FLAG_PAYLOAD) || flag(SORT_PAYLOAD_IS_INDEX))) {
+        // Under a test of its rank, unlike the keys: loaded as those are, every row at once,
+        // the H200's Vulkan sorted 2^24 pairs 6% slower (1015 -> 1074 us).
         uint pv[ITEMS];
         UNROLL for (uint it = 0u; it < ITEMS; it++) {
             uint i = chunk + it * sgs + lane;

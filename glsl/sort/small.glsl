@@ -17,10 +17,16 @@ void stage_small()
     bool payload = flag(SORT_FLAG_PAYLOAD) || flag(SORT_PAYLOAD_IS_INDEX);
     KEY k[ITEMS];
     uint pv[ITEMS];
-    UNROLL for (uint it = 0u; it < ITEMS; it++) {
-        uint i = chunk + it * sgs + lane;
-        k[it] = i < N ? keys_a[KEY_OFF_A + i] : KEY(0u);
-        pv[it] = i < N && payload ? payload_of(i) : 0u;
+    // Every row loads, clamped to the last element (the rows past N are not `valid` below),
+    // with no branch around a load (onesweep.glsl's pass says why).
+    uint last = N > 0u ? N - 1u : 0u; // N = 0: a count on the GPU, the buffer's bound still >= 1
+    UNROLL for (uint it = 0u; it < ITEMS; it++)
+        k[it] = keys_a[KEY_OFF_A + min(chunk + it * sgs + lane, last)];
+    UNROLL for (uint it = 0u; it < ITEMS; it++)
+        pv[it] = 0u;
+    if (payload) {
+        UNROLL for (uint it = 0u; it < ITEMS; it++)
+            pv[it] = payload_of(min(chunk + it * sgs + lane, last));
     }
     for (uint pass = 0u; pass < PASSES; pass++) {
         cnt_clear();
