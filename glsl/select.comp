@@ -147,6 +147,25 @@ uint row_at(uint r, uint count)
     return min(AT(r), count - 1u);
 }
 
+// HEADS_PROGRAM's load_tile: each row's element and its predecessor (a cached line mostly)
+// loaded at once, the heads among the first `count` as the keep mask.
+uint load_heads(uint first, uint count, out T x[ITEMS])
+{
+    T p[ITEMS];
+    uint mask = 0u;
+    UNROLL for (uint r = 0u; r < ITEMS; r++) {
+        uint at = first + row_at(r, count);
+        x[r] = src[SRC_OFF + at];
+        p[r] = src[SRC_OFF + max(at, 1u) - 1u];
+    }
+    UNROLL for (uint r = 0u; r < ITEMS; r++) {
+        bool inside = AT(r) < count, head = is_head(first + AT(r), x[r], p[r]);
+        uint bit = 1u << r;
+        mask |= inside && head ? bit : 0u;
+    }
+    return mask;
+}
+
 // Loads the elements of the tile's first `count` (at least 1) from `first` into x (the
 // values are needed to compare, and to be written) and returns which are kept (bit r: row
 // r). The keep mode is tested once, outside the rows, so that each form's loads are one
@@ -155,17 +174,7 @@ uint load_tile(uint first, uint count, out T x[ITEMS])
 {
     uint op = KEEP_OP, mask = 0u;
     if (HEADS_PROGRAM) {
-        T p[ITEMS];
-        UNROLL for (uint r = 0u; r < ITEMS; r++) {
-            uint at = first + row_at(r, count);
-            x[r] = src[SRC_OFF + at];
-            p[r] = src[SRC_OFF + max(at, 1u) - 1u]; // the predecessor (a cached line mostly)
-        }
-        UNROLL for (uint r = 0u; r < ITEMS; r++) {
-            bool inside = AT(r) < count, head = is_head(first + AT(r), x[r], p[r]);
-            uint bit = 1u << r;
-            mask |= inside && head ? bit : 0u;
-        }
+        mask = load_heads(first, count, x);
     } else if (op == SELECT_KEEP_FLAGS) {
         uint f[ITEMS];
         UNROLL for (uint r = 0u; r < ITEMS; r++) {
@@ -198,16 +207,8 @@ uint count_kept(uint first, uint count)
 {
     uint op = KEEP_OP, kept = 0u;
     if (HEADS_PROGRAM) {
-        T x[ITEMS], p[ITEMS];
-        UNROLL for (uint r = 0u; r < ITEMS; r++) {
-            uint at = first + row_at(r, count);
-            x[r] = src[SRC_OFF + at];
-            p[r] = src[SRC_OFF + max(at, 1u) - 1u];
-        }
-        UNROLL for (uint r = 0u; r < ITEMS; r++) {
-            bool inside = AT(r) < count, head = is_head(first + AT(r), x[r], p[r]);
-            kept += inside && head ? 1u : 0u;
-        }
+        T x[ITEMS];
+        kept = bitCount(load_heads(first, count, x));
     } else if (op == SELECT_KEEP_FLAGS) {
         uint f[ITEMS];
         UNROLL for (uint r = 0u; r < ITEMS; r++)
