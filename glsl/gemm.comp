@@ -21,8 +21,9 @@
 //            through two shared buffers (one barrier per slice: the next slice goes from
 //            registers into the other buffer while this one is used); each invocation
 //            keeps a TM x TN block of C in registers (BM, BN, BK, TM: GEMM_SHAPE_*,
-//            TN = BM BN / (WG_SIZE TM)) as 4-wide vectors, read from shared memory as
-//            4-wide vectors, so every shared read feeds 4 (or 16) fused multiply-adds.
+//            TN = BM BN / (WG_SIZE TM)) as pieces of VW (4 floats, 2 doubles), read
+//            from shared memory as pieces, so every shared read feeds VW (or VW^2)
+//            fused multiply-adds.
 // TILE (methods 1, 2, 6) is the side of the square work-group: 8, 16 or 32 for WG_SIZE
 // 64, 256, 1024. Edges: elements outside op(A) or op(B) read as 0, outputs outside C are
 // not written, so any M, N, K work.
@@ -37,6 +38,18 @@
 #define T4 dvec4
 #else
 #define T4 vec4
+#endif
+
+// The tiled stage's pieces: VW consecutive elements of a row of C, of a slice's row of A
+// or B, moved and read as one vector. 16 bytes either way: a double piece of 4 (32 bytes)
+// had the 8 invocations of a phase of a 16-byte shared read land two to a bank, which
+// left the f64 product bound by its shared reads (docs/DECISIONS.md).
+#if defined(TYPE_F64)
+#define VW 2u
+#define TV dvec2
+#else
+#define VW 4u
+#define TV vec4
 #endif
 
 layout(std430, binding = 0) readonly buffer A { T a[]; };
@@ -141,36 +154,43 @@ const uint TM = GEMM_SHAPE_THREAD_M != 0u ? GEMM_SHAPE_THREAD_M : 4u;
 // declares arrays of at least one element)
 const uint TN = BM * BN / (WG_SIZE * TM) >= 4u ? BM * BN / (WG_SIZE * TM) : 4u;
 const uint THREADS_N = BN / TN;                 // invocations along a row of the block
-const uint SUB_M = TM / 4u, SUB_N = TN / 4u;    // 4-wide pieces of an invocation's block
-// A slice is loaded as 4-wide pieces along i (of A) and j (of B), so that each lands in
+const uint SUB_M = TM / VW, SUB_N = TN / VW;    // pieces of an invocation's block
+// A slice is loaded as VW-wide pieces along i (of A) and j (of B), so that each lands in
 // shared memory as one vector: UNITS_A of them per slice, LOADS_A per invocation (the
 // last round may leave some invocations idle).
-const uint UNITS_A = BM / 4u * BK, UNITS_B = BN / 4u * BK;
+const uint UNITS_A = BM / VW * BK, UNITS_B = BN / VW * BK;
 const uint LOADS_A = (UNITS_A + WG_SIZE - 1u) / WG_SIZE;
 const uint LOADS_B = (UNITS_B + WG_SIZE - 1u) / WG_SIZE;
 // Two buffers of a BK-deep slice of A, stored k-major ([buffer][k][i]), then two of B
-// ([buffer][k][j]), as 4-wide vectors of the shared pool, so that both operands are read
-// as rows of 4-wide vectors.
-const uint TILED_B = 2u * BK * BM / 4u; // where B's buffers start
-const uint TILED_VECTORS = TILED_B + 2u * BK * BN / 4u;
+// ([buffer][k][j]), as pieces of the shared pool, so that both operands are read as rows
+// of pieces.
+const uint TILED_B = 2u * BK * BM / VW; // where B's buffers start
+const uint TILED_VECTORS = TILED_B + 2u * BK * BN / VW;
 
 // The shared pool: each program (ONLY_STAGE) holds only what its stage needs, so that
 // one stage's tile never takes shared memory from another's.
-const uint SMEM_VECTORS = ONLY_STAGE == GEMM_STAGE_METHOD6 ? (M6_ELEMENTS + 3u) / 4u
+const uint SMEM_VECTORS = ONLY_STAGE == GEMM_STAGE_METHOD6 ? (M6_ELEMENTS + VW - 1u) / VW
                         : ONLY_STAGE == GEMM_STAGE_TILED   ? TILED_VECTORS : 1u;
-shared T4 smem[SMEM_VECTORS];
+shared TV smem[SMEM_VECTORS];
 
 // Method 6 keeps single elements in the pool. A write names its component by a switch:
 // NVIDIA's GL compiler cannot write a double vector's component by a run-time index.
-T smem_get(uint e) { return smem[e / 4u][e % 4u]; }
+T smem_get(uint e) { return smem[e / VW][e % VW]; }
 void smem_set(uint e, T v)
 {
-    switch (e % 4u) {
-    case 0u: smem[e / 4u].x = v; break;
-    case 1u: smem[e / 4u].y = v; break;
-    case 2u: smem[e / 4u].z = v; break;
-    default: smem[e / 4u].w = v; break;
+#if defined(TYPE_F64)
+    if (e % VW == 0u)
+        smem[e / VW].x = v;
+    else
+        smem[e / VW].y = v;
+#else
+    switch (e % VW) {
+    case 0u: smem[e / VW].x = v; break;
+    case 1u: smem[e / VW].y = v; break;
+    case 2u: smem[e / VW].z = v; break;
+    default: smem[e / VW].w = v; break;
     }
+#endif
 }
 
 // ---------------------------------------------------------------- method 6
@@ -248,15 +268,34 @@ uvec2 tiled_block()
 uvec3 a_piece(uint r)
 {
     uint u = gl_LocalInvocationID.x + r * WG_SIZE;
-    uvec2 p = TRANS_A ? uvec2(u % (BM / 4u), u / (BM / 4u)) : uvec2(u / BK, u % BK);
-    return uvec3(p.x * 4u, p.y, u < UNITS_A ? 1u : 0u);
+    uvec2 p = TRANS_A ? uvec2(u % (BM / VW), u / (BM / VW)) : uvec2(u / BK, u % BK);
+    return uvec3(p.x * VW, p.y, u < UNITS_A ? 1u : 0u);
 }
 
 uvec3 b_piece(uint r)
 {
     uint u = gl_LocalInvocationID.x + r * WG_SIZE;
-    uvec2 p = TRANS_B ? uvec2(u / BK, u % BK) : uvec2(u % (BN / 4u), u / (BN / 4u));
-    return uvec3(p.x * 4u, p.y, u < UNITS_B ? 1u : 0u);
+    uvec2 p = TRANS_B ? uvec2(u / BK, u % BK) : uvec2(u % (BN / VW), u / (BN / VW));
+    return uvec3(p.x * VW, p.y, u < UNITS_B ? 1u : 0u);
+}
+
+// The piece of op(A) down a column from (i, k), of op(B) along a row from (k, j).
+TV piece_a(uint i, uint k)
+{
+#if defined(TYPE_F64)
+    return TV(load_a(i, k), load_a(i + 1u, k));
+#else
+    return TV(load_a(i, k), load_a(i + 1u, k), load_a(i + 2u, k), load_a(i + 3u, k));
+#endif
+}
+
+TV piece_b(uint k, uint j)
+{
+#if defined(TYPE_F64)
+    return TV(load_b(k, j), load_b(k, j + 1u));
+#else
+    return TV(load_b(k, j), load_b(k, j + 1u), load_b(k, j + 2u), load_b(k, j + 3u));
+#endif
 }
 
 void stage_tiled()
@@ -267,10 +306,10 @@ void stage_tiled()
     uint i0 = block.x * BM, j0 = block.y * BN;
     if (i0 >= M || j0 >= N)
         return; // a whole work-group: no barrier is skipped by part of one
-    T4 acc[TM * SUB_N];
+    TV acc[TM * SUB_N];
     UNROLL for (uint r = 0u; r < TM * SUB_N; r++)
-        acc[r] = T4(T_ZERO);
-    T4 next_a[LOADS_A], next_b[LOADS_B];
+        acc[r] = TV(T_ZERO);
+    TV next_a[LOADS_A], next_b[LOADS_B];
 
     uint slices = (K + BK - 1u) / BK;
     for (uint s = 0u; s <= slices; s++) {
@@ -288,8 +327,7 @@ void stage_tiled()
                     next_a[r] = a4[(A_OFF + k * LDA + i) / 4u];
                 else
 #endif
-                    next_a[r] = T4(load_a(i, k), load_a(i + 1u, k), load_a(i + 2u, k),
-                                   load_a(i + 3u, k));
+                    next_a[r] = piece_a(i, k);
             }
             UNROLL for (uint r = 0u; r < LOADS_B; r++) {
                 uvec3 p = b_piece(r);
@@ -299,37 +337,36 @@ void stage_tiled()
                     next_b[r] = b4[(B_OFF + k * LDB + j) / 4u];
                 else
 #endif
-                    next_b[r] = T4(load_b(k, j), load_b(k, j + 1u), load_b(k, j + 2u),
-                                   load_b(k, j + 3u));
+                    next_b[r] = piece_b(k, j);
             }
         }
         if (s > 0u) {
             uint used = (s - 1u) & 1u; // the buffer of slice s - 1
-            uint a_base = used * BK * (BM / 4u), b_base = used * BK * (BN / 4u);
+            uint a_base = used * BK * (BM / VW), b_base = used * BK * (BN / VW);
             UNROLL for (uint k = 0u; k < BK; k++) {
-                T4 av[SUB_M], bv[SUB_N];
+                TV av[SUB_M], bv[SUB_N];
                 UNROLL for (uint q = 0u; q < SUB_M; q++)
-                    av[q] = smem[a_base + k * (BM / 4u) + q * (BM / TM) + tm];
+                    av[q] = smem[a_base + k * (BM / VW) + q * (BM / TM) + tm];
                 UNROLL for (uint q = 0u; q < SUB_N; q++)
-                    bv[q] = smem[TILED_B + b_base + k * (BN / 4u) + q * (BN / TN) + tn];
+                    bv[q] = smem[TILED_B + b_base + k * (BN / VW) + q * (BN / TN) + tn];
                 UNROLL for (uint r = 0u; r < TM; r++) {
-                    T ar = av[r / 4u][r % 4u];
+                    T ar = av[r / VW][r % VW];
                     UNROLL for (uint q = 0u; q < SUB_N; q++)
-                        acc[r * SUB_N + q] = fma(T4(ar), bv[q], acc[r * SUB_N + q]);
+                        acc[r * SUB_N + q] = fma(TV(ar), bv[q], acc[r * SUB_N + q]);
                 }
             }
         }
         if (s < slices) {
-            uint a_base = (s & 1u) * BK * (BM / 4u), b_base = (s & 1u) * BK * (BN / 4u);
+            uint a_base = (s & 1u) * BK * (BM / VW), b_base = (s & 1u) * BK * (BN / VW);
             UNROLL for (uint r = 0u; r < LOADS_A; r++) {
                 uvec3 p = a_piece(r);
                 if (p.z != 0u)
-                    smem[a_base + p.y * (BM / 4u) + p.x / 4u] = next_a[r];
+                    smem[a_base + p.y * (BM / VW) + p.x / VW] = next_a[r];
             }
             UNROLL for (uint r = 0u; r < LOADS_B; r++) {
                 uvec3 p = b_piece(r);
                 if (p.z != 0u)
-                    smem[TILED_B + b_base + p.y * (BN / 4u) + p.x / 4u] = next_b[r];
+                    smem[TILED_B + b_base + p.y * (BN / VW) + p.x / VW] = next_b[r];
             }
         }
         // Slice s is in its buffer for everyone, and nobody reads the buffer of slice
@@ -338,10 +375,10 @@ void stage_tiled()
     }
 
     UNROLL for (uint r = 0u; r < TM; r++) {
-        uint i = i0 + (r / 4u) * (BM / SUB_M) + tm * 4u + r % 4u;
+        uint i = i0 + (r / VW) * (BM / SUB_M) + tm * VW + r % VW;
         UNROLL for (uint q = 0u; q < SUB_N; q++) {
-            uint j = j0 + q * (BN / SUB_N) + tn * 4u;
-            UNROLL for (uint e = 0u; e < 4u; e++)
+            uint j = j0 + q * (BN / SUB_N) + tn * VW;
+            UNROLL for (uint e = 0u; e < VW; e++)
                 store_c(i, j + e, acc[r * SUB_N + q][e]);
         }
     }
