@@ -289,14 +289,21 @@ void stage_onesweep()
         return; // the whole group (t is shared)
     uint chunk = tile + sg * sgs * ITEMS;
     bool one_digit = WG_SIZE >= DIGITS && lid < DIGITS; // invocation lid owns digit lid
-    // Every row loads, its index clamped to the tile's last key, and the rows past the end
-    // are left out by `valid` below: a load under `i < end ? keys[i] : 0` is a branch in
-    // SPIR-V, and NVIDIA's compilers then wait for each row's load before the next's
-    // (select.comp's row_at, docs/DECISIONS.md).
+    // Keys alone: every row loads, its index clamped to the tile's last key, and the rows
+    // past the end are left out by `valid` below: a load under `i < end ? keys[i] : 0` is
+    // a branch in SPIR-V, and NVIDIA's compilers then wait for each row's load before the
+    // next's (select.comp's row_at, docs/DECISIONS.md). The pairs' program keeps the
+    // tested loads and finds the digits twice: with the clamped loads and the kept
+    // digits (kd, below) it sorted 6% slower on the H200's Vulkan.
     uint last = end > 0u ? end - 1u : 0u;
     KEY k[ITEMS];
-    UNROLL for (uint it = 0u; it < ITEMS; it++)
-        k[it] = keys_a[KEY_OFF_A + min(chunk + it * sgs + lane, last)];
+    UNROLL for (uint it = 0u; it < ITEMS; it++) {
+        uint i = chunk + it * sgs + lane;
+        if (OS_CARRIES)
+            k[it] = i < end ? keys_a[KEY_OFF_A + i] : KEY(0u);
+        else
+            k[it] = keys_a[KEY_OFF_A + min(i, last)];
+    }
     uint digit_start = one_digit ? aux[os_start(range, lid)] : 0u;
     cnt_clear();
     SYNC();
@@ -307,7 +314,7 @@ void stage_onesweep()
     UNROLL for (uint w = 0u; w < (ITEMS + 1u) / 2u; w++)
         rank[w] = 0u;
     // Each key's digit, found once (a float key's order transform is a few instructions)
-    // and kept a byte each for the second walk below.
+    // and kept a byte each for the second walk below (keys alone).
     uint kd[(ITEMS + 3u) / 4u];
     UNROLL for (uint w = 0u; w < (ITEMS + 3u) / 4u; w++)
         kd[w] = 0u;
@@ -343,7 +350,8 @@ void stage_onesweep()
     // loads are in flight meanwhile.
     UNROLL for (uint it = 0u; it < ITEMS; it++) {
         bool valid = chunk + it * sgs + lane < end;
-        uint d = kd[it / 4u] >> (it % 4u * 8u) & 0xffu;
+        uint d = OS_CARRIES ? (valid ? ord_byte(key_order(k[it]), PASS) : 0u)
+                            : kd[it / 4u] >> (it % 4u * 8u) & 0xffu;
         if (RANK_FIRST) {
             if (valid)
                 rank[it / 2u] += (cnt_get(sg, d) + s_mem[S_START + d]) << (it % 2u * 16u);
