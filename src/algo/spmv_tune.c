@@ -135,7 +135,7 @@ static gpgpu_status tune_buffers(gpgpu_context *ctx, const gpgpu_matrix *a, gpgp
 
 /* Every power of two of invocations per row, in work-groups of 128 and 256: the row's
  * share of invocations is what matters (Mossaiby found the time flat around the best
- * shape), and each candidate is a program to build. */
+ * shape), and each candidate is a program to build (all built before the warm-up). */
 static gpgpu_status tune(gpgpu_context *ctx, gpgpu_matrix *a, gpgpu_progress_callback progress,
                          void *user_data, gpgpu_spmv_tuning *best)
 {
@@ -144,22 +144,39 @@ static gpgpu_status tune(gpgpu_context *ctx, gpgpu_matrix *a, gpgpu_progress_cal
     gpgpu_buffer *x, *y;
     TRY(tune_buffers(ctx, a, &x, &y));
     *best = (gpgpu_spmv_tuning){0};
-    for (double start = tune_now_ns(), ns; tune_now_ns() - start < TUNE_WARM_UP_NS;)
-        TRY(time_shape(ctx, a, x, y, guess.threads_per_row, guess.rows_per_group, &ns));
+    /* The candidates (invocations per row, rows per group): up to 9 + 8 shapes. */
+    enum { MOST = 20 };
+    uint32_t tpr_of[MOST], rpg_of[MOST];
+    size_t count = 0;
     uint32_t max_tpr = spmv_max_threads_per_row(ctx);
     for (uint32_t wg = 128; wg <= 256 && wg <= ctx->info.max_workgroup_invocations; wg *= 2) {
-        for (uint32_t tpr = 1; tpr <= max_tpr && tpr <= wg; tpr *= 2) {
+        for (uint32_t tpr = 1; tpr <= max_tpr && tpr <= wg && count < MOST; tpr *= 2) {
+            tpr_of[count] = tpr;
+            rpg_of[count++] = wg / tpr;
+        }
+    }
+    for (size_t i = 0; i < count; i++)
+        TRY(tune_build(ctx, run_vector, &(vector_run){a, x, y, tpr_of[i], rpg_of[i]}));
+    for (double start = tune_now_ns(), ns; tune_now_ns() - start < TUNE_WARM_UP_NS;)
+        TRY(time_shape(ctx, a, x, y, guess.threads_per_row, guess.rows_per_group, &ns));
+    double best_ns[MOST] = {0}; /* each candidate's best over the rounds */
+    for (int round = 0; round < TUNE_ROUNDS; round++) {
+        for (size_t i = 0; i < count; i++) {
             double ns;
-            TRY(time_shape(ctx, a, x, y, tpr, wg / tpr, &ns));
+            TRY(time_shape(ctx, a, x, y, tpr_of[i], rpg_of[i], &ns));
             say(progress, user_data, "spmv tune: %u invocations per row x %u rows per group: %.1f us",
-                tpr, wg / tpr, ns);
-            if (tpr == guess.threads_per_row && wg / tpr == guess.rows_per_group)
-                best->heuristic_ns = ns;
-            if (best->threads_per_row == 0 || ns < best->gpu_ns) {
-                best->threads_per_row = tpr;
-                best->rows_per_group = wg / tpr;
-                best->gpu_ns = ns;
-            }
+                tpr_of[i], rpg_of[i], ns);
+            if (round == 0 || ns < best_ns[i])
+                best_ns[i] = ns;
+        }
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (tpr_of[i] == guess.threads_per_row && rpg_of[i] == guess.rows_per_group)
+            best->heuristic_ns = best_ns[i];
+        if (best->threads_per_row == 0 || best_ns[i] < best->gpu_ns) {
+            best->threads_per_row = tpr_of[i];
+            best->rows_per_group = rpg_of[i];
+            best->gpu_ns = best_ns[i];
         }
     }
     if (best->heuristic_ns == 0) /* a shape outside the candidates (a small device limit) */

@@ -271,12 +271,17 @@ gpgpu_status tune_cache_remember(gpgpu_context *ctx, const ctx_tune_choice *c)
     return GPGPU_SUCCESS;
 }
 
-gpgpu_status tune_time_runs(gpgpu_context *ctx, tune_run_fn run, const void *data, int reps,
-                            double *ns)
+gpgpu_status tune_build(gpgpu_context *ctx, tune_run_fn run, const void *data)
 {
     TRY(ctx->exec->begin(ctx));
     TRY(ctx_end(ctx, run(ctx, data)));
-    TRY(gpgpu_finish(ctx));
+    return gpgpu_finish(ctx);
+}
+
+gpgpu_status tune_time_runs(gpgpu_context *ctx, tune_run_fn run, const void *data, int reps,
+                            double *ns)
+{
+    TRY(tune_build(ctx, run, data));
     double wall = tune_now_ns(), gpu = 0;
     TRY(gpgpu_timer_begin(ctx));
     gpgpu_status s = ctx->exec->begin(ctx);

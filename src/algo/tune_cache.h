@@ -32,15 +32,27 @@ gpgpu_status tune_check_can_time(gpgpu_context *ctx, const char *what);
  * the GPU has worked this long before it times any. */
 #define TUNE_WARM_UP_NS 2e8
 
+/* A tuner times its candidates in this many rounds, one after another, and keeps each
+ * candidate's best: on an H200 the GEMM tuner's first candidate, timed right after the
+ * warm-up, once took 11.2 ms where it takes 7.5 (a 4096 f64 product), and a single round
+ * chose another shape by it. */
+#define TUNE_ROUNDS 2
+
 /* A monotonic clock, in nanoseconds (only differences mean anything). */
 double tune_now_ns(void);
+
+/* A candidate's program built by one untimed run, waited for. A tuner builds all its
+ * candidates before it warms the GPU up and times any: a build between two timed candidates
+ * leaves the GPU idle long enough to slow down again (on an H200 the GEMM tuner's later
+ * candidates at 4096 timed 2-6x slow, each after its own build). */
+typedef gpgpu_status (*tune_run_fn)(gpgpu_context *ctx, const void *data);
+gpgpu_status tune_build(gpgpu_context *ctx, tune_run_fn run, const void *data);
 
 /* One candidate of a tuner: runs `run(ctx, data)` once untimed (which builds its program),
  * then `reps` times inside one call, and gives the mean time of one run. The time is the GPU
  * timer's, or the wall clock's (the runs waited for) where that timer measured nothing:
  * some drivers' timer queries miss compute work (GL on Mesa's llvmpipe reads 0), and a
  * tuner choosing by zeros would choose at random. */
-typedef gpgpu_status (*tune_run_fn)(gpgpu_context *ctx, const void *data);
 gpgpu_status tune_time_runs(gpgpu_context *ctx, tune_run_fn run, const void *data, int reps,
                             double *ns);
 
