@@ -141,6 +141,12 @@ static void check_parse(void)
     EXPECT(p.select.scatter_staged == ALGO_ALWAYS && p.select.staged == ALGO_ALWAYS,
            "select_scatter_staged=2 on GL: %d, staged %d", p.select.scatter_staged,
            p.select.staged);
+    /* The run heads' selection stores from its invocations unless told to stage. */
+    EXPECT(p.select.heads_staged == ALGO_NEVER, "the run heads staged by default (%d)",
+           p.select.heads_staged);
+    p = parsed("select_heads_staged=2", &vk_facts);
+    EXPECT(p.select.heads_staged == ALGO_ALWAYS && p.select.staged == ALGO_ALWAYS,
+           "select_heads_staged=2: %d, staged %d", p.select.heads_staged, p.select.staged);
     algo_plans before = p;
     EXPECT_STATUS(NULL, algo_plans_parse("select_items=64", &p), GPGPU_ERROR_INVALID_ARGUMENT);
     EXPECT(strcmp(gpgpu_last_error(NULL),

@@ -39,7 +39,8 @@ static const algo_plans defaults = {
     .select = {.items = SELECT_ITEMS, .wg = SELECT_WG, .single_pass = ALGO_AUTO,
                .staged = ALGO_AUTO,
                .scatter_staged = ALGO_AUTO,
-               .staged_parts = SELECT_STAGED_PARTS, .polls = SELECT_POLLS},
+               .staged_parts = SELECT_STAGED_PARTS, .polls = SELECT_POLLS,
+               .heads_staged = ALGO_AUTO},
 };
 
 /* GPGPU_TUNE's names: (name, plan field, least, most, power of two). Powers of two keep the
@@ -104,7 +105,8 @@ static const algo_plans defaults = {
     X(select_staged, select.staged, 0, 2, false)                              \
     X(select_scatter_staged, select.scatter_staged, 0, 2, false)              \
     X(select_staged_parts, select.staged_parts, 1, 32, true)                  \
-    X(select_polls, select.polls, 1, POW2_MAX, true)
+    X(select_polls, select.polls, 1, POW2_MAX, true)                          \
+    X(select_heads_staged, select.heads_staged, 0, 2, false)
 
 typedef struct plan_name {
     const char *name;
@@ -268,6 +270,7 @@ void algo_plans_resolve(algo_plans *p, const exec_facts *facts)
     /* H200 GL, 2^24: flagged 177 us in one pass against 88.9 counting first, x < 1 128.3
      * against 110.1. */
     p->select.single_pass = by_fact(p->select.single_pass, !facts->reload_after_lookback);
+    p->select.heads_staged = by_fact(p->select.heads_staged, false);
 }
 
 algo_plans algo_plans_get(const gpgpu_context *ctx)

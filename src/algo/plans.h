@@ -177,6 +177,11 @@ typedef struct algo_select_plan {
      * a tile, at most the tile's items (4: 4 KB of shared memory) */
     unsigned staged_parts;
     unsigned polls; /* select_polls: single pass, reads of a silent predecessor (32) */
+    /* select_heads_staged: the run-length encoding's selection of its run heads, its writes
+     * staged where select_staged / select_scatter_staged stage a selection's (ALWAYS), or
+     * stored from the invocations (NEVER; AUTO resolves to NEVER: the H200's Vulkan ran 2^24
+     * keys in runs of 1 in 157 us against 191 staged) */
+    algo_mode heads_staged;
 } algo_select_plan;
 
 typedef struct algo_plans {

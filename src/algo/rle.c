@@ -81,11 +81,13 @@ static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
  * reduce-by-key's segmented reduction. */
 static select_plan heads_plan(gpgpu_context *ctx, gpgpu_type type, size_t n)
 {
-    /* The heads stored from the invocations that hold them: staged in shared memory the
-     * single pass took longer (H200 Vulkan, 2^24 keys in runs of 1: 191 against 157 us, runs
-     * of ~16 130 against 124). */
+    /* The heads stored from the invocations that hold them unless select_heads_staged says
+     * otherwise: staged in shared memory the single pass took longer (H200 Vulkan, 2^24 keys
+     * in runs of 1: 191 against 157 us, runs of ~16 130 against 124). */
     select_plan p = select_plan_for(ctx, type, n, GPGPU_ALGO_DEFAULT, false);
-    p.staged = p.scatter_staged = false;
+    bool staged = ctx->plans.select.heads_staged == ALGO_ALWAYS;
+    p.staged = p.staged && staged;
+    p.scatter_staged = p.scatter_staged && staged;
     return p;
 }
 
