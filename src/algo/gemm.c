@@ -410,8 +410,7 @@ static gpgpu_status run_tiled(gpgpu_context *ctx, const void *data)
     return gemm_stage_tiled(ctx, t->p, t->shape);
 }
 
-/* The time of one product with a shape, the mean of TUNE_REPS after a first, untimed run
- * (which also builds the program). */
+/* The time of one product with a shape (its program built), the mean of TUNE_REPS. */
 static gpgpu_status time_shape(gpgpu_context *ctx, const gemm_problem *p,
                                const gpgpu_gemm_tuning *shape, double *ns)
 {
@@ -449,16 +448,19 @@ gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size_t m, size
     TRY(tune_problem(ctx, type, m, n, k, &p));
     double flops = 2.0 * (double)m * (double)n * (double)k;
     gpgpu_gemm_tuning best = {0}, first = heuristic(ctx, type, m, n);
-    for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++)
-        if (gemm_shape_check(ctx, type, &candidates[i], NULL, 0))
+    enum { COUNT = sizeof candidates / sizeof *candidates };
+    bool held[COUNT]; /* the shapes the device can hold */
+    for (size_t i = 0; i < COUNT; i++) {
+        held[i] = gemm_shape_check(ctx, type, &candidates[i], NULL, 0);
+        if (held[i])
             TRY(tune_build(ctx, run_tiled, &(tiled_run){&p, &candidates[i]}));
+    }
     for (double start = tune_now_ns(); tune_now_ns() - start < TUNE_WARM_UP_NS;)
         TRY(time_shape(ctx, &p, &first, &first.gpu_ns)); /* the GPU up to speed, untimed */
-    enum { COUNT = sizeof candidates / sizeof *candidates };
     double best_ns[COUNT] = {0}; /* each candidate's best over the rounds */
     for (int round = 0; round < TUNE_ROUNDS; round++) {
         for (size_t i = 0; i < COUNT; i++) {
-            if (!gemm_shape_check(ctx, type, &candidates[i], NULL, 0))
+            if (!held[i])
                 continue;
             double ns;
             TRY(time_shape(ctx, &p, &candidates[i], &ns));
@@ -468,8 +470,7 @@ gpgpu_status gpgpu_gemm_tune(gpgpu_context *ctx, gpgpu_type type, size_t m, size
         }
     }
     for (size_t i = 0; i < COUNT; i++) {
-        if (gemm_shape_check(ctx, type, &candidates[i], NULL, 0) &&
-            (best.block_m == 0 || best_ns[i] < best.gpu_ns)) {
+        if (held[i] && (best.block_m == 0 || best_ns[i] < best.gpu_ns)) {
             best = candidates[i];
             best.gpu_ns = best_ns[i];
         }

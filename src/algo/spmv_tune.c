@@ -93,8 +93,8 @@ static gpgpu_status run_vector(gpgpu_context *ctx, const void *data)
     return spmv_run_vector(ctx, v->a, 1, 0, v->x, 0, v->y, 0, v->tpr, v->rpg);
 }
 
-/* The time of one product with the given shape, the mean of TUNE_REPS after a first,
- * untimed run (which also compiles the variant). */
+/* The time of one product with the given shape (its program built), the mean of
+ * TUNE_REPS. */
 static gpgpu_status time_shape(gpgpu_context *ctx, gpgpu_matrix *a, gpgpu_buffer *x,
                                gpgpu_buffer *y, uint32_t tpr, uint32_t rpg, double *ns)
 {
@@ -179,9 +179,12 @@ static gpgpu_status tune(gpgpu_context *ctx, gpgpu_matrix *a, gpgpu_progress_cal
             best->gpu_ns = best_ns[i];
         }
     }
-    if (best->heuristic_ns == 0) /* a shape outside the candidates (a small device limit) */
+    if (best->heuristic_ns == 0) { /* a shape outside the candidates (a small device limit) */
+        TRY(tune_build(ctx, run_vector,
+                       &(vector_run){a, x, y, guess.threads_per_row, guess.rows_per_group}));
         TRY(time_shape(ctx, a, x, y, guess.threads_per_row, guess.rows_per_group,
                        &best->heuristic_ns));
+    }
     say(progress, user_data, "spmv tune: chose %u invocations per row x %u rows per group: %.1f us",
         best->threads_per_row, best->rows_per_group, best->gpu_ns);
     return GPGPU_SUCCESS;

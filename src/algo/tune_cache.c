@@ -281,7 +281,6 @@ gpgpu_status tune_build(gpgpu_context *ctx, tune_run_fn run, const void *data)
 gpgpu_status tune_time_runs(gpgpu_context *ctx, tune_run_fn run, const void *data, int reps,
                             double *ns)
 {
-    TRY(tune_build(ctx, run, data));
     double wall = tune_now_ns(), gpu = 0;
     TRY(gpgpu_timer_begin(ctx));
     gpgpu_status s = ctx->exec->begin(ctx);

@@ -48,11 +48,11 @@ double tune_now_ns(void);
 typedef gpgpu_status (*tune_run_fn)(gpgpu_context *ctx, const void *data);
 gpgpu_status tune_build(gpgpu_context *ctx, tune_run_fn run, const void *data);
 
-/* One candidate of a tuner: runs `run(ctx, data)` once untimed (which builds its program),
- * then `reps` times inside one call, and gives the mean time of one run. The time is the GPU
- * timer's, or the wall clock's (the runs waited for) where that timer measured nothing:
- * some drivers' timer queries miss compute work (GL on Mesa's llvmpipe reads 0), and a
- * tuner choosing by zeros would choose at random. */
+/* One candidate of a tuner, built (tune_build): runs `run(ctx, data)` `reps` times inside
+ * one call and gives the mean time of one run. The time is the GPU timer's, or the wall
+ * clock's (the runs waited for) where that timer measured nothing: some drivers' timer
+ * queries miss compute work (GL on Mesa's llvmpipe reads 0), and a tuner choosing by zeros
+ * would choose at random. */
 gpgpu_status tune_time_runs(gpgpu_context *ctx, tune_run_fn run, const void *data, int reps,
                             double *ns);
 
