@@ -16,8 +16,8 @@
 //             total plus its rank among the rejected. Group 0 leaves the total at
 //             state[GROUPS].
 //   CLEAR     single pass: state words [0, N) = 0.
-//   CHAINED   single pass (no partition): each group draws a tile by ticket (state[0]),
-//             counts its kept elements, publishes the count at state[2 + t], learns the
+//   CHAINED   single pass (no partition): each group takes tile i for group i (MODE's
+//             BY_GROUP) or draws one by ticket (state[0]), counts its kept elements, publishes the count at state[2 + t], learns the
 //             count before its tile by a decoupled look-back over those words (a silent
 //             predecessor is counted again from its input after POLLS reads, so no group
 //             waits on another), and writes; the last tile leaves the total at state[1].
@@ -720,14 +720,21 @@ void stage_chained()
 {
     uint lid = gl_LocalInvocationID.x;
     uint tiles = max(1u, (N + TILE - 1u) / TILE); // N = 0: tile 0 still writes the total
-    // Tiles in the order groups start (a ticket), where the dispatch has several groups
-    // (the state was cleared): a predecessor has then at least started. With a count on
-    // the GPU the groups may outnumber the count's tiles.
-    if (lid == 0u)
-        s_ticket = gl_NumWorkGroups.x * gl_NumWorkGroups.y > 1u ? atomicAdd(state[STATE_OFF], 1u)
-                                                                 : 0u;
-    SYNC();
-    uint t = s_ticket;
+    // Tile i for group i (BY_GROUP), its loads issued at once: the look-back never waits
+    // on a predecessor that has not run (it counts a silent one itself), so the order in
+    // which groups start only decides how often that happens; or tiles in the order groups
+    // start (a ticket, where the dispatch has several groups and the state was cleared),
+    // a predecessor then at least started, for an atomic's round trip before the loads.
+    // With a count on the GPU the groups may outnumber the count's tiles.
+    uint t = group_index();
+    if ((MODE & SELECT_MODE_BY_GROUP) == 0u) { // uniform
+        if (lid == 0u)
+            s_ticket = gl_NumWorkGroups.x * gl_NumWorkGroups.y > 1u
+                           ? atomicAdd(state[STATE_OFF], 1u)
+                           : 0u;
+        SYNC();
+        t = s_ticket;
+    }
     if (t >= tiles)
         return; // the whole group
     uint first = t * TILE, count = min(TILE, N - first);

@@ -99,6 +99,12 @@ typedef struct exec_facts {
     /* A selection's counting-first scatter stores each element from the invocation that
      * holds it faster than through shared memory. */
     bool direct_scatter_stores_pay;
+    /* Work-groups start about in the order of their index, so that a selection's single
+     * pass may take tile i in group i: a group's predecessors have then mostly published
+     * when it looks back, and a silent one it counts itself (a GPU's scheduler; a CPU
+     * device's threads take runs of groups each, and group i waited on every one before
+     * it in its run: the selection tests ran 1.2-3x longer on lavapipe and llvmpipe). */
+    bool groups_start_in_order;
 } exec_facts;
 
 typedef struct exec_backend {

@@ -47,6 +47,12 @@ static void check_backend(gpgpu_context *ctx)
            f->reload_after_lookback, f->rank_before_count_pays, f->bitonic_registers_pay,
            f->keys_alone_program_pays, f->direct_scatter_stores_pay);
     algo_plans p = algo_plans_get(ctx);
+    /* Whether groups start in order is the device's (a CPU device's do not); GL names no
+     * device kind, so it keeps the tickets. */
+    EXPECT(!gl || !f->groups_start_in_order, "GL: groups start in order");
+    EXPECT(p.select.ticket == (f->groups_start_in_order ? ALGO_NEVER : ALGO_ALWAYS),
+           "%s: select_ticket %d with groups in order %d", info.backend, p.select.ticket,
+           f->groups_start_in_order);
     EXPECT(p.radix.os_items == (gl ? 6u : 16u) && p.radix.os_subgroups == (gl ? 24u : 8u),
            "%s: one-sweep tile %u x %u", info.backend, p.radix.os_subgroups, p.radix.os_items);
     EXPECT(p.radix.os_keys_items == (gl ? 6u : 20u) &&
@@ -144,6 +150,16 @@ static void check_parse(void)
     /* The run heads' selection stores from its invocations unless told to stage. */
     EXPECT(p.select.heads_staged == ALGO_NEVER, "the run heads staged by default (%d)",
            p.select.heads_staged);
+    /* A selection's tiles by group index where groups start in order, else by ticket. */
+    exec_facts in_order = vk_facts;
+    in_order.groups_start_in_order = true;
+    p = parsed("", &in_order);
+    EXPECT(p.select.ticket == ALGO_NEVER, "groups in order: select_ticket %d", p.select.ticket);
+    p = parsed("", &vk_facts);
+    EXPECT(p.select.ticket == ALGO_ALWAYS, "groups out of order: select_ticket %d",
+           p.select.ticket);
+    p = parsed("select_ticket=2", &in_order);
+    EXPECT(p.select.ticket == ALGO_ALWAYS, "select_ticket=2: %d", p.select.ticket);
     p = parsed("select_heads_staged=2", &vk_facts);
     EXPECT(p.select.heads_staged == ALGO_ALWAYS && p.select.staged == ALGO_ALWAYS,
            "select_heads_staged=2: %d, staged %d", p.select.heads_staged, p.select.staged);

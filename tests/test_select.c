@@ -283,14 +283,18 @@ static void stage_rts(gpgpu_type t, size_t n, unsigned keep, int kind, bool part
 }
 
 /* CLEAR and CHAINED, the look-back as it runs or forced to count every predecessor again
- * (FORCED_TILES tiles at most: that costs tiles^2 / 2 tile reads). */
+ * (FORCED_TILES tiles at most: that costs tiles^2 / 2 tile reads), the tiles taken by
+ * ticket or by group index. */
 enum { FORCED_TILES = 40 };
-static void stage_chained(gpgpu_type t, size_t n, unsigned keep, int kind, bool force)
+static void stage_chained(gpgpu_type t, size_t n, unsigned keep, int kind, bool force,
+                          bool ticket)
 {
     select_plan p = select_plan_for(ctx, t, n, GPGPU_ALGO_SCAN_SINGLE_PASS, false);
+    p.ticket = ticket;
     char what[200];
-    snprintf(what, sizeof what, "%s CHAINED n=%zu keep %u %s tiles=%u%s", gpgpu_type_name(t), n,
-             keep, keep ? "" : flag_names[kind], p.tiles, force ? " recounting" : "");
+    snprintf(what, sizeof what, "%s CHAINED n=%zu keep %u %s tiles=%u%s%s", gpgpu_type_name(t),
+             n, keep, keep ? "" : flag_names[kind], p.tiles, force ? " recounting" : "",
+             ticket ? " by ticket" : "");
     staged s = staged_make(t, n, keep, kind, false);
     slab state = slab_make(ctx, GPGPU_TYPE_U32, 1 + p.state_words + 2, 0, 0, NULL);
     s.job.state = state.buf;
@@ -306,7 +310,7 @@ static void stage_chained(gpgpu_type t, size_t n, unsigned keep, int kind, bool 
     EXPECT_STATUS(ctx, select_stage_chained(ctx, &s.job, p, force), GPGPU_SUCCESS);
     uint32_t *want = xmalloc(p.state_words * 4);
     ref_select_chained_state(t, keep, s.job.value, slab_at(&s.in, 3), s.flags, n,
-                             p.wg * p.items, p.tiles, want);
+                             p.wg * p.items, p.tiles, p.ticket, want);
     if (p.tiles > 1)
         memcpy(st, want, p.state_words * 4);
     else
@@ -654,7 +658,8 @@ static void other_plans(void)
                                              : SELECT_KEEP_FLAGS;
                 int kind = (int)((s + ti + i) % F_KINDS);
                 stage_rts(t, n, keep, kind, (s + i) % 2 == 0, 0);
-                stage_chained(t, n, keep, kind, false);
+                stage_chained(t, n, keep, kind, false,
+                              select_plan_for(ctx, t, n, GPGPU_ALGO_DEFAULT, false).ticket);
                 sel_case c = {.t = t, .n = n, .keep = keep, .value = middle(t),
                               .flags_kind = kind, .partition = (s + i) % 2 == 1,
                               .values = true, .indices = (s + ti) % 2 == 0,
@@ -684,9 +689,9 @@ int main(void)
             stage_rts(t, n, keep, kind, s % 2 == 0, 0);
             stage_rts(t, n, SELECT_KEEP_FLAGS, (kind + 1) % F_KINDS, s % 2 == 1, 3);
             select_plan p = select_plan_for(ctx, t, n, GPGPU_ALGO_SCAN_SINGLE_PASS, false);
-            stage_chained(t, n, keep, kind, false);
+            stage_chained(t, n, keep, kind, false, s % 2 == 1);
             if (p.tiles <= FORCED_TILES)
-                stage_chained(t, n, SELECT_KEEP_FLAGS, (kind + 2) % F_KINDS, true);
+                stage_chained(t, n, SELECT_KEEP_FLAGS, (kind + 2) % F_KINDS, true, s % 2 == 0);
         }
     }
     for (size_t ti = 0; ti < 4; ti++) {

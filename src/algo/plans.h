@@ -182,6 +182,10 @@ typedef struct algo_select_plan {
      * stored from the invocations (NEVER; AUTO resolves to NEVER: the H200's Vulkan ran 2^24
      * keys in runs of 1 in 157 us against 191 staged) */
     algo_mode heads_staged;
+    /* select_ticket: the single pass's tiles in the order groups start, each group taking
+     * the next from a counter (ALWAYS), or tile i for group i (NEVER; AUTO resolves to it
+     * where the executor reports groups_start_in_order) */
+    algo_mode ticket;
 } algo_select_plan;
 
 typedef struct algo_plans {

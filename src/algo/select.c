@@ -48,7 +48,8 @@ select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu
     while (wg > ctx->info.max_workgroup_invocations && wg > 1)
         wg /= 2;
     unsigned items = gpgpu_type_size(type) == 8 && sp->items > 1 ? sp->items / 2 : sp->items;
-    select_plan p = {.wg = wg, .items = items, .polls = sp->polls};
+    select_plan p = {.wg = wg, .items = items, .polls = sp->polls,
+                     .ticket = sp->ticket == ALGO_ALWAYS};
     size_t tile = (size_t)p.wg * p.items;
     /* Staged where a part's slots fit beside the group's other shared arrays (a partial and
      * a reduction word per invocation, of up to 8 bytes, and a few words). */
@@ -89,7 +90,8 @@ static exec_dispatch select_dispatch(const select_job *job, unsigned stage, sele
     d.params[SELECT_P_N] = (uint32_t)job->n;
     d.bind[0] = job->in;
     d.params[SELECT_P_SRC_OFF] = algo_index(job->in, job->in_off, t);
-    d.params[SELECT_P_MODE] = job->keep | (job->partition ? SELECT_MODE_PARTITION : 0);
+    d.params[SELECT_P_MODE] = job->keep | (job->partition ? SELECT_MODE_PARTITION : 0) |
+                              (p.ticket ? 0 : SELECT_MODE_BY_GROUP);
     if (job->out) {
         d.bind[2] = job->out;
         d.params[SELECT_P_DST_OFF] = algo_index(job->out, job->out_off, t);

@@ -50,6 +50,7 @@ typedef struct select_plan {
     uint32_t tiles; /* at least 1 */
     uint32_t groups, tiles_per_group;
     bool single_pass;
+    bool ticket; /* the single pass's tiles from a counter, else by group index */
     size_t state_words;
 } select_plan;
 

@@ -91,7 +91,7 @@ void ref_select_count(gpgpu_type type, unsigned keep, double value, const void *
 
 void ref_select_chained_state(gpgpu_type type, unsigned keep, double value, const void *in,
                               const uint32_t *flags, size_t n, uint32_t tile, uint32_t tiles,
-                              uint32_t *state)
+                              bool ticket, uint32_t *state)
 {
     size_t used = n == 0 ? 1 : (n + tile - 1) / tile;
     uint32_t kept = 0;
@@ -102,6 +102,6 @@ void ref_select_chained_state(gpgpu_type type, unsigned keep, double value, cons
         if (used > 1)
             state[2 + t] = 0x80000000u | kept;
     }
-    state[0] = tiles > 1 ? tiles : 0;
+    state[0] = ticket && tiles > 1 ? tiles : 0;
     state[1] = kept;
 }

@@ -723,6 +723,8 @@ gpgpu_status vk_exec_init(gpgpu_context *ctx, vk_state *st)
     st->modules = calloc(spirv_blob_count, sizeof *st->modules);
     CHECK(st->modules, ctx, GPGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
     bool host_device = st->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    /* H200: a selection's tiles by group index 3-4% faster than by ticket (plans.c). */
+    ctx->facts.groups_start_in_order = !host_device;
     st->kept = kept_list_for(ctx, KEPT_DEFAULT_LIMIT(ctx->info.device_memory_bytes, host_device),
                              kept_free, kept_settle);
     return make_buffer(ctx, 256, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &st->dummy);

@@ -46,6 +46,7 @@
     X(SELECT_MODE_PARTITION, 16)    \
     X(SELECT_MODE_PAY, 32)          \
     X(SELECT_MODE_IDX, 64)          \
-    X(SELECT_MODE_NO_OUT, 128)
+    X(SELECT_MODE_NO_OUT, 128)      \
+    X(SELECT_MODE_BY_GROUP, 256)
 
 #endif /* GPGPU_SELECT_IDS_H */
