@@ -18,7 +18,8 @@ static const exec_facts gl_facts = {.shallow_tiles_pay = true, .reload_after_loo
                                     .direct_scatter_stores_pay = true};
 static const exec_facts vk_facts = {.rank_before_count_pays = true,
                                     .bitonic_registers_pay = true,
-                                    .keys_alone_program_pays = true};
+                                    .keys_alone_program_pays = true,
+                                    .direct_scatter_stores_pay = true};
 
 static algo_plans parsed(const char *tune, const exec_facts *facts)
 {
@@ -141,8 +142,22 @@ static void check_parse(void)
     EXPECT(p.select.scatter_staged == ALGO_NEVER, "GL: the scatter staged by default (%d)",
            p.select.scatter_staged);
     p = parsed("", &vk_facts);
-    EXPECT(p.select.scatter_staged == ALGO_ALWAYS, "Vulkan: the scatter not staged (%d)",
+    EXPECT(p.select.scatter_staged == ALGO_NEVER, "Vulkan: the scatter staged (%d)",
            p.select.scatter_staged);
+    exec_facts staged_facts = vk_facts;
+    staged_facts.direct_scatter_stores_pay = false;
+    p = parsed("", &staged_facts);
+    EXPECT(p.select.scatter_staged == ALGO_ALWAYS, "stores not paying: the scatter not staged (%d)",
+           p.select.scatter_staged);
+    /* Selections count first everywhere; the run heads take one pass where tiles are held
+     * well across the look-back. */
+    EXPECT(p.select.single_pass == ALGO_NEVER && p.select.heads_single_pass == ALGO_ALWAYS,
+           "Vulkan: select single pass %d, heads single pass %d", p.select.single_pass,
+           p.select.heads_single_pass);
+    p = parsed("", &gl_facts);
+    EXPECT(p.select.single_pass == ALGO_NEVER && p.select.heads_single_pass == ALGO_NEVER,
+           "GL: select single pass %d, heads single pass %d", p.select.single_pass,
+           p.select.heads_single_pass);
     p = parsed("select_scatter_staged=2", &gl_facts);
     EXPECT(p.select.scatter_staged == ALGO_ALWAYS && p.select.staged == ALGO_ALWAYS,
            "select_scatter_staged=2 on GL: %d, staged %d", p.select.scatter_staged,

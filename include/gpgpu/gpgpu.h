@@ -960,8 +960,9 @@ typedef struct gpgpu_select_desc {
      *  an integer of the type's range, else GPGPU_ERROR_INVALID_ARGUMENT). */
     double value;
     bool partition; /**< the output holds all `count` elements, the kept first */
-    /** DEFAULT/FAST (the single pass where the device has subgroups and nothing is
-     *  partitioned, up to 2^30 - 1 elements; else reduce-then-scan), SCAN_SINGLE_PASS (one
+    /** DEFAULT/FAST (reduce-then-scan, the faster of the two on the devices measured; the
+     *  plan's select_single_pass makes it the single pass where the device has subgroups
+     *  and nothing is partitioned, up to 2^30 - 1 elements), SCAN_SINGLE_PASS (one
      *  pass over the input: tiles chained by a decoupled look-back), SCAN_REDUCE_THEN_SCAN
      *  (a counting pass first: the flags, or the values compared, are read twice;
      *  partition always runs it, so that every element is written once, where it ends). */

@@ -40,7 +40,8 @@ static const algo_plans defaults = {
                .staged = ALGO_AUTO,
                .scatter_staged = ALGO_AUTO,
                .staged_parts = SELECT_STAGED_PARTS, .polls = SELECT_POLLS,
-               .heads_staged = ALGO_AUTO, .ticket = ALGO_AUTO},
+               .heads_staged = ALGO_AUTO, .ticket = ALGO_AUTO,
+               .heads_single_pass = ALGO_AUTO},
 };
 
 /* GPGPU_TUNE's names: (name, plan field, least, most, power of two). Powers of two keep the
@@ -107,7 +108,8 @@ static const algo_plans defaults = {
     X(select_staged_parts, select.staged_parts, 1, 32, true)                  \
     X(select_polls, select.polls, 1, POW2_MAX, true)                          \
     X(select_heads_staged, select.heads_staged, 0, 2, false)                  \
-    X(select_ticket, select.ticket, 0, 2, false)
+    X(select_ticket, select.ticket, 0, 2, false)                              \
+    X(select_heads_single_pass, select.heads_single_pass, 0, 2, false)
 
 typedef struct plan_name {
     const char *name;
@@ -260,17 +262,23 @@ void algo_plans_resolve(algo_plans *p, const exec_facts *facts)
     resolve_scan(&p->scan, facts);
     resolve_radix(&p->radix, facts);
     p->bitonic.registers = by_fact(p->bitonic.registers, facts->bitonic_registers_pay);
-    /* A selection's writes staged on every device (select.c says why), its counting-first
-     * scatter's where the device's own stores do not pay (H200 GL, 2^24: reduce-then-scan
-     * flagged 115.8 -> 88.9 us, partition 138.2 -> 98.1; on Vulkan mixed, within 7%). */
+    /* A selection's single pass stages its writes on every device (select.c says why), its
+     * counting-first scatter where the device's own stores do not pay (H200 GL, 2^24:
+     * reduce-then-scan flagged 115.8 -> 88.9 us, partition 138.2 -> 98.1; Vulkan 2^28:
+     * 1041.5 -> 948.0, partition 1245.3 -> 1136.8). */
     if (p->select.scatter_staged == ALGO_AUTO && p->select.staged != ALGO_AUTO)
         p->select.scatter_staged = p->select.staged;
     p->select.scatter_staged =
         by_fact(p->select.scatter_staged, !facts->direct_scatter_stores_pay);
     p->select.staged = by_fact(p->select.staged, true);
-    /* H200 GL, 2^24: flagged 177 us in one pass against 88.9 counting first, x < 1 128.3
-     * against 110.1. */
-    p->select.single_pass = by_fact(p->select.single_pass, !facts->reload_after_lookback);
+    /* Selections count first. H200 GL, 2^24: flagged 177 us in one pass against 88.9, x < 1
+     * 128.3 against 110.1; Vulkan (the scatter from the invocations), 2^20 / 2^24 / 2^28:
+     * flagged 19.3 / 89.8 / 1137 against 18.0 / 85.3 / 948, x < 1 19.2 / 98.0 / 1290 against
+     * 19.0 / 98.4 / 1234. The run heads keep the single pass where it holds its tile well:
+     * Vulkan 2^24 / 2^28 runs of 1 159.1 / 2264 us against 171.5 / 2319 counting first. */
+    p->select.single_pass = by_fact(p->select.single_pass, false);
+    p->select.heads_single_pass =
+        by_fact(p->select.heads_single_pass, !facts->reload_after_lookback);
     p->select.heads_staged = by_fact(p->select.heads_staged, false);
     /* Tiles by group index where groups start in order. H200 Vulkan, 2^24 / 2^28: flagged
      * 87.6 / 1119 us against 91.0 / 1155 by ticket, x < 1 97.1 / 1267 against 99.4 / 1305

@@ -160,10 +160,15 @@ typedef struct algo_select_plan {
     unsigned items; /* select_items: elements per invocation of 4-byte types, f64 half (16) */
     unsigned wg;    /* select_wg: invocations per work-group (256) */
     /* select_single_pass: the fast selection (no partition) in one pass where the device has
-     * subgroups (ALWAYS), or counting first (NEVER); AUTO resolves to NEVER where the
-     * executor reports reload_after_lookback (the single pass holds its tile across the
-     * look-back: NVIDIA's GL ran it at half its reduce-then-scan's speed), else ALWAYS */
+     * subgroups (ALWAYS), or counting first (NEVER); AUTO resolves to NEVER: counting first,
+     * its scatter stored from the invocations, ran as fast or faster on the H200's Vulkan
+     * (2^28 flagged 948 against 1137 us) and GL (its single pass at half the speed) */
     algo_mode single_pass;
+    /* select_heads_single_pass: the same for the run-length encoding's selection of its run
+     * heads (each key loaded with its predecessor, which counting first would load twice);
+     * AUTO resolves to NEVER where the executor reports reload_after_lookback (the single
+     * pass holds its tile across the look-back, which NVIDIA's GL does badly), else ALWAYS */
+    algo_mode heads_single_pass;
     /* select_staged: a tile's written elements gathered in shared memory in output order and
      * stored by consecutive invocations in runs, else each stored by the invocation that holds
      * it (AUTO resolves to ALWAYS; a tile too large for the device's shared memory is stored

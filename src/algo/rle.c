@@ -1,7 +1,7 @@
 /* Run-length encoding and reduce-by-key. A run starts at each key that differs from the
  * one before it, so the encoding is a selection: the run heads kept (SELECT_KEEP_HEADS),
  * each run's first key written as the selection's value and its index as the run's start,
- * in one pass where the selection takes one (select_plan_for) or counting first. FINISH
+ * in one pass where the plan says so (select_heads_plan_for) or counting first. FINISH
  * then writes the lengths from the starts and the run count beside them. Reduce-by-key
  * sums the values over those starts as segments, with the run count left on the GPU as the
  * segment count. See docs/ALGORITHMS.md. */
@@ -84,7 +84,7 @@ static select_plan heads_plan(gpgpu_context *ctx, gpgpu_type type, size_t n)
     /* The heads stored from the invocations that hold them unless select_heads_staged says
      * otherwise: staged in shared memory the single pass took longer (H200 Vulkan, 2^24 keys
      * in runs of 1: 191 against 157 us, runs of ~16 130 against 124). */
-    select_plan p = select_plan_for(ctx, type, n, GPGPU_ALGO_DEFAULT, false);
+    select_plan p = select_heads_plan_for(ctx, type, n);
     bool staged = ctx->plans.select.heads_staged == ALGO_ALWAYS;
     p.staged = p.staged && staged;
     p.scatter_staged = p.scatter_staged && staged;

@@ -7,7 +7,11 @@
  * by the decoupled look-back of the scan's single pass, and writes them. Reduce-then-scan
  * counts first (reading the flags, or the values compared, once more) and needs no
  * communication between work-groups within a dispatch; the second pass sums the few
- * partial counts of the first itself, so there is no scan dispatch between them.
+ * partial counts of the first itself, so there is no scan dispatch between them. Counting
+ * first is the default (select_single_pass): the single pass's tiles wait on the look-back
+ * with their loads done, and on the H200 the second read of the flags cost less than that
+ * wait; the run heads, loaded with their predecessors, keep the single pass where the
+ * device holds a tile well across it (select_heads_single_pass).
  *
  * Partition writes the rejected elements after the kept ones, in input order: each at
  * total + its rank among the rejected, which needs the total before any is written. It
@@ -16,29 +20,32 @@
  * tile; writing the rejected reversed from the end, as CUB does, and reversing them
  * afterwards would move the rejected (and their values and indices) twice.
  *
- * Each tile is loaded in subgroup rows, every row's load at once, and by default (the plan's
- * select_staged) the elements it writes are gathered in shared memory in output order and
- * stored from there by consecutive invocations, as CUB's two-phase scatter stores them:
- * stored from the invocations that hold them, a subgroup's row covers only its kept lanes'
- * words, half a run at half the flags set. */
+ * Each tile is loaded in subgroup rows, every row's load at once. The single pass by default
+ * (the plan's select_staged) gathers the elements it writes in shared memory in output order
+ * and stores them from there by consecutive invocations, as CUB's two-phase scatter does
+ * (stored from the invocations that hold them, a subgroup's row covers only its kept lanes'
+ * words, half a run at half the flags set); the counting-first scatter stores from the
+ * invocations where the executor says that pays (select_scatter_staged), as on NVIDIA. */
 #include <math.h>
 
 #include "algo/copy.h"
 #include "algo/count.h"
 #include "algo/select.h"
 
-static bool wants_single_pass(gpgpu_context *ctx, size_t n, gpgpu_algo algo, bool partition)
+static bool wants_single_pass(gpgpu_context *ctx, size_t n, gpgpu_algo algo, bool partition,
+                              algo_mode single_pass)
 {
     if (algo == GPGPU_ALGO_SCAN_SINGLE_PASS || algo == GPGPU_ALGO_SCAN_REDUCE_THEN_SCAN)
         return algo == GPGPU_ALGO_SCAN_SINGLE_PASS;
     /* Without subgroups the look-back walks one tile per barrier (as the scan's does):
-     * reduce-then-scan there; and where the plan says so (select_single_pass). */
-    return ctx->info.has_subgroups && ctx->plans.select.single_pass == ALGO_ALWAYS &&
-           !partition && n <= SELECT_SINGLE_PASS_MAX;
+     * reduce-then-scan there; and where the plan says so (select_single_pass, or
+     * select_heads_single_pass for the run heads). */
+    return ctx->info.has_subgroups && single_pass == ALGO_ALWAYS && !partition &&
+           n <= SELECT_SINGLE_PASS_MAX;
 }
 
-select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu_algo algo,
-                            bool partition)
+static select_plan plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu_algo algo,
+                            bool partition, algo_mode single_pass)
 {
     /* The plan's tile (by default 16 elements of 4 bytes an invocation, 8 of f64: the
      * tile's 16 KB are in flight at once, as the scan's single pass holds its tile), its
@@ -60,12 +67,23 @@ select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu
     p.scatter_staged = sp->scatter_staged == ALGO_ALWAYS && fits;
     size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
     p.tiles = (uint32_t)tiles;
-    p.single_pass = wants_single_pass(ctx, n, algo, partition);
+    p.single_pass = wants_single_pass(ctx, n, algo, partition, single_pass);
     size_t per_group = (tiles + SELECT_MAX_GROUPS - 1) / SELECT_MAX_GROUPS;
     p.tiles_per_group = (uint32_t)per_group;
     p.groups = (uint32_t)((tiles + per_group - 1) / per_group);
     p.state_words = p.single_pass ? 2 + tiles : (size_t)p.groups + 1;
     return p;
+}
+
+select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu_algo algo,
+                            bool partition)
+{
+    return plan_for(ctx, type, n, algo, partition, ctx->plans.select.single_pass);
+}
+
+select_plan select_heads_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n)
+{
+    return plan_for(ctx, type, n, GPGPU_ALGO_DEFAULT, false, ctx->plans.select.heads_single_pass);
 }
 
 /* A dispatch of `stage` with the parameters every stage reads, in a program of its own:

@@ -55,10 +55,14 @@ typedef struct select_plan {
 } select_plan;
 
 /* The plan for n elements (the bound, with a count on the GPU): the single pass where algo
- * asks for it (GPGPU_ALGO_SCAN_SINGLE_PASS), or by default where the device has subgroups,
- * nothing is partitioned and n fits SELECT_SINGLE_PASS_MAX; else reduce-then-scan. */
+ * asks for it (GPGPU_ALGO_SCAN_SINGLE_PASS), or by default where select_single_pass says so,
+ * the device has subgroups, nothing is partitioned and n fits SELECT_SINGLE_PASS_MAX; else
+ * reduce-then-scan. */
 select_plan select_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n, gpgpu_algo algo,
                             bool partition);
+/* The same for the run-length encoding's selection of its run heads: one pass or counting
+ * first by select_heads_single_pass. */
+select_plan select_heads_plan_for(gpgpu_context *ctx, gpgpu_type type, size_t n);
 
 /* Where the total lies in the state: word 1 of the single pass's, word `groups` of
  * reduce-then-scan's. */

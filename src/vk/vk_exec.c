@@ -741,9 +741,12 @@ gpgpu_status vk_backend_create(gpgpu_context *ctx, const gpgpu_context_desc *des
      * ranking first (2^28 keys u32 2.3% faster), bitonic register stages (2^24 keys 7327 ->
      * 6313 us), the keys-alone program's 384 x 20 tile (2^28 keys 11633 -> 10104 us); the
      * scan's tiles held across the look-back (2^28 u32 772 against 933 us reloaded), 256 x 32
-     * at every size, and the one-sweep's 8 x 16 ahead of GL's wider 24 x 6. */
+     * at every size, and the one-sweep's 8 x 16 ahead of GL's wider 24 x 6; a selection's
+     * counting-first scatter stored from its invocations (2^28 flagged 1041.5 -> 948.0 us,
+     * partition 1245.3 -> 1136.8; level at 2^24). */
     ctx->facts = (exec_facts){.rank_before_count_pays = true, .bitonic_registers_pay = true,
-                              .keys_alone_program_pays = true};
+                              .keys_alone_program_pays = true,
+                              .direct_scatter_stores_pay = true};
     gpgpu_status s = vk_device_open(ctx, st, desc);
     if (s == GPGPU_SUCCESS)
         s = vk_exec_init(ctx, st);
