@@ -18,9 +18,10 @@
 //   CLEAR     single pass: state words [0, N) = 0.
 //   CHAINED   single pass (no partition): group i takes tile i (MODE's BY_GROUP) or a
 //             group draws its tile by ticket (state[0]); it counts its kept elements,
-//             publishes the count at state[2 + t], learns the count before its tile by a decoupled look-back over those words (a silent
-//             predecessor is counted again from its input after POLLS reads, so no group
-//             waits on another), and writes; the last tile leaves the total at state[1].
+//             publishes the count at state[2 + t], learns the count before its tile by a
+//             decoupled look-back over those words (a silent predecessor is counted again
+//             from its input after POLLS reads, so no group waits on another), and
+//             writes; the last tile leaves the total at state[1].
 // SCATTER and CHAINED write staged (SELECT_SHAPE_STAGED: through shared memory in output
 // order, stored by consecutive invocations) or each element from its invocation.
 // Keep modes (MODE bits 0-3): 0 the flag (binding 1) is nonzero; 1-6 the value compares

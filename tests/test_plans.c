@@ -144,16 +144,16 @@ static void check_parse(void)
     p = parsed("", &vk_facts);
     EXPECT(p.select.scatter_staged == ALGO_NEVER, "Vulkan: the scatter staged (%d)",
            p.select.scatter_staged);
-    exec_facts staged_facts = vk_facts;
-    staged_facts.direct_scatter_stores_pay = false;
-    p = parsed("", &staged_facts);
-    EXPECT(p.select.scatter_staged == ALGO_ALWAYS, "stores not paying: the scatter not staged (%d)",
-           p.select.scatter_staged);
     /* Selections count first everywhere; the run heads take one pass where tiles are held
      * well across the look-back. */
     EXPECT(p.select.single_pass == ALGO_NEVER && p.select.heads_single_pass == ALGO_ALWAYS,
            "Vulkan: select single pass %d, heads single pass %d", p.select.single_pass,
            p.select.heads_single_pass);
+    exec_facts staged_facts = vk_facts;
+    staged_facts.direct_scatter_stores_pay = false;
+    p = parsed("", &staged_facts);
+    EXPECT(p.select.scatter_staged == ALGO_ALWAYS, "stores not paying: the scatter not staged (%d)",
+           p.select.scatter_staged);
     p = parsed("", &gl_facts);
     EXPECT(p.select.single_pass == ALGO_NEVER && p.select.heads_single_pass == ALGO_NEVER,
            "GL: select single pass %d, heads single pass %d", p.select.single_pass,

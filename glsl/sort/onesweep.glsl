@@ -321,7 +321,8 @@ void stage_onesweep()
     UNROLL for (uint it = 0u; it < ITEMS; it++) {
         bool valid = chunk + it * sgs + lane < end;
         uint d = valid ? ord_byte(key_order(k[it]), PASS) : 0u;
-        kd[it / 4u] |= d << (it % 4u * 8u);
+        if (!OS_CARRIES) // the pairs' program finds the digits again instead
+            kd[it / 4u] |= d << (it % 4u * 8u);
         if (RANK_FIRST) { // every lane calls it
             uint r = rank_in_subgroup(d, valid);
             rank[it / 2u] |= (valid ? r : NO_RANK) << (it % 2u * 16u);

@@ -468,9 +468,8 @@ void ref_select_count(gpgpu_type type, unsigned keep, double value, const void *
 /* CHAINED's state after a single pass over n elements in `tiles` tiles of `tile` (the
  * dispatch's: with a count on the GPU more than n needs), `total` kept: word 0 the tickets
  * drawn (tiles, when there is more than one and the tiles are taken by ticket; else 0),
- * word 1 the total, then per tile of the n
- * elements (at least one) bit 31 | the kept elements of tiles 0..t where there is more
- * than one tile; the other tiles' words 0. */
+ * word 1 the total, then per tile of the n elements (at least one) bit 31 | the kept
+ * elements of tiles 0..t where there is more than one tile; the other tiles' words 0. */
 void ref_select_chained_state(gpgpu_type type, unsigned keep, double value, const void *in,
                               const uint32_t *flags, size_t n, uint32_t tile, uint32_t tiles,
                               bool ticket, uint32_t *state);
