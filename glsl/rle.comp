@@ -29,9 +29,14 @@ layout(std430, binding = 6) restrict writeonly buffer CountOut { uint count_out[
 void stage_finish()
 {
     uint i = invocation_index(), n = device_count(params[RLE_P_N]), runs = total[TOTAL_AT];
-    if ((OUTPUTS & RLE_OUT_LENGTHS) != 0u && i < runs) {
-        uint end = i + 1u < runs ? starts[STARTS_OFF + i + 1u] : n;
-        lengths[LENGTHS_OFF + i] = end - starts[STARTS_OFF + i];
+    // Runs by a stride of the dispatch: a group an invocation's worth of runs, launched
+    // for runs that are not there, cost the pass more than its loads where runs are long.
+    uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * WG_SIZE;
+    if ((OUTPUTS & RLE_OUT_LENGTHS) != 0u) {
+        for (uint r = i; r < runs; r += stride) {
+            uint end = r + 1u < runs ? starts[STARTS_OFF + r + 1u] : n;
+            lengths[LENGTHS_OFF + r] = end - starts[STARTS_OFF + r];
+        }
     }
     if (i == 0u) {
         starts[STARTS_OFF + runs] = n;

@@ -301,6 +301,10 @@ static void sweep(size_t ti, bool has_f64)
         for (size_t r = 0; r < 4; r++)
             if (stage_sizes[s] <= test_max_n())
                 stages(t, stage_sizes[s], run_lengths[r], NULL);
+    /* More runs than FINISH's groups hold invocations: its stride walks a second lap. */
+    size_t laps = (size_t)RLE_FINISH_GROUPS * RLE_WG * 2 + 3;
+    if (laps <= test_max_n())
+        stages(t, laps, 1, NULL);
     for (size_t s = 0; test_sizes[s] != SIZE_MAX; s++) {
         if (!test_runs_size(s, ti))
             continue;

@@ -42,8 +42,10 @@ gpgpu_status rle_stage_finish(gpgpu_context *ctx, const rle_finish_args *a)
         d.params[RLE_P_OUTPUTS] |= RLE_OUT_COUNT;
     }
     count_bind(&d, a->count, RLE_P_N);
-    /* Lengths: an invocation a run, up to a key each; else invocation 0 alone. */
-    d.groups = a->lengths && a->n ? algo_groups(a->n, RLE_WG) : 1;
+    /* Lengths: up to RLE_FINISH_GROUPS groups striding over the runs; else invocation 0
+     * alone. */
+    uint32_t groups = a->lengths && a->n ? algo_groups(a->n, RLE_WG) : 1;
+    d.groups = groups < RLE_FINISH_GROUPS ? groups : RLE_FINISH_GROUPS;
     return algo_stage(ctx, &d);
 }
 

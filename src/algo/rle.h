@@ -14,7 +14,7 @@ enum { RLE_STAGES(ALGO_ID) };
 enum { RLE_PARAMS(ALGO_ID) };
 enum { RLE_CONSTS(ALGO_ID) };
 
-enum { RLE_WG = 256 };
+enum { RLE_WG = 256, RLE_FINISH_GROUPS = 1024 };
 
 /* FINISH of an encoding of n keys (the bound, with `count` the staged device count, or NULL):
  * with R the run count at word total_at of `total` (the selection's), lengths[r] for r < R
