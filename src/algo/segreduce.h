@@ -10,8 +10,8 @@ enum { SEGREDUCE_STAGES(ALGO_ID) };
 enum { SEGREDUCE_PARAMS(ALGO_ID) };
 
 enum {
-    SEGRED_WG = 128,
-    SEGRED_ITEMS = 8,            /* path steps per invocation: tiles of 1024 steps */
+    SEGRED_WG = 256,
+    SEGRED_ITEMS = 4,            /* path steps per invocation: tiles of 1024 steps */
     SEGRED_SLACK_DIV = 16,       /* a tile start moves back to a segment start by tile/16 */
     SEGRED_FIX_MAX_GROUPS = 4096 /* FIX strides over the tiles with at most these groups */
 };
