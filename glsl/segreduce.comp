@@ -273,9 +273,9 @@ void stage_tiles()
 // the tiles after g: tile h belongs to its run while tile h - 1 still has it open at its end,
 // and gives its whole partial if it is open at its own end too, else its head. A work-group
 // takes a tile (its invocations read every WG_SIZE-th tile of the run, FIX_UNROLL at a time:
-// a segment of 2^26 elements, about 70000 tiles, is about 70 rounds of loads) and strides over
-// the tiles,
-// so the launch need not be one group per tile (most tiles have nothing to do).
+// a segment of 2^26 elements, about 70000 tiles, is about 35 rounds of loads with 256
+// invocations) and strides over the tiles, so the launch need not be one group per tile (most
+// tiles have nothing to do).
 #define FIX_UNROLL 8u
 
 // The run's value from tile g + 1 + first, every `stride`-th tile, for segment r.
