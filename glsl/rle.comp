@@ -29,8 +29,8 @@ layout(std430, binding = 6) restrict writeonly buffer CountOut { uint count_out[
 void stage_finish()
 {
     uint i = invocation_index(), n = device_count(params[RLE_P_N]), runs = total[TOTAL_AT];
-    // Runs by a stride of the dispatch: a group an invocation's worth of runs, launched
-    // for runs that are not there, cost the pass more than its loads where runs are long.
+    // The runs by the dispatch's stride: with a group per 256 keys, the groups that found
+    // no run cost the pass more than its loads where runs are long.
     uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * WG_SIZE;
     if ((OUTPUTS & RLE_OUT_LENGTHS) != 0u) {
         for (uint r = i; r < runs; r += stride) {
